@@ -1,0 +1,87 @@
+import pytest
+
+from crcr.dispatch import decide, load_dispatch, load_dispatch_text
+from crcr.errors import PayloadError
+from crcr.refs import ZERO_SHA, ref_problem
+
+
+def test_bundled_pr_example_runs(pr_event):
+    d = load_dispatch(pr_event)
+    assert (d.event_type, d.pr_number, d.upstream_repo) == ("pull_request", 184442, "pytorch/pytorch")
+    assert d.sha == pr_event["client_payload"]["payload"]["pull_request"]["head"]["sha"]
+    assert decide(d).run
+    assert d.client_payload == pr_event["client_payload"]  # echoed verbatim
+
+
+def test_bare_client_payload_is_accepted(pr_payload):
+    assert load_dispatch(pr_payload).delivery_id == pr_payload["delivery_id"]
+
+
+def test_push_ciflow_tag_gives_pr_number(push_event):
+    d = load_dispatch(push_event)
+    assert (d.pr_number, d.base_sha, decide(d).run) == (184442, None, True)
+
+
+def test_deleted_push_is_skipped(push_event):
+    p = push_event["client_payload"]["payload"]
+    p.update(deleted=True, after=ZERO_SHA)
+    decision = decide(load_dispatch(push_event))
+    assert not decision.run and "deletes" in decision.reason
+
+
+def test_zero_after_without_deleted_is_invalid(push_event):
+    push_event["client_payload"]["payload"]["after"] = ZERO_SHA
+    with pytest.raises(PayloadError, match="payload.after"):
+        load_dispatch(push_event)
+
+
+@pytest.mark.parametrize("action,merged,labels,run", [
+    ("opened", False, [], True), ("reopened", False, [], True), ("synchronize", None, [], True),
+    ("closed", True, [], True), ("closed", False, ["Merged"], True), ("closed", False, [], False),
+    ("labeled", False, [], False), ("edited", False, [], False),
+])
+def test_pr_actions_and_landed(pr_payload, action, merged, labels, run):
+    pr_payload["payload"]["action"] = action
+    pr_payload["payload"]["pull_request"].update(merged=merged, labels=[{"name": n} for n in labels])
+    d = load_dispatch(pr_payload)
+    assert decide(d).run is run
+    assert d.landed is (bool(merged) or "Merged" in labels)
+
+
+@pytest.mark.parametrize("path,value,needle", [
+    (("event_type",), "nightly", "event_type"),
+    (("delivery_id",), "", "delivery_id"),
+    (("delivery_id",), "a;b", "delivery_id"),
+    (("payload", "pull_request", "head", "sha"), "8d3e1c2b", "head.sha"),
+    (("payload", "pull_request", "base", "sha"), "g" * 40, "base.sha"),
+    (("payload", "pull_request", "head", "ref"), "feature..x", "head.ref"),
+    (("payload", "pull_request", "head", "ref"), "x.lock", "head.ref"),
+    (("payload", "pull_request", "number"), -3, "number"),
+    (("payload", "repository", "full_name"), "not a repo", "full_name"),
+])
+def test_bad_fields_give_one_line_errors_naming_the_field(pr_payload, path, value, needle):
+    node = pr_payload
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    with pytest.raises(PayloadError) as err:
+        load_dispatch(pr_payload)
+    assert needle in str(err.value) and "\n" not in str(err.value)
+
+
+def test_not_json_and_oversize(pr_payload):
+    with pytest.raises(PayloadError, match="not JSON"):
+        load_dispatch_text("{nope", "event.json")
+    pr_payload["payload"]["pull_request"]["body"] = "x" * 70000
+    with pytest.raises(PayloadError, match="over GitHub"):
+        load_dispatch(pr_payload)
+
+
+@pytest.mark.parametrize("ref,ok", [
+    ("refs/heads/main", True), ("refs/tags/ciflow/trunk/1", True), ("refs/heads/$(id)", True),
+    ("refs/heads/a b", False), ("refs/heads/a~1", False), ("refs/heads/.hidden", False),
+    ("refs/heads/x/", False), ("refs//x", False), ("refs/heads/a@{1}", False), ("main", False),
+    ("refs/heads/x\n", False), ("refs/heads/end.", False),
+])
+def test_full_ref_rules(ref, ok):
+    assert (ref_problem(ref, full=True) is None) is ok
