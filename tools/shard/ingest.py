@@ -1,0 +1,81 @@
+"""Per-test durations from earlier results: JUnit XML or the plugin's JSON summary."""
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any, Iterator
+
+from tools.shard.nodeids import nodeid_from_junit
+
+
+class IngestError(ValueError):
+    """A result file that cannot be read; the message names the file."""
+
+
+def from_junit(path: Path, root: Path | None = None) -> dict[str, float]:
+    """{node id (or JUnit key): seconds} for every <testcase> with a time."""
+    try:
+        tree = ET.parse(path)
+    except ET.ParseError as err:
+        line = err.position[0]
+        raise IngestError(f"{path}:{line}: not valid JUnit XML: {err}") from None
+    durations: dict[str, float] = {}
+    for case in tree.getroot().iter("testcase"):
+        time = case.get("time")
+        if time is None:
+            continue
+        try:
+            seconds = float(time)
+        except ValueError:
+            raise IngestError(f"{path}: testcase {case.get('name')!r} has time={time!r}, not a number") from None
+        key = nodeid_from_junit(case.get("classname", ""), case.get("name", ""), case.get("file"), root)
+        # A test rerun in one file (several attempts) is charged its last run.
+        durations[key] = seconds
+    return durations
+
+
+def _records(doc: Any) -> Iterator[tuple[str, Any]]:
+    """(node id, record) pairs from the summary's known layouts:
+    {"tests": [{"nodeid": ..., "duration": ...}]}, {"tests": {nodeid: {...}}}
+    or {"durations": {nodeid: seconds}}."""
+    if isinstance(doc, dict) and isinstance(doc.get("durations"), dict):
+        yield from doc["durations"].items()
+        return
+    tests = doc.get("tests") if isinstance(doc, dict) else None
+    if isinstance(tests, dict):
+        yield from tests.items()
+    elif isinstance(tests, list):
+        for entry in tests:
+            if isinstance(entry, dict) and "nodeid" in entry:
+                yield entry["nodeid"], entry
+
+
+def _seconds(record: Any) -> float | None:
+    if isinstance(record, (int, float)):
+        return float(record)
+    if isinstance(record, dict):
+        for key in ("duration", "seconds", "duration_s", "time"):
+            if isinstance(record.get(key), (int, float)):
+                return float(record[key])
+    return None
+
+
+def from_summary(path: Path) -> dict[str, float]:
+    """{node id: seconds} from the adaptation plugin's JSON summary."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise IngestError(f"{path}:{err.lineno}: not valid JSON: {err.msg}") from None
+    if not (isinstance(doc, dict) and ("tests" in doc or "durations" in doc)):
+        raise IngestError(f"{path}: no per-test durations found (expected a 'tests' or 'durations' key)")
+    return {nodeid: s for nodeid, rec in _records(doc) if (s := _seconds(rec)) is not None}
+
+
+def from_file(path: Path, root: Path | None = None) -> dict[str, float]:
+    """Dispatch on content: XML results or a JSON summary."""
+    try:
+        head = path.read_text(encoding="utf-8").lstrip()[:1]
+    except OSError as err:
+        raise IngestError(f"{path}: cannot read: {err.strerror}") from None
+    return from_junit(path, root) if head == "<" else from_summary(path)

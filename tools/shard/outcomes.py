@@ -1,0 +1,54 @@
+"""Pure outcome classification: one test's phases, reruns, crashes."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+# Outcomes that count as a bad result and make a test worth rerunning.
+BAD = frozenset({"failed", "error", "crashed"})
+# Worst first: when phases disagree, the worst one names the test's outcome.
+_SEVERITY = ("crashed", "error", "failed", "xpassed", "xfailed", "skipped", "passed")
+
+
+def phase_outcome(when: str, outcome: str, wasxfail: bool) -> str:
+    """Outcome of one setup/call/teardown report, in pytest's vocabulary."""
+    if wasxfail:
+        return "xfailed" if outcome == "skipped" else ("xpassed" if outcome == "passed" else "failed")
+    if outcome == "failed":
+        return "failed" if when == "call" else "error"
+    return outcome  # passed / skipped
+
+
+def combine(outcomes: Sequence[str]) -> str:
+    """The test's outcome from its phases' outcomes: the most severe wins."""
+    present = set(outcomes) or {"passed"}
+    return next(o for o in _SEVERITY if o in present)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    outcome: str  # final: passed, failed, error, crashed, flaky, skipped, xfailed, xpassed
+    attempts: tuple[str, ...]  # outcome of each attempt, first run first
+
+
+def classify(attempts: Sequence[str]) -> Verdict:
+    """Final verdict over a test's attempts.
+
+    A bad first attempt followed by a good one is flaky, never passed: the
+    run stays green, but the report says the test is unreliable. If every
+    attempt is bad, the first attempt's outcome stands.
+    """
+    if not attempts:
+        raise ValueError("a test without attempts has no verdict")
+    attempts = tuple(attempts)
+    if attempts[0] not in BAD:
+        return Verdict(attempts[0], attempts)
+    if any(a not in BAD for a in attempts[1:]):
+        return Verdict("flaky", attempts)
+    return Verdict(attempts[0], attempts)
+
+
+def to_rerun(verdicts: dict[str, Verdict], max_reruns: int) -> list[str]:
+    """Tests whose latest attempt was bad and that still have reruns left."""
+    return [n for n, v in verdicts.items()
+            if v.attempts[-1] in BAD and len(v.attempts) <= max_reruns and v.outcome != "flaky"]

@@ -1,0 +1,194 @@
+"""Run one shard's tests with crash recovery and test-level reruns.
+
+    python -m tools.shard.runner [--reruns N] [--junitxml OUT] [--summary OUT] -- <pytest args>
+
+pytest runs in child processes with the shard plugin journaling progress:
+  1. the shard runs (sharding comes from the environment, as in any pytest);
+  2. if a child dies (segfault, abort, kill), the test it was running is
+     recorded as crashed and the tests it never started run in a new child;
+  3. tests whose last attempt failed, errored or crashed are rerun up to N
+     times, each round in a fresh child; fail-then-pass is reported as flaky.
+The merged JUnit XML goes to --junitxml (default $XML_OUTPUT_FILE), and a JSON
+summary to --summary (default $TEST_UNDECLARED_OUTPUTS_DIR/shard_summary.json).
+Exit status: 0 when no test's verdict is failed/error/crashed, 1 otherwise,
+or pytest's own status when it could not run the tests at all.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.shard import journal
+from tools.shard.junit import Attempt, build_report, case_for, final_case, index_cases, write_atomic
+from tools.shard.outcomes import BAD, Verdict, classify, to_rerun
+
+NO_TESTS = 5  # pytest's "no tests collected"
+
+
+@dataclass
+class Child:
+    returncode: int
+    state: journal.JournalState
+    cases: dict
+
+
+@dataclass
+class Workspace:
+    root: Path
+    children: list[dict] = field(default_factory=list)
+
+    def paths(self) -> tuple[Path, Path, Path]:
+        n = len(self.children)
+        return self.root / f"journal.{n}.jsonl", self.root / f"junit.{n}.xml", self.root / f"only.{n}.txt"
+
+
+def describe_exit(code: int) -> str:
+    if code < 0:
+        try:
+            return f"killed by signal {-code} ({signal.Signals(-code).name})"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+def run_child(pytest_args: list[str], only: list[str] | None, ws: Workspace) -> Child:
+    journal_path, xml_path, only_path = ws.paths()
+    cmd = [sys.executable, "-m", "pytest", *pytest_args, "-p", "tools.shard.plugin",
+           f"--shard-journal={journal_path}", f"--junitxml={xml_path}"]
+    if only is not None:
+        only_path.write_text("".join(f"{n}\n" for n in only), encoding="utf-8")
+        cmd.append(f"--shard-only={only_path}")
+    code = subprocess.call(cmd)
+    ws.children.append({"returncode": code, "detail": describe_exit(code), "tests": None if only is None else len(only)})
+    return Child(code, journal.read(journal_path), index_cases(xml_path))
+
+
+def _log(message: str) -> None:
+    print(f"[shard runner] {message}", file=sys.stderr, flush=True)
+
+
+def run_until_done(pytest_args: list[str], only: list[str] | None, ws: Workspace) -> tuple[dict[str, Attempt], int | None]:
+    """Run the tests (all selected, or `only`) to the end, restarting after
+    crashes with the tests not yet started. Returns attempts per test, and
+    pytest's status if it could not select tests at all (else None)."""
+    attempts: dict[str, Attempt] = {}
+    pending = only
+    while True:
+        child = run_child(pytest_args, pending, ws)
+        state = child.state
+        if not state.selected and not state.complete and not state.started:
+            if pending:  # it selected before; now dies during collection: give up on the rest
+                for nodeid in pending:
+                    attempts[nodeid] = Attempt("error", 0.0, None, f"not run: pytest {describe_exit(child.returncode)} before any test")
+                return attempts, None
+            return attempts, child.returncode
+        for nodeid, (outcome, seconds) in state.finished.items():
+            attempts[nodeid] = Attempt(outcome, seconds, case_for(nodeid, child.cases))
+        if state.complete:
+            return attempts, (NO_TESTS if not state.selected and only is None else None)
+        culprit = state.running
+        if culprit is not None:
+            attempts[culprit] = Attempt("crashed", 0.0, None, describe_exit(child.returncode))
+        pending = state.remaining()
+        _log(f"pytest {describe_exit(child.returncode)} while running {culprit or '(between tests)'}; "
+             f"rerunning the {len(pending)} tests not yet run in a new process")
+        if not pending:
+            return attempts, None
+
+
+def run_shard(pytest_args: list[str], reruns: int, ws: Workspace) -> tuple[dict[str, Verdict], dict[str, list[Attempt]], int | None]:
+    first, status = run_until_done(pytest_args, None, ws)
+    history = {nodeid: [attempt] for nodeid, attempt in first.items()}
+    verdicts = {nodeid: classify([a.outcome for a in tries]) for nodeid, tries in history.items()}
+    for round_ in range(1, reruns + 1):
+        again = to_rerun(verdicts, round_)
+        if not again:
+            break
+        _log(f"rerun {round_}/{reruns}: {len(again)} tests whose last attempt failed")
+        results, _ = run_until_done(pytest_args, again, ws)
+        for nodeid in again:
+            history[nodeid].append(results.get(nodeid, Attempt("error", 0.0, None, "not run in rerun")))
+            verdicts[nodeid] = classify([a.outcome for a in history[nodeid]])
+    return verdicts, history, status
+
+
+def summary(verdicts: dict[str, Verdict], history: dict[str, list[Attempt]], ws: Workspace) -> dict:
+    def seconds(nodeid: str) -> float:
+        tries = history[nodeid]
+        return (tries[-1] if verdicts[nodeid].outcome == "flaky" else tries[0]).seconds
+
+    return {
+        "format": "oot-ci-shard-summary", "version": 1,
+        "counts": dict(sorted(Counter(v.outcome for v in verdicts.values()).items())),
+        "tests": [{"nodeid": n, "outcome": v.outcome, "attempts": list(v.attempts), "duration": seconds(n)}
+                  for n, v in verdicts.items()],
+        "processes": ws.children,
+    }
+
+
+def _default_junit() -> Path | None:
+    """Bazel tells a test where its JUnit XML goes."""
+    return Path(os.environ["XML_OUTPUT_FILE"]) if os.environ.get("XML_OUTPUT_FILE") else None
+
+
+def _default_summary() -> Path | None:
+    """Bazel keeps files written here as the test's undeclared outputs."""
+    base = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR")
+    return Path(base) / "shard_summary.json" if base else None
+
+
+def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    parser = argparse.ArgumentParser(prog="python -m tools.shard.runner", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reruns", type=int, default=2, help="reruns of a failing test (default 2)")
+    parser.add_argument("--junitxml", type=Path, default=_default_junit(), help="merged JUnit XML")
+    parser.add_argument("--summary", type=Path, default=_default_summary(),
+                        help="JSON summary (verdicts, attempts, durations)")
+    if "--" in argv:
+        cut = argv.index("--")
+        ours, pytest_args = argv[:cut], argv[cut + 1:]
+    else:
+        ours, pytest_args = [], argv
+    args = parser.parse_args(ours)
+    if args.reruns < 0:
+        parser.error(f"--reruns must be >= 0, got {args.reruns}")
+    return args, pytest_args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, pytest_args = parse_args(sys.argv[1:] if argv is None else argv)
+    with tempfile.TemporaryDirectory(prefix="shard-", dir=os.environ.get("TEST_TMPDIR")) as tmp:
+        ws = Workspace(Path(tmp))
+        verdicts, history, status = run_shard(pytest_args, args.reruns, ws)
+        if status is not None and status != NO_TESTS:
+            _log(f"pytest could not run the tests ({describe_exit(status)})")
+            return status
+        report = summary(verdicts, history, ws)
+        if args.junitxml:
+            cases = [final_case(n, v, history[n]) for n, v in verdicts.items()]
+            write_atomic(build_report(cases, "shard"), args.junitxml)
+        if args.summary:
+            args.summary.parent.mkdir(parents=True, exist_ok=True)
+            tmp_summary = args.summary.with_name(f".{args.summary.name}.tmp")
+            tmp_summary.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+            os.replace(tmp_summary, args.summary)
+    counts = ", ".join(f"{n} {o}" for o, n in report["counts"].items()) or "no tests"
+    _log(f"verdicts: {counts}")
+    if status == NO_TESTS and not _sharded():
+        return NO_TESTS
+    return 1 if any(v.outcome in BAD for v in verdicts.values()) else 0
+
+
+def _sharded() -> bool:
+    return any(int(os.environ.get(var, "1") or 1) > 1 for var in ("TEST_TOTAL_SHARDS", "OOT_SHARD_TOTAL"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
