@@ -1,0 +1,154 @@
+"""`crcr-callback`: report a job's status to the relay from any CI.
+
+    crcr-callback in-progress --job-name test-ops
+    crcr-callback completed   --job-name test-ops --conclusion success --junit out.xml
+    crcr-callback nightly     --sha <pytorch sha> --kind nightly --conclusion success
+    crcr-callback flush       # replay what a crashed run left in the outbox
+
+Every command first replays the outbox. Exit codes: 0 recorded (or ignored
+by the relay), 2 bad input, 3 rejected by the relay, 4 still pending.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+from crcr.api import client_from_env, report_completed, report_in_progress, self_report
+from crcr.body import RunContext
+from crcr.errors import CallbackRejected, ConfigError, CrcrError, DeliveryPending, PayloadError
+from crcr.junit import parse_junit
+from crcr.models import ClientPayload, parse
+
+EXIT_BAD_INPUT, EXIT_REJECTED, EXIT_PENDING = 2, 3, 4
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="crcr-callback", description=__doc__.split("\n\n")[0])
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--url", help="relay base or callback URL (env CRCR_CALLBACK_URL)")
+    common.add_argument("--token-env", default=None,
+                        help="name of an env var holding a ready OIDC token (else minted from Actions)")
+    common.add_argument("--repo", help="downstream owner/repo (env GITHUB_REPOSITORY)")
+    common.add_argument("--state-dir", type=Path, help="outbox + rate budget dir (env CRCR_STATE_DIR)")
+    common.add_argument("--timeout", type=float, default=10.0, help="seconds per HTTP attempt")
+    common.add_argument("--rate-limit", type=int, help="callbacks per minute per repo (default 90)")
+    common.add_argument("-v", "--verbose", action="store_true")
+    job = argparse.ArgumentParser(add_help=False)
+    job.add_argument("--job-name", help="unique per matrix leg (default $GITHUB_JOB)")
+    job.add_argument("--check-run-id", help="job.check_run_id (default <run_id>-<run_attempt>)")
+    job.add_argument("--workflow", help="override $GITHUB_WORKFLOW")
+    job.add_argument("--run-id", help="override $GITHUB_RUN_ID")
+    job.add_argument("--run-attempt", help="override $GITHUB_RUN_ATTEMPT")
+    results = argparse.ArgumentParser(add_help=False)
+    results.add_argument("--conclusion", required=True, help="success|failure|cancelled|timed_out|...")
+    results.add_argument("--junit", type=Path, action="append", default=[], help="JUnit XML for test counts")
+    results.add_argument("--test-results", help='JSON {"passed":..,"failed":..,"skipped":..}')
+    sub = p.add_subparsers(dest="command", required=True)
+    for name in ("in-progress", "completed"):
+        s = sub.add_parser(name, parents=[common, job] + ([results] if name == "completed" else []))
+        s.add_argument("--payload-file", type=Path, help="client_payload or event JSON (env CLIENT_PAYLOAD, GITHUB_EVENT_PATH)")
+        if name == "completed":
+            s.add_argument("--artifact-url")
+    n = sub.add_parser("nightly", parents=[common, job, results], help="self-report (no dispatch)")
+    n.add_argument("--sha", required=True, help="the pytorch commit tested")
+    n.add_argument("--kind", choices=("nightly", "periodic"), default="nightly")
+    sub.add_parser("flush", parents=[common])
+    return p
+
+
+def load_client_payload(path: Optional[Path], env) -> dict:
+    if path:
+        source, text = str(path), _read(path)
+    elif env.get("CLIENT_PAYLOAD") and env["CLIENT_PAYLOAD"] != "null":
+        source, text = "CLIENT_PAYLOAD", env["CLIENT_PAYLOAD"]
+    elif env.get("GITHUB_EVENT_PATH"):
+        source, text = env["GITHUB_EVENT_PATH"], _read(Path(env["GITHUB_EVENT_PATH"]))
+    else:
+        raise ConfigError("no client_payload: pass --payload-file or run from a repository_dispatch job")
+    try:
+        raw = json.loads(text)
+    except ValueError:
+        raise PayloadError(f"{source}: not JSON") from None
+    raw = raw.get("client_payload", raw) if isinstance(raw, dict) else raw
+    parse(ClientPayload, raw, f"{source}: client_payload")
+    return raw  # echoed verbatim
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError as err:
+        raise ConfigError(f"{path}: {err.strerror}") from None
+
+
+def _context(args, env) -> RunContext:
+    merged = dict(env)
+    for key, value in (("GITHUB_WORKFLOW", args.workflow), ("GITHUB_RUN_ID", args.run_id),
+                       ("GITHUB_RUN_ATTEMPT", args.run_attempt)):
+        if value:
+            merged[key] = value
+    ctx = RunContext.from_env(merged, args.job_name, args.check_run_id)
+    if not ctx.job_name:
+        raise ConfigError("no job name: pass --job-name (unique per matrix leg) or set GITHUB_JOB")
+    return ctx
+
+
+def _results(args) -> Optional[dict]:
+    if args.test_results:
+        try:
+            return json.loads(args.test_results)
+        except ValueError:
+            raise ConfigError("--test-results is not JSON") from None
+    present = [p for p in args.junit if p.exists()]
+    return parse_junit(present).as_results() if present else None
+
+
+def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
+    env = os.environ if env is None else env
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="crcr: %(message)s", stream=sys.stderr)
+    token = env.get(args.token_env) if args.token_env else None
+    if args.token_env and not token:
+        raise ConfigError(f"--token-env {args.token_env}: variable is empty")
+    client = client_from_env(args.url, token, args.repo, args.state_dir, env, args.timeout, args.rate_limit)
+    try:
+        for o in client.flush():
+            print(f"replayed: {o.result} ({o.attempts} attempts)")
+        if args.command == "flush":
+            return 0
+        ctx = _context(args, env)
+        if args.command == "nightly":
+            outcome = self_report(client, args.kind, args.sha, ctx, args.conclusion, _results(args))
+        elif args.command == "in-progress":
+            outcome = report_in_progress(client, load_client_payload(args.payload_file, env), ctx)
+        else:
+            outcome = report_completed(client, load_client_payload(args.payload_file, env), ctx,
+                                       args.conclusion, _results(args), args.artifact_url)
+        print(f"{args.command} {ctx.job_name}: {outcome.result} (HTTP {outcome.http_status}, {outcome.attempts} attempts)")
+        return 0
+    finally:
+        client.close()
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    try:
+        return run(argv)
+    except CallbackRejected as err:
+        print(f"crcr-callback: {err}", file=sys.stderr)
+        return EXIT_REJECTED
+    except DeliveryPending as err:
+        print(f"crcr-callback: {err}", file=sys.stderr)
+        return EXIT_PENDING
+    except CrcrError as err:
+        print(f"crcr-callback: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())

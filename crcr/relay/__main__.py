@@ -1,0 +1,41 @@
+"""Run the relay/HUD emulator in the foreground: python -m crcr.relay --port 8787."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from crcr.allowlist import parse_allowlist
+from crcr.errors import CrcrError
+from crcr.relay.faults import FaultPlan
+from crcr.relay.server import DEFAULT_ALLOWLIST, RelayEmulator
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="crcr-relay", description=__doc__)
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--allowlist", type=Path, help="allowlist.yml (default: a built-in sample)")
+    p.add_argument("--repo", action="append", default=[], help="print an Actions request token for this repo")
+    p.add_argument("--fault-rate", type=float, default=0.0)
+    args = p.parse_args(argv)
+    try:
+        text = args.allowlist.read_text() if args.allowlist else DEFAULT_ALLOWLIST
+        allowlist = parse_allowlist(text, str(args.allowlist or "built-in allowlist"))
+        faults = FaultPlan(rate=args.fault_rate)
+    except (OSError, CrcrError, ValueError) as err:
+        print(f"crcr-relay: {err}", file=sys.stderr)
+        return 2
+    emu = RelayEmulator(allowlist, args.port, faults)
+    print(f"relay: {emu.url}/github/callback  HUD: {emu.url}/hud", flush=True)
+    for repo in args.repo:  # a request token is not an OIDC token; it only lets a job mint one
+        print(f"ACTIONS_ID_TOKEN_REQUEST_URL={emu.token_request_url} request token for {repo}: "
+              f"{emu.request_token_for(repo)}", flush=True)
+    try:
+        emu.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""Fault injection for the emulator: scripted faults first, then random ones.
+
+Kinds: `5xx` (503 before processing), `429` (before processing), `drop`
+(process, then close the connection without answering), `hud_5xx` (state
+saved, HUD forward fails -> 500, like the real relay), `latency` (sleep).
+"""
+from __future__ import annotations
+
+import random
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+KINDS = ("5xx", "429", "drop", "hud_5xx", "latency")
+
+
+@dataclass
+class FaultPlan:
+    rate: float = 0.0
+    kinds: tuple[str, ...] = ("5xx", "429", "drop", "hud_5xx")
+    latency: float = 0.05
+    seed: Optional[int] = None
+    _script: deque = field(default_factory=deque)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.validate(self.rate, self.kinds)
+        self._rng = random.Random(self.seed)
+
+    @staticmethod
+    def validate(rate: float, kinds: Iterable[str]) -> None:
+        if not 0.0 <= rate <= 1.0:
+            raise ValueError("fault rate must be within 0..1")
+        bad = [k for k in kinds if k not in KINDS]
+        if bad:
+            raise ValueError(f"unknown fault kind {bad[0]!r}; known: {', '.join(KINDS)}")
+
+    def configure(self, rate: float, kinds: Iterable[str], latency: float, seed: Optional[int],
+                  script: Iterable[str] = ()) -> None:
+        kinds, script = tuple(kinds), tuple(script)
+        self.validate(rate, kinds + script)
+        with self._lock:
+            self.rate, self.kinds, self.latency = rate, kinds, latency
+            self._rng = random.Random(seed)
+            self._script = deque(script)
+
+    def next(self) -> Optional[str]:
+        with self._lock:
+            if self._script:
+                return self._script.popleft()
+            if self.rate and self.kinds and self._rng.random() < self.rate:
+                return self._rng.choice(self.kinds)
+            return None

@@ -1,0 +1,205 @@
+import json
+
+import pytest
+import requests
+
+from crcr.allowlist import parse_allowlist
+from crcr.body import RunContext, completed_body, in_progress_body, nightly_body
+from crcr.relay.issuer import Issuer, new_key
+from crcr.relay.ratelimit import SlidingWindow
+from crcr.relay.server import RelayEmulator
+
+ALLOW = parse_allowlist("""\
+L1:
+  - acme/onboarding
+L2:
+  - acme/oot
+L3:
+  spyre:
+    acme/l3: [alice]
+""")
+
+
+@pytest.fixture(scope="module")
+def emu():
+    with RelayEmulator(ALLOW) as e:
+        yield e
+
+
+def post(emu, body, token):
+    r = requests.post(emu.url + "/github/callback", data=json.dumps(body),
+                      headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"}, timeout=5)
+    return r.status_code, r.json()
+
+
+def dispatch(emu, repo, cp):
+    return requests.post(emu.url + "/_emulator/dispatch", json={"repo": repo, "client_payload": cp}, timeout=5).status_code
+
+
+@pytest.fixture
+def fresh_payload(pr_payload):
+    import uuid
+    pr_payload["delivery_id"] = str(uuid.uuid4())
+    return pr_payload
+
+
+def test_full_pair_with_times_and_hud_row(emu, fresh_payload):
+    token = emu.relay.issuer.mint("acme/oot")
+    assert dispatch(emu, "acme/oot", fresh_payload) == 200
+    assert dispatch(emu, "acme/oot", fresh_payload) == 409  # duplicate DISPATCHED refused
+    ctx = RunContext("CRCR", "55", "test-a", "c1")
+    assert post(emu, in_progress_body(fresh_payload, ctx), token) == (200, {"ok": True, "status": "in_progress"})
+    done = completed_body(fresh_payload, ctx, "success", test_results={"passed": 5, "failed": 1, "skipped": 2})
+    assert post(emu, done, token)[0] == 200
+    rows = [r for r in requests.get(emu.url + "/api/crcr/results?repo=acme/oot").json()["rows"]
+            if r["delivery_id"] == fresh_payload["delivery_id"]]
+    assert len(rows) == 1
+    row = rows[0]
+    assert (row["status"], row["conclusion"], row["tests_total"], row["pr_number"]) == ("completed", "success", 8, 184442)
+    assert row["queue_time"] >= 0 and row["execution_time"] >= 0  # in_progress metric survives the upsert
+
+
+@pytest.mark.parametrize("sequence,expected", [
+    (["in_progress", "in_progress"], [200, 400]),              # replay
+    (["completed"], [400]),                                    # completed without in_progress
+    (["in_progress", "completed", "completed"], [200, 200, 400]),
+    (["in_progress", "completed", "in_progress"], [200, 200, 400]),
+])
+def test_state_machine(emu, fresh_payload, sequence, expected):
+    token = emu.relay.issuer.mint("acme/oot")
+    dispatch(emu, "acme/oot", fresh_payload)
+    ctx = RunContext("CRCR", "56", "leg", "c2")
+    got = []
+    for status in sequence:
+        body = in_progress_body(fresh_payload, ctx) if status == "in_progress" else completed_body(fresh_payload, ctx, "success")
+        code, answer = post(emu, body, token)
+        got.append(code)
+        if code == 400:
+            assert "state transition" in answer["detail"]
+    assert got == expected
+
+
+def test_matrix_legs_need_distinct_job_names_and_reruns_get_fresh_state(emu, fresh_payload):
+    token = emu.relay.issuer.mint("acme/oot")
+    dispatch(emu, "acme/oot", fresh_payload)
+    base = RunContext("CRCR", "57", "test", "c3")
+    assert post(emu, in_progress_body(fresh_payload, base.for_leg("test-a", "ca")), token)[0] == 200
+    assert post(emu, in_progress_body(fresh_payload, base.for_leg("test-b", "cb")), token)[0] == 200
+    assert post(emu, in_progress_body(fresh_payload, base.for_leg("test-a", "cz")), token)[0] == 400
+    rerun = RunContext("CRCR", "57", "test-a", "c4", run_attempt="2")
+    assert post(emu, in_progress_body(fresh_payload, rerun), token)[0] == 200
+
+
+def test_no_dispatch_record(emu, fresh_payload):
+    code, answer = post(emu, in_progress_body(fresh_payload, RunContext("CRCR", "1", "j", "c")), emu.relay.issuer.mint("acme/oot"))
+    assert (code, answer["detail"]) == (400, "callback rejected: no matching dispatch record")
+
+
+@pytest.mark.parametrize("bad", ["audience", "issuer", "signature", "garbage", "expired"])
+def test_bad_tokens_are_401(emu, fresh_payload, bad):
+    iss = emu.relay.issuer
+    token = {"audience": lambda: iss.mint("acme/oot", audience="someone-else"),
+             "issuer": lambda: iss.mint("acme/oot", issuer="https://agent.buildkite.com"),
+             "signature": lambda: iss.mint("acme/oot", key=new_key()),
+             "garbage": lambda: "not.a.jwt",
+             "expired": lambda: iss.mint("acme/oot", lifetime=-120)}[bad]()
+    dispatch(emu, "acme/oot", fresh_payload)
+    code, answer = post(emu, in_progress_body(fresh_payload, RunContext("CRCR", "1", "j", "c")), token)
+    assert code == 401 and "OIDC" in answer["detail"]
+
+
+def test_another_issuers_jwks_does_not_verify():
+    own = Issuer()
+    assert own.verify(own.mint("acme/oot")) == "acme/oot"
+    with pytest.raises(Exception, match="unknown signing key|bad signature"):
+        Issuer().verify(Issuer().mint("acme/oot"))
+
+
+def test_levels_l1_and_unlisted_are_ignored(emu, fresh_payload):
+    body = in_progress_body(fresh_payload, RunContext("CRCR", "1", "j", "c"))
+    for repo in ("acme/onboarding", "acme/unlisted", "ACME/oot"):  # exact, case-sensitive
+        assert post(emu, body, emu.relay.issuer.mint(repo)) == (200, {"ok": True, "status": "ignored"})
+
+
+def test_l3_check_run_only_with_device_label(emu, fresh_payload):
+    token = emu.relay.issuer.mint("acme/l3")
+    labels = fresh_payload["payload"]["pull_request"]["labels"]
+    labels[:] = [l for l in labels if not l["name"].startswith("ciflow/crcr/")]
+    dispatch(emu, "acme/l3", fresh_payload)
+    before = len(emu.relay.check_runs)
+    assert post(emu, in_progress_body(fresh_payload, RunContext("CRCR", "58", "test-x", "c5")), token)[0] == 200
+    assert len(emu.relay.check_runs) == before
+    labels.append({"name": "ciflow/crcr/spyre"})
+    assert post(emu, in_progress_body(fresh_payload, RunContext("CRCR", "58", "test-y", "c6")), token)[0] == 200
+    run = emu.relay.check_runs[-1]
+    assert (run["name"], run["title"], run["external_id"]) == ("crcr/acme/l3/CRCR/test-y", "In progress", "58:184442")
+
+
+def test_rate_limit_window():
+    now = [0.0]
+    w = SlidingWindow(limit=100, window=60, clock=lambda: now[0])
+    assert all(w.allow("r") for _ in range(100))
+    assert not w.allow("r") and w.allow("other")
+    now[0] = 60.0
+    assert w.allow("r")
+
+
+def test_rate_limit_429_over_http(fresh_payload):
+    with RelayEmulator(ALLOW) as e:
+        token = e.relay.issuer.mint("acme/oot")
+        body = in_progress_body(fresh_payload, RunContext("CRCR", "1", "j", "c"))
+        codes = [post(e, body, token) for _ in range(101)]
+    assert codes[-1] == (429, {"detail": "rate limit exceeded for acme/oot"})
+    assert all(c == 400 for c, _ in codes[:100])  # counted even though rejected later
+
+
+def test_nightly_self_report(emu):
+    token = emu.relay.issuer.mint("acme/oot")
+    ctx = RunContext("Nightly", "9", "nightly-all", "n1")
+    body = nightly_body("nightly", "a" * 40, ctx, "success", test_results={"passed": 3, "failed": 0, "skipped": 0})
+    assert post(emu, body, token)[0] == 200
+    body["workflow"]["status"] = "in_progress"
+    assert post(emu, body, token)[0] == 400
+
+
+def test_routes_and_bodies(emu):
+    assert requests.get(emu.url + "/github/callback").status_code == 405
+    assert requests.post(emu.url + "/github/other", data="{}").status_code == 404
+    r = requests.post(emu.url + "/github/callback", data="{nope", headers={"Authorization": "Bearer x"})
+    assert r.status_code == 400
+    assert requests.post(emu.url + "/github/callback", data="{}").status_code == 401
+    assert requests.get(emu.url + "/.well-known/jwks").json()["keys"][0]["kty"] == "RSA"
+
+
+def test_hud_page_lists_jobs_and_escapes_payload_strings(emu, fresh_payload):
+    token = emu.relay.issuer.mint("acme/oot")
+    dispatch(emu, "acme/oot", fresh_payload)
+    ctx = RunContext("CRCR", "59", "<script>alert(1)</script>", "c6")
+    post(emu, in_progress_body(fresh_payload, ctx), token)
+    page = requests.get(emu.url + "/hud").text
+    assert "&lt;script&gt;" in page and "<script>alert" not in page
+    assert "PR #184442" in page and "in_progress" in page
+
+
+@pytest.mark.parametrize("fault,code", [("5xx", 503), ("429", 429), ("hud_5xx", 500)])
+def test_fault_injection(emu, fresh_payload, fault, code):
+    token = emu.relay.issuer.mint("acme/oot")
+    dispatch(emu, "acme/oot", fresh_payload)
+    requests.post(emu.url + "/_emulator/faults", json={"script": [fault]})
+    body = in_progress_body(fresh_payload, RunContext("CRCR", "60", "j", "c"))
+    assert post(emu, body, token)[0] == code
+    # 5xx/429 happen before processing; hud_5xx after the state is saved (retry -> 400 duplicate)
+    assert post(emu, body, token)[0] == (400 if fault == "hud_5xx" else 200)
+
+
+def test_dropped_response(emu, fresh_payload):
+    token = emu.relay.issuer.mint("acme/oot")
+    dispatch(emu, "acme/oot", fresh_payload)
+    requests.post(emu.url + "/_emulator/faults", json={"script": ["drop"]})
+    with pytest.raises(requests.ConnectionError):
+        post(emu, in_progress_body(fresh_payload, RunContext("CRCR", "61", "j", "c")), token)
+
+
+def test_bad_fault_config(emu):
+    assert requests.post(emu.url + "/_emulator/faults", json={"rate": 2}).status_code == 400
+    assert requests.post(emu.url + "/_emulator/faults", json={"kinds": ["meteor"]}).status_code == 400
