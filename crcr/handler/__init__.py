@@ -1,0 +1,1 @@
+"""`//crcr:dispatch_handler`: validate a dispatch, plan legs, run and report them."""

@@ -1,0 +1,141 @@
+"""Glue for reporting legs: a client (real relay or embedded emulator) and the
+local cycle that runs every leg with its own in_progress -> completed pair."""
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from pathlib import Path
+from typing import Callable, Iterator, Mapping, Optional, Sequence
+
+import requests
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from crcr.allowlist import Entry
+from crcr.api import client_from_env, default_state_dir
+from crcr.body import RunContext, completed_body, in_progress_body
+from crcr.budget import RateBudget
+from crcr.client import CallbackClient
+from crcr.dispatch import Dispatch
+from crcr.handler.plan import Leg
+from crcr.handler.runner import LegResult, choose_runner, run_leg
+from crcr.oidc import ActionsOidcToken
+from crcr.outbox import Outbox
+
+LOCAL_REPO = "local/oot-ci"
+console = Console(stderr=True)
+
+
+class Session:
+    def __init__(self, client: CallbackClient, dispatch: Dispatch, ctx: RunContext, hud_url: Optional[str]):
+        self.client, self.dispatch, self.ctx, self.hud_url = client, dispatch, ctx, hud_url
+
+    def context_for(self, leg: Leg) -> RunContext:
+        # one job_name and check_run_id per leg: the same-job rule (§2.5)
+        return self.ctx.for_leg(leg.job_name, f"{self.ctx.check_run_id}{leg.index:03d}")
+
+    def run(self, leg: Leg, work: Callable[[], LegResult]) -> LegResult:
+        cp, ctx = self.dispatch.client_payload, self.context_for(leg)
+        guard = self.client.begin_job(in_progress_body(cp, ctx), completed_body(cp, ctx, "cancelled"))
+        try:
+            result = work()
+        except BaseException:
+            # the guard (cancelled) stays in the outbox; deliver it now if we can
+            self.client.finish_job(guard, completed_body(cp, ctx, "cancelled"))
+            raise
+        self.client.finish_job(guard, completed_body(cp, ctx, result.conclusion,
+                                                     test_results=result.counts.as_results()))
+        return result
+
+
+def _local_ctx(env: Mapping[str, str]) -> RunContext:
+    if env.get("GITHUB_RUN_ID") and env.get("GITHUB_WORKFLOW"):
+        return RunContext.from_env(env, "local")
+    run_id = str(int(time.time()))
+    return RunContext("CRCR local", run_id, "local", run_id)
+
+
+@contextlib.contextmanager
+def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Iterator[Session]:
+    url = args.relay_url or env.get("CRCR_CALLBACK_URL")
+    if url:
+        client = client_from_env(url, None, args.repo, args.state_dir, env)
+        client.flush()
+        yield Session(client, dispatch, _local_ctx(env), None)
+        client.close()
+        return
+    from crcr.relay.server import RelayEmulator
+    repo = args.repo or env.get("GITHUB_REPOSITORY") or LOCAL_REPO
+    state = args.state_dir or default_state_dir(env) / "local"
+    with RelayEmulator({repo: Entry(repo, "L2")}) as emu:
+        resp = requests.post(f"{emu.url}/_emulator/dispatch", timeout=10,
+                             json={"repo": repo, "client_payload": dispatch.client_payload})
+        resp.raise_for_status()
+        console.print(f"relay emulator: {emu.url}/github/callback  dispatch recorded ({dispatch.delivery_id})")
+        # The emulated Actions token endpoint: the client mints exactly as in CI.
+        tokens = ActionsOidcToken(emu.token_request_url, emu.request_token_for(repo))
+        # A private outbox: leftovers of another relay must not be replayed at this one.
+        client = CallbackClient(emu.url, tokens, repo, outbox=Outbox(state / "outbox-emulator"),
+                                budget=RateBudget(path=state / "budget.json"))
+        for stale in client.outbox.pending():
+            client.outbox.bury(stale, "left by an earlier emulator session")
+        try:
+            yield Session(client, dispatch, _local_ctx(env), f"{emu.url}/hud")
+            if getattr(args, "serve", False):
+                console.print(f"HUD: {emu.url}/hud  (Ctrl-C to stop)")
+                with contextlib.suppress(KeyboardInterrupt):
+                    while True:
+                        time.sleep(3600)
+        finally:
+            client.close()
+
+
+def _summary(legs: Sequence[Leg], results: dict[int, LegResult]) -> Table:
+    t = Table(title="CRCR legs")
+    for col in ("job_name", "conclusion", "passed", "failed", "skipped", "seconds"):
+        t.add_column(col)
+    for leg in legs:
+        r = results.get(leg.index)
+        t.add_row(leg.job_name, *(["not run", "", "", "", ""] if r is None else
+                                  [r.conclusion, str(r.counts.passed), str(r.counts.failed),
+                                   str(r.counts.skipped), f"{r.seconds:.1f}"]))
+    return t
+
+
+def run_cycle(args, dispatch: Dispatch, legs: Sequence[Leg], env: Mapping[str, str], ws: Path) -> int:
+    runner = choose_runner(args.runner, env)
+    out = args.out or ws / ".crcr-out"
+    results: dict[int, LegResult] = {}
+    console.print(f"{len(legs)} legs, runner={runner}, outputs in {out}")
+    with reporting_session(args, dispatch, env) as session:
+        with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                      TimeElapsedColumn(), console=console) as progress:
+            task = progress.add_task("legs", total=len(legs))
+            for leg in legs:
+                progress.update(task, description=f"leg {leg.job_name}")
+                results[leg.index] = session.run(leg, lambda: run_leg(
+                    leg, ws, out, runner=runner, env=env, timeout=args.leg_timeout, select=args.select,
+                    template=args.test_command, target_template=args.target_template))
+                progress.advance(task)
+        console.print(_summary(legs, results))
+        if session.hud_url:
+            _check_hud(session, legs, out)
+    ok = all(r.conclusion in ("success", "neutral") for r in results.values())
+    return 0 if ok else 1
+
+
+def _check_hud(session: Session, legs: Sequence[Leg], out: Path) -> None:
+    """Read the HUD back (what a reviewer would open) and keep a snapshot of it."""
+    base = session.hud_url.rsplit("/hud", 1)[0]
+    rows = requests.get(f"{base}/api/crcr/results", timeout=10).json()["rows"]
+    done = {r["job_name"] for r in rows if r.get("status") == "completed"}
+    missing = [leg.job_name for leg in legs if leg.job_name not in done]
+    page = requests.get(session.hud_url, timeout=10).text
+    snapshot = out / "hud.html"
+    snapshot.write_text(page)
+    (out / "hud.json").write_text(json.dumps(rows, indent=1))
+    console.print(f"HUD page: {session.hud_url}  ({len(done)} completed jobs; snapshot {snapshot})")
+    if missing:
+        console.print(f"[red]HUD is missing completed rows for: {', '.join(missing)}[/red]")

@@ -1,0 +1,160 @@
+"""dispatch_handler: from one relay dispatch to reported test legs.
+
+    tools/bazel run //crcr:dispatch_handler                   # full local cycle (bundled example)
+    tools/bazel run //crcr:dispatch_handler -- --event e.json plan
+    python -m crcr.handler.main run-leg --leg 1 --runner bazel
+
+Modes: `plan` prints the GitHub matrix JSON; `run-leg` runs one leg in a CI
+job; `cycle` (default) runs every leg locally, each reporting in_progress ->
+completed. Without --relay-url the embedded relay/HUD emulator is started.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Optional, Sequence
+
+from crcr.dispatch import Decision, Dispatch, decide, load_dispatch_text
+from crcr.errors import CallbackRejected, ConfigError, CrcrError, DeliveryPending
+from crcr.fsutil import atomic_write_json
+from crcr.handler.plan import Leg, discover_features, matrix, plan_candidates, plan_legs
+from crcr.handler.runner import choose_runner, run_leg
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pull_request_synchronize.json"
+LOCAL_REPO = "local/oot-ci"  # downstream identity when not in GitHub Actions
+
+
+@dataclass(frozen=True)
+class Planned:
+    dispatch: Dispatch
+    decision: Decision
+    legs: list[Leg]
+
+
+def workspace_root(env: Mapping[str, str], given: Optional[Path]) -> Path:
+    if given:
+        return given.resolve()
+    if env.get("BUILD_WORKSPACE_DIRECTORY"):  # set by `bazel run`
+        return Path(env["BUILD_WORKSPACE_DIRECTORY"])
+    here = Path.cwd().resolve()
+    for d in (here, *here.parents):
+        if (d / "WORKSPACE").exists():
+            return d
+    return here
+
+
+def event_source(args, env: Mapping[str, str]) -> Path:
+    """--event, else $GITHUB_EVENT_PATH, else the bundled example."""
+    if args.event:
+        return args.event
+    if env.get("GITHUB_EVENT_PATH"):
+        return Path(env["GITHUB_EVENT_PATH"])
+    return EXAMPLE
+
+
+def load_plan(args, env: Mapping[str, str], ws: Path) -> Planned:
+    path = event_source(args, env)
+    try:
+        text = path.read_bytes()
+    except OSError as err:
+        raise ConfigError(f"{path}: {err.strerror}") from None
+    d = load_dispatch_text(text, str(path))
+    decision = decide(d)
+    legs = plan_legs(plan_candidates(d, args.backend or ["HEAD"]), discover_features(ws), args.shards) if decision.run else []
+    return Planned(d, decision, legs)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="dispatch_handler", description=__doc__.split("\n\n")[0])
+    p.add_argument("mode", nargs="?", choices=("cycle", "plan", "run-leg"), default="cycle")
+    p.add_argument("--event", type=Path, help="event JSON (default $GITHUB_EVENT_PATH, else the bundled example)")
+    p.add_argument("--workspace", type=Path, help="repo root (default $BUILD_WORKSPACE_DIRECTORY or cwd)")
+    p.add_argument("--backend", action="append", help="backend refs, newest first (default HEAD)")
+    p.add_argument("--shards", type=int, default=1, help="legs per feature (tools/shard balancing)")
+    p.add_argument("--runner", default="auto", help="auto|pytest|bazel (auto: pytest inside bazel run)")
+    p.add_argument("--test-command", help="leg command template, e.g. '{python} -m pytest --junitxml={junit} ...'")
+    p.add_argument("--select", help="pytest -m expression for the pytest runner")
+    p.add_argument("--target-template", default="//testing:{feature}", help="Bazel target per feature")
+    p.add_argument("--leg-timeout", type=float, default=900.0, help="seconds per leg")
+    p.add_argument("--out", type=Path, help="logs and JUnit (default <workspace>/.crcr-out)")
+    p.add_argument("--relay-url", help="relay base URL (env CRCR_CALLBACK_URL); none = embedded emulator")
+    p.add_argument("--repo", help="downstream owner/repo (env GITHUB_REPOSITORY)")
+    p.add_argument("--state-dir", type=Path, help="outbox dir (env CRCR_STATE_DIR)")
+    p.add_argument("--serve", action="store_true", help="keep the embedded HUD up after the cycle")
+    p.add_argument("--leg", type=int, help="run-leg: index into the plan")
+    p.add_argument("--report", action="store_true", help="run-leg: send the in_progress/completed pair itself")
+    p.add_argument("--results-out", type=Path, help="run-leg: write test_results JSON here")
+    return p
+
+
+def cmd_plan(planned: Planned, env: Mapping[str, str]) -> int:
+    m = matrix(planned.legs)
+    print(json.dumps(m))
+    print(f"{'run' if planned.decision.run else 'skip'}: {planned.decision.reason}", file=sys.stderr)
+    if env.get("GITHUB_OUTPUT"):
+        with open(env["GITHUB_OUTPUT"], "a") as out:
+            out.write(f"matrix={json.dumps(m)}\nrun={'true' if planned.decision.run else 'false'}\n")
+    return 0
+
+
+def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path) -> int:
+    if args.leg is None or not 0 <= args.leg < len(planned.legs):
+        raise ConfigError(f"--leg must be 0..{len(planned.legs) - 1}")
+    leg = planned.legs[args.leg]
+    out = args.out or ws / ".crcr-out"
+    runner = choose_runner(args.runner, env)
+    if args.report:
+        from crcr.handler.cycle import reporting_session
+        with reporting_session(args, planned.dispatch, env) as session:
+            result = session.run(leg, lambda: run_leg(leg, ws, out, runner=runner, env=env, timeout=args.leg_timeout,
+                                                     select=args.select, template=args.test_command,
+                                                     target_template=args.target_template))
+    else:
+        result = run_leg(leg, ws, out, runner=runner, env=env, timeout=args.leg_timeout, select=args.select,
+                         template=args.test_command, target_template=args.target_template)
+    if args.results_out:
+        atomic_write_json(args.results_out, result.counts.as_results())
+    print(f"{leg.job_name}: {result.conclusion} ({result.counts.passed} passed, {result.counts.failed} failed, "
+          f"{result.counts.skipped} skipped) in {result.seconds:.1f}s")
+    return 0 if result.conclusion in ("success", "neutral") else 1
+
+
+def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] = None) -> int:
+    env = dict(os.environ if env is None else env)
+    args = _parser().parse_args(argv)
+    ws = workspace_root(env, args.workspace)
+    planned = load_plan(args, env, ws)
+    if args.mode == "plan":
+        return cmd_plan(planned, env)
+    if not planned.decision.run:
+        print(f"skip: {planned.decision.reason}")
+        return 0
+    if args.mode == "run-leg":
+        return cmd_run_leg(args, planned, env, ws)
+    from crcr.handler.cycle import run_cycle
+    return run_cycle(args, planned.dispatch, planned.legs, env, ws)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    try:
+        return run(argv)
+    except CallbackRejected as err:
+        print(f"dispatch_handler: {err}", file=sys.stderr)
+        return 3
+    except DeliveryPending as err:
+        print(f"dispatch_handler: {err}", file=sys.stderr)
+        return 4
+    except CrcrError as err:
+        print(f"dispatch_handler: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

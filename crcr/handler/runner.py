@@ -1,0 +1,173 @@
+"""Run one leg: build its test command, run it (argument list, never a shell),
+and turn the exit status and JUnit XML into a conclusion and counts.
+
+Two runners:
+- `bazel`: `tools/bazel test <targets>` reusing the build/remote cache; used
+  when we are not already inside Bazel (CI legs).
+- `pytest`: the host interpreter we run under (sys.executable, from runfiles
+  under `bazel run`) runs pytest on the in-tree suites directly. Used inside
+  `bazel run`, where a nested `bazel test` would wait forever on the server
+  lock held by the outer command.
+A user template (`--test-command`) replaces either; placeholders are
+substituted per argument, so no value is ever re-parsed by a shell.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Optional, Sequence
+
+from crcr.errors import ConfigError
+from crcr.handler.plan import ALL_FEATURE, Leg
+from crcr.junit import Counts, parse_junit
+
+PLUGIN_MODULE = "testing.plugin.plugin"
+SHARD_PLUGIN = "tools.shard.plugin"
+SUITES = "testing/suites"
+PLACEHOLDERS = ("python", "workspace", "config", "feature", "junit", "shard_index", "shard_total", "job_name")
+
+
+@dataclass(frozen=True)
+class LegResult:
+    conclusion: str
+    exit_code: int
+    counts: Counts
+    seconds: float
+    junit: tuple[Path, ...]
+
+
+def inside_bazel(env: Mapping[str, str]) -> bool:
+    return bool(env.get("BUILD_WORKSPACE_DIRECTORY") or env.get("TEST_SRCDIR"))
+
+
+def choose_runner(requested: str, env: Mapping[str, str]) -> str:
+    if requested == "auto":
+        return "pytest" if inside_bazel(env) else "bazel"
+    if requested not in ("pytest", "bazel"):
+        raise ConfigError(f"--runner must be auto, pytest or bazel, not {requested!r}")
+    return requested
+
+
+def pytest_command(leg: Leg, ws: Path, junit: Path, select: Optional[str], extra: Sequence[str] = ()) -> list[str]:
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}"]
+    if (ws / "testing" / "plugin" / "plugin.py").exists():
+        argv += ["-p", PLUGIN_MODULE]
+        if leg.config:
+            argv += ["--config", leg.config]
+    if leg.shard_total > 1 and (ws / "tools" / "shard" / "plugin.py").exists():
+        argv += ["-p", SHARD_PLUGIN, "--shard-index", str(leg.shard_index), "--shard-total", str(leg.shard_total)]
+    if select:
+        argv += ["-m", select]
+    return argv + list(extra) + [SUITES]
+
+
+def bazel_targets(leg: Leg, template: str) -> list[str]:
+    if leg.feature == ALL_FEATURE:
+        return ["//testing/..."]
+    return [template.format(feature=leg.feature)]
+
+
+def bazel_command(leg: Leg, ws: Path, template: str) -> list[str]:
+    argv = [str(ws / "tools" / "bazel"), "test", *bazel_targets(leg, template), "--test_output=errors"]
+    if leg.shard_total > 1:
+        # A leg of an N-leg split runs its own shard; Bazel's protocol carries the index.
+        argv += [f"--test_env=OOT_LEG_SHARD_INDEX={leg.shard_index}", f"--test_env=OOT_LEG_SHARD_TOTAL={leg.shard_total}"]
+    return argv
+
+
+def template_command(template: str, leg: Leg, ws: Path, junit: Path) -> list[str]:
+    """Split the user's template once, then fill placeholders inside each argument."""
+    try:
+        parts = shlex.split(template)
+    except ValueError as err:
+        raise ConfigError(f"--test-command: {err}") from None
+    if not parts:
+        raise ConfigError("--test-command is empty")
+    values = {"python": sys.executable, "workspace": str(ws), "config": leg.config or "",
+              "feature": leg.feature, "junit": str(junit), "shard_index": str(leg.shard_index),
+              "shard_total": str(leg.shard_total), "job_name": leg.job_name}
+    out = []
+    for part in parts:
+        for key in PLACEHOLDERS:
+            part = part.replace("{" + key + "}", values[key])
+        out.append(part)
+    return out
+
+
+def child_env(ws: Path, env: Mapping[str, str]) -> dict[str, str]:
+    """Our sys.path (runfiles: pip deps, built extensions) plus the workspace."""
+    paths = [str(ws)] + [p for p in sys.path if p and Path(p).is_dir()]
+    merged = dict(env)
+    merged["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    merged.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    return merged
+
+
+def conclusion_for(exit_code: int, timed_out: bool, interrupted: bool) -> str:
+    if timed_out:
+        return "timed_out"
+    if interrupted or exit_code in (-signal.SIGINT, -signal.SIGTERM, 130):
+        return "cancelled"
+    if exit_code == 0:
+        return "success"
+    if exit_code == 5:  # pytest: nothing collected for this leg
+        return "neutral"
+    return "failure"
+
+
+def bazel_junit(ws: Path, since: float) -> list[Path]:
+    logs = ws / "bazel-testlogs"
+    return sorted(p for p in logs.rglob("test.xml") if p.stat().st_mtime >= since) if logs.exists() else []
+
+
+def run_command(argv: list[str], cwd: Path, env: Mapping[str, str], timeout: float,
+                log_path: Optional[Path] = None) -> tuple[int, bool]:
+    """(exit code, timed out). Output goes to `log_path` (or ours), never through a shell."""
+    out = open(log_path, "wb") if log_path else None
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, env=dict(env), stdout=out, stderr=subprocess.STDOUT if out else None,
+                                start_new_session=True)
+        try:
+            return proc.wait(timeout=timeout), False
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            return proc.returncode, True
+        except KeyboardInterrupt:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait()
+            raise
+    except FileNotFoundError as err:
+        raise ConfigError(f"cannot run {argv[0]}: {err.strerror}") from None
+    finally:
+        if out:
+            out.close()
+
+
+def run_leg(leg: Leg, ws: Path, out_dir: Path, *, runner: str, env: Mapping[str, str], timeout: float,
+            select: Optional[str] = None, template: Optional[str] = None,
+            target_template: str = "//testing:{feature}") -> LegResult:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    junit = out_dir / f"{leg.job_name}.xml"
+    junit.unlink(missing_ok=True)
+    started = time.time()
+    if template:
+        argv = template_command(template, leg, ws, junit)
+    elif runner == "pytest":
+        argv = pytest_command(leg, ws, junit, select)
+    else:
+        argv = bazel_command(leg, ws, target_template)
+    code, timed_out = run_command(argv, ws, child_env(ws, env), timeout, out_dir / f"{leg.job_name}.log")
+    files = [junit] if junit.exists() else (bazel_junit(ws, started) if runner == "bazel" and not template else [])
+    counts = parse_junit(files) if files else Counts()
+    return LegResult(conclusion_for(code, timed_out, False), code, counts, time.time() - started, tuple(files))
