@@ -1,0 +1,337 @@
+"""The torch glue: adapt device-generic test generation without editing test files.
+
+Installed once (pytest_configure), before any test module is imported:
+
+* ``DeviceTypeTestBase.instantiate_test`` — per generic test: skip it whole
+  when no entry can run it; narrow the ``@ops`` op_list / ``@modules``
+  module list before generation (so e.g. ``-m op__add`` never instantiates
+  other ops); filter each (op|module, dtype) yield; then decorate every
+  generated method with its marks and bucket (selection.decide).
+* ``DeviceTypeTestBase._get_dtypes`` — ``@dtypes``/``dtypesIf*`` lists are
+  filtered (and widened by ``edits.dtypes.include``) in the lookup itself.
+* ``instantiate_device_type_tests`` — only_for/except_for dropped for files
+  whose config says ``relax_only_for``.
+
+The device name comes from the backend (privateuse1 name) or the config.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import os
+import sys
+import types
+from collections import defaultdict
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Optional
+
+from testing.plugin.config import FilePlan, Loc, Plan
+from testing.plugin.models import Mode
+from testing.plugin.selection import (
+    Decision,
+    MarkFilter,
+    Support,
+    Variant,
+    decide,
+    dtype_allowed,
+    marks_for,
+    module_allowed,
+    op_allowed,
+    test_may_run,
+)
+
+DECISION_ATTR = "_oot_decision"
+VARIANT_ATTR = "_oot_variant"
+
+
+@dataclass
+class Stats:
+    generic_seen: int = 0
+    generic_skipped: int = 0
+    variants_kept: int = 0
+    variants_dropped: int = 0
+
+
+@dataclass
+class Adapter:
+    plan: Plan
+    support: Support
+    device_type: str
+    mark_filter: MarkFilter
+    stats: Stats = field(default_factory=Stats)
+    seen: dict[str, set[tuple[str, str]]] = field(default_factory=lambda: defaultdict(set))
+    _restore: list[Callable[[], None]] = field(default_factory=list)
+    _current: Optional[tuple[FilePlan, str, str]] = None
+
+    # ------------------------------------------------------------ install
+
+    def install(self) -> None:
+        import torch.testing._internal.common_device_type as cdt
+
+        os.environ["PYTORCH_TESTING_DEVICE_ONLY_FOR"] = self.device_type
+        if self.device_type not in ("cpu", "cuda", "meta", "mps", "xpu", "hpu"):
+            # Pin the privateuse1 class suffix now, so node ids do not flip
+            # from <Cls>PRIVATEUSE1 to <Cls><DEVICE> between files.
+            cdt.PrivateUse1TestBase.setUpClass()
+        base = cdt.DeviceTypeTestBase
+        orig_inst = base.__dict__["instantiate_test"]
+        orig_dtypes = base.__dict__["_get_dtypes"]
+        orig_idtt = cdt.instantiate_device_type_tests
+        adapter = self
+
+        def instantiate_test(cls, name, test, *, generic_cls=None):
+            return adapter._instantiate(orig_inst.__func__, cls, name, test, generic_cls)
+
+        def _get_dtypes(cls, test):
+            return adapter._filter_dtypes(orig_dtypes.__func__(cls, test), test)
+
+        @functools.wraps(orig_idtt)
+        def instantiate_device_type_tests(generic_test_class, scope, except_for=None, only_for=None, **kw):
+            fp = adapter._file_plan_of(generic_test_class)
+            if fp is not None and fp.relax_only_for:
+                except_for = only_for = None
+            return orig_idtt(generic_test_class, scope, except_for=except_for, only_for=only_for, **kw)
+
+        base.instantiate_test = classmethod(instantiate_test)
+        base._get_dtypes = classmethod(_get_dtypes)
+        cdt.instantiate_device_type_tests = instantiate_device_type_tests
+        self._restore += [
+            lambda: setattr(base, "instantiate_test", orig_inst),
+            lambda: setattr(base, "_get_dtypes", orig_dtypes),
+            lambda: setattr(cdt, "instantiate_device_type_tests", orig_idtt),
+        ]
+
+    def uninstall(self) -> None:
+        while self._restore:
+            self._restore.pop()()
+
+    # ------------------------------------------------------------ plans
+
+    def _file_of(self, generic_cls) -> str:
+        mod = sys.modules.get(getattr(generic_cls, "__module__", ""), None)
+        return os.path.realpath(getattr(mod, "__file__", "") or "<unknown>")
+
+    def _file_plan_of(self, generic_cls) -> Optional[FilePlan]:
+        return self.plan.file_plan(self._file_of(generic_cls))
+
+    def plan_for_file(self, path: str) -> FilePlan:
+        """Files no config lists run everything the support allows."""
+        fp = self.plan.file_plan(path)
+        if fp is None:
+            fp = FilePlan(path, Mode.mandatory_success, None, False, False, (), Loc(path, 0))
+        return fp
+
+    # ------------------------------------------------------------ generation
+
+    def _instantiate(self, orig, cls, name, test, generic_cls):
+        file = self._file_of(generic_cls)
+        fp = self.plan_for_file(file)
+        gcls = generic_cls.__name__
+        self.seen[file].add((gcls, name))
+        self.stats.generic_seen += 1
+        if not test_may_run(fp, gcls, name):
+            self.stats.generic_skipped += 1
+            return None
+        test = _clone(test)
+        inner = getattr(test, "parametrize_fn", None)
+        if inner is not None:
+            test.parametrize_fn = self._filtering(inner, fp, gcls, name)
+        before = set(cls.__dict__)
+        self._current = (fp, gcls, name)
+        try:
+            with _narrowed(inner, self._op_prefilter(fp), self._module_prefilter(fp)) as empty:
+                if empty:
+                    self.stats.generic_skipped += 1
+                    return None
+                orig(cls, name, test, generic_cls=generic_cls)
+        finally:
+            self._current = None
+        for attr in sorted(set(cls.__dict__) - before):
+            self._adapt_generated(cls, attr, fp, gcls, name)
+        return None
+
+    def _op_prefilter(self, fp: FilePlan) -> Callable[[Any], bool]:
+        widened = any(r.entry.edits and r.entry.edits.ops and r.entry.edits.ops.include for r in fp.rules)
+
+        def keep(op) -> bool:
+            if not widened and not op_allowed(self.support, None, op.full_name):
+                return False
+            return self.mark_filter.may_select(marks_for(Variant("", "", "", op=op.full_name), None), open_prefixes=("dtype__", "bucket__", "module__"))
+
+        return keep
+
+    def _module_prefilter(self, fp: FilePlan) -> Callable[[Any], bool]:
+        widened = any(r.entry.edits and r.entry.edits.modules and r.entry.edits.modules.include for r in fp.rules)
+
+        def keep(mi) -> bool:
+            if not widened and not module_allowed(self.support, None, mi.name):
+                return False
+            return self.mark_filter.may_select(marks_for(Variant("", "", "", module=mi.name), None), open_prefixes=("dtype__", "bucket__", "op__"))
+
+        return keep
+
+    def _filtering(self, inner, fp: FilePlan, gcls: str, name: str):
+        adapter = self
+
+        def parametrize_fn(test, generic_cls, device_cls):
+            for item in inner(test, generic_cls, device_cls):
+                _, suffix, kwargs, _ = item
+                v = adapter._variant(gcls, name, suffix, kwargs)
+                if adapter._keep(fp, v) is None:
+                    adapter.stats.variants_dropped += 1
+                    continue
+                yield item
+
+        return parametrize_fn
+
+    def _keep(self, fp: FilePlan, v: Variant) -> Optional[Decision]:
+        d = decide(fp, self.support, v)
+        if d is None or not self.mark_filter.may_select(marks_for(v, d)):
+            return None
+        return d
+
+    def _filter_dtypes(self, dtypes, test):
+        """@dtypes lookup: keep the dtypes an entry allows (tuples need every member)."""
+        if dtypes is None or self._current is None or getattr(test, "parametrize_fn", None) is not None:
+            return dtypes  # combined with @ops/@modules: filtered per yield instead
+        fp, gcls, name = self._current
+        kept = []
+        for dt in list(dtypes) + self._included_dtypes(fp, gcls, name, dtypes):
+            v = self._variant(gcls, name, "", {"dtype": dt})
+            if self._keep(fp, v) is not None:
+                kept.append(dt)
+            else:
+                self.stats.variants_dropped += 1
+        return kept
+
+    def _included_dtypes(self, fp, gcls, name, dtypes) -> list:
+        import torch
+
+        from testing.plugin.selection import match_rule
+
+        rule = match_rule(fp, Variant(gcls, name, name))
+        if not (rule and rule.entry.edits and rule.entry.edits.dtypes):
+            return []
+        have = {str(d) for d in dtypes}
+        extra = []
+        for inc in rule.entry.edits.dtypes.include:
+            dt = getattr(torch, inc if isinstance(inc, str) else inc.name, None)
+            if isinstance(dt, torch.dtype) and str(dt) not in have:
+                extra.append(dt)
+        return extra
+
+    def _variant(self, gcls: str, name: str, suffix: str, kwargs: dict) -> Variant:
+        import torch.testing._internal.common_device_type as cdt
+
+        dt = kwargs.get("dtypes", kwargs.get("dtype"))
+        dts = tuple(dt) if isinstance(dt, (list, tuple)) else ((dt,) if dt is not None else ())
+        op = kwargs.get("op")
+        mi = kwargs.get("module_info")
+        full = f"{name}{'_' + suffix if suffix else ''}_{self.device_type}{cdt._dtype_test_suffix(dt)}"
+        return Variant(
+            cls=gcls,
+            test=name,
+            name=full,
+            op=getattr(op, "full_name", None),
+            aten=getattr(op, "aten_name", None),
+            dtypes=tuple(str(d).removeprefix("torch.") for d in dts),
+            module=getattr(mi, "name", None),
+        )
+
+    # ------------------------------------------------------------ generated methods
+
+    def _adapt_generated(self, cls, attr: str, fp: FilePlan, gcls: str, name: str) -> None:
+        fn = cls.__dict__[attr]
+        kwargs = (getattr(fn, "__defaults__", None) or ({},))[0]
+        kwargs = kwargs if isinstance(kwargs, dict) else {}
+        v = self._variant(gcls, name, "", kwargs)
+        v = Variant(v.cls, v.test, attr, v.op, v.aten, v.dtypes, v.module)
+        d = self._keep(fp, v)
+        if d is None:
+            delattr(cls, attr)
+            self.stats.variants_dropped += 1
+            return
+        self.stats.variants_kept += 1
+        setattr(cls, attr, _runtime_wrapper(fn, kwargs, d, self.device_type, v))
+
+
+def _clone(fn):
+    """A private copy of a test function, so patched attributes never leak into the original."""
+    new = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    new.__dict__.update(fn.__dict__)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__qualname__ = fn.__qualname__
+    new.__module__ = fn.__module__
+    return new
+
+
+@contextmanager
+def _narrowed(parametrize_fn, keep_op, keep_module) -> Iterator[bool]:
+    """Temporarily narrow the op/module list of an @ops/@modules decorator instance."""
+    owner = getattr(parametrize_fn, "__self__", None)
+    attr = None
+    if owner is not None and hasattr(owner, "op_list"):
+        attr, keep = "op_list", keep_op
+    elif owner is not None and hasattr(owner, "module_info_list"):
+        attr, keep = "module_info_list", keep_module
+    if attr is None:
+        yield False
+        return
+    original = getattr(owner, attr)
+    narrowed = [x for x in original if keep(x)]
+    setattr(owner, attr, narrowed)
+    try:
+        yield not narrowed
+    finally:
+        setattr(owner, attr, original)
+
+
+def _runtime_wrapper(fn, kwargs: dict, d: Decision, device: str, v: Variant):
+    """Marks + bucket on the method; precision, sample-shape knobs and device relaxation at run time."""
+    import pytest
+
+    call_kwargs = kwargs
+    if d.shapes is not None and "op" in kwargs:
+        from testing.plugin.samples import with_shapes
+
+        call_kwargs = dict(kwargs, op=with_shapes(kwargs["op"], d.shapes))
+
+    @functools.wraps(fn)
+    def adapted(self):
+        for dtype, atol, rtol in d.precision:
+            if dtype in v.dtypes:
+                self.precision = max(self.precision, atol)
+                self.rel_tol = max(self.rel_tol, rtol)
+        with _relaxed(self, device) if d.relax else _nothing():
+            return fn(self, param_kwargs=call_kwargs) if call_kwargs is not kwargs else fn(self)
+
+    marks = [getattr(pytest.mark, m) for m in marks_for(v, d) if m != "xfail"]
+    if d.mode in (Mode.xfail, Mode.xfail_strict):
+        marks.append(pytest.mark.xfail(reason=d.reason or "", strict=d.mode == Mode.xfail_strict))
+    adapted.pytestmark = list(getattr(fn, "pytestmark", [])) + marks
+    setattr(adapted, DECISION_ATTR, d)
+    setattr(adapted, VARIANT_ATTR, v)
+    adapted.__dict__.pop("__wrapped__", None)
+    return adapted
+
+
+@contextmanager
+def _nothing():
+    yield
+
+
+@contextmanager
+def _relaxed(test_case, device: str):
+    """Let onlyOn/onlyCUDA and onlyNativeDeviceTypes run on this device, for this test only."""
+    import torch.testing._internal.common_device_type as cdt
+
+    native = cdt.NATIVE_DEVICES
+    test_case.bypass_device_restrictions = True
+    cdt.NATIVE_DEVICES = tuple(native) + (device,)
+    try:
+        yield
+    finally:
+        cdt.NATIVE_DEVICES = native
+        test_case.bypass_device_restrictions = False

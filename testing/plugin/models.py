@@ -1,0 +1,217 @@
+"""The test-suite config schema as pydantic models.
+
+This is the single definition of the YAML format: the JSON Schema in
+configs/schema/ is generated from it (see schema.py) and a test fails when the
+checked-in copy is stale. The format is a superset of Torch Spyre's
+``test_suite_config``; the additions are documented on the fields.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class Mode(str, Enum):
+    """The bucket a test variant lands in."""
+
+    mandatory_success = "mandatory_success"
+    xfail = "xfail"
+    xfail_strict = "xfail_strict"
+    skip = "skip"
+
+
+class _Model(BaseModel):
+    # Unknown keys are errors: a typo must never silently widen a run.
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+Name = Annotated[str, Field(min_length=1)]
+
+
+class Precision(_Model):
+    """Tolerances used for a dtype (assertEqual atol/rtol)."""
+
+    atol: float = Field(ge=0)
+    rtol: float = Field(default=0.0, ge=0)
+
+
+class Shapes(_Model):
+    """Knobs that limit or override an op's sample inputs."""
+
+    max_numel: Optional[int] = Field(
+        default=None, gt=0, description="Drop sample inputs whose largest tensor has more elements."
+    )
+    explicit: Optional[list[list[Annotated[int, Field(ge=0)]]]] = Field(
+        default=None,
+        description="Replace the samples by these input shapes (the first sample is the template).",
+    )
+
+
+class DtypeSpec(_Model):
+    """A dtype with optional precision; used globally and per op."""
+
+    name: Name
+    precision: Optional[Precision] = None
+    force_xfail: bool = False
+    reason: Optional[str] = None
+    description: Optional[str] = None
+
+    @model_validator(mode="after")
+    def _force_xfail_needs_reason(self) -> "DtypeSpec":
+        if self.force_xfail and not self.reason:
+            raise ValueError("force_xfail needs a 'reason'")
+        return self
+
+
+class OpSpec(_Model):
+    """A supported OpInfo (by full_name, e.g. 'add' or 'div.no_rounding_mode')."""
+
+    name: Name
+    dtypes: Optional[list[Union[Name, DtypeSpec]]] = Field(
+        default=None, description="Restrict (and give precision for) this op's dtypes."
+    )
+    exclude_dtypes: list[Name] = Field(default_factory=list)
+    shapes: Optional[Shapes] = None
+    force_xfail: bool = False
+    reason: Optional[str] = Field(
+        default=None,
+        description="Why; required with force_xfail and for an op the backend's capabilities lack.",
+    )
+    description: Optional[str] = None
+
+    @model_validator(mode="after")
+    def _force_xfail_needs_reason(self) -> "OpSpec":
+        if self.force_xfail and not self.reason:
+            raise ValueError("force_xfail needs a 'reason'")
+        return self
+
+
+class ModuleSpec(_Model):
+    """A supported ModuleInfo (by name, e.g. 'nn.Linear')."""
+
+    name: Name
+    dtypes: Optional[list[Union[Name, DtypeSpec]]] = None
+    force_xfail: bool = False
+    reason: Optional[str] = None
+    description: Optional[str] = None
+
+    @model_validator(mode="after")
+    def _force_xfail_needs_reason(self) -> "ModuleSpec":
+        if self.force_xfail and not self.reason:
+            raise ValueError("force_xfail needs a 'reason'")
+        return self
+
+
+class NamedRef(_Model):
+    name: Name
+    description: Optional[str] = None
+
+
+class IncludeExclude(_Model):
+    include: list[Union[Name, NamedRef]] = Field(default_factory=list)
+    exclude: list[Union[Name, NamedRef]] = Field(default_factory=list)
+
+
+class DtypeEdits(_Model):
+    include: list[Union[Name, DtypeSpec]] = Field(default_factory=list)
+    exclude: list[Union[Name, NamedRef]] = Field(default_factory=list)
+
+
+class Edits(_Model):
+    """Per-test changes to what gets generated."""
+
+    ops: Optional[IncludeExclude] = None
+    modules: Optional[IncludeExclude] = None
+    dtypes: Optional[DtypeEdits] = None
+    shapes: Optional[Shapes] = None
+
+
+class TestEntry(_Model):
+    """One or more tests sharing a bucket.
+
+    names: 'Class::method', 'method', or fnmatch globs of either; a method name
+    may also be a generated variant name (e.g. test_x_add_spyre_float32).
+    ops/dtypes/modules (an addition) narrow the entry to those variants.
+    """
+
+    names: Union[Name, list[Name]]
+    mode: Mode = Mode.mandatory_success
+    reason: Optional[str] = None
+    tags: list[Name] = Field(default_factory=list)
+    labels: list[Name] = Field(default_factory=list)
+    ops: Optional[list[Name]] = None
+    dtypes: Optional[list[Name]] = None
+    modules: Optional[list[Name]] = None
+    edits: Optional[Edits] = None
+    relax_device_restrictions: bool = Field(
+        default=False, description="Run onlyOn/onlyNativeDeviceTypes-restricted tests on this device."
+    )
+
+    @model_validator(mode="after")
+    def _reason_unless_mandatory(self) -> "TestEntry":
+        if self.mode != Mode.mandatory_success and not self.reason:
+            raise ValueError(f"mode '{self.mode.value}' needs a 'reason'")
+        return self
+
+    @property
+    def name_list(self) -> list[str]:
+        return [self.names] if isinstance(self.names, str) else list(self.names)
+
+
+class FileEntry(_Model):
+    """A test file: ${REPO_ROOT}/... (in-tree) or ${TORCH_ROOT}/... (upstream)."""
+
+    path: Name
+    unlisted_test_mode: Mode = Field(
+        default=Mode.skip, description="Bucket for tests no entry names. Default: skip."
+    )
+    unlisted_reason: Optional[str] = None
+    relax_device_restrictions: bool = False
+    relax_only_for: bool = Field(
+        default=False,
+        description="Instantiate this file's classes for the device even if only_for/except_for exclude it.",
+    )
+    tests: list[TestEntry] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _reason_for_unlisted_xfail(self) -> "FileEntry":
+        if self.unlisted_test_mode in (Mode.xfail, Mode.xfail_strict) and not self.unlisted_reason:
+            raise ValueError(f"unlisted_test_mode '{self.unlisted_test_mode.value}' needs an 'unlisted_reason'")
+        return self
+
+
+class InputConfig(_Model):
+    seed: Optional[int] = None
+
+
+class GlobalConfig(_Model):
+    backend: Optional[Name] = Field(
+        default=None,
+        description="Python module that registers the device (imported before torch's test helpers).",
+    )
+    device_type: Optional[Name] = Field(
+        default=None, description="Device to test; default: the backend's privateuse1 name, else cpu."
+    )
+    capabilities: Literal["backend", "none"] = Field(
+        default="none",
+        description="'backend': supported ops/dtypes come from <backend>.capabilities() and configs are checked against it.",
+    )
+    supported_dtypes: Optional[list[Union[Name, DtypeSpec]]] = None
+    supported_ops: Optional[list[Union[Name, OpSpec]]] = None
+    supported_modules: Optional[list[Union[Name, ModuleSpec]]] = None
+    input_config: Optional[InputConfig] = None
+
+
+class SuiteConfig(_Model):
+    labels: list[Name] = Field(default_factory=lambda: ["full"])
+    files: list[FileEntry] = Field(default_factory=list)
+    global_: GlobalConfig = Field(default_factory=GlobalConfig, alias="global")
+
+
+class ConfigDocument(_Model):
+    """Top level of a config YAML."""
+
+    test_suite_config: SuiteConfig

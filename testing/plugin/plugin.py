@@ -1,0 +1,187 @@
+"""pytest entry point: options, configure/unconfigure, collection hooks.
+
+Load with ``pytest -p testing.plugin``. The machinery lives in sibling
+modules: config.py (YAML), capabilities.py (names, backend table),
+selection.py (pure decisions), instantiate.py (torch glue), reporting.py
+(JSON summary, JUnit properties), promotion.py, isolation.py (crash isolation).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Optional
+
+import pytest
+
+from testing.plugin import isolation, reporting
+from testing.plugin.config import ConfigError, default_roots, load_plan
+from testing.plugin.selection import MarkFilter, Variant, decide, is_plugin_mark, marks_for, unknown_patterns
+
+ADAPTER = pytest.StashKey["object"]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    g = parser.getgroup("oot", "out-of-tree backend test adaptation")
+    g.addoption("--config", action="append", default=[], dest="oot_configs", metavar="YAML",
+                help="test-suite config (repeatable; merged in order, conflicts are errors)")
+    g.addoption("--upstream-root", dest="oot_upstream_root", metavar="PATH",
+                help="PyTorch checkout for ${TORCH_ROOT} paths (default: $TORCH_ROOT)")
+    g.addoption("--oot-backend", dest="oot_backend", metavar="MODULE",
+                help="module that registers the device (overrides global.backend)")
+    g.addoption("--oot-device", dest="oot_device", metavar="TYPE",
+                help="device type to test (overrides global.device_type; default: backend's name, else cpu)")
+    g.addoption("--oot-summary", dest="oot_summary", metavar="PATH",
+                help="write the JSON summary (counts per bucket/op/dtype, per-test durations)")
+    g.addoption("--oot-promotion", dest="oot_promotion", metavar="PATH",
+                help="write promotion candidates as JSON to PATH and a YAML diff to PATH.diff")
+    g.addoption("--oot-timeout", dest="oot_timeout", type=float, metavar="SECONDS",
+                help="per-test timeout: a hang becomes a failure (pytest-timeout; watchdog under --isolate)")
+    g.addoption("--isolate", dest="oot_isolate", action="store_true",
+                help="run tests in a worker process; a test that kills it is reported as ERROR and the run goes on")
+    isolation.addoption(g)
+
+
+def _fail(msg: str) -> None:
+    raise pytest.UsageError(msg)
+
+
+def _load_backend(name: Optional[str]) -> None:
+    if not name:
+        return
+    try:
+        importlib.import_module(name)
+    except ImportError as exc:
+        _fail(f"--oot-backend/global.backend: cannot import '{name}': {exc}")
+
+
+def _device_type(opt: Optional[str], configured: Optional[str]) -> str:
+    if opt or configured:
+        return opt or configured
+    import torch
+
+    name = torch._C._get_privateuse1_backend_name()
+    if name != "privateuse1" and torch._utils._is_privateuse1_backend_available():
+        return name
+    return "cpu"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "bucket__mandatory_success: test variant must pass")
+    if isolation.is_controller(config):
+        isolation.configure_controller(config)
+        reporting.configure(config)
+        return
+    isolation.configure_worker(config)
+    reporting.configure(config)
+    roots = default_roots(config.option.oot_upstream_root)
+    try:
+        plan = load_plan(list(config.option.oot_configs), roots)
+    except ConfigError as exc:
+        _fail(str(exc))
+    _load_backend(config.option.oot_backend or plan.global_.backend)
+    device = _device_type(config.option.oot_device, plan.global_.device_type)
+
+    from testing.plugin import capabilities
+    from testing.plugin.instantiate import Adapter
+
+    known = capabilities.known_names()
+    caps = None
+    try:
+        capabilities.validate_names(plan, known)
+        if plan.global_.capabilities == "backend":
+            backend = config.option.oot_backend or plan.global_.backend
+            if not backend:
+                _fail(f"{plan.sources[0]}: global.capabilities: 'backend' needs global.backend or --oot-backend")
+            caps = capabilities.backend_capabilities(backend)
+        support = capabilities.build_support(plan, known, caps, device)
+    except ConfigError as exc:
+        _fail(str(exc))
+    _register_marks(config, known, plan.tags)
+    mark_filter = MarkFilter(config.option.markexpr, lambda n: is_plugin_mark(n, plan.tags))
+    adapter = Adapter(plan, support, device, mark_filter)
+    adapter.install()
+    config.stash[ADAPTER] = adapter
+    if plan.global_.input_config and plan.global_.input_config.seed is not None:
+        import torch
+
+        torch.manual_seed(plan.global_.input_config.seed)
+
+
+def _register_marks(config: pytest.Config, known, tags) -> None:
+    from testing.plugin.selection import mark_name
+    from testing.plugin.models import Mode
+
+    lines = [f"{mark_name('op__', n)}: OpInfo {n}" for n in sorted(known.ops)]
+    lines += [f"{mark_name('dtype__', n)}: dtype {n}" for n in sorted(known.dtypes)]
+    lines += [f"{mark_name('module__', n)}: ModuleInfo {n}" for n in sorted(known.modules)]
+    lines += [f"bucket__{m.value}: config bucket {m.value}" for m in Mode]
+    lines += [f"{t}: config tag" for t in sorted(tags)]
+    for line in lines:
+        config.addinivalue_line("markers", line)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    adapter = config.stash.get(ADAPTER, None)
+    if adapter is not None:
+        adapter.uninstall()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> Optional[bool]:
+    if isolation.is_controller(session.config):
+        return isolation.skip_collection(session)
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
+    adapter = config.stash.get(ADAPTER, None)
+    if adapter is None:
+        return
+    from testing.plugin.instantiate import DECISION_ATTR, VARIANT_ATTR
+
+    kept, dropped, plain_seen = [], [], {}
+    for item in items:
+        fn = getattr(getattr(item, "cls", None), getattr(item, "name", ""), None) if getattr(item, "cls", None) else None
+        decision = getattr(fn, DECISION_ATTR, None)
+        variant = getattr(fn, VARIANT_ATTR, None)
+        if decision is None and item.cls is not None:
+            file = os.path.realpath(str(item.path))
+            variant = Variant(item.cls.__name__, item.name, item.name)
+            plain_seen.setdefault(file, set()).add((variant.cls, variant.test))
+            decision = decide(adapter.plan_for_file(file), adapter.support, variant)
+            if decision is None:
+                dropped.append(item)
+                continue
+            for m in marks_for(variant, decision):
+                if m == "xfail":
+                    from testing.plugin.models import Mode
+
+                    item.add_marker(pytest.mark.xfail(reason=decision.reason or "", strict=decision.mode == Mode.xfail_strict))
+                else:
+                    item.add_marker(m)
+        if decision is not None:
+            reporting.attach(item, variant, decision)
+        if config.option.oot_timeout and config.pluginmanager.hasplugin("timeout"):
+            item.add_marker(pytest.mark.timeout(config.option.oot_timeout))
+        kept.append(item)
+    _check_unknown_tests(adapter, plain_seen)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+    isolation.worker_filter(config, items)
+
+
+def _check_unknown_tests(adapter, plain_seen: dict) -> None:
+    files = set(adapter.seen) | set(plain_seen)
+    for file in files:
+        fp = adapter.plan.file_plan(file)
+        if fp is None:
+            continue
+        seen = adapter.seen.get(file, set()) | plain_seen.get(file, set())
+        missing = unknown_patterns(fp, seen)
+        if missing:
+            rule, pattern = missing[0]
+            _fail(f"{rule.loc}: names: unknown test '{pattern}' (no such test in {os.path.basename(file)})")

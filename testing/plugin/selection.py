@@ -1,0 +1,356 @@
+"""Pure decisions: which test variants exist and in which bucket.
+
+No torch, no pytest hooks: a Variant (file, class, test, op, dtypes, module)
+plus the config's FilePlan and the effective Support go in, a Decision (or
+None: not generated at all) comes out. instantiate.py and plugin.py call
+these; tests exercise them directly.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import itertools
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional
+
+from testing.plugin.config import FilePlan, Loc, Rule
+from testing.plugin.models import Mode, Shapes
+
+MARK_FAMILIES = ("op__", "dtype__", "module__", "bucket__")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One generated test (or a plain unittest method: no op/dtypes/module)."""
+
+    cls: str  # generic class name, e.g. TestOpConsistency
+    test: str  # generic method name, e.g. test_matches_cpu
+    name: str  # generated method name, e.g. test_matches_cpu_add_spyre_float32
+    op: Optional[str] = None  # OpInfo.full_name
+    aten: Optional[str] = None  # OpInfo.aten_name (capabilities key)
+    dtypes: tuple[str, ...] = ()
+    module: Optional[str] = None  # ModuleInfo.name
+
+
+@dataclass(frozen=True)
+class OpSupport:
+    dtypes: Optional[frozenset[str]] = None  # None: whatever the global dtypes allow
+    exclude_dtypes: frozenset[str] = frozenset()
+    precision: tuple[tuple[str, float, float], ...] = ()
+    shapes: Optional[Shapes] = None
+    xfail_reason: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Support:
+    """What the device runs: config ∩ backend capabilities, resolved (capabilities.py)."""
+
+    ops: Optional[dict[str, OpSupport]] = None  # None: every op
+    dtypes: Optional[frozenset[str]] = None  # None: every dtype
+    dtype_precision: dict[str, tuple[float, float]] = field(default_factory=dict)
+    dtype_xfail: dict[str, str] = field(default_factory=dict)
+    modules: Optional[dict[str, OpSupport]] = None  # None: every module
+
+
+@dataclass(frozen=True)
+class Decision:
+    mode: Mode
+    reason: Optional[str]
+    tags: tuple[str, ...] = ()
+    rule_loc: Optional[Loc] = None
+    precision: tuple[tuple[str, float, float], ...] = ()  # (dtype, atol, rtol)
+    shapes: Optional[Shapes] = None
+    relax: bool = False
+
+
+# ---------------------------------------------------------------- name matching
+
+
+def _split(pattern: str) -> tuple[Optional[str], str]:
+    if "::" in pattern:
+        cls, meth = pattern.split("::", 1)
+        return cls, meth
+    return None, pattern
+
+
+def _name_score(pattern: str, v: Variant) -> int:
+    """0: no match; higher is more specific (exact variant > exact test > glob)."""
+    cls, meth = _split(pattern)
+    if cls is not None and not fnmatch.fnmatchcase(v.cls, cls):
+        return 0
+    bonus = 1 if cls is not None else 0
+    if meth == v.name:
+        return 40 + bonus
+    if meth == v.test:
+        return 30 + bonus
+    if fnmatch.fnmatchcase(v.name, meth) or fnmatch.fnmatchcase(v.test, meth):
+        return 10 + bonus
+    return 0
+
+
+def _any_match(patterns: Optional[list[str]], *values: Optional[str]) -> bool:
+    return any(val is not None and fnmatch.fnmatchcase(val, p) for p in patterns or () for val in values)
+
+
+def _selectors_match(rule: Rule, v: Variant) -> Optional[int]:
+    e = rule.entry
+    score = 0
+    if e.ops is not None:
+        if not _any_match(e.ops, v.op, v.aten):
+            return None
+        score += 2
+    if e.dtypes is not None:
+        if not v.dtypes or not all(_any_match(e.dtypes, d) for d in v.dtypes):
+            return None
+        score += 2
+    if e.modules is not None:
+        if not _any_match(e.modules, v.module):
+            return None
+        score += 2
+    return score
+
+
+def match_rule(fp: FilePlan, v: Variant) -> Optional[Rule]:
+    """The most specific entry naming this variant; ties go to the first written."""
+    best, best_score = None, 0
+    for rule in fp.rules:
+        sel = _selectors_match(rule, v)
+        if sel is None:
+            continue
+        name = max((_name_score(p, v) for p in rule.patterns), default=0)
+        if name and name + sel > best_score:
+            best, best_score = rule, name + sel
+    return best
+
+
+def pattern_may_name(pattern: str, cls: str, test: str) -> bool:
+    """Could this pattern name the generic test or one of its generated variants?"""
+    pcls, meth = _split(pattern)
+    if pcls is not None and not fnmatch.fnmatchcase(cls, pcls):
+        return False
+    if any(c in meth for c in "*?["):
+        return True  # conservative: decide per variant
+    return meth == test or meth.startswith(test + "_")
+
+
+def test_may_run(fp: FilePlan, cls: str, test: str) -> bool:
+    """False when every variant of this generic test would be skipped (don't instantiate)."""
+    if fp.unlisted_mode != Mode.skip:
+        return True
+    return any(
+        r.entry.mode != Mode.skip and any(pattern_may_name(p, cls, test) for p in r.patterns)
+        for r in fp.rules
+    )
+
+
+def unknown_patterns(fp: FilePlan, seen: Iterable[tuple[str, str]]) -> list[tuple[Rule, str]]:
+    """Entries whose names match no test that exists in the file."""
+    seen = list(seen)
+    return [
+        (rule, p)
+        for rule in fp.rules
+        for p in rule.patterns
+        if not any(pattern_may_name(p, c, t) and _exists(p, c, t) for c, t in seen)
+    ]
+
+
+def _exists(pattern: str, cls: str, test: str) -> bool:
+    _, meth = _split(pattern)
+    if any(c in meth for c in "*?["):
+        return fnmatch.fnmatchcase(test, meth) or fnmatch.fnmatchcase(test + "_x", meth) or meth.startswith(test)
+    return True
+
+
+# ---------------------------------------------------------------- support filters
+
+
+def op_allowed(support: Support, rule: Optional[Rule], op: Optional[str]) -> bool:
+    if op is None:
+        return True
+    edits = rule.entry.edits if rule else None
+    if edits and edits.ops and _any_match(_names(edits.ops.exclude), op):
+        return False
+    if edits and edits.ops and _any_match(_names(edits.ops.include), op):
+        return True
+    return support.ops is None or op in support.ops
+
+
+def module_allowed(support: Support, rule: Optional[Rule], module: Optional[str]) -> bool:
+    if module is None:
+        return True
+    edits = rule.entry.edits if rule else None
+    if edits and edits.modules and _any_match(_names(edits.modules.exclude), module):
+        return False
+    if edits and edits.modules and _any_match(_names(edits.modules.include), module):
+        return True
+    return support.modules is None or module in support.modules
+
+
+def dtype_allowed(
+    support: Support, rule: Optional[Rule], op: Optional[str], dtype: Optional[str], module: Optional[str] = None
+) -> bool:
+    """None (an op test without dtypes) always passes."""
+    if dtype is None:
+        return True
+    edits = rule.entry.edits if rule else None
+    if edits and edits.dtypes:
+        if _any_match(_names(edits.dtypes.exclude), dtype):
+            return False
+        if _any_match(_names(edits.dtypes.include), dtype):
+            return True
+    spec = support.ops.get(op) if (support.ops is not None and op) else None
+    if spec is not None:
+        if dtype in spec.exclude_dtypes:
+            return False
+        if spec.dtypes is not None:
+            return dtype in spec.dtypes
+    mspec = support.modules.get(module) if (support.modules is not None and module) else None
+    if mspec is not None and mspec.dtypes is not None:
+        return dtype in mspec.dtypes
+    return support.dtypes is None or dtype in support.dtypes
+
+
+def _names(items) -> list[str]:
+    return [i if isinstance(i, str) else i.name for i in items]
+
+
+# ---------------------------------------------------------------- the decision
+
+
+def _forced_xfail(support: Support, v: Variant) -> Optional[str]:
+    if v.op and support.ops and v.op in support.ops and support.ops[v.op].xfail_reason:
+        return support.ops[v.op].xfail_reason
+    if v.module and support.modules and v.module in support.modules and support.modules[v.module].xfail_reason:
+        return support.modules[v.module].xfail_reason
+    for d in v.dtypes:
+        if d in support.dtype_xfail:
+            return support.dtype_xfail[d]
+    return None
+
+
+def _precision(support: Support, rule: Optional[Rule], v: Variant) -> tuple[tuple[str, float, float], ...]:
+    """Per dtype: test entry include > op entry > global dtype (incl. capabilities)."""
+    out = dict((d, (a, r)) for d, (a, r) in support.dtype_precision.items() if d in v.dtypes)
+    spec = support.ops.get(v.op) if (support.ops and v.op) else None
+    if spec:
+        out.update((d, (a, r)) for d, a, r in spec.precision if d in v.dtypes)
+    edits = rule.entry.edits if rule else None
+    if edits and edits.dtypes:
+        for inc in edits.dtypes.include:
+            if not isinstance(inc, str) and inc.precision and inc.name in v.dtypes:
+                out[inc.name] = (inc.precision.atol, inc.precision.rtol)
+    return tuple((d, a, r) for d, (a, r) in sorted(out.items()))
+
+
+def _shapes(support: Support, rule: Optional[Rule], v: Variant) -> Optional[Shapes]:
+    edits = rule.entry.edits if rule else None
+    if edits and edits.shapes:
+        return edits.shapes
+    spec = support.ops.get(v.op) if (support.ops and v.op) else None
+    return spec.shapes if spec else None
+
+
+def decide(fp: FilePlan, support: Support, v: Variant) -> Optional[Decision]:
+    """The bucket of one variant, or None when it must not be generated."""
+    rule = match_rule(fp, v)
+    if rule is None:
+        mode, reason = fp.unlisted_mode, fp.unlisted_reason
+    else:
+        mode, reason = rule.entry.mode, rule.entry.reason
+    if mode == Mode.skip:
+        return None
+    if not (op_allowed(support, rule, v.op) and module_allowed(support, rule, v.module)):
+        return None
+    if not all(dtype_allowed(support, rule, v.op, d, v.module) for d in v.dtypes):
+        return None
+    if mode == Mode.mandatory_success:
+        forced = _forced_xfail(support, v)
+        if forced:
+            mode, reason = Mode.xfail, forced
+    return Decision(
+        mode=mode,
+        reason=reason,
+        tags=tuple(rule.entry.tags) if rule else (),
+        rule_loc=rule.loc if rule else None,
+        precision=_precision(support, rule, v),
+        shapes=_shapes(support, rule, v),
+        relax=fp.relax_device_restrictions or bool(rule and rule.entry.relax_device_restrictions),
+    )
+
+
+# ---------------------------------------------------------------- marks
+
+
+def mark_name(prefix: str, value: str) -> str:
+    """op__div_no_rounding_mode, module__nn_Linear, dtype__float32."""
+    return prefix + re.sub(r"\W", "_", value)
+
+
+def marks_for(v: Variant, d: Optional[Decision]) -> list[str]:
+    marks = []
+    if v.op:
+        marks.append(mark_name("op__", v.op))
+    marks.extend(mark_name("dtype__", x) for x in v.dtypes)
+    if v.module:
+        marks.append(mark_name("module__", v.module))
+    if d is not None:
+        marks.append(mark_name("bucket__", d.mode.value))
+        marks.extend(d.tags)
+        if d.mode in (Mode.xfail, Mode.xfail_strict):
+            marks.append("xfail")
+    return marks
+
+
+_IDENT = re.compile(r"(?:\w|:|\+|-|\.|\[|\]|\\|/)+")
+_KEYWORDS = {"and", "or", "not"}
+_CALL = re.compile(r"((?:\w|:|\+|-|\.|\[|\]|\\|/)+)\s*\(")
+
+
+class MarkFilter:
+    """Decides at generation time whether a `-m` expression can still select a variant.
+
+    Names the plugin assigns (op__/dtype__/module__/bucket__, tags, xfail) are
+    known per variant; every other name in the expression may be either value,
+    so a variant is dropped only if the expression is false for all of them.
+    """
+
+    MAX_UNKNOWN = 6
+
+    def __init__(self, expr: Optional[str], known_names: Callable[[str], bool]) -> None:
+        self.compiled = None
+        self.unknown: tuple[str, ...] = ()
+        self.idents: tuple[str, ...] = ()
+        if not expr or any(t not in _KEYWORDS for t in _CALL.findall(expr)):
+            return  # no -m, or mark kwargs (name(kw=...)): leave selection to pytest
+        from _pytest.mark.expression import Expression  # pytest's own -m grammar
+
+        idents = {t for t in _IDENT.findall(expr) if t not in _KEYWORDS}
+        unknown = tuple(sorted(i for i in idents if not known_names(i)))
+        if len(unknown) > self.MAX_UNKNOWN:
+            return
+        self.compiled = Expression.compile(expr)
+        self.unknown = unknown
+        self.idents = tuple(sorted(idents))
+
+    @property
+    def active(self) -> bool:
+        return self.compiled is not None
+
+    def may_select(self, marks: Iterable[str], open_prefixes: tuple[str, ...] = ()) -> bool:
+        """open_prefixes: mark families not yet known (e.g. dtype__ while filtering ops)."""
+        if self.compiled is None:
+            return True
+        have = set(marks)
+        unknown = self.unknown + tuple(n for n in self.idents if n.startswith(open_prefixes) and n not in have) if open_prefixes else self.unknown
+        if len(unknown) > self.MAX_UNKNOWN + 4:
+            return True
+        for values in itertools.product((False, True), repeat=len(unknown)):
+            extra = {n for n, on in zip(unknown, values) if on}
+            if self.compiled.evaluate(lambda name, **kw: name in have or name in extra):
+                return True
+        return False
+
+
+def is_plugin_mark(name: str, tags: Iterable[str] = ()) -> bool:
+    return name.startswith(MARK_FAMILIES) or name == "xfail" or name in set(tags)
