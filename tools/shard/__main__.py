@@ -1,0 +1,5 @@
+import sys
+
+from tools.shard.cli import main
+
+sys.exit(main())

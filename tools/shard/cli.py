@@ -1,0 +1,131 @@
+"""Command line: python -m tools.shard {update,plan,matrix,leg} ...
+
+  update  fold durations from JUnit XML / JSON summaries into the timings file
+  plan    print the shards for a list of node ids
+  matrix  print a GitHub Actions matrix (one leg per feature x shard)
+  leg     run a CI leg command, retrying it on infrastructure failures
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from tools.shard import ingest, leg, matrix, planner, store
+
+DEFAULT_TIMINGS = Path("tools/shard/timings/timings.json")
+
+
+class CliError(Exception):
+    pass
+
+
+def _read_nodeids(source: str) -> list[str]:
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    except OSError as err:
+        raise CliError(f"{source}: cannot read: {err.strerror}") from None
+    # Accepts `pytest --collect-only -q` output: node ids, then a blank line and a count.
+    return [line.strip() for line in text.splitlines() if "::" in line and not line.startswith(" ")]
+
+
+def cmd_update(args: argparse.Namespace) -> int:
+    old = store.load(args.timings)
+    observed: dict[str, float] = {}
+    for result in args.results:
+        observed.update(ingest.from_file(result, args.root))
+    tests = store.merge(old.tests, observed, args.weight)
+    if args.prune:
+        tests = store.prune(tests, set(observed))
+    store.save(args.timings, store.Timings(tests=tests))
+    print(f"{args.timings}: {len(observed)} durations folded in, {len(tests)} tests recorded")
+    return 0
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    nodeids = _read_nodeids(args.nodeids)
+    recorded = store.load(args.timings).tests
+    make = planner.lpt_plan if args.strategy == "lpt" else planner.round_robin_plan
+    plan = make(nodeids, args.shards, recorded)
+    print(json.dumps({"makespan": round(plan.makespan, 3),
+                      "ideal": round(planner.ideal_makespan(plan.loads, args.shards), 3),
+                      "shards": [{"index": i, "seconds": round(load, 3), "nodeids": list(members)}
+                                 for i, (members, load) in enumerate(zip(plan.shards, plan.loads))]},
+                     indent=1))
+    return 0
+
+
+def _feature(spec: str) -> matrix.Feature:
+    name, sep, rest = spec.partition("=")
+    target, sep2, listing = rest.rpartition(":")
+    if not (sep and sep2 and name and target and listing):
+        raise CliError(f"--feature {spec!r}: expected NAME=TARGET:NODEID_LIST_FILE")
+    return matrix.Feature(name, target, tuple(_read_nodeids(listing)))
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    features = [_feature(spec) for spec in args.feature]
+    doc = matrix.build_matrix(features, store.load(args.timings).tests, shards=args.shards,
+                              max_leg_seconds=args.max_leg_seconds, max_shards=args.max_shards)
+    print(json.dumps(doc, separators=(",", ":")) if args.compact else json.dumps(doc, indent=1))
+    return 0
+
+
+def cmd_leg(args: argparse.Namespace) -> int:
+    if not args.command:
+        raise CliError("leg: give the leg's command after --")
+    return leg.run_with_retry(args.command, args.attempts)
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="python -m tools.shard", description=__doc__.split("\n\n")[0])
+    sub = top.add_subparsers(dest="command_name", required=True)
+
+    def positive(text: str) -> int:
+        value = int(text)
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+        return value
+
+    up = sub.add_parser("update", help="fold new durations into the timings file")
+    up.add_argument("results", nargs="+", type=Path, help="JUnit XML or JSON summary files")
+    up.add_argument("--timings", type=Path, default=DEFAULT_TIMINGS)
+    up.add_argument("--root", type=Path, default=Path("."), help="resolve JUnit classnames to files here")
+    up.add_argument("--weight", type=float, default=store.DEFAULT_WEIGHT, help="weight of the new run (0..1]")
+    up.add_argument("--prune", action="store_true", help="drop tests absent from these results")
+    up.set_defaults(run=cmd_update)
+
+    pl = sub.add_parser("plan", help="print the shards for node ids (file or - for stdin)")
+    pl.add_argument("nodeids")
+    pl.add_argument("--shards", type=positive, required=True)
+    pl.add_argument("--timings", type=Path, default=DEFAULT_TIMINGS)
+    pl.add_argument("--strategy", choices=("lpt", "round-robin"), default="lpt")
+    pl.set_defaults(run=cmd_plan)
+
+    mx = sub.add_parser("matrix", help="print a GitHub Actions matrix JSON")
+    mx.add_argument("--feature", action="append", required=True, metavar="NAME=TARGET:NODEID_LIST_FILE")
+    size = mx.add_mutually_exclusive_group()
+    size.add_argument("--shards", type=positive, help="fixed shards per feature")
+    size.add_argument("--max-leg-seconds", type=float, help="split a feature until each leg fits")
+    mx.add_argument("--max-shards", type=positive, default=16)
+    mx.add_argument("--timings", type=Path, default=DEFAULT_TIMINGS)
+    mx.add_argument("--compact", action="store_true", help="one line, for $GITHUB_OUTPUT")
+    mx.set_defaults(run=cmd_matrix)
+
+    lg = sub.add_parser("leg", help="run a leg command with infrastructure retries")
+    lg.add_argument("--attempts", type=positive, default=2)
+    lg.add_argument("command", nargs=argparse.REMAINDER)
+    lg.set_defaults(run=cmd_leg)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if getattr(args, "command", None) and args.command[:1] == ["--"]:
+        args.command = args.command[1:]
+    try:
+        return args.run(args)
+    except (CliError, store.TimingsError, ingest.IngestError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2

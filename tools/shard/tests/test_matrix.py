@@ -1,0 +1,30 @@
+from tools.shard.matrix import Feature, build_matrix, shard_count
+
+
+def feature(name, n, prefix):
+    return Feature(name, f"//testing:{name}", tuple(f"{prefix}.py::test_{i}" for i in range(n)))
+
+
+def test_fixed_shards_give_one_leg_each():
+    doc = build_matrix([feature("op_add", 10, "a"), feature("op_mul", 1, "m")], {}, shards=3)
+    legs = doc["include"]
+    assert [(l["feature"], l["shard_index"], l["shard_total"]) for l in legs] == [
+        ("op_add", 0, 3), ("op_add", 1, 3), ("op_add", 2, 3), ("op_mul", 0, 1)]  # never more shards than tests
+    assert sum(l["tests"] for l in legs if l["feature"] == "op_add") == 10
+    assert legs[0]["name"] == "op_add 1/3" and legs[0]["target"] == "//testing:op_add"
+
+
+def test_duration_cap_splits_slow_features_only():
+    slow = feature("slow", 20, "s")
+    fast = feature("fast", 20, "f")
+    recorded = {n: 30.0 for n in slow.nodeids} | {n: 0.1 for n in fast.nodeids}
+    legs = build_matrix([slow, fast], recorded, max_leg_seconds=120)["include"]
+    assert {l["feature"]: l["shard_total"] for l in legs} == {"slow": 5, "fast": 1}
+    assert max(l["estimated_seconds"] for l in legs) <= 120
+
+
+def test_shard_count_bounds():
+    assert shard_count(1000, 3, 10, None, 16) == 3
+    assert shard_count(1000, 100, 10, None, 16) == 16
+    assert shard_count(0, 0, 10, None, 16) == 1
+    assert shard_count(50, 10, None, None, 16) == 1

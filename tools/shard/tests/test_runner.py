@@ -1,0 +1,148 @@
+"""The shard runner end to end: real pytest child processes, real crashes."""
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from tools.shard import ingest
+
+pytest_plugins = ["pytester"]
+
+SUITE = """
+import os, pathlib
+import pytest
+
+@pytest.mark.parametrize("i", range(4))
+def test_ok(i):
+    pass
+
+def test_segfault():
+    os.kill(os.getpid(), 11)
+
+def test_flaky():
+    marker = pathlib.Path(os.environ["FLAKY_MARKER"])
+    if not marker.exists():
+        marker.write_text("failed once")
+        raise AssertionError("first attempt fails")
+
+def test_broken():
+    assert 1 == 2
+
+def test_after_crash():
+    pass
+"""
+
+
+def run(pytester, *runner_args, env=None):
+    cmd = [sys.executable, "-m", "tools.shard.runner", "--junitxml=out.xml", "--summary=summary.json",
+           *runner_args, "--", "-q", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:faulthandler"]
+    proc = subprocess.run(cmd, cwd=pytester.path, env=env, capture_output=True, text=True, timeout=300)
+    summary = json.loads((pytester.path / "summary.json").read_text())
+    return proc, {t["nodeid"]: t for t in summary["tests"]}, summary
+
+
+@pytest.fixture
+def env(pytester, monkeypatch):
+    import os
+    monkeypatch.setenv("FLAKY_MARKER", str(pytester.path / "flaky.marker"))
+    return dict(os.environ)
+
+
+def test_crash_flaky_and_failure_are_told_apart(pytester, env):
+    pytester.makepyfile(test_mix=SUITE)
+    proc, tests, summary = run(pytester, "--reruns=2", env=env)
+    assert proc.returncode == 1, proc.stderr
+    outcome = {n.split("::")[1]: t["outcome"] for n, t in tests.items()}
+    assert outcome == {**{f"test_ok[{i}]": "passed" for i in range(4)},
+                       "test_segfault": "crashed", "test_flaky": "flaky",
+                       "test_broken": "failed", "test_after_crash": "passed"}
+    assert tests["test_mix.py::test_flaky"]["attempts"] == ["failed", "passed"]
+    assert tests["test_mix.py::test_broken"]["attempts"] == ["failed"] * 3
+    assert summary["counts"] == {"crashed": 1, "failed": 1, "flaky": 1, "passed": 5}
+    assert "rerunning the 3 tests not yet run" in proc.stderr
+    assert "signal 11" in summary["processes"][0]["detail"]
+
+
+def test_merged_junit_marks_flaky_and_crash(pytester, env):
+    pytester.makepyfile(test_mix=SUITE)
+    run(pytester, "--reruns=1", env=env)
+    root = ET.parse(pytester.path / "out.xml").getroot()
+    cases = {c.get("name"): c for c in root.iter("testcase")}
+    assert len(cases) == 8
+    flaky = cases["test_flaky"]
+    assert flaky.find("failure") is None
+    assert "first attempt fails" in flaky.find("flakyFailure").get("message")
+    props = {p.get("name"): p.get("value") for p in flaky.iter("property")}
+    assert props == {"attempts": "failed,passed", "outcome": "flaky"}
+    assert "signal 11" in cases["test_segfault"].find("error").get("message")
+    assert cases["test_broken"].find("failure") is not None
+    suite = root.find("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("8", "1", "1")
+
+
+def test_only_flaky_failures_keep_the_shard_green(pytester, env):
+    pytester.makepyfile(test_f="""
+        import os, pathlib
+        def test_ok(): pass
+        def test_flaky():
+            marker = pathlib.Path(os.environ["FLAKY_MARKER"])
+            if not marker.exists():
+                marker.write_text("x")
+                raise AssertionError("once")
+    """)
+    proc, tests, summary = run(pytester, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert summary["counts"] == {"flaky": 1, "passed": 1}
+
+
+def test_without_reruns_a_failure_stays_failed(pytester, env):
+    pytester.makepyfile(test_f="""
+        import os, pathlib
+        def test_flaky():
+            marker = pathlib.Path(os.environ["FLAKY_MARKER"])
+            if not marker.exists():
+                marker.write_text("x")
+                raise AssertionError("once")
+    """)
+    proc, tests, _ = run(pytester, "--reruns=0", env=env)
+    assert proc.returncode == 1
+    assert tests["test_f.py::test_flaky"]["outcome"] == "failed"
+
+
+def test_sharded_runner_covers_each_test_once(pytester, env):
+    pytester.makepyfile(test_many="""
+        import pytest
+        @pytest.mark.parametrize("i", range(9))
+        def test_p(i): pass
+    """)
+    seen = []
+    for index in range(3):
+        proc, tests, _ = run(pytester, env={**env, "TEST_SHARD_INDEX": str(index), "TEST_TOTAL_SHARDS": "3"})
+        assert proc.returncode == 0, proc.stderr
+        seen += list(tests)
+    assert sorted(seen) == sorted(f"test_many.py::test_p[{i}]" for i in range(9))
+
+
+def test_summary_feeds_the_timings_updater(pytester, env):
+    pytester.makepyfile(test_t="def test_a(): pass\ndef test_b(): pass\n")
+    run(pytester, env=env)
+    durations = ingest.from_file(pytester.path / "summary.json")
+    assert set(durations) == {"test_t.py::test_a", "test_t.py::test_b"}
+    assert set(ingest.from_file(pytester.path / "out.xml", pytester.path)) == set(durations)
+
+
+def test_collection_error_is_reported_not_rerun(pytester, env):
+    pytester.makepyfile(test_bad="import not_a_module_anywhere\ndef test_x(): pass\n")
+    cmd = [sys.executable, "-m", "tools.shard.runner", "--", "-q", "-p", "no:hypothesispytest"]
+    proc = subprocess.run(cmd, cwd=pytester.path, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert "rerun" not in proc.stderr
+
+
+def test_bad_runner_option_is_one_line(pytester, env):
+    cmd = [sys.executable, "-m", "tools.shard.runner", "--reruns=-1", "--", "-q"]
+    proc = subprocess.run(cmd, cwd=pytester.path, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "--reruns must be >= 0, got -1" in proc.stderr
