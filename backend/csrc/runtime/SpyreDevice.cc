@@ -1,0 +1,119 @@
+#include "SpyreDevice.h"
+
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <c10/util/Exception.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace spyre {
+namespace {
+
+// An unparsable or out-of-range SPYRE_DEVICE_COUNT must not throw (deviceCount
+// is noexcept); it falls back to 1 and the Python package reports the value.
+c10::DeviceIndex parse_device_count() noexcept {
+  const char* raw = std::getenv("SPYRE_DEVICE_COUNT");
+  if (raw == nullptr || *raw == '\0') {
+    return 1;
+  }
+  char* end = nullptr;
+  long value = std::strtol(raw, &end, 10);
+  if (end == raw || *end != '\0' || value < 0 || value > 64) {
+    return 1;
+  }
+  return static_cast<c10::DeviceIndex>(value);
+}
+
+thread_local c10::DeviceIndex tls_current_device = 0;
+
+} // namespace
+
+c10::DeviceIndex device_count() noexcept {
+  static const c10::DeviceIndex count = parse_device_count();
+  return count;
+}
+
+c10::DeviceIndex current_device() noexcept {
+  return tls_current_device;
+}
+
+void check_device_index(c10::DeviceIndex index) {
+  TORCH_CHECK_INDEX(
+      index >= 0 && index < device_count(),
+      "spyre: device index ", static_cast<int>(index),
+      " is out of range; expected 0 <= index < ",
+      static_cast<int>(device_count()), " (set SPYRE_DEVICE_COUNT for more devices)");
+}
+
+void set_device(c10::DeviceIndex index) {
+  check_device_index(index);
+  tls_current_device = index;
+}
+
+c10::Device make_device(c10::DeviceIndex index) {
+  if (index < 0) {
+    index = current_device();
+  }
+  check_device_index(index);
+  return c10::Device(c10::DeviceType::PrivateUse1, index);
+}
+
+namespace {
+
+// Guard: devices are host threads' notion of "current"; there is a single
+// default stream per device and work completes synchronously.
+struct SpyreGuardImpl final : public c10::impl::DeviceGuardImplInterface {
+  static constexpr c10::DeviceType kType = c10::DeviceType::PrivateUse1;
+
+  c10::DeviceType type() const override { return kType; }
+
+  c10::Device exchangeDevice(c10::Device d) const override {
+    TORCH_INTERNAL_ASSERT(d.type() == kType);
+    c10::Device old = getDevice();
+    if (old.index() != d.index()) {
+      set_device(d.index());
+    }
+    return old;
+  }
+
+  c10::Device getDevice() const override {
+    return c10::Device(kType, current_device());
+  }
+
+  void setDevice(c10::Device d) const override {
+    TORCH_INTERNAL_ASSERT(d.type() == kType);
+    set_device(d.index());
+  }
+
+  void uncheckedSetDevice(c10::Device d) const noexcept override {
+    if (d.index() >= 0 && d.index() < device_count()) {
+      tls_current_device = d.index();
+    }
+  }
+
+  c10::Stream getStream(c10::Device d) const override {
+    return c10::Stream(c10::Stream::DEFAULT, d);
+  }
+
+  c10::Stream getDefaultStream(c10::Device d) const override {
+    return c10::Stream(c10::Stream::DEFAULT, d);
+  }
+
+  c10::Stream exchangeStream(c10::Stream s) const override {
+    return c10::Stream(c10::Stream::DEFAULT, s.device());
+  }
+
+  /** Must not throw: torch calls it while probing for accelerators. */
+  c10::DeviceIndex deviceCount() const noexcept override {
+    return device_count();
+  }
+
+  bool queryStream(const c10::Stream&) const override { return true; }
+  void synchronizeStream(const c10::Stream&) const override {}
+  void synchronizeDevice(const c10::DeviceIndex) const override {}
+};
+
+C10_REGISTER_GUARD_IMPL(PrivateUse1, SpyreGuardImpl);
+
+} // namespace
+} // namespace spyre

@@ -1,0 +1,43 @@
+"""Finds and loads libspyre.so, the compiled device runtime and kernels."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import torch
+
+LIBRARY_NAME = "libspyre.so"
+# Overrides the search, e.g. to test a freshly compiled library.
+LIBRARY_ENV = "SPYRE_LIBRARY"
+
+
+def candidate_paths(package_dir: Path, environ: dict[str, str]) -> list[Path]:
+    """Where the library may live, most specific first.
+
+    - SPYRE_LIBRARY, when set;
+    - next to __init__.py (how the wheel ships it);
+    - the package's parent directory (backend/ in a Bazel runfiles tree,
+      where cc_binary puts libspyre.so beside the torch_spyre package).
+    """
+    paths = []
+    if environ.get(LIBRARY_ENV):
+        paths.append(Path(environ[LIBRARY_ENV]))
+    paths.append(package_dir / LIBRARY_NAME)
+    paths.append(package_dir.parent / LIBRARY_NAME)
+    return paths
+
+
+def find_library(package_dir: Path, environ: dict[str, str]) -> Path:
+    candidates = candidate_paths(package_dir, environ)
+    for path in candidates:
+        if path.is_file():
+            return path
+    searched = ", ".join(str(p) for p in candidates)
+    raise ImportError(f"torch_spyre: {LIBRARY_NAME} not found (searched: {searched})")
+
+
+def load_library() -> Path:
+    path = find_library(Path(__file__).resolve().parent, dict(os.environ))
+    torch.ops.load_library(str(path))
+    return path
