@@ -1,0 +1,72 @@
+"""py_wheel: packages the main-repository files of py_library deps into a .whl.
+
+A subset of rules_python's py_wheel: distribution, version, deps, strip_path_prefixes,
+requires, entry_points, python_tag, abi, platform, summary.
+"""
+
+def _packaged_files(ctx):
+    files = []
+    for dep in ctx.attr.deps:
+        info = dep[DefaultInfo]
+        for f in info.files.to_list() + info.default_runfiles.files.to_list():
+            if f.owner and f.owner.workspace_name == "" and f not in files:
+                files.append(f)
+    return files
+
+def _wheel_path(f, prefixes):
+    path = f.short_path
+    for prefix in prefixes:
+        if path.startswith(prefix):
+            return path[len(prefix):]
+    return path
+
+def _py_wheel_impl(ctx):
+    name = "%s-%s-%s-%s-%s.whl" % (
+        ctx.attr.distribution.replace("-", "_"),
+        ctx.attr.version,
+        ctx.attr.python_tag,
+        ctx.attr.abi,
+        ctx.attr.platform,
+    )
+    out = ctx.actions.declare_file(name)
+    files = _packaged_files(ctx)
+    args = ctx.actions.args()
+    args.add("--distribution", ctx.attr.distribution)
+    args.add("--version", ctx.attr.version)
+    args.add("--tag", "%s-%s-%s" % (ctx.attr.python_tag, ctx.attr.abi, ctx.attr.platform))
+    args.add("--summary", ctx.attr.summary)
+    args.add("--out", out)
+    for f in files:
+        args.add("--file", "%s=%s" % (_wheel_path(f, ctx.attr.strip_path_prefixes), f.path))
+    for req in ctx.attr.requires:
+        args.add("--requires", req)
+    for group, specs in ctx.attr.entry_points.items():
+        for spec in specs:
+            args.add("--entry-point", "%s:%s" % (group, spec))
+    ctx.actions.run(
+        inputs = files,
+        outputs = [out],
+        executable = ctx.executable._wheelmaker,
+        arguments = [args],
+        mnemonic = "PyWheel",
+        progress_message = "Building wheel %s" % name,
+    )
+    return [DefaultInfo(files = depset([out]))]
+
+py_wheel = rule(
+    implementation = _py_wheel_impl,
+    doc = "Builds a wheel from the main-repository files (sources and data) of `deps`.",
+    attrs = {
+        "distribution": attr.string(mandatory = True, doc = "Distribution name, e.g. torch-spyre."),
+        "version": attr.string(mandatory = True, doc = "PEP 440 version."),
+        "deps": attr.label_list(doc = "py_library targets whose files are packaged."),
+        "strip_path_prefixes": attr.string_list(doc = "Path prefixes removed from file paths inside the wheel."),
+        "requires": attr.string_list(doc = "Requires-Dist lines."),
+        "entry_points": attr.string_list_dict(doc = "group -> ['name = module:func', ...]"),
+        "python_tag": attr.string(default = "py3"),
+        "abi": attr.string(default = "none"),
+        "platform": attr.string(default = "any"),
+        "summary": attr.string(default = ""),
+        "_wheelmaker": attr.label(default = "//python/private:wheelmaker", executable = True, cfg = "exec"),
+    },
+)

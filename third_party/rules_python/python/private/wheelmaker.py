@@ -1,0 +1,74 @@
+"""Writes a PEP 427 wheel reproducibly (fixed timestamps, sorted entries, RECORD hashes)."""
+
+import argparse
+import base64
+import hashlib
+import os
+import zipfile
+
+_EPOCH = (1980, 1, 1, 0, 0, 0)
+
+
+def _record_hash(data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+    return "sha256=" + digest.decode()
+
+
+def _metadata(args) -> str:
+    lines = ["Metadata-Version: 2.1", f"Name: {args.distribution}", f"Version: {args.version}"]
+    if args.summary:
+        lines.append(f"Summary: {args.summary}")
+    lines += [f"Requires-Dist: {r}" for r in args.requires]
+    return "\n".join(lines) + "\n"
+
+
+def _entry_points(specs: list[str]) -> str:
+    groups: dict[str, list[str]] = {}
+    for spec in specs:
+        group, _, entry = spec.partition(":")
+        groups.setdefault(group, []).append(entry)
+    return "".join(f"[{g}]\n" + "".join(f"{e}\n" for e in entries) + "\n" for g, entries in sorted(groups.items()))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--distribution", required=True)
+    parser.add_argument("--version", required=True)
+    parser.add_argument("--tag", required=True)
+    parser.add_argument("--summary", default="")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--file", action="append", default=[])
+    parser.add_argument("--requires", action="append", default=[])
+    parser.add_argument("--entry-point", action="append", default=[])
+    args = parser.parse_args()
+
+    dist_info = f"{args.distribution.replace('-', '_')}-{args.version}.dist-info"
+    entries: dict[str, bytes] = {}
+    for spec in args.file:
+        dest, _, src = spec.partition("=")
+        with open(src, "rb") as f:
+            entries[dest] = f.read()
+    entries[f"{dist_info}/METADATA"] = _metadata(args).encode()
+    entries[f"{dist_info}/WHEEL"] = (
+        f"Wheel-Version: 1.0\nGenerator: rules_python-standin\nRoot-Is-Purelib: true\nTag: {args.tag}\n"
+    ).encode()
+    if args.entry_point:
+        entries[f"{dist_info}/entry_points.txt"] = _entry_points(args.entry_point).encode()
+    record = "".join(f"{p},{_record_hash(d)},{len(d)}\n" for p, d in sorted(entries.items()))
+    record += f"{dist_info}/RECORD,,\n"
+    entries[f"{dist_info}/RECORD"] = record.encode()
+
+    tmp = args.out + ".tmp"
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as whl:
+        for path in sorted(entries):
+            info = zipfile.ZipInfo(path, date_time=_EPOCH)
+            # Shared libraries must stay executable after install.
+            mode = 0o755 if path.endswith(".so") else 0o644
+            info.external_attr = (mode | 0o100000) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            whl.writestr(info, entries[path])
+    os.replace(tmp, args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""The pinned dependencies are the ones Bazel runs with, and nothing leaks from the host."""
+
+import pathlib
+import re
+import sys
+
+import torch
+
+LOCK = pathlib.Path("third_party/requirements_lock.txt")
+
+
+def pinned(name: str) -> str:
+    match = re.search(rf"^{re.escape(name)}==(\S+)", LOCK.read_text(), re.MULTILINE)
+    assert match, f"{name} is not pinned in {LOCK}"
+    return match.group(1)
+
+
+def test_torch_is_the_pinned_cpu_build():
+    assert torch.__version__ == pinned("torch")
+    assert torch.__version__.endswith("+cpu")
+    assert not torch.cuda.is_available()
+
+
+def test_torch_computes():
+    x = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    assert torch.equal(x + x, x * 2)
+    assert torch.from_numpy(x.numpy()).sum().item() == 15.0
+
+
+def test_packages_come_from_the_pinned_site_dir():
+    import numpy
+    import requests
+    import yaml
+
+    for module in (torch, numpy, yaml, requests):
+        assert "/pydeps/site/" in module.__file__, module.__file__
+    assert numpy.__version__ == pinned("numpy")
+
+
+def test_host_site_packages_are_not_on_path():
+    assert sys.version_info[:2] == (3, 11)
+    assert not [p for p in sys.path if p.rstrip("/").endswith("site-packages")], sys.path
+
+
+def normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def test_every_direct_requirement_is_locked():
+    wanted = set()
+    for line in pathlib.Path("third_party/requirements.in").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            wanted.add(normalise(re.split(r"[=<>!~\[]", line)[0]))
+    locked = {normalise(m) for m in re.findall(r"^([A-Za-z0-9_.-]+)==", LOCK.read_text(), re.MULTILINE)}
+    assert wanted <= locked, sorted(wanted - locked)

@@ -1,0 +1,33 @@
+"""Entry point of every py_pytest target: pytest with Bazel's test conventions."""
+
+import os
+import sys
+
+import pytest
+
+
+def bazel_args() -> list[str]:
+    """Arguments that map Bazel's test environment onto pytest."""
+    args = ["-p", "no:cacheprovider", "-q", "--rootdir", os.getcwd()]
+    xml = os.environ.get("XML_OUTPUT_FILE")
+    if xml:
+        args += ["--junitxml", xml]
+    tmp = os.environ.get("TEST_TMPDIR")
+    if tmp:
+        args += ["--basetemp", os.path.join(tmp, "pytest")]
+    return args
+
+
+def main() -> int:
+    # Bazel leaves HOME unset; libraries that cache under ~ get the test's tmp dir.
+    if "TEST_TMPDIR" in os.environ:
+        os.environ.setdefault("HOME", os.environ["TEST_TMPDIR"])
+    # The runner's own directory comes first on sys.path; drop it so a test package that
+    # shares a name with its directory still imports as a package.
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p) != here]
+    return pytest.main(bazel_args() + sys.argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
