@@ -17,8 +17,9 @@ constexpr DtypeSet kBool = dtype_bit(ScalarType::Bool);
 constexpr DtypeSet kNumeric = kFloat | kInt;
 constexpr DtypeSet kAll = kNumeric | kBool;
 constexpr DtypeSet kIntBool = kInt | kBool;
-// Bytes the device can hold and move but not compute on.
-constexpr DtypeSet kStorage = kAll | dtype_bit(ScalarType::Double) |
+// Bytes the device can hold and move but not compute on: tensors of these
+// dtypes can be created, filled, viewed and copied, and nothing else.
+constexpr DtypeSet kStorageOnly = dtype_bit(ScalarType::Double) |
     dtype_bit(ScalarType::ComplexFloat) | dtype_bit(ScalarType::ComplexDouble) |
     dtype_bit(ScalarType::Byte) | dtype_bit(ScalarType::Char) | dtype_bit(ScalarType::Short);
 
@@ -35,15 +36,15 @@ constexpr auto NATIVE = Kind::kNative;
 std::vector<OpCapability> build_table() {
   return {
       // --- tensor existence and movement (dedicated kernels) ---
-      {"empty", {"empty", "empty_strided"}, kStorage, EXACT, ANY, NATIVE},
-      {"copy", {"_copy_from", "_copy_from_and_resize"}, kStorage, EXACT, ANY, NATIVE},
-      {"view", {"view", "_reshape_alias", "as_strided", "unfold"}, kStorage, EXACT, ANY, NATIVE},
-      {"resize", {"resize"}, kStorage, EXACT, ANY, NATIVE},
-      {"set", {"set"}, kStorage, EXACT, ANY, NATIVE},
-      {"item", {"_local_scalar_dense"}, kStorage, EXACT, ANY, NATIVE},
+      {"empty", {"empty", "empty_strided"}, kAll, EXACT, ANY, NATIVE, kStorageOnly},
+      {"copy", {"_copy_from", "_copy_from_and_resize"}, kAll, EXACT, ANY, NATIVE, kStorageOnly},
+      {"view", {"view", "_reshape_alias", "as_strided", "unfold"}, kAll, EXACT, ANY, NATIVE, kStorageOnly},
+      {"resize", {"resize"}, kAll, EXACT, ANY, NATIVE, kStorageOnly},
+      {"set", {"set"}, kAll, EXACT, ANY, NATIVE, kStorageOnly},
+      {"item", {"_local_scalar_dense"}, kAll, EXACT, ANY, NATIVE, kStorageOnly},
       // --- creation and fill ---
-      {"fill", {"fill"}, kStorage, EXACT, ANY, EMU},
-      {"zero", {"zero"}, kStorage, EXACT, ANY, EMU},
+      {"fill", {"fill"}, kAll, EXACT, ANY, EMU, kStorageOnly},
+      {"zero", {"zero"}, kAll, EXACT, ANY, EMU, kStorageOnly},
       {"arange", {"arange"}, kNumeric, EXACT, ANY, EMU},
       {"linspace", {"linspace"}, kFloat, F16, ANY, EMU},
       {"eye", {"eye"}, kAll, EXACT, ANY, EMU},
@@ -191,7 +192,7 @@ std::string base_name(std::string_view qualified_name) {
 }
 
 bool supports(const OpCapability& cap, c10::ScalarType dtype) {
-  return (cap.dtypes & dtype_bit(dtype)) != 0;
+  return ((cap.dtypes | cap.storage_dtypes) & dtype_bit(dtype)) != 0;
 }
 
 namespace {
@@ -236,6 +237,8 @@ std::string to_json() {
     json_string_list(out, cap.aten);
     out << ", \"dtypes\": ";
     json_string_list(out, dtype_list(cap.dtypes));
+    out << ", \"storage_dtypes\": ";
+    json_string_list(out, dtype_list(cap.storage_dtypes));
     out << ", \"precision\": \"" << (cap.precision == Precision::kFloat16 ? "float16" : "exact")
         << "\", \"layout\": \"" << (cap.layout == Layout::kContiguous ? "contiguous" : "any")
         << "\", \"kind\": \"" << (cap.kind == Kind::kNative ? "native" : "emulated") << "\"}";

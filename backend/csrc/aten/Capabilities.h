@@ -37,10 +37,11 @@ constexpr DtypeSet dtype_bit(c10::ScalarType t) {
 struct OpCapability {
   std::string name;               // op family as users know it, e.g. "add"
   std::vector<std::string> aten;  // aten operators reaching the device
-  DtypeSet dtypes;
+  DtypeSet dtypes;                // dtypes the device computes in
   Precision precision;
   Layout layout;
   Kind kind;
+  DtypeSet storage_dtypes = 0;    // further dtypes it only holds and moves
 };
 
 const std::vector<OpCapability>& table();
@@ -52,6 +53,7 @@ const OpCapability* find(std::string_view aten_base_name);
 // "aten::add_" -> "add"; "aten::__and__" -> "__and__".
 std::string base_name(std::string_view qualified_name);
 
+// True for compute dtypes and, for data-movement rows, storage dtypes.
 bool supports(const OpCapability& cap, c10::ScalarType dtype);
 
 // Names of the dtypes in a set, in ScalarType order, e.g. "float16, float32".

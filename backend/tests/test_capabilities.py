@@ -1,0 +1,52 @@
+"""The capability table: shape, coverage and agreement with behaviour."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import torch_spyre
+
+COMPUTE_DTYPES = {"float16", "float32", "bfloat16", "int32", "int64", "bool"}
+
+
+@pytest.fixture(scope="module")
+def ops():
+    return torch_spyre.capabilities()["ops"]
+
+
+def test_covers_a_first_release(ops):
+    aten = [name for entry in ops.values() for name in entry["aten"]]
+    assert len(aten) == len(set(aten)), "an aten op is listed twice"
+    assert len(aten) >= 60
+    for family in ("add", "mm", "bmm", "addmm", "softmax", "log_softmax", "where", "clamp", "cat", "sum", "fill", "copy"):
+        assert family in ops
+
+
+def test_every_aten_name_exists_in_torch(ops):
+    for entry in ops.values():
+        for name in entry["aten"]:
+            packet = getattr(torch.ops.aten, name, None) or getattr(torch.ops.aten, name + "_", None)
+            assert packet is not None, f"aten::{name} does not exist"
+
+
+def test_float64_and_complex_are_never_compute_dtypes(ops):
+    for name, entry in ops.items():
+        assert set(entry["dtypes"]) <= COMPUTE_DTYPES, name
+        assert entry["precision"] in ("float16", "exact")
+        assert entry["layout"] in ("any", "contiguous")
+        assert entry["kind"] in ("emulated", "native")
+
+
+def test_table_agrees_with_the_kernel(ops):
+    assert "exp" in ops and "float64" not in ops["exp"]["dtypes"]
+    assert "cosh" not in ops
+    assert ops["cumsum"]["layout"] == "contiguous"
+    assert torch_spyre.supported_dtypes("exp") == {torch.float16, torch.float32, torch.bfloat16}
+    assert torch_spyre.supported_dtypes("cosh") == frozenset()
+
+
+def test_capabilities_returns_a_copy():
+    table = torch_spyre.capabilities()
+    table["ops"].clear()
+    assert torch_spyre.capabilities()["ops"]
