@@ -1,0 +1,92 @@
+"""Test targets generated from configs/ (data in configs.bzl, written by generate.py).
+
+    load("//testing/targets:defs.bzl", "config_test_targets")
+    config_test_targets(deps = [...])
+
+creates, in the calling package:
+  config_<file>  every in-tree suite of one config file;
+  op_<name>      -m op__<name> over the suites of the configs naming that op;
+  dtype_<name>   -m dtype__<name>, likewise;
+  test_suites    configs, ops, dtypes and generated (all of them).
+Every target runs the shard runner (//tools/shard): duration-balanced Bazel
+sharding, crash recovery, test-level reruns with flaky verdicts.
+"""
+
+load("@rules_python//python:defs.bzl", "py_test")
+load("//testing/targets:configs.bzl", "CONFIGS", "DTYPES", "OPS")
+
+_MAIN = "//tools/shard:bazel_main.py"
+
+def _runner_args(reruns, pytest_args):
+    return ["--reruns=%d" % reruns, "--"] + pytest_args
+
+def _config_args(configs):
+    args = []
+    for config in configs:
+        args += ["--config", config]
+    return args
+
+def config_test_targets(
+        deps,
+        plugin_args = ["-p", "testing.plugin"],
+        extra_args = [],
+        reruns = 1,
+        always = [],
+        shard_count = {},
+        size = "medium",
+        data = []):
+    """Declares the generated test targets and their test_suites.
+
+    Args:
+      deps: py_library deps the suites need (the plugin, the backend).
+      plugin_args: pytest arguments that load the adaptation plugin.
+      extra_args: further pytest arguments for every target (e.g. a backend).
+      reruns: reruns of a failing test; fail-then-pass is reported flaky.
+      always: target names that run under `bazel test //...`; all others are
+        tagged manual (run them by name or through the test_suites).
+      shard_count: {target name: Bazel shards}, balanced by recorded durations.
+      size: Bazel test size.
+      data: extra runtime files.
+    """
+    main = "_generated_targets_main.py"
+    native.genrule(
+        name = "_generated_targets_main",
+        srcs = [_MAIN],
+        outs = [main],
+        cmd = "cp $< $@",
+        visibility = ["//visibility:private"],
+    )
+
+    def one(name, configs, suites, files, marks):
+        pytest_args = plugin_args + extra_args + _config_args(configs) + marks + suites
+        py_test(
+            name = name,
+            main = main,
+            srcs = [main],
+            deps = deps + ["//tools/shard"],
+            data = data + files,
+            args = _runner_args(reruns, pytest_args),
+            env = {"PYTHONDONTWRITEBYTECODE": "1", "HF_HUB_OFFLINE": "1"},
+            size = size,
+            shard_count = shard_count.get(name),
+            tags = [] if name in always else ["manual"],
+            python_version = "PY3",
+        )
+        return name
+
+    groups = {"configs": [], "ops": [], "dtypes": []}
+    for key, config in CONFIGS.items():
+        if config["suites"]:
+            groups["configs"].append(one("config_" + key, [config["config"]], config["suites"], config["data"], []))
+    for key, op in OPS.items():
+        groups["ops"].append(one("op_" + key, op["configs"], op["suites"], op["data"], ["-m", op["mark"]]))
+    for key, dtype in DTYPES.items():
+        groups["dtypes"].append(one("dtype_" + key, dtype["configs"], dtype["suites"], dtype["data"], ["-m", dtype["mark"]]))
+
+    # test_suites are manual too: listing tests explicitly would otherwise pull
+    # every manual target into `bazel test //...`.
+    # (An empty `tests` would mean every test of the package, so empty groups are skipped.)
+    groups["generated"] = groups["configs"] + groups["ops"] + groups["dtypes"]
+    for group, tests in groups.items():
+        if tests:
+            native.test_suite(name = group, tests = tests, tags = ["manual"])

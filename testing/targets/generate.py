@@ -1,0 +1,133 @@
+"""Write testing/targets/configs.bzl from configs/**/*.yaml.
+
+    python3 -m testing.targets.generate           # rewrite the file
+    python3 -m testing.targets.generate --check   # exit 1 if it is stale
+    tools/bazel run //testing/targets:generate    # same, from Bazel
+
+The Starlark macro in defs.bzl turns the data into test targets, so a config
+edit changes targets after regenerating, with no BUILD edit; the test
+//testing/targets:generated_test fails while the file is stale.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import glob
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from testing.targets.model import config_targets, label_of, targets_data
+
+OUTPUT = Path("testing/targets/configs.bzl")
+CONFIG_DIR = Path("configs")
+HEADER = '''"""Test targets implied by configs/: generated, do not edit.
+
+Regenerate: python3 -m testing.targets.generate (checked by //testing/targets:generated_test).
+"""
+
+'''
+
+
+class GenerateError(Exception):
+    pass
+
+
+def config_files(root: Path) -> list[Path]:
+    """Every config YAML under configs/ (schema/ holds JSON only)."""
+    base = root / CONFIG_DIR
+    return sorted(p for p in base.rglob("*.yaml") if p.is_file()) + sorted(p for p in base.rglob("*.yml") if p.is_file())
+
+
+def _expander(root: Path):
+    def expand(pattern: str) -> list[str]:
+        hits = sorted(glob.glob(str(root / pattern), recursive=True))
+        if not hits:
+            raise GenerateError(f"${{REPO_ROOT}}/{pattern}: no such file in the repository")
+        return [Path(h).relative_to(root).as_posix() for h in hits]
+    return expand
+
+
+def build(root: Path) -> dict:
+    from testing.plugin.config import ConfigError, load_document
+
+    targets = []
+    for path in config_files(root):
+        rel = path.relative_to(root).as_posix()
+        try:
+            doc, _raw = load_document(str(path))
+        except ConfigError as err:
+            raise GenerateError(str(err)) from None
+        stem = path.relative_to(root / CONFIG_DIR).with_suffix("").as_posix()
+        try:
+            targets.append(config_targets(stem, rel, doc, _expander(root)))
+        except GenerateError as err:
+            raise GenerateError(f"{rel}: {err}") from None
+    packages = bazel_packages(root)
+    return targets_data(targets, lambda path: label_of(path, packages))
+
+
+def bazel_packages(root: Path) -> set[str]:
+    """Directories holding a BUILD file ("" is the root package)."""
+    found = set()
+    for here, dirs, files in os.walk(root):
+        # Bazel's output symlinks and hidden directories hold no packages of ours.
+        dirs[:] = [d for d in dirs if not d.startswith((".", "bazel-"))]
+        if "BUILD.bazel" in files or "BUILD" in files:
+            rel = Path(here).relative_to(root).as_posix()
+            found.add("" if rel == "." else rel)
+    return found
+
+
+def render(data: dict) -> str:
+    # JSON of strings, lists and dicts is valid Starlark.
+    lines = [HEADER]
+    for key in ("configs", "ops", "dtypes"):
+        lines.append(f"{key.upper()} = {json.dumps(data[key], indent=4, sort_keys=True)}\n\n")
+    return "".join(lines).rstrip("\n") + "\n"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def stale_diff(root: Path) -> str:
+    """Unified diff from the checked-in file to a fresh one ('' if current)."""
+    fresh = render(build(root))
+    current = (root / OUTPUT).read_text(encoding="utf-8") if (root / OUTPUT).exists() else ""
+    return "".join(difflib.unified_diff(current.splitlines(True), fresh.splitlines(True),
+                                        str(OUTPUT), f"{OUTPUT} (from configs/)"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m testing.targets.generate", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="only report whether the file is stale")
+    parser.add_argument("--root", type=Path, default=Path(os.environ.get("BUILD_WORKSPACE_DIRECTORY", ".")))
+    args = parser.parse_args(argv)
+    try:
+        diff = stale_diff(args.root)
+        if args.check:
+            if diff:
+                print(diff + f"\n{OUTPUT} is stale: run python3 -m testing.targets.generate", file=sys.stderr)
+                return 1
+            return 0
+        if diff:
+            write_atomic(args.root / OUTPUT, render(build(args.root)))
+        print(f"{OUTPUT}: {'updated' if diff else 'already current'}")
+        return 0
+    except GenerateError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
