@@ -47,15 +47,19 @@ def _aten_key(name: str) -> str:
 
 
 def normalize_capabilities(table: Any) -> Caps:
-    """Accept {op: {dtype: {atol, rtol}|None}}, {op: {'dtypes': ...}}, {op: [dtype, ...]}
-    or {'ops': {...}}; return aten op -> dtype -> (atol, rtol) | None."""
+    """Accept {op: {dtype: {atol, rtol}|None}}, {op: {'dtypes': ..., 'aten': [...]}},
+    {op: [dtype, ...]} or {'ops': {...}} (torch_spyre's form); return
+    aten op -> dtype -> (atol, rtol) | None."""
     if isinstance(table, Mapping) and isinstance(table.get("ops"), Mapping):
         table = table["ops"]
     if not isinstance(table, Mapping):
         raise TypeError(f"capabilities() must return a mapping, got {type(table).__name__}")
     caps: Caps = {}
     for op, info in table.items():
+        aliases = []
         if isinstance(info, Mapping) and "dtypes" in info:
+            aten = info.get("aten") or ()
+            aliases = [aten] if isinstance(aten, str) else list(aten)
             info = info["dtypes"]
         dtypes: dict[str, Optional[tuple[float, float]]] = {}
         items = info.items() if isinstance(info, Mapping) else ((d, None) for d in info)
@@ -68,7 +72,8 @@ def normalize_capabilities(table: Any) -> Caps:
                 dtypes[name] = (float(p.get("atol", 0.0)), float(p.get("rtol", 0.0)))
             else:
                 dtypes[name] = None
-        caps[_aten_key(str(op))] = dtypes
+        for key in [str(op), *aliases]:  # group name and each aten kernel it covers
+            caps.setdefault(_aten_key(key), dtypes)
     return caps
 
 

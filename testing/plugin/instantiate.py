@@ -70,7 +70,9 @@ class Adapter:
     def install(self) -> None:
         import torch.testing._internal.common_device_type as cdt
 
+        previous = os.environ.get("PYTORCH_TESTING_DEVICE_ONLY_FOR")
         os.environ["PYTORCH_TESTING_DEVICE_ONLY_FOR"] = self.device_type
+        self._restore.append(lambda: _restore_env("PYTORCH_TESTING_DEVICE_ONLY_FOR", previous))
         if self.device_type not in ("cpu", "cuda", "meta", "mps", "xpu", "hpu"):
             # Pin the privateuse1 class suffix now, so node ids do not flip
             # from <Cls>PRIVATEUSE1 to <Cls><DEVICE> between files.
@@ -255,6 +257,13 @@ class Adapter:
             return
         self.stats.variants_kept += 1
         setattr(cls, attr, _runtime_wrapper(fn, kwargs, d, self.device_type, v))
+
+
+def _restore_env(name: str, value: Optional[str]) -> None:
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
 
 
 def _clone(fn):

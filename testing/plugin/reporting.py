@@ -94,7 +94,7 @@ def summarize(results: dict[str, TestResult]) -> dict[str, Any]:
             by_dtype[d][r.outcome] += 1
         tests.append({
             "nodeid": r.nodeid, "outcome": r.outcome, "bucket": bucket, "duration": round(r.duration, 6),
-            **{k: r.props[k] for k in ("op", "dtype", "module", "reason", "rule", "crash") if k in r.props},
+            **{k: r.props[k] for k in ("op", "dtype", "module", "reason", "rule", "crash", "class", "variant") if k in r.props},
         })
     return {
         "version": 1,

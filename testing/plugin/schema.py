@@ -1,0 +1,39 @@
+"""Generate (or check) the JSON Schema of the config format from the pydantic model.
+
+    python -m testing.plugin.schema            # print
+    python -m testing.plugin.schema --write    # update configs/schema/test_suite_config.schema.json
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from testing.plugin.models import ConfigDocument
+
+SCHEMA_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                           "configs", "schema", "test_suite_config.schema.json")
+
+
+def render() -> str:
+    schema = ConfigDocument.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "test_suite_config"
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    text = render()
+    if "--write" in argv:
+        from testing.plugin.reporting import write_atomic
+
+        write_atomic(SCHEMA_PATH, text)
+        print(f"wrote {SCHEMA_PATH}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

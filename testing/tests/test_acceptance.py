@@ -1,0 +1,151 @@
+"""Black-box acceptance tests: the plugin driving an upstream-style file via pytester."""
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+PLUGIN = ("-p", "testing.plugin", "-p", "no:cacheprovider", "-W", "error::pytest.PytestUnknownMarkWarning")
+
+
+def buckets_config(write_yaml, suite: str, extra: str = "") -> str:
+    return write_yaml(f"""
+        test_suite_config:
+          global:
+            device_type: cpu
+            supported_dtypes: [float32, int64]
+            supported_ops: [add, mul, abs]
+          files:
+            - path: {suite}
+              tests:
+                - names: [TestFake::test_op, "TestFake::test_dt", TestFake::test_op_nodtype]
+                - names: TestFake::test_op
+                  ops: [mul]
+                  dtypes: [int64]
+                  mode: xfail_strict
+                  reason: "claims int64 mul fails (it passes: promotion candidate)"
+                - names: TestFake::test_fail
+                  mode: xfail
+                  reason: fails on purpose
+                - names: TestFake::test_pass
+                  mode: xfail
+                  reason: stale xfail, passes now
+                - names: TestFake::test_crash
+                  mode: skip
+                  reason: aborts the interpreter
+                - names: TestPlain::test_one
+              {extra}
+    """)
+
+
+def test_each_bucket_gives_expected_outcome(pytester, fake_suite, write_yaml, tmp_path):
+    cfg = buckets_config(write_yaml, fake_suite)
+    summary = tmp_path / "summary.json"
+    junit = tmp_path / "junit.xml"
+    promo = tmp_path / "promotion.json"
+    result = pytester.runpytest(*PLUGIN, "--config", cfg, f"--oot-summary={summary}", f"--junitxml={junit}",
+                                f"--oot-promotion={promo}", "-rxX")
+    # add/mul/abs x float32/int64 (abs: 2 dtypes) -> 6 test_op; 3 nodtype; test_dt float32+int64;
+    # test_pass (xpass), test_fail (xfail), TestPlain::test_one. sub, float64, crash, hang, only_cuda: not collected.
+    outcomes = result.parseoutcomes()
+    assert outcomes == {"passed": 11, "failed": 1, "xfailed": 1, "xpassed": 1}, result.stdout.str()
+    assert "[XPASS(strict)] claims int64 mul fails" in result.stdout.str()
+    assert result.ret == 1  # the strict xpass fails the run
+
+    data = json.loads(summary.read_text())
+    assert data["by_bucket"]["xfail_strict"] == {"xpassed_strict": 1}
+    assert data["by_bucket"]["xfail"] == {"xfailed": 1, "xpassed": 1}
+    assert data["by_op"]["mul"] == {"passed": 2, "xpassed_strict": 1}
+    assert all(t["duration"] >= 0 for t in data["tests"]) and len(data["tests"]) == 14
+    assert sorted(n.split("::")[-1] for n in data["promotion_candidates"]) == ["test_op_mul_cpu_int64", "test_pass_cpu"]
+    assert not any("crash" in t["nodeid"] or "sub" in t["nodeid"] for t in data["tests"])
+
+    props = {
+        case.get("name"): {p.get("name"): p.get("value") for p in case.iter("property")}
+        for case in ET.parse(junit).getroot().iter("testcase")
+    }
+    assert props["test_op_add_cpu_float32"]["bucket"] == "mandatory_success"
+    assert "op__add" in props["test_op_add_cpu_float32"]["marks"].split(",")
+    assert props["test_fail_cpu"]["reason"] == "fails on purpose"
+
+    promotion = json.loads(promo.read_text())
+    assert len(promotion["candidates"]) == 2
+    diff = (tmp_path / "promotion.json.diff").read_text()
+    assert "-          mode: xfail_strict\n" in diff and "-          reason: stale xfail, passes now\n" in diff
+    assert diff.count("+          mode: mandatory_success\n") == 2
+    assert "test_fail" not in "".join(l for l in diff.splitlines() if l.startswith(("+", "-")))
+
+
+def test_mark_expression_filters_at_generation_time(pytester, fake_suite, write_yaml):
+    cfg = buckets_config(write_yaml, fake_suite)
+    result = pytester.runpytest(*PLUGIN, "--config", cfg, "-m", "op__add", "--collect-only", "-q")
+    ids = [line for line in result.stdout.lines if "::" in line]
+    assert sorted(i.split("::")[-1] for i in ids) == [
+        "test_op_add_cpu_float32", "test_op_add_cpu_int64", "test_op_nodtype_add_cpu"]
+    # other ops were never instantiated; only the plain (non-generic) TestPlain::test_one is deselected
+    assert "3/4 tests collected (1 deselected)" in result.stdout.str()
+
+    result = pytester.runpytest(*PLUGIN, "--config", cfg, "-m", "dtype__int64 and not op__mul", "--collect-only", "-q")
+    ids = sorted(line.split("::")[-1] for line in result.stdout.lines if "::" in line)
+    assert ids == ["test_dt_cpu_int64", "test_op_abs_cpu_int64", "test_op_add_cpu_int64"]
+
+
+def test_without_config_everything_is_generated_and_marked(pytester, fake_suite):
+    result = pytester.runpytest(*PLUGIN, "-m", "op__sub and dtype__float64", "--collect-only", "-q")
+    ids = [line for line in result.stdout.lines if "::" in line]
+    assert [i.split("::")[-1] for i in ids] == ["test_op_sub_cpu_float64"]
+
+
+def test_unknown_test_name_is_a_usage_error(pytester, fake_suite, write_yaml):
+    cfg = write_yaml(f"""
+        test_suite_config:
+          files:
+            - path: {fake_suite}
+              tests:
+                - names: TestFake::test_nope
+    """)
+    result = pytester.runpytest(*PLUGIN, "--config", cfg, "--collect-only")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*cfg.yaml:6: names: unknown test 'TestFake::test_nope'*"])
+
+
+def test_unknown_op_is_a_usage_error(pytester, fake_suite, write_yaml):
+    cfg = write_yaml("test_suite_config:\n  global:\n    supported_ops: [add, not_an_op]\n")
+    result = pytester.runpytest(*PLUGIN, "--config", cfg, "--collect-only")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*cfg.yaml:3: global.supported_ops: unknown op 'not_an_op'"])
+
+
+def test_device_restriction_relaxed_only_where_configured(pytester, fake_suite, write_yaml):
+    for relax, outcome in (("false", "skipped"), ("true", "passed")):
+        cfg = write_yaml(f"""
+            test_suite_config:
+              files:
+                - path: {fake_suite}
+                  tests:
+                    - names: TestFake::test_only_cuda
+                      relax_device_restrictions: {relax}
+        """)
+        result = pytester.runpytest(*PLUGIN, "--config", cfg)
+        # TestPlain is a plain TestCase, unlisted -> skip: removed after collection (deselected)
+        assert result.parseoutcomes() == {outcome: 1, "deselected": 1}
+
+
+def test_precision_from_config_reaches_assert_equal(pytester, write_yaml):
+    suite = pytester.makepyfile(test_prec='''
+        import torch
+        from torch.testing._internal.common_device_type import dtypes, instantiate_device_type_tests
+        from torch.testing._internal.common_utils import TestCase
+
+        class TestPrec(TestCase):
+            @dtypes(torch.float32)
+            def test_close(self, device, dtype):
+                self.assertEqual(torch.tensor([1.0], dtype=dtype), torch.tensor([1.001], dtype=dtype))
+
+        instantiate_device_type_tests(TestPrec, globals())
+    ''')
+    base = f"test_suite_config:\n  files:\n    - path: {suite}\n      tests: [{{names: TestPrec::test_close}}]\n"
+    strict = write_yaml(base, "strict.yaml")
+    loose = write_yaml(base + "  global:\n    supported_dtypes: [{name: float32, precision: {atol: 0.01, rtol: 0.01}}]\n", "loose.yaml")
+    assert pytester.runpytest(*PLUGIN, "--config", strict).parseoutcomes() == {"failed": 1}
+    assert pytester.runpytest(*PLUGIN, "--config", loose).parseoutcomes() == {"passed": 1}
