@@ -10,5 +10,7 @@ from testing.plugin.plugin import (  # noqa: F401  (hooks pytest discovers on th
     pytest_collection,
     pytest_collection_modifyitems,
     pytest_configure,
+    pytest_ignore_collect,
+    pytest_report_header,
     pytest_unconfigure,
 )

@@ -78,6 +78,8 @@ class FilePlan:
     relax_only_for: bool
     rules: tuple[Rule, ...]
     loc: Loc
+    collect: bool = True
+    reason: Optional[str] = None
 
     def matches(self, file_path: str) -> bool:
         return fnmatch.fnmatchcase(os.path.realpath(file_path), self.path)
@@ -241,6 +243,8 @@ def _file_plan(entry: FileEntry, idx: int, raw: Any, path: str, roots: dict[str,
         relax_only_for=entry.relax_only_for,
         rules=tuple(rules),
         loc=floc,
+        collect=entry.collect,
+        reason=entry.reason,
     )
 
 
@@ -313,7 +317,7 @@ def _merge_files(a: tuple[FilePlan, ...], b: tuple[FilePlan, ...]) -> tuple[File
         if prev is None:
             out[fp.path] = fp
             continue
-        for attr in ("unlisted_mode", "relax_device_restrictions", "relax_only_for"):
+        for attr in ("unlisted_mode", "relax_device_restrictions", "relax_only_for", "collect"):
             if getattr(prev, attr) != getattr(fp, attr):
                 raise ConfigError(fp.loc, attr, f"conflict with {prev.loc}: {getattr(prev, attr)!s} vs {getattr(fp, attr)!s}")
         known = {(p, r.selector_key): r.loc for r in prev.rules for p in r.patterns}
@@ -324,6 +328,7 @@ def _merge_files(a: tuple[FilePlan, ...], b: tuple[FilePlan, ...]) -> tuple[File
         out[fp.path] = FilePlan(
             prev.path, prev.unlisted_mode, prev.unlisted_reason or fp.unlisted_reason,
             prev.relax_device_restrictions, prev.relax_only_for, prev.rules + fp.rules, prev.loc,
+            prev.collect, prev.reason or fp.reason,
         )
     return tuple(out.values())
 

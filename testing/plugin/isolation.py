@@ -174,7 +174,7 @@ class Controller:
             wait = 1.0
             ready, _, _ = select.select([fd], [], [], wait)
             if not ready:
-                if inflight and timeout and time.monotonic() - started > timeout * 1.5 + 5:
+                if inflight and timeout and time.monotonic() - started > timeout * 1.25 + 2:
                     os.killpg(proc.pid, signal.SIGKILL)
                     return inflight[:3] + (f"timeout: no result after {timeout:g}s (watchdog killed the worker)",)
                 continue

@@ -169,12 +169,23 @@ class FileEntry(_Model):
         default=Mode.skip, description="Bucket for tests no entry names. Default: skip."
     )
     unlisted_reason: Optional[str] = None
+    collect: bool = Field(
+        default=True,
+        description="false: do not even import the file (e.g. an upstream file whose imports no longer match the pinned torch); needs 'reason'.",
+    )
+    reason: Optional[str] = None
     relax_device_restrictions: bool = False
     relax_only_for: bool = Field(
         default=False,
         description="Instantiate this file's classes for the device even if only_for/except_for exclude it.",
     )
     tests: list[TestEntry] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _reason_for_uncollected(self) -> "FileEntry":
+        if not self.collect and not self.reason:
+            raise ValueError("collect: false needs a 'reason'")
+        return self
 
     @model_validator(mode="after")
     def _reason_for_unlisted_xfail(self) -> "FileEntry":

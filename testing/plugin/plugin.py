@@ -128,6 +128,26 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         adapter.uninstall()
 
 
+def pytest_ignore_collect(collection_path, config: pytest.Config) -> Optional[bool]:
+    """Files configured with collect: false are never imported."""
+    adapter = config.stash.get(ADAPTER, None)
+    if adapter is None:
+        return None
+    fp = adapter.plan.file_plan(str(collection_path))
+    return True if fp is not None and not fp.collect else None
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    adapter = config.stash.get(ADAPTER, None)
+    if adapter is None:
+        return ["oot: isolated controller (tests run in a worker process)"] if isolation.is_controller(config) else []
+    from testing.plugin import upstream
+
+    lines = [f"oot: device={adapter.device_type} configs={len(adapter.plan.sources)}"]
+    lines += upstream.header_lines(default_roots(config.option.oot_upstream_root).get("TORCH_ROOT"))
+    return lines
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection(session: pytest.Session) -> Optional[bool]:
     if isolation.is_controller(session.config):

@@ -26,7 +26,14 @@ def _config_args(configs):
         args += ["--config", config]
     return args
 
-def config_test_targets(
+def config_test_targets(**kwargs):
+    """The targets for the configs in configs/ (see generated_test_targets)."""
+    generated_test_targets(CONFIGS, OPS, DTYPES, **kwargs)
+
+def generated_test_targets(
+        configs,
+        ops,
+        dtypes,
         deps,
         plugin_args = ["-p", "testing.plugin"],
         extra_args = [],
@@ -38,6 +45,7 @@ def config_test_targets(
     """Declares the generated test targets and their test_suites.
 
     Args:
+      configs, ops, dtypes: the data generate.py writes into configs.bzl.
       deps: py_library deps the suites need (the plugin, the backend).
       plugin_args: pytest arguments that load the adaptation plugin.
       extra_args: further pytest arguments for every target (e.g. a backend).
@@ -75,12 +83,12 @@ def config_test_targets(
         return name
 
     groups = {"configs": [], "ops": [], "dtypes": []}
-    for key, config in CONFIGS.items():
+    for key, config in configs.items():
         if config["suites"]:
             groups["configs"].append(one("config_" + key, [config["config"]], config["suites"], config["data"], []))
-    for key, op in OPS.items():
+    for key, op in ops.items():
         groups["ops"].append(one("op_" + key, op["configs"], op["suites"], op["data"], ["-m", op["mark"]]))
-    for key, dtype in DTYPES.items():
+    for key, dtype in dtypes.items():
         groups["dtypes"].append(one("dtype_" + key, dtype["configs"], dtype["suites"], dtype["data"], ["-m", dtype["mark"]]))
 
     # test_suites are manual too: listing tests explicitly would otherwise pull

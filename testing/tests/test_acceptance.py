@@ -149,3 +149,104 @@ def test_precision_from_config_reaches_assert_equal(pytester, write_yaml):
     loose = write_yaml(base + "  global:\n    supported_dtypes: [{name: float32, precision: {atol: 0.01, rtol: 0.01}}]\n", "loose.yaml")
     assert pytester.runpytest(*PLUGIN, "--config", strict).parseoutcomes() == {"failed": 1}
     assert pytester.runpytest(*PLUGIN, "--config", loose).parseoutcomes() == {"passed": 1}
+
+
+def test_crash_and_hang_are_isolated_and_the_run_goes_on(pytester, fake_suite, write_yaml, tmp_path, subprocess_env):
+    cfg = write_yaml(f"""
+        test_suite_config:
+          files:
+            - path: {fake_suite}
+              tests:
+                - names: [TestFake::test_pass, TestFake::test_crash, TestFake::test_hang, TestFake::test_fail]
+                - names: TestFake::test_dt
+                  dtypes: [float32]
+    """)
+    summary = tmp_path / "summary.json"
+    junit = tmp_path / "junit.xml"
+    result = pytester.runpytest(*PLUGIN, "--config", cfg, "--isolate", "--oot-timeout", "2",
+                                f"--oot-summary={summary}", f"--junitxml={junit}", "-p", "no:timeout")
+    outcomes = result.parseoutcomes()
+    # crash (SIGABRT) and hang (watchdog) are ERRORs under their node ids; the rest still ran
+    assert outcomes == {"passed": 2, "failed": 1, "errors": 2}, result.stdout.str()
+    out = result.stdout.str()
+    assert "worker crashed: signal 6 (SIGABRT)" in out and "timeout: no result after 2s" in out
+    tests = {t["nodeid"].split("::")[-1]: t for t in json.loads(summary.read_text())["tests"]}
+    assert tests["test_crash_cpu"]["outcome"] == "crashed" and tests["test_crash_cpu"]["bucket"] == "mandatory_success"
+    assert tests["test_hang_cpu"]["outcome"] == "crashed"
+    assert tests["test_dt_cpu_float32"]["outcome"] == "passed"
+    errors = [c.get("name") for c in ET.parse(junit).getroot().iter("testcase") if c.find("error") is not None]
+    assert sorted(errors) == ["test_crash_cpu", "test_hang_cpu"]
+
+
+def test_timeout_without_isolation_fails_the_test(pytester, fake_suite, write_yaml):
+    cfg = write_yaml(f"""
+        test_suite_config:
+          files:
+            - path: {fake_suite}
+              tests: [{{names: [TestFake::test_hang, TestFake::test_pass]}}]
+    """)
+    result = pytester.runpytest(*PLUGIN, "--config", cfg, "--oot-timeout", "2")
+    assert result.parseoutcomes() == {"passed": 1, "failed": 1, "deselected": 1}
+    assert "Timeout" in result.stdout.str()
+
+
+UPSTREAM_FILE = '''
+import torch
+from torch.testing._internal.common_device_type import dtypes, instantiate_device_type_tests
+from torch.testing._internal.common_utils import TestCase, run_tests
+
+
+class TestViewOps(TestCase):
+    @dtypes(torch.float32, torch.int64)
+    def test_view_roundtrip(self, device, dtype):
+        t = torch.arange(6, device=device).to(dtype)
+        self.assertEqual(t.view(2, 3).view(6), t)
+
+    def test_contiguous(self, device):
+        self.assertTrue(torch.ones(2, 3, device=device).t().contiguous().is_contiguous())
+
+
+instantiate_device_type_tests(TestViewOps, globals(), only_for=("cuda",))
+
+if __name__ == "__main__":
+    run_tests()
+'''
+
+
+def test_upstream_mode_runs_checkout_files_unpatched(pytester, write_yaml, tmp_path):
+    root = tmp_path / "pytorch"
+    (root / "test").mkdir(parents=True)
+    (root / "version.txt").write_text("2.13.0a0\n")
+    upstream = root / "test" / "test_view_ops.py"
+    upstream.write_text(UPSTREAM_FILE)
+    (root / "test" / "test_from_newer_torch.py").write_text(
+        "from torch.testing._internal.common_utils import a_name_from_the_future\n")
+    before = upstream.read_text()
+    cfg = write_yaml("""
+        test_suite_config:
+          files:
+            - path: ${TORCH_ROOT}/test/test_view_ops.py
+              relax_only_for: true
+              tests:
+                - names: TestViewOps::test_view_roundtrip
+                  dtypes: [int64]
+                - names: TestViewOps::test_contiguous
+                  mode: xfail
+                  reason: demo of an upstream xfail
+            - path: ${TORCH_ROOT}/test/test_from_newer_torch.py
+              collect: false
+              reason: imports a name torch 2.13 lacks
+    """)
+    result = pytester.runpytest(*PLUGIN, "--config", cfg, "--upstream-root", str(root), str(root / "test"), "-v")
+    out = result.stdout.str()
+    assert "matches torch" in out
+    assert result.parseoutcomes() == {"passed": 1, "xpassed": 1}, out
+    assert "TestViewOpsCPU::test_view_roundtrip_cpu_int64 PASSED" in out
+    assert upstream.read_text() == before  # untouched
+
+    # only_for=("cuda",) is honoured unless the config relaxes it
+    strict = write_yaml(f"test_suite_config:\n  files:\n    - path: {upstream}\n", "strict.yaml")
+    assert pytester.runpytest(*PLUGIN, "--config", strict, str(upstream)).ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    # without collect: false, a file whose imports do not match is a collection error
+    result = pytester.runpytest(*PLUGIN, "--config", strict, str(root / "test"))
+    result.stdout.fnmatch_lines(["*ImportError*a_name_from_the_future*"])
