@@ -1,0 +1,173 @@
+"""Stage 2: build or update the repository memory (index -> embed -> trace -> op index).
+
+Incremental by content hash at every step: an unchanged file is not re-parsed, an unchanged
+test text is not re-embedded, and an unchanged (test, op definition, torch) is not re-traced.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from tqdm import tqdm
+
+from . import embeddings as emb
+from . import opinfo_index, summaries
+from .store import Memory
+from .symbols import FileSymbols, parse_file
+from .tracing import trace_file
+
+
+@dataclass(frozen=True)
+class SourceRoot:
+    """A tree of test files; ``label`` is how configs spell its root (``${REPO_ROOT}``)."""
+    label: str
+    path: Path
+    pattern: str = "**/test_*.py"
+
+    def files(self) -> list[tuple[str, Path]]:
+        return sorted((f"{self.label}/{p.relative_to(self.path).as_posix()}", p)
+                      for p in self.path.glob(self.pattern) if p.is_file())
+
+
+@dataclass
+class BuildStats:
+    files: int = 0
+    files_changed: int = 0
+    tests: int = 0
+    embedded: int = 0
+    traced: int = 0
+    crashed: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def line(self) -> str:
+        phases = ", ".join(f"{k} {v:.1f}s" for k, v in self.seconds.items())
+        return (f"{self.files} files ({self.files_changed} changed), {self.tests} tests, "
+                f"{self.embedded} embedded, {self.traced} traced ({self.crashed} crashed); {phases}")
+
+
+def _test_rows(symbols: FileSymbols) -> list[dict]:
+    rows = []
+    generic = {c.name: c.device_generic for c in symbols.classes}
+    for test in symbols.tests:
+        summary = summaries.summarise_test(test)
+        text = summaries.embedding_text(test, summary)
+        rows.append({
+            "test_id": test.test_id, "file": test.file, "cls": test.cls, "name": test.name, "lineno": test.lineno,
+            "kind": test.kind, "op_list": test.op_list, "decorators": json.dumps(test.decorators),
+            "dtypes": json.dumps(test.dtypes), "features": json.dumps(test.features),
+            "device_generic": int(generic[test.cls]), "content_hash": test.content_hash, "summary": summary,
+            "embed_hash": hashlib.sha256(f"{emb.MODEL_NAME}\0{text}".encode()).hexdigest(), "_text": text})
+    return rows
+
+
+def _opinfo_hashes(memory: Memory) -> dict[str, str]:
+    """Definition hash per OpInfo of the installed torch, cached by the sources' hash."""
+    internal = opinfo_index.installed_internal()
+    digest = hashlib.sha256()
+    for path in opinfo_index.source_files(internal) + opinfo_index.source_files(internal, opinfo_index.HELPER_SOURCES):
+        digest.update(path.read_bytes())
+    key = digest.hexdigest()
+    if memory.get_meta("opinfo_sources") == key:
+        return json.loads(memory.get_meta("opinfo_hashes"))
+    hashes = {name: d.definition_hash for name, d in opinfo_index.build_index(internal).items()}
+    memory.set_meta("opinfo_hashes", json.dumps(hashes, sort_keys=True))
+    memory.set_meta("opinfo_sources", key)
+    return hashes
+
+
+class MemoryBuilder:
+    def __init__(self, memory: Memory, embedder: emb.Embedder | None = None, trace: bool = True,
+                 progress: bool = True, trace_timeout: float = 60.0) -> None:
+        self.memory = memory
+        self.embedder = embedder or emb.MiniLMEmbedder()
+        self.trace = trace
+        self.progress = progress
+        self.trace_timeout = trace_timeout
+        self._texts: dict[str, str] = {}
+
+    def _bar(self, iterable=None, **kwargs):
+        return tqdm(iterable, disable=not self.progress, dynamic_ncols=True, **kwargs)
+
+    def build(self, roots: Iterable[SourceRoot], only: set[str] | None = None) -> BuildStats:
+        stats = BuildStats()
+        files = [(rel, p) for root in roots for rel, p in root.files() if only is None or rel in only]
+        stats.files = len(files)
+        start = time.perf_counter()
+        changed = self._index(files, stats)
+        stats.seconds["index"] = time.perf_counter() - start
+        start = time.perf_counter()
+        self._embed(stats)
+        stats.seconds["embed"] = time.perf_counter() - start
+        if self.trace:
+            start = time.perf_counter()
+            self._trace(files, stats)
+            stats.seconds["trace"] = time.perf_counter() - start
+        stats.tests = len(self.memory.tests())
+        return stats
+
+    def _index(self, files: list[tuple[str, Path]], stats: BuildStats) -> list[str]:
+        present = {rel for rel, _ in files}
+        for stale in set(self.memory.file_paths()) - present:
+            self.memory.forget_file(stale)
+        changed = []
+        for rel, path in self._bar(files, desc="index", unit="file"):
+            symbols = parse_file(path, rel)
+            if self.memory.file_hash(rel) == symbols.content_hash:
+                continue
+            rows = _test_rows(symbols)
+            self._texts.update({r["embed_hash"]: r.pop("_text") for r in rows})
+            self.memory.put_file(rel, symbols.content_hash, summaries.summarise_file(symbols), symbols.features, rows)
+            changed.append(rel)
+        stats.files_changed = len(changed)
+        return changed
+
+    def _embed(self, stats: BuildStats, batch: int = 64) -> None:
+        missing = [r["embed_hash"] for r in self.memory.missing_embeddings()]
+        if not missing:
+            return
+        texts = [self._texts[h] for h in missing if h in self._texts]
+        with self._bar(total=len(texts), desc="embed", unit="test") as bar:
+            for i in range(0, len(texts), batch):
+                hashes = missing[i:i + batch]
+                vectors = self.embedder.encode(texts[i:i + batch])
+                self.memory.put_embeddings(self.embedder.name, [(h, emb.to_blob(v)) for h, v in zip(hashes, vectors)])
+                bar.update(len(hashes))
+        stats.embedded = len(texts)
+
+    def _trace(self, files: list[tuple[str, Path]], stats: BuildStats) -> None:
+        hashes = _opinfo_hashes(self.memory)
+        import torch
+        state = hashlib.sha256(json.dumps([sorted(hashes.items()), torch.__version__]).encode()).hexdigest()
+        todo = [(rel, p) for rel, p in files
+                if self.memory.get_meta(f"traced:{rel}") != f"{self.memory.file_hash(rel)}:{state}"]
+        known = self.memory.known_trace_keys()
+        with self._bar(total=0, desc="trace", unit="test") as bar:
+            for rel, path in todo:
+                bar.set_postfix_str(Path(rel).name)
+                test_hashes = {f"{t['cls']}::{t['name']}": t["content_hash"] for t in self.memory.tests(rel)
+                               if t["device_generic"]}
+                result = trace_file(path, test_hashes, hashes, known, self._on_event(bar), self.trace_timeout)
+                for done in result.done:
+                    self.memory.put_trace(done["key"], done["status"], done.get("dtype"), done["ops"],
+                                          done.get("kernel_ops", []), done["compare_ops"], done.get("error", ""))
+                    stats.traced += 1
+                    stats.crashed += done["status"] == "crash"
+                known |= {d["key"] for d in result.done}
+                self.memory.put_variants(rel, result.items)
+                self.memory.set_import_error(rel, result.import_error)
+                self.memory.set_meta(f"traced:{rel}", f"{self.memory.file_hash(rel)}:{state}")
+        self.memory.rebuild_op_index()
+
+    @staticmethod
+    def _on_event(bar):
+        def handle(event: dict) -> None:
+            if event["event"] == "start":
+                bar.total += 1
+                bar.refresh()
+            elif event["event"] == "done":
+                bar.update(1)
+        return handle
