@@ -1,0 +1,44 @@
+"""gen_build.py turns an installed site dir into BUILD targets, and the lock into a digest."""
+
+import hashlib
+import pathlib
+import subprocess
+import sys
+
+GEN_BUILD = next(pathlib.Path("..").glob("rules_python/python/private/gen_build.py")).resolve()
+
+
+def make_dist(site: pathlib.Path, name: str, version: str) -> None:
+    info = site / f"{name.replace('-', '_')}-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+
+
+def run_gen_build(tmp_path, lock_text: str) -> pathlib.Path:
+    site = tmp_path / "site"
+    make_dist(site, "ruamel.yaml", "0.19.1")
+    make_dist(site, "Sentence-Transformers", "6.3.0")
+    lock = tmp_path / "lock.txt"
+    lock.write_text(lock_text)
+    subprocess.run(
+        [sys.executable, str(GEN_BUILD), "--site", "site", "--lock", str(lock), "--repo", "deps", "--interpreter", "/x/python3"],
+        cwd=tmp_path,
+        check=True,
+    )
+    return tmp_path
+
+
+def test_aliases_use_normalised_names(tmp_path):
+    out = run_gen_build(tmp_path, "a==1\n")
+    build = (out / "BUILD.bazel").read_text()
+    assert 'alias(name = "ruamel_yaml", actual = ":site_packages")' in build
+    assert 'alias(name = "sentence_transformers", actual = ":site_packages")' in build
+    assert 'stub_shebang = "#!/x/python3"' in build
+    assert "PACKAGES = ['ruamel_yaml', 'sentence_transformers']" in (out / "requirements.bzl").read_text()
+
+
+def test_lock_digest_follows_the_lock(tmp_path):
+    first = (run_gen_build(tmp_path / "a", "a==1\n") / "LOCK_SHA256").read_text().strip()
+    second = (run_gen_build(tmp_path / "b", "a==2\n") / "LOCK_SHA256").read_text().strip()
+    assert first == hashlib.sha256(b"a==1\n").hexdigest()
+    assert first != second
