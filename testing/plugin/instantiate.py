@@ -39,7 +39,7 @@ from testing.plugin.selection import (
     marks_for,
     module_allowed,
     op_allowed,
-    test_may_run,
+    should_instantiate,
 )
 
 DECISION_ATTR = "_oot_decision"
@@ -133,7 +133,7 @@ class Adapter:
         gcls = generic_cls.__name__
         self.seen[file].add((gcls, name))
         self.stats.generic_seen += 1
-        if not test_may_run(fp, gcls, name):
+        if not should_instantiate(fp, gcls, name):
             self.stats.generic_skipped += 1
             return None
         test = _clone(test)

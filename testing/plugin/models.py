@@ -137,6 +137,8 @@ class TestEntry(_Model):
     ops/dtypes/modules (an addition) narrow the entry to those variants.
     """
 
+    __test__ = False  # not a pytest test class
+
     names: Union[Name, list[Name]]
     mode: Mode = Mode.mandatory_success
     reason: Optional[str] = None

@@ -26,6 +26,23 @@ def _config_args(configs):
         args += ["--config", config]
     return args
 
+def _one(name, main, configs, suites, files, marks, common):
+    pytest_args = common["plugin_args"] + common["extra_args"] + _config_args(configs) + marks + suites
+    py_test(
+        name = name,
+        main = main,
+        srcs = [main],
+        deps = common["deps"] + ["//tools/shard"],
+        data = common["data"] + files,
+        args = _runner_args(common["reruns"], pytest_args),
+        env = {"PYTHONDONTWRITEBYTECODE": "1", "HF_HUB_OFFLINE": "1", "OOT_TARGET": name},
+        size = common["size"],
+        shard_count = common["shard_count"].get(name),
+        tags = [] if name in common["always"] else ["manual"],
+        python_version = "PY3",
+    )
+    return name
+
 def config_test_targets(**kwargs):
     """The targets for the configs in configs/ (see generated_test_targets)."""
     generated_test_targets(CONFIGS, OPS, DTYPES, **kwargs)
@@ -65,31 +82,25 @@ def generated_test_targets(
         visibility = ["//visibility:private"],
     )
 
-    def one(name, configs, suites, files, marks):
-        pytest_args = plugin_args + extra_args + _config_args(configs) + marks + suites
-        py_test(
-            name = name,
-            main = main,
-            srcs = [main],
-            deps = deps + ["//tools/shard"],
-            data = data + files,
-            args = _runner_args(reruns, pytest_args),
-            env = {"PYTHONDONTWRITEBYTECODE": "1", "HF_HUB_OFFLINE": "1"},
-            size = size,
-            shard_count = shard_count.get(name),
-            tags = [] if name in always else ["manual"],
-            python_version = "PY3",
-        )
-        return name
+    common = {
+        "always": always,
+        "data": data,
+        "deps": deps,
+        "extra_args": extra_args,
+        "plugin_args": plugin_args,
+        "reruns": reruns,
+        "shard_count": shard_count,
+        "size": size,
+    }
 
     groups = {"configs": [], "ops": [], "dtypes": []}
     for key, config in configs.items():
         if config["suites"]:
-            groups["configs"].append(one("config_" + key, [config["config"]], config["suites"], config["data"], []))
+            groups["configs"].append(_one("config_" + key, main, [config["config"]], config["suites"], config["data"], [], common))
     for key, op in ops.items():
-        groups["ops"].append(one("op_" + key, op["configs"], op["suites"], op["data"], ["-m", op["mark"]]))
+        groups["ops"].append(_one("op_" + key, main, op["configs"], op["suites"], op["data"], ["-m", op["mark"]], common))
     for key, dtype in dtypes.items():
-        groups["dtypes"].append(one("dtype_" + key, dtype["configs"], dtype["suites"], dtype["data"], ["-m", dtype["mark"]]))
+        groups["dtypes"].append(_one("dtype_" + key, main, dtype["configs"], dtype["suites"], dtype["data"], ["-m", dtype["mark"]], common))
 
     # test_suites are manual too: listing tests explicitly would otherwise pull
     # every manual target into `bazel test //...`.
