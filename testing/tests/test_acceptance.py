@@ -5,7 +5,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-PLUGIN = ("-p", "testing.plugin", "-p", "no:cacheprovider", "-W", "error::pytest.PytestUnknownMarkWarning")
+PLUGIN = ("-p", "testing.plugin", "-p", "no:cacheprovider", "-W", "error::pytest.PytestUnknownMarkWarning",
+          "-W", "ignore::pytest.PytestAssertRewriteWarning")
 
 
 def buckets_config(write_yaml, suite: str, extra: str = "") -> str:
