@@ -5,6 +5,8 @@ import os
 from pathlib import Path
 from typing import Mapping, Optional
 
+from urllib3.util.retry import Retry
+
 from crcr.body import RunContext, completed_body, in_progress_body, nightly_body
 from crcr.budget import RateBudget
 from crcr.client import CallbackClient, Outcome
@@ -29,7 +31,8 @@ def default_state_dir(env: Mapping[str, str]) -> Path:
 
 def client_from_env(url: Optional[str] = None, token: Optional[str] = None, repo: Optional[str] = None,
                     state_dir: Optional[Path] = None, env: Optional[Mapping[str, str]] = None,
-                    timeout: float = DEFAULT_TIMEOUT, rate_limit: Optional[int] = None) -> CallbackClient:
+                    timeout: float = DEFAULT_TIMEOUT, rate_limit: Optional[int] = None,
+                    policy: Optional[Retry] = None) -> CallbackClient:
     env = os.environ if env is None else env
     url = url or env.get("CRCR_CALLBACK_URL")
     if not url:
@@ -40,7 +43,7 @@ def client_from_env(url: Optional[str] = None, token: Optional[str] = None, repo
     state = Path(state_dir) if state_dir else default_state_dir(env)
     budget = RateBudget(**({"limit": rate_limit} if rate_limit else {}), path=state / "budget.json")
     return CallbackClient(url, provider_from_env(env, token), repo, outbox=Outbox(state / "outbox"),
-                          budget=budget, timeout=timeout)
+                          budget=budget, timeout=timeout, policy=policy)
 
 
 def report_in_progress(client: CallbackClient, client_payload: dict, ctx: RunContext) -> Outcome:

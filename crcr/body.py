@@ -25,7 +25,7 @@ def iso_now(now: Optional[float] = None) -> str:
 def leg_job_name(base: str, *parts: str) -> str:
     """`build-<cfg>`-style name, unique per matrix leg (§2.5 same-job rule)."""
     words = [base, *parts]
-    name = "-".join(re.sub(r"[^A-Za-z0-9_.]+", "_", w).strip("_") for w in words if w)
+    name = "-".join(re.sub(r"[^A-Za-z0-9_.-]+", "_", w).strip("_-") for w in words if w)
     if not name:
         raise ConfigError("job name is empty")
     return name[:200]

@@ -23,6 +23,7 @@ from crcr.body import RunContext
 from crcr.errors import CallbackRejected, ConfigError, CrcrError, DeliveryPending, PayloadError
 from crcr.junit import parse_junit
 from crcr.models import ClientPayload, parse
+from crcr.retry import default_policy
 
 EXIT_BAD_INPUT, EXIT_REJECTED, EXIT_PENDING = 2, 3, 4
 
@@ -37,6 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--state-dir", type=Path, help="outbox + rate budget dir (env CRCR_STATE_DIR)")
     common.add_argument("--timeout", type=float, default=10.0, help="seconds per HTTP attempt")
     common.add_argument("--rate-limit", type=int, help="callbacks per minute per repo (default 90)")
+    common.add_argument("--max-retries", type=int, default=6, help="retries on 429/5xx/network errors")
+    common.add_argument("--backoff", type=float, default=1.0, help="first retry delay in seconds (doubles)")
     common.add_argument("-v", "--verbose", action="store_true")
     job = argparse.ArgumentParser(add_help=False)
     job.add_argument("--job-name", help="unique per matrix leg (default $GITHUB_JOB)")
@@ -116,7 +119,10 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
     token = env.get(args.token_env) if args.token_env else None
     if args.token_env and not token:
         raise ConfigError(f"--token-env {args.token_env}: variable is empty")
-    client = client_from_env(args.url, token, args.repo, args.state_dir, env, args.timeout, args.rate_limit)
+    if args.max_retries < 0 or args.backoff < 0:
+        raise ConfigError("--max-retries and --backoff must be >= 0")
+    policy = default_policy(total=args.max_retries, backoff=args.backoff, jitter=args.backoff)
+    client = client_from_env(args.url, token, args.repo, args.state_dir, env, args.timeout, args.rate_limit, policy)
     try:
         for o in client.flush():
             print(f"replayed: {o.result} ({o.attempts} attempts)")

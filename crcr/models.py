@@ -118,11 +118,11 @@ class WorkflowBlock(BaseModel):
 def describe(err: ValidationError, prefix: str) -> str:
     """First pydantic error as `prefix: a.b.c: message (got 'x')`, one line."""
     first = err.errors(include_url=False)[0]
-    loc = ".".join(str(p) for p in first.get("loc", ())) or "<root>"
+    loc = ".".join(str(p) for p in first.get("loc", ())) or "(root)"
     msg = re.sub(r"^(Value|Assertion) error, ", "", first.get("msg", "invalid"))
     got = first.get("input")
     shown = "" if isinstance(got, (dict, list)) else f" (got {one_line(repr(got), 60)})"
-    return one_line(f"{prefix}: {loc}: {msg}{shown}")
+    return one_line(f"{prefix}.{loc}: {msg}{shown}")
 
 
 def parse(model: type[BaseModel], data: Any, prefix: str) -> Any:

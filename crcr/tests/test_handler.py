@@ -1,0 +1,118 @@
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from crcr.dispatch import load_dispatch
+from crcr.errors import ConfigError
+from crcr.handler import main as handler
+from crcr.handler.plan import discover_features, matrix, plan_candidates, plan_legs
+from crcr.handler.runner import choose_runner, conclusion_for, template_command
+
+
+@pytest.fixture
+def ws(tmp_path):
+    (tmp_path / "WORKSPACE").write_text("")
+    (tmp_path / "configs").mkdir()
+    for name in ("ops", "modules"):
+        (tmp_path / "configs" / f"{name}.yaml").write_text("{}\n")
+    return tmp_path
+
+
+def test_primary_candidate_and_others(pr_event):
+    d = load_dispatch(pr_event)
+    cands = plan_candidates(d, ["HEAD", "v0.1"])
+    assert [(c.name, c.primary, c.core, c.suite) for c in cands] == [
+        ("primary", True, d.sha, d.sha), ("backend-v0.1", False, d.sha, d.sha)]
+
+
+def test_legs_from_configs_with_unique_job_names(pr_event, ws):
+    d = load_dispatch(pr_event)
+    legs = plan_legs(plan_candidates(d, ["HEAD", "v0.1"]), discover_features(ws), shards=2)
+    names = [l.job_name for l in legs]
+    assert len(legs) == 8 and len(set(names)) == 8
+    assert "test-modules-1of2" in names and "test-backend-v0.1-ops-2of2" in names
+    entry = matrix(legs)["include"][0]
+    assert entry["config"] == "configs/modules.yaml" and entry["candidate_primary"] is True
+
+
+def test_no_configs_means_one_leg(pr_event, tmp_path):
+    legs = plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(tmp_path))
+    assert [(l.feature, l.config) for l in legs] == [("all", None)]
+
+
+def test_runner_choice():
+    assert choose_runner("auto", {"BUILD_WORKSPACE_DIRECTORY": "/w"}) == "pytest"  # no bazel-in-bazel
+    assert choose_runner("auto", {}) == "bazel"
+    with pytest.raises(ConfigError):
+        choose_runner("make", {})
+
+
+@pytest.mark.parametrize("code,timed_out,expected", [
+    (0, False, "success"), (1, False, "failure"), (5, False, "neutral"), (2, False, "failure"),
+    (-15, False, "cancelled"), (0, True, "timed_out")])
+def test_conclusions(code, timed_out, expected):
+    assert conclusion_for(code, timed_out, False) == expected
+
+
+def test_template_substitutes_inside_single_arguments(pr_event, ws):
+    leg = plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(ws))[0]
+    argv = template_command("{python} -m pytest --config={config} --junitxml '{junit}'", leg, ws, Path("a b.xml"))
+    assert argv == [sys.executable, "-m", "pytest", "--config=configs/modules.yaml", "--junitxml", "a b.xml"]
+    with pytest.raises(ConfigError):
+        template_command("'unclosed", leg, ws, Path("x"))
+
+
+def test_plan_mode_writes_github_outputs(pr_event, ws, tmp_path, capsys):
+    out = tmp_path / "gh_output"
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(pr_event))
+    assert handler.run(["plan", "--workspace", str(ws)], {"GITHUB_EVENT_PATH": str(event), "GITHUB_OUTPUT": str(out)}) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert len(printed["include"]) == 2
+    assert "run=true" in out.read_text()
+
+
+def test_skipped_dispatch_plans_nothing(pr_event, ws, tmp_path, capsys):
+    pr_event["client_payload"]["payload"]["action"] = "closed"
+    event = tmp_path / "e.json"
+    event.write_text(json.dumps(pr_event))
+    assert handler.run(["--event", str(event), "--workspace", str(ws)], {}) == 0
+    assert "closed without landing" in capsys.readouterr().out
+
+
+def test_bad_event_is_one_line_exit_2(tmp_path, capsys):
+    bad = tmp_path / "e.json"
+    bad.write_text('{"client_payload": {"event_type": "push", "delivery_id": "x", "payload": {"ref": "main"}}}')
+    assert handler.main(["--event", str(bad), "plan"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "payload.ref" in err
+
+
+FAKE_LEG = """
+import sys, pathlib
+junit, config = sys.argv[1], sys.argv[2]
+fail = 1 if "modules" in config else 0
+cases = "<testcase name='a'/><testcase name='b'/><testcase name='c'><skipped/></testcase>"
+cases += "<testcase name='d'><failure/></testcase>" * fail
+pathlib.Path(junit).write_text(f"<testsuites><testsuite>{cases}</testsuite></testsuites>")
+sys.exit(fail)
+"""
+
+
+def test_local_cycle_reports_every_leg_to_the_embedded_emulator(ws, tmp_path):
+    script = tmp_path / "fake_leg.py"
+    script.write_text(FAKE_LEG)
+    out = tmp_path / "out"
+    code = handler.run(["--workspace", str(ws), "--out", str(out), "--runner", "pytest",
+                        "--test-command", f"{{python}} {script} {{junit}} {{config}}"],
+                       {"CRCR_STATE_DIR": str(tmp_path / "state")})
+    assert code == 1  # the modules leg failed its tests
+    rows = {r["job_name"]: r for r in json.loads((out / "hud.json").read_text())}
+    assert set(rows) == {"test-modules", "test-ops"}
+    assert (rows["test-ops"]["conclusion"], rows["test-ops"]["tests_passed"], rows["test-ops"]["tests_skipped"]) == ("success", 2, 1)
+    assert (rows["test-modules"]["conclusion"], rows["test-modules"]["tests_failed"]) == ("failure", 1)
+    assert all(r["queue_time"] is not None and r["execution_time"] is not None for r in rows.values())
+    page = (out / "hud.html").read_text()
+    assert "test-modules" in page and "test-ops" in page and "PR #184442" in page

