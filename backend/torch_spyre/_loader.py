@@ -38,6 +38,8 @@ def find_library(package_dir: Path, environ: dict[str, str]) -> Path:
 
 
 def load_library() -> Path:
-    path = find_library(Path(__file__).resolve().parent, dict(os.environ))
+    # Not resolve(): in Bazel runfiles __init__.py is a symlink into the source
+    # tree, while the library sits beside the symlink.
+    path = find_library(Path(os.path.abspath(__file__)).parent, dict(os.environ))
     torch.ops.load_library(str(path))
     return path

@@ -1,0 +1,27 @@
+"""Shows the spyre device end to end: tools/bazel run //backend:demo"""
+
+from __future__ import annotations
+
+import torch
+
+import torch_spyre
+
+
+def main() -> None:
+    torch.manual_seed(0)
+    x = torch.randn(4, device="spyre") + 1
+    print(f"torch.randn(4, device='spyre') + 1 = {x}")
+    print(f"same seed on CPU, float32          = {(torch.manual_seed(0), torch.randn(4) + 1)[1]}")
+    print(f"spyre computes float32 through float16; {len(torch_spyre.capabilities()['ops'])} op families")
+    try:
+        torch.ones(2, dtype=torch.float64, device="spyre").exp()
+    except TypeError as err:
+        print(f"torch.ones(2, dtype=torch.float64, device='spyre').exp() -> TypeError: {err}")
+    try:
+        torch.ones(2, device="spyre").cosh()
+    except NotImplementedError as err:
+        print(f"torch.ones(2, device='spyre').cosh() -> NotImplementedError: {err}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+"""Autoload from the wheel: install it into a fresh directory, then a child
+interpreter that only runs `import torch` must have device "spyre"."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import torch
+
+
+WHEEL_ENV = "SPYRE_WHEEL"
+
+
+def wheel_path() -> Path:
+    value = os.environ.get(WHEEL_ENV)
+    if not value:
+        pytest.skip(f"{WHEEL_ENV} is not set (the Bazel target //backend:wheel_test sets it)")
+    path = Path(value)
+    if not path.is_absolute() and not path.is_file() and "TEST_SRCDIR" in os.environ:
+        # Bazel passes a runfiles-relative path.
+        path = Path(os.environ["TEST_SRCDIR"], os.environ.get("TEST_WORKSPACE", ""), value)
+    assert path.is_file(), f"{WHEEL_ENV}={value} does not exist"
+    return path
+
+
+def install(wheel: Path, target: Path) -> None:
+    """pip install --target when pip is there; otherwise unpack the wheel,
+    which is all pip does for a wheel without scripts or headers."""
+    if importlib.util.find_spec("pip") is not None:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+             "--no-compile", "--target", str(target), str(wheel)],
+            check=True,
+            env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+        )
+    else:
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(target)
+
+
+def test_wheel_contents():
+    names = zipfile.ZipFile(wheel_path()).namelist()
+    assert "torch_spyre/__init__.py" in names
+    assert "torch_spyre/libspyre.so" in names
+    entry_points = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+    assert entry_points, names
+    text = zipfile.ZipFile(wheel_path()).read(entry_points[0]).decode()
+    assert "[torch.backends]" in text and "torch_spyre:_autoload" in text
+
+
+def test_import_torch_autoloads_spyre_from_the_wheel(tmp_path):
+    target = tmp_path / "site"
+    install(wheel_path(), target)
+    torch_site = Path(torch.__file__).resolve().parent.parent
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": os.pathsep.join([str(target), str(torch_site)]),
+        "PYTHONNOUSERSITE": "1",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", AUTOLOAD_PROBE],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert lines[0] == "spyre:0"
+    assert Path(lines[1]).resolve().is_relative_to(target.resolve())
+    assert lines[2] == "TypeError"
+
+
+AUTOLOAD_PROBE = """
+import sys
+import torch  # nothing else: the torch.backends entry point must load spyre
+assert "torch_spyre" in sys.modules, "torch_spyre was not autoloaded"
+x = torch.ones(3, device="spyre") + 1
+assert x.cpu().tolist() == [2.0, 2.0, 2.0]
+print(x.device)
+print(sys.modules["torch_spyre"].__file__)
+try:
+    torch.ones(2, dtype=torch.float64, device="spyre").exp()
+except TypeError as e:
+    print(type(e).__name__)
+"""
