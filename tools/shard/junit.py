@@ -109,6 +109,7 @@ def write_atomic(tree: ET.ElementTree, path: Path) -> None:
     try:
         with os.fdopen(fd, "wb") as out:
             tree.write(out, encoding="utf-8", xml_declaration=True)
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; results are shared files
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -78,6 +78,7 @@ def save(path: Path, timings: Timings) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(dumps(timings))
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; results are shared files
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
