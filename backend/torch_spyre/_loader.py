@@ -17,15 +17,32 @@ def candidate_paths(package_dir: Path, environ: dict[str, str]) -> list[Path]:
 
     - SPYRE_LIBRARY, when set;
     - next to __init__.py (how the wheel ships it);
-    - the package's parent directory (backend/ in a Bazel runfiles tree,
-      where cc_binary puts libspyre.so beside the torch_spyre package).
+    - the package's parent directory (an older layout: libspyre.so in backend/);
+    - $RUNFILES_DIR/<workspace>/backend/torch_spyre/: a py_binary whose main
+      script sits in backend/ imports the package from the source tree (Python
+      puts the script's real directory first on sys.path), away from the
+      runfiles copy of the library.
     """
     paths = []
     if environ.get(LIBRARY_ENV):
         paths.append(Path(environ[LIBRARY_ENV]))
     paths.append(package_dir / LIBRARY_NAME)
     paths.append(package_dir.parent / LIBRARY_NAME)
+    if environ.get("RUNFILES_DIR"):
+        paths.extend(sorted(Path(environ["RUNFILES_DIR"]).glob(f"*/backend/torch_spyre/{LIBRARY_NAME}")))
+    if environ.get("RUNFILES_MANIFEST_FILE"):
+        paths.extend(manifest_entries(Path(environ["RUNFILES_MANIFEST_FILE"])))
     return paths
+
+
+def manifest_entries(manifest: Path) -> list[Path]:
+    """Real paths of backend/torch_spyre/libspyre.so in a runfiles manifest."""
+    suffix = f"/backend/torch_spyre/{LIBRARY_NAME}"
+    try:
+        lines = manifest.read_text().splitlines()
+    except OSError:
+        return []
+    return [Path(line.split(" ", 1)[1]) for line in lines if " " in line and line.split(" ", 1)[0].endswith(suffix)]
 
 
 def find_library(package_dir: Path, environ: dict[str, str]) -> Path:
