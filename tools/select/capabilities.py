@@ -59,10 +59,12 @@ class CapabilityTable:
     def lookup(self, op: str) -> OpCapability | None:
         """Exact overload first, then its packet (a table may list ``add`` for all overloads)."""
         op = normalise_op(op)
-        return self.ops.get(op) or self.ops.get(packet(op))
+        base = packet(op)
+        # in-place/out forms (uniform_, add_) run the same kernel as their functional base
+        return self.ops.get(op) or self.ops.get(base) or self.ops.get(base.rstrip("_"))
 
     def supports(self, op: str, dtype: str | None = None) -> bool:
-        if packet(op) in HARNESS_OPS:
+        if packet(op) in HARNESS_OPS or packet(op).rstrip("_") in HARNESS_OPS:
             return True
         cap = self.lookup(op)
         if cap is None:
@@ -130,9 +132,10 @@ def from_mapping(data: Any, source: str = "<dict>") -> CapabilityTable:
     if not isinstance(data, Mapping):
         raise SelectError(f"{source}: capabilities must be a mapping, got {type(data).__name__}")
     ops_raw = data.get("ops", data if "ops" not in data else None)
+    if isinstance(ops_raw, Mapping):
+        ops_raw = {k: v for k, v in ops_raw.items() if k not in ("device", "features", "version")}
     if not isinstance(ops_raw, Mapping) or not ops_raw:
         raise SelectError(f"{source}: capabilities have no 'ops' mapping")
-    ops_raw = {k: v for k, v in ops_raw.items() if k not in ("device", "features", "version")}
     ops: dict[str, OpCapability] = {}
     for name, value in ops_raw.items():
         cap = _op_capability(str(name), value)

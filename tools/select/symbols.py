@@ -135,12 +135,22 @@ def _referenced_names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
+def _loop_names(tree: ast.Module) -> dict[str, set[str]]:
+    """``for c in (TestA, TestB): instantiate...(c, ...)``: loop variable -> class names."""
+    loops: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and isinstance(node.iter, (ast.Tuple, ast.List)):
+            loops.setdefault(node.target.id, set()).update(e.id for e in node.iter.elts if isinstance(e, ast.Name))
+    return loops
+
+
 def _instantiated_classes(tree: ast.Module) -> set[str]:
-    found = set()
+    found, loops = set(), _loop_names(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _dotted(node.func).endswith("instantiate_device_type_tests") and node.args:
             if isinstance(node.args[0], ast.Name):
                 found.add(node.args[0].id)
+                found |= loops.get(node.args[0].id, set())
     return found
 
 

@@ -1,0 +1,48 @@
+"""Stage 3 glue: memory + capabilities (+ stage-1 record) -> verdicts -> config YAML."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Mapping
+
+from . import embeddings as emb
+from .atomic import write_text
+from .capabilities import CapabilityTable
+from .configgen import build_config
+from .engines import Context, DecisionEngine
+from .facts import UnitFacts, gather
+from .rules import Verdict
+from .store import Memory
+from . import yamlio
+
+
+def context(memory: Memory, caps: CapabilityTable, out_features: Mapping[str, str],
+            prior: Mapping[str, Verdict] | None = None, prior_tests: Mapping[str, str] | None = None) -> Context:
+    vectors = {test_id: emb.from_blob(blob) for test_id, blob in memory.embedding_rows()}
+    return Context(caps, dict(out_features), vectors, dict(prior or {}), dict(prior_tests or {}))
+
+
+def run(memory: Memory, caps: CapabilityTable, engine: DecisionEngine, out_features: Mapping[str, str],
+        classes: dict[str, set[str]] | None = None) -> tuple[list[UnitFacts], dict[str, Verdict]]:
+    units = gather(memory, classes)
+    return units, engine.decide(units, context(memory, caps, out_features))
+
+
+def save_decisions(path: str | Path, units: list[UnitFacts], verdicts: Mapping[str, Verdict]) -> None:
+    data = {u.unit_id: {"test_id": u.test_id, **asdict(verdicts[u.unit_id])} for u in units}
+    write_text(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def load_decisions(path: str | Path) -> tuple[dict[str, Verdict], dict[str, str]]:
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    verdicts, tests = {}, {}
+    for unit_id, item in data.items():
+        tests[unit_id] = item.pop("test_id")
+        verdicts[unit_id] = Verdict(**{k: tuple(v) if isinstance(v, list) else v for k, v in item.items()})
+    return verdicts, tests
+
+
+def write_config(path: str | Path, units: list[UnitFacts], verdicts: Mapping[str, Verdict], caps: CapabilityTable,
+                 backend: str | None, engine: str, header: str = "") -> Path:
+    return yamlio.write(path, build_config(units, verdicts, caps.device, backend, engine, header))

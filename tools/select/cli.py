@@ -1,0 +1,271 @@
+"""Command line: ``select <stage> ...`` for the four stages, the delta and queries.
+
+Under ``bazel run`` relative paths are resolved against the workspace (BUILD_WORKSPACE_DIRECTORY).
+Every user error is one line on stderr and exit code 2; nothing is half-written.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from .errors import SelectError
+
+DEFAULT_SCOPE_FEATURES = "autograd,compile,distributed,sparse,quantized,jit,complex,cuda_specific"
+
+
+def workspace() -> Path:
+    return Path(os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd())
+
+
+def resolve(path: str | None) -> Path | None:
+    if path is None:
+        return None
+    p = Path(path).expanduser()
+    return p if p.is_absolute() else workspace() / p
+
+
+def default_db() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or (str(Path.home() / ".cache") if os.environ.get("HOME") else None)
+    return str(Path(base) / "oot-ci" / "select" / "memory.db") if base else ".select-memory.db"
+
+
+# ------------------------------------------------------------------ shared loaders
+
+
+def _roots(args) -> list:
+    from .memory import SourceRoot
+    roots = [SourceRoot("${REPO_ROOT}", resolve(args.repo_root) or workspace(), args.suites)]
+    if args.upstream_root:
+        upstream = resolve(args.upstream_root)
+        if not (upstream / "test").is_dir():
+            raise SelectError(f"--upstream-root {upstream}: no test/ directory (expected a PyTorch checkout)")
+        roots.append(SourceRoot("${TORCH_ROOT}", upstream, "test/**/test_*.py"))
+    return roots
+
+
+def _caps(args):
+    from . import capabilities
+    return capabilities.load(args.capabilities)
+
+
+def _scope_out(args, caps) -> dict[str, str]:
+    from . import scope
+    spec = scope.load_scope(resolve(args.scope)) if args.scope else scope.ScopeSpec()
+    return scope.out_features(spec, caps)
+
+
+def _classes(args):
+    if not getattr(args, "scope_record", None):
+        return None
+    from . import scope, yamlio
+    return scope.chosen_classes(yamlio.load(resolve(args.scope_record)))
+
+
+def _engine(args):
+    if args.engine == "llm":
+        if not args.llm_url or not args.llm_model:
+            raise SelectError("--engine llm needs --llm-url and --llm-model")
+        from .llm import LLMEngine
+        return LLMEngine(args.llm_url, args.llm_model, args.llm_key_env)
+    from .engines import DeterministicEngine
+    return DeterministicEngine()
+
+
+def _memory(args):
+    from .store import Memory
+    path = resolve(args.db)
+    if args.command != "memory" and not path.exists():
+        raise SelectError(f"--db {path}: no memory yet; run `select memory` first")
+    return Memory(path)
+
+
+# ------------------------------------------------------------------ commands
+
+
+def cmd_scope(args) -> int:
+    from . import scope, yamlio
+    from .symbols import parse_file
+    caps = _caps(args)
+    spec = scope.load_scope(resolve(args.scope)) if args.scope else scope.ScopeSpec()
+    out = scope.out_features(spec, caps)
+    choices = [scope.decide_file(parse_file(p, rel), spec, out) for root in _roots(args) for rel, p in root.files()]
+    yamlio.write(resolve(args.out), scope.record(choices, spec, caps, out))
+    kept = sum(c.analyse for c in choices)
+    print(f"stage 1: {kept} of {len(choices)} files chosen for analysis; record in {args.out}")
+    return 0
+
+
+def cmd_memory(args) -> int:
+    from .memory import MemoryBuilder
+    with _memory(args) as memory:
+        only = set(_classes(args) or {}) or None
+        stats = MemoryBuilder(memory, trace=not args.no_trace, progress=not args.no_progress,
+                              trace_timeout=args.trace_timeout).build(_roots(args), only)
+        print(f"stage 2: {stats.line()}")
+        print("memory: " + ", ".join(f"{k} {v}" for k, v in memory.counts().items()))
+    return 0
+
+
+def cmd_bucket(args) -> int:
+    from . import bucket
+    caps = _caps(args)
+    with _memory(args) as memory:
+        units, verdicts = bucket.run(memory, caps, _engine(args), _scope_out(args, caps), _classes(args))
+    if not units:
+        raise SelectError("the memory holds no test units; run `select memory` over some suites first")
+    bucket.write_config(resolve(args.out), units, verdicts, caps, args.backend, args.engine)
+    if args.decisions_out:
+        bucket.save_decisions(resolve(args.decisions_out), units, verdicts)
+    modes = {}
+    for v in verdicts.values():
+        modes[v.mode] = modes.get(v.mode, 0) + 1
+    print(f"stage 3: {len(units)} units -> " + ", ".join(f"{n} {m}" for m, n in sorted(modes.items()))
+          + f"; config {args.out}")
+    return 0
+
+
+def cmd_refine(args) -> int:
+    from . import refine, results
+    cases = []
+    for junit in args.junit:
+        cases.extend(results.read_junit(resolve(junit)))
+    cases = results.enrich_from_logs(cases, [resolve(p) for p in args.log])
+    configs = [resolve(c) for c in args.config]
+    outcome = refine.refine(configs, cases, source=Path(args.junit[0]).name, max_tolerance=args.max_tolerance)
+    kinds = {}
+    for p in outcome.proposals:
+        kinds[p.mode] = kinds.get(p.mode, 0) + 1
+    for diff in outcome.diffs.values():
+        sys.stdout.write(diff)
+    if args.diff_out:
+        from .atomic import write_text
+        write_text(resolve(args.diff_out), "".join(outcome.diffs.values()))
+    if args.write:
+        outcome.write()
+    failures = sum(c.failure is not None for c in cases)
+    print(f"stage 4: {len(cases)} results, {failures} failures -> {len(outcome.proposals)} proposals ("
+          + ", ".join(f"{n} {m}" for m, n in sorted(kinds.items())) + f"), {len(outcome.unmatched)} unmatched"
+          + ("; configs written" if args.write else "; review the diff, rerun with --write to apply"), file=sys.stderr)
+    return 0
+
+
+def cmd_delta(args) -> int:
+    from . import bucket, deltarun, wheel
+    caps = _caps(args)
+    new_internal = resolve(args.new_internal) if args.new_internal else \
+        wheel.internal_for(args.version, resolve(args.wheel_cache) if args.wheel_cache else None)
+    prior = bucket.load_decisions(resolve(args.prior))[0] if args.prior else None
+    with _memory(args) as memory:
+        result = deltarun.run(memory, caps, _engine(args), _scope_out(args, caps), new_internal, args.version,
+                              prior, _classes(args))
+    print(result.report())
+    if args.out:
+        units = [u for u in result.delta_units]
+        bucket.write_config(resolve(args.out), units, {u.unit_id: result.verdicts[u.unit_id] for u in units}, caps,
+                            args.backend, args.engine, header=f"Delta {args.version}: only re-evaluated units.")
+    if args.decisions_out:
+        from .atomic import write_text
+        write_text(resolve(args.decisions_out), json.dumps(
+            {uid: {"mode": v.mode, "why": result.plan.affected.get(uid, "unchanged")} for uid, v in sorted(result.verdicts.items())},
+            indent=1) + "\n")
+    return 1 if result.unchanged_mismatch else 0
+
+
+def cmd_query(args) -> int:
+    with _memory(args) as memory:
+        for test_id, variant in memory.tests_using(args.op):
+            print(f"{test_id}[{variant}]" if variant else test_id)
+    return 0
+
+
+# ------------------------------------------------------------------ parser
+
+
+def _common(p: argparse.ArgumentParser, db=True, caps=False, roots=False, engine=False) -> None:
+    if db:
+        p.add_argument("--db", default=default_db(), help="SQLite memory file (default: %(default)s)")
+    if caps:
+        p.add_argument("--capabilities", metavar="SRC",
+                       help="capability table: a JSON/YAML file, or backend:MODULE (default: backend:torch_spyre)")
+        p.add_argument("--scope", metavar="YAML", help="scope file with features in/out (see README)")
+        p.add_argument("--scope-record", metavar="YAML", help="stage-1 record: restrict to its chosen classes")
+    if roots:
+        p.add_argument("--repo-root", metavar="DIR", help="repository root (default: the workspace)")
+        p.add_argument("--suites", default="testing/suites/test_*.py", help="glob of in-tree suites (default: %(default)s)")
+        p.add_argument("--upstream-root", metavar="DIR", help="a PyTorch checkout whose test/ is indexed too")
+    if engine:
+        p.add_argument("--engine", choices=("deterministic", "llm"), default="deterministic",
+                       help="decision engine for ties (default: %(default)s)")
+        p.add_argument("--llm-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
+        p.add_argument("--llm-model", help="model name sent to the endpoint")
+        p.add_argument("--llm-key-env", default="OPENAI_API_KEY", help="env var holding the API key (optional)")
+        p.add_argument("--backend", default="torch_spyre", help="backend module written into the config (default: %(default)s)")
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="select", description="Test selection for a privateuse1 backend: "
+                                  "scope -> memory -> bucket -> refine, plus the delta between PyTorch versions.")
+    sub = top.add_subparsers(dest="command", required=True, metavar="STAGE")
+
+    p = sub.add_parser("scope", help="stage 1: choose files and classes from capabilities + scope file")
+    _common(p, db=False, caps=True, roots=True)
+    p.add_argument("--out", required=True, help="where to write the stage-1 record (YAML)")
+    p.set_defaults(func=cmd_scope)
+
+    p = sub.add_parser("memory", help="stage 2: build/update the repository memory (incremental)")
+    _common(p, roots=True)
+    p.add_argument("--scope-record", metavar="YAML", help="index only the files a stage-1 record chose")
+    p.add_argument("--no-trace", action="store_true", help="skip the traced CPU execution (symbols+embeddings only)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--trace-timeout", type=float, default=60.0, help="seconds per traced test (default: %(default)s)")
+    p.set_defaults(func=cmd_memory)
+
+    p = sub.add_parser("bucket", help="stage 3: bucket every unit, write a config with rationale comments")
+    _common(p, caps=True, engine=True)
+    p.add_argument("--out", required=True, help="config YAML to write")
+    p.add_argument("--decisions-out", metavar="JSON", help="also write the decisions (input for `delta --prior`)")
+    p.set_defaults(func=cmd_bucket)
+
+    p = sub.add_parser("refine", help="stage 4: propose config changes from a run's JUnit XML and logs")
+    p.add_argument("--config", action="append", required=True, help="config YAML (repeatable)")
+    p.add_argument("--junit", action="append", required=True, help="JUnit XML of the run (repeatable)")
+    p.add_argument("--log", action="append", default=[], help="run log to mine for failure details (repeatable)")
+    p.add_argument("--max-tolerance", type=float, default=0.1, help="largest atol/rtol proposed (default: %(default)s)")
+    p.add_argument("--diff-out", help="also write the unified diff here")
+    p.add_argument("--write", action="store_true", help="apply the changes to the configs")
+    p.set_defaults(func=cmd_refine)
+
+    p = sub.add_parser("delta", help="re-evaluate only what changed between the installed torch and VERSION")
+    _common(p, caps=True, engine=True)
+    p.add_argument("--version", default="2.14.1", help="the newer torch (default: %(default)s)")
+    p.add_argument("--wheel-cache", help="where the wheel is cached (default: $XDG_CACHE_HOME/oot-ci/torch-wheels)")
+    p.add_argument("--new-internal", help="an extracted torch/testing/_internal of VERSION (skips the wheel)")
+    p.add_argument("--prior", help="decisions JSON of the current version (default: decide now)")
+    p.add_argument("--out", help="config YAML holding only the re-evaluated units")
+    p.add_argument("--decisions-out", help="merged decisions JSON")
+    p.set_defaults(func=cmd_delta)
+
+    p = sub.add_parser("query", help="reverse index: tests that run an aten op")
+    _common(p)
+    p.add_argument("op", help="aten op, e.g. add, add.Tensor or aten::mm")
+    p.set_defaults(func=cmd_query)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except SelectError as exc:
+        print(f"select: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("select: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

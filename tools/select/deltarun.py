@@ -1,0 +1,76 @@
+"""Run stage 3 on the delta only, and check it against a full run of the new version."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Mapping
+
+from . import delta as dl
+from . import opinfo_index as oi
+from .bucket import context
+from .capabilities import CapabilityTable
+from .engines import DecisionEngine
+from .facts import UnitFacts, gather
+from .rules import Verdict
+from .store import Memory
+
+
+def same(a: Verdict, b: Verdict) -> bool:
+    """Equal decisions: bucket and dtypes (rationale wording may name other neighbours)."""
+    return a.mode == b.mode and tuple(a.dtypes) == tuple(b.dtypes)
+
+
+@dataclass
+class DeltaResult:
+    plan: dl.DeltaPlan
+    full_units: int                  # units of the new version
+    delta_units: list[UnitFacts]
+    verdicts: dict[str, Verdict]     # merged: prior for unchanged, fresh for the delta
+    full_verdicts: dict[str, Verdict]
+    flipped: dict[str, tuple[str, str]]   # delta unit -> (old mode, new mode)
+    unchanged_mismatch: list[str]
+    delta_mismatch: list[str]
+
+    @property
+    def ratio(self) -> float:
+        return len(self.delta_units) / max(self.full_units, 1)
+
+    def report(self) -> str:
+        counts = self.plan.counts()
+        lines = [
+            f"OpInfos {self.plan.version}: {counts['added']} added, {counts['removed']} removed, "
+            f"{counts['changed']} changed ({counts['foreign_only']} only in CUDA/ROCm/XPU/MPS fields)",
+            f"units: full {self.full_units}, delta {len(self.delta_units)} ({self.ratio:.1%}), "
+            f"removed {len(self.plan.removed)}",
+            f"bucket changes in the delta: {len(self.flipped)}",
+            f"unchanged units whose decision differs from a full run: {len(self.unchanged_mismatch)}",
+            f"delta units whose decision differs from a full run: {len(self.delta_mismatch)}",
+        ]
+        return "\n".join(lines)
+
+
+def annotate(unit_verdict: Verdict, why: str, version: str) -> Verdict:
+    return replace(unit_verdict, rationale=f"{unit_verdict.rationale} [re-evaluated for {version}: {why}]")
+
+
+def run(memory: Memory, caps: CapabilityTable, engine: DecisionEngine, out_features: Mapping[str, str],
+        new_internal: Path, version: str, prior: Mapping[str, Verdict] | None = None,
+        classes: dict[str, set[str]] | None = None, changed_tests: set[str] = frozenset()) -> DeltaResult:
+    old_units = gather(memory, classes)
+    plan = dl.plan(old_units, oi.installed_internal(), new_internal, version, caps.device, changed_tests)
+    ctx = context(memory, caps, out_features)
+    if prior is None:
+        prior = engine.decide(old_units, ctx)
+    new_units = [dl.overlay(u, plan.changes, caps.device, version) for u in old_units
+                 if u.unit_id not in plan.removed] + plan.added
+    full = engine.decide(new_units, ctx)
+    delta_units = [u for u in new_units if u.unit_id in plan.affected]
+    unchanged = {u.unit_id: prior[u.unit_id] for u in new_units if u.unit_id not in plan.affected}
+    tests = {u.unit_id: u.test_id for u in new_units}
+    fresh = engine.decide(delta_units, context(memory, caps, out_features, unchanged, tests))
+    fresh = {uid: annotate(v, plan.affected[uid], version) for uid, v in fresh.items()}
+    merged = {**unchanged, **fresh}
+    flipped = {uid: (prior[uid].mode, v.mode) for uid, v in fresh.items() if uid in prior and prior[uid].mode != v.mode}
+    return DeltaResult(plan, len(new_units), delta_units, merged, full, flipped,
+                       sorted(uid for uid in unchanged if not same(unchanged[uid], full[uid])),
+                       sorted(uid for uid in fresh if not same(fresh[uid], full[uid])))

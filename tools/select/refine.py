@@ -1,0 +1,177 @@
+"""Stage 4: turn classified run results into config changes, shown as a unified diff.
+
+Pure part: ``propose(case)`` -> Proposal (xfail with reason, precision knob, skip for a
+crash or hang, promotion for a strict pass). Glue: apply proposals to the ruamel round-trip
+tree of each config (existing comments stay), render the diff, write only on request.
+"""
+from __future__ import annotations
+
+import difflib
+import math
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from . import yamlio
+from .atomic import write_text
+from .configgen import flow
+from .errors import SelectError
+from .results import CaseResult
+
+MANDATORY, XFAIL, XFAIL_STRICT, SKIP = "mandatory_success", "xfail", "xfail_strict", "skip"
+MAX_TOLERANCE = 0.1   # beyond this a tolerance hides bugs; propose xfail instead
+
+
+@dataclass(frozen=True)
+class Proposal:
+    case: CaseResult
+    mode: str
+    reason: str | None
+    rationale: str
+    precision: tuple[str, float, float] | None = None    # (dtype, atol, rtol)
+
+    @property
+    def key(self) -> str:
+        return f"{self.case.cls}::{self.case.variant}"
+
+
+def _round_up(value: float) -> float:
+    """One significant digit, rounded up: 0.00234 -> 0.003."""
+    if value <= 0 or math.isnan(value) or math.isinf(value):
+        return value
+    exponent = math.floor(math.log10(value))
+    return math.ceil(value / 10 ** exponent) * 10 ** exponent
+
+
+def precision_knob(case: CaseResult, max_tolerance: float) -> tuple[str, float, float] | None:
+    numerics = case.failure.numerics if case.failure else None
+    if numerics is None or not case.dtypes:
+        return None
+    atol = _round_up((numerics.abs_diff or 0.0) * 1.5) or (numerics.abs_allowed or 0.0)
+    rtol = _round_up((numerics.rel_diff or 0.0) * 1.5) or (numerics.rel_allowed or 0.0)
+    if not all(map(math.isfinite, (atol, rtol))) or atol > max_tolerance or rtol > max_tolerance:
+        return None
+    return case.dtypes[0], float(f"{atol:.3g}"), float(f"{rtol:.3g}")
+
+
+def propose(case: CaseResult, max_tolerance: float = MAX_TOLERANCE) -> Proposal | None:
+    bucket, failure = case.bucket or MANDATORY, case.failure
+    if case.outcome in ("xpassed", "xpassed_strict") and bucket in (XFAIL, XFAIL_STRICT):
+        return Proposal(case, MANDATORY, None, f"promote: passed while expected to fail ({bucket})")
+    if failure is None:
+        return None
+    if failure.kind in ("crash", "timeout"):
+        return Proposal(case, SKIP, f"{failure.kind}: {failure.summary}"[:200],
+                        f"{failure.kind} in the run; a {failure.kind} cannot be xfailed safely, so skip")
+    if bucket != MANDATORY:
+        return None
+    if failure.kind in ("unsupported_op", "unsupported_dtype", "layout"):
+        return Proposal(case, XFAIL_STRICT, failure.summary[:200],
+                        f"{failure.kind.replace('_', ' ')} on the device; strict, so a fix shows up as a promotion")
+    if failure.kind == "numerical":
+        knob = precision_knob(case, max_tolerance)
+        if knob is not None:
+            return Proposal(case, MANDATORY, None,
+                            f"numerical mismatch ({failure.summary}); tolerance for {knob[0]} set to "
+                            f"atol={knob[1]:g}, rtol={knob[2]:g}", knob)
+        return Proposal(case, XFAIL, f"numerical mismatch beyond tolerance: {failure.summary}"[:200],
+                        f"mismatch larger than {max_tolerance:g}: a tolerance would hide real errors")
+    return Proposal(case, XFAIL, failure.summary[:200] or "fails on the device", "failure of no known kind; xfail for review")
+
+
+# ------------------------------------------------------------------ applying to configs
+
+
+def _file_entry(doc, case: CaseResult):
+    for entry in doc["test_suite_config"].get("files", []):
+        path = str(entry.get("path", ""))
+        if path.endswith("/" + case.file) or path == case.file:
+            return entry
+    return None
+
+
+def _find(tests: CommentedSeq, name: str) -> int | None:
+    for index, entry in enumerate(tests):
+        names = entry.get("names")
+        if names == name or (isinstance(names, list) and names == [name]):
+            return index
+    return None
+
+
+def _new_entry(proposal: Proposal) -> CommentedMap:
+    entry = CommentedMap()
+    entry["names"] = proposal.key
+    entry["mode"] = proposal.mode
+    if proposal.reason:
+        entry["reason"] = proposal.reason
+    if proposal.precision:
+        _set_precision(entry, proposal.precision)
+    return entry
+
+
+def _set_precision(entry: CommentedMap, knob: tuple[str, float, float]) -> None:
+    dtype, atol, rtol = knob
+    spec = CommentedMap(name=dtype, precision=CommentedMap(atol=atol, rtol=rtol))
+    entry["edits"] = CommentedMap(dtypes=CommentedMap(include=CommentedSeq([spec])))
+    entry["edits"]["dtypes"]["include"].fa.set_flow_style()
+
+
+def apply(doc, proposal: Proposal, source: str) -> bool:
+    """Apply one proposal to a loaded config; False when the config has no entry for its file."""
+    file_entry = _file_entry(doc, proposal.case)
+    if file_entry is None:
+        return False
+    tests = file_entry.setdefault("tests", CommentedSeq())
+    index = _find(tests, proposal.key)
+    note = f"refined from {source}: {proposal.rationale}"
+    if index is None:
+        tests.append(_new_entry(proposal))
+        tests.yaml_set_comment_before_after_key(len(tests) - 1, before="\n".join(textwrap.wrap(note, 110)), indent=8)
+        return True
+    entry = tests[index]
+    entry["mode"] = proposal.mode
+    if proposal.reason:
+        entry["reason"] = proposal.reason
+    elif "reason" in entry:
+        del entry["reason"]
+    if proposal.precision:
+        _set_precision(entry, proposal.precision)
+    entry.yaml_add_eol_comment(note[:200], "mode")
+    return True
+
+
+@dataclass
+class Refinement:
+    proposals: list[Proposal]
+    unmatched: list[Proposal]
+    diffs: dict[str, str]          # config path -> unified diff
+    texts: dict[str, str]          # config path -> new text
+
+    def write(self) -> None:
+        for path, text in self.texts.items():
+            write_text(path, text)
+
+
+def refine(configs: list[str | Path], cases: list[CaseResult], source: str,
+           max_tolerance: float = MAX_TOLERANCE) -> Refinement:
+    proposals = [p for p in (propose(c, max_tolerance) for c in cases) if p is not None]
+    docs = {}
+    for path in configs:
+        doc = yamlio.load(path)
+        if not isinstance(doc, dict) or "test_suite_config" not in doc:
+            raise SelectError(f"{path}:1: not a test_suite_config document")
+        docs[str(path)] = (Path(path).read_text(encoding="utf-8"), doc)
+    unmatched = []
+    for proposal in proposals:
+        if not any(apply(doc, proposal, source) for _, doc in docs.values()):
+            unmatched.append(proposal)
+    diffs, texts = {}, {}
+    for path, (old, doc) in docs.items():
+        new = yamlio.dump(doc)
+        if new != old:
+            texts[path] = new
+            diffs[path] = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
+                                                       f"a/{path}", f"b/{path}"))
+    return Refinement(proposals, unmatched, diffs, texts)
