@@ -178,9 +178,18 @@ at::Tensor to_spyre(at::Tensor host, c10::Device device, bool round) {
   return out;
 }
 
+// out= buffers are write-only: a host buffer of the same geometry is enough,
+// which saves a device-to-host copy on every structured op.
+at::Tensor host_buffer(const at::Tensor& t) {
+  if (!is_spyre(t)) {
+    return t;
+  }
+  return at::empty_strided(t.sizes(), t.strides(), t.options().device(at::kCPU));
+}
+
 IValue convert_arg(const IValue& v, const c10::Argument& arg, c10::Device device, bool round) {
   if (v.isTensor()) {
-    return to_host(v.toTensor(), round);
+    return arg.is_out() ? host_buffer(v.toTensor()) : to_host(v.toTensor(), round);
   }
   if (v.isTensorList()) {
     std::vector<at::Tensor> host;
