@@ -35,7 +35,8 @@ def test_float64_and_complex_are_never_compute_dtypes(ops):
         assert set(entry["dtypes"]) <= COMPUTE_DTYPES, name
         assert entry["precision"] in ("float16", "exact")
         assert entry["layout"] in ("any", "contiguous")
-        assert entry["kind"] in ("emulated", "native")
+        assert entry["kind"] in ("emulated", "native", "composite")
+        assert (entry["kind"] == "composite") == (not entry["aten"]), name
 
 
 def test_table_agrees_with_the_kernel(ops):
@@ -44,6 +45,20 @@ def test_table_agrees_with_the_kernel(ops):
     assert ops["cumsum"]["layout"] == "contiguous"
     assert torch_spyre.supported_dtypes("exp") == {torch.float16, torch.float32, torch.bfloat16}
     assert torch_spyre.supported_dtypes("cosh") == frozenset()
+
+
+@pytest.mark.parametrize("family", ["linear", "matmul", "layer_norm", "stack", "transpose"])
+def test_composite_rows_really_run(ops, family):
+    assert ops[family]["kind"] == "composite"
+    x = torch.randn(4, 4, device="spyre")
+    run = {
+        "linear": lambda: torch.nn.functional.linear(x, x),
+        "matmul": lambda: x @ x,
+        "layer_norm": lambda: torch.nn.functional.layer_norm(x, (4,)),
+        "stack": lambda: torch.stack([x, x]),
+        "transpose": lambda: x.transpose(0, 1).contiguous(),
+    }[family]
+    assert run().device.type == "spyre"
 
 
 def test_capabilities_returns_a_copy():

@@ -29,6 +29,7 @@ constexpr auto ANY = Layout::kAny;
 constexpr auto CONTIG = Layout::kContiguous;
 constexpr auto EMU = Kind::kEmulated;
 constexpr auto NATIVE = Kind::kNative;
+constexpr auto COMPOSITE = Kind::kComposite;
 
 // Each row: op family, the aten operators that reach the device for it,
 // dtypes, precision, layout, kind. Composite ops (linear, softmax, matmul...)
@@ -153,6 +154,33 @@ std::vector<OpCapability> build_table() {
       {"cat", {"cat"}, kAll, EXACT, ANY, EMU},
       {"flip", {"flip"}, kAll, EXACT, ANY, EMU},
       {"roll", {"roll"}, kAll, EXACT, ANY, EMU},
+      // --- user-level ops torch decomposes onto the rows above ---
+      {"linear", {}, kFloat, F16, ANY, COMPOSITE},
+      {"matmul", {}, kFloat, F16, ANY, COMPOSITE},
+      {"layer_norm", {}, kFloat, F16, ANY, COMPOSITE},
+      {"cross_entropy", {}, kFloat, F16, ANY, COMPOSITE},
+      {"stack", {}, kAll, EXACT, ANY, COMPOSITE},
+      {"clone", {}, kAll, EXACT, ANY, COMPOSITE, kStorageOnly},
+      {"to", {}, kAll, EXACT, ANY, COMPOSITE, kStorageOnly},
+      {"full", {}, kAll, EXACT, ANY, COMPOSITE, kStorageOnly},
+      {"zeros", {}, kAll, EXACT, ANY, COMPOSITE, kStorageOnly},
+      {"ones", {}, kAll, EXACT, ANY, COMPOSITE, kStorageOnly},
+      {"randn", {}, kFloat, F16, ANY, COMPOSITE},
+      {"rand", {}, kFloat, F16, ANY, COMPOSITE},
+      {"randint", {}, kNumeric, EXACT, ANY, COMPOSITE},
+      {"reshape", {}, kAll, EXACT, ANY, COMPOSITE, kStorageOnly},
+      {"transpose", {}, kAll, EXACT, ANY, COMPOSITE, kStorageOnly},
+      {"permute", {}, kAll, EXACT, ANY, COMPOSITE, kStorageOnly},
+      {"expand", {}, kAll, EXACT, ANY, COMPOSITE, kStorageOnly},
+      {"squeeze", {}, kAll, EXACT, ANY, COMPOSITE, kStorageOnly},
+      {"unsqueeze", {}, kAll, EXACT, ANY, COMPOSITE, kStorageOnly},
+      {"select", {}, kAll, EXACT, ANY, COMPOSITE, kStorageOnly},
+      {"slice", {}, kAll, EXACT, ANY, COMPOSITE, kStorageOnly},
+      {"narrow", {}, kAll, EXACT, ANY, COMPOSITE, kStorageOnly},
+      {"split", {}, kAll, EXACT, ANY, COMPOSITE, kStorageOnly},
+      {"chunk", {}, kAll, EXACT, ANY, COMPOSITE, kStorageOnly},
+      {"contiguous", {}, kAll, EXACT, ANY, COMPOSITE, kStorageOnly},
+      {"masked_select", {}, kAll, EXACT, ANY, COMPOSITE},
   };
 }
 
@@ -208,6 +236,18 @@ std::vector<std::string> dtype_list(DtypeSet set) {
   return names;
 }
 
+const char* kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::kEmulated:
+      return "emulated";
+    case Kind::kNative:
+      return "native";
+    case Kind::kComposite:
+      return "composite";
+  }
+  return "unknown";
+}
+
 void json_string_list(std::ostringstream& out, const std::vector<std::string>& items) {
   out << '[';
   for (size_t i = 0; i < items.size(); ++i) {
@@ -241,7 +281,7 @@ std::string to_json() {
     json_string_list(out, dtype_list(cap.storage_dtypes));
     out << ", \"precision\": \"" << (cap.precision == Precision::kFloat16 ? "float16" : "exact")
         << "\", \"layout\": \"" << (cap.layout == Layout::kContiguous ? "contiguous" : "any")
-        << "\", \"kind\": \"" << (cap.kind == Kind::kNative ? "native" : "emulated") << "\"}";
+        << "\", \"kind\": \"" << kind_name(cap.kind) << "\"}";
   }
   out << "}}";
   return out.str();

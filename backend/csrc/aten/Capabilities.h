@@ -26,6 +26,8 @@ enum class Layout {
 enum class Kind {
   kEmulated,  // runs through the boxed emulating kernel (checked here)
   kNative,    // a dedicated spyre kernel (tensor creation, views, copies)
+  kComposite, // never reaches the device itself: torch decomposes it into
+              // rows above (listed so configs can name user-level ops)
 };
 
 using DtypeSet = uint64_t;  // bit i set <=> ScalarType(i) supported
