@@ -210,8 +210,16 @@ def expand_path(text: str, roots: dict[str, str], config_dir: str, loc: Loc) -> 
     expanded = _VAR.sub(sub, text)
     if not os.path.isabs(expanded):
         expanded = os.path.join(config_dir, expanded)
-    has_glob = any(c in expanded for c in "*?[")
-    return os.path.normpath(expanded) if has_glob else os.path.realpath(expanded)
+    return _real_prefix(os.path.normpath(expanded))
+
+
+def _real_prefix(path: str) -> str:
+    """realpath of the part before the first glob, so symlinked trees (Bazel runfiles) still match."""
+    parts = path.split(os.sep)
+    for i, part in enumerate(parts):
+        if any(c in part for c in "*?["):
+            return os.path.join(os.path.realpath(os.sep.join(parts[:i]) or os.sep), *parts[i:])
+    return os.path.realpath(path)
 
 
 # ---------------------------------------------------------------- build a plan

@@ -69,15 +69,25 @@ class TestResult:
     outcome: str = "passed"
     duration: float = 0.0
     props: dict = field(default_factory=dict)
+    message: Optional[str] = None
 
     def add(self, report: pytest.TestReport) -> None:
         self.duration += getattr(report, "duration", 0.0) or 0.0
+        if report.failed and self.message is None:
+            self.message = _first_line(report)
         self.props.update(dict(report.user_properties))
         outcome = classify(report)
         if outcome and (report.when == "call" or _RANK[outcome] > _RANK.get(self.outcome, 0)):
             if report.when == "call" and self.outcome in ("error", "crashed"):
                 return
             self.outcome = outcome
+
+
+def _first_line(report: pytest.TestReport) -> str:
+    """The failure's one-line reason (the crash message), for triage."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = getattr(crash, "message", None) or str(report.longrepr or "")
+    return text.strip().splitlines()[0][:300] if text.strip() else ""
 
 
 def summarize(results: dict[str, TestResult]) -> dict[str, Any]:
@@ -95,6 +105,7 @@ def summarize(results: dict[str, TestResult]) -> dict[str, Any]:
         tests.append({
             "nodeid": r.nodeid, "outcome": r.outcome, "bucket": bucket, "duration": round(r.duration, 6),
             **{k: r.props[k] for k in ("op", "dtype", "module", "reason", "rule", "crash", "class", "variant") if k in r.props},
+            **({"message": r.message} if r.message else {}),
         })
     return {
         "version": 1,

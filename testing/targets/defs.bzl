@@ -96,7 +96,7 @@ def generated_test_targets(
     groups = {"configs": [], "ops": [], "dtypes": []}
     for key, config in configs.items():
         if config["suites"]:
-            groups["configs"].append(_one("config_" + key, main, [config["config"]], config["suites"], config["data"], [], common))
+            groups["configs"].append(_one("config_" + key, main, config["configs"], config["suites"], config["data"], [], common))
     for key, op in ops.items():
         groups["ops"].append(_one("op_" + key, main, op["configs"], op["suites"], op["data"], ["-m", op["mark"]], common))
     for key, dtype in dtypes.items():

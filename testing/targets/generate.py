@@ -15,11 +15,12 @@ import difflib
 import glob
 import json
 import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from testing.targets.model import config_targets, label_of, targets_data
+from testing.targets.model import ConfigFile, config_file, config_targets, label_of, marked_targets, runnable
 
 OUTPUT = Path("testing/targets/configs.bzl")
 CONFIG_DIR = Path("configs")
@@ -50,10 +51,10 @@ def _expander(root: Path):
     return expand
 
 
-def build(root: Path) -> dict:
+def read_configs(root: Path) -> list[ConfigFile]:
     from testing.plugin.config import ConfigError, load_document
 
-    targets = []
+    configs = []
     for path in config_files(root):
         rel = path.relative_to(root).as_posix()
         try:
@@ -62,11 +63,42 @@ def build(root: Path) -> dict:
             raise GenerateError(str(err)) from None
         stem = path.relative_to(root / CONFIG_DIR).with_suffix("").as_posix()
         try:
-            targets.append(config_targets(stem, rel, doc, _expander(root)))
+            configs.append(config_file(stem, rel, doc, _expander(root)))
         except GenerateError as err:
             raise GenerateError(f"{rel}: {err}") from None
+    return configs
+
+
+def collect_marks(root: Path, configs: list[str], suites: list[str]) -> dict[str, list[str]]:
+    """{node id: op__/dtype__ marks} of what the configured suites generate,
+    from a real `pytest --collect-only` with the adaptation plugin."""
+    if not suites:
+        return {}
+    with tempfile.TemporaryDirectory(prefix="targets-") as tmp:
+        out = Path(tmp) / "marks.json"
+        cmd = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+               "-p", "testing.plugin", "-p", "testing.targets.collect", f"--collect-marks-out={out}",
+               *[arg for c in configs for arg in ("--config", c)], *suites]
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root)] + sys.path))
+        proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
+        if proc.returncode not in (0, 5) or not out.exists():
+            lines = [l for l in (proc.stderr + proc.stdout).splitlines() if l.strip()]
+            raise GenerateError(f"collecting {' '.join(suites)} failed (exit {proc.returncode}): "
+                                f"{lines[-1] if lines else 'no output'}")
+        return json.loads(out.read_text(encoding="utf-8"))
+
+
+def build(root: Path, collect=collect_marks) -> dict:
+    configs = read_configs(root)
     packages = bazel_packages(root)
-    return targets_data(targets, lambda path: label_of(path, packages))
+    label = lambda path: label_of(path, packages)  # noqa: E731
+    run_configs, suites = runnable(configs)
+    marks = collect(root, run_configs, suites)
+    return {
+        "configs": config_targets(configs, label),
+        "ops": marked_targets(marks, "op", run_configs, label),
+        "dtypes": marked_targets(marks, "dtype", run_configs, label),
+    }
 
 
 def bazel_packages(root: Path) -> set[str]:

@@ -1,15 +1,19 @@
-"""Pure extraction: which Bazel test targets a set of configs implies.
+"""Pure decisions: which Bazel test targets a set of configs implies.
 
-A config names ops and dtypes in several places (global supported lists,
-per-op dtype lists, per-test narrowing, edits.*.include); every name found
-anywhere gets a target. Suites are the config's in-tree files; upstream files
-(${TORCH_ROOT}) need a PyTorch checkout and are left to the upstream commands.
+* A config with in-tree files (${REPO_ROOT}/...) is a feature: target
+  config_<file> runs its suites with the base configs (those without files,
+  e.g. the device config) plus itself.
+* Op and dtype targets come from what the configured suites really generate:
+  the op__/dtype__ marks of the collected tests (the adaptation plugin marks
+  every generated test), so ops taken from the backend's capability table
+  get targets too, and no target would run zero tests.
+Upstream files (${TORCH_ROOT}) need a PyTorch checkout and are left to the
+upstream commands.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, Iterator
 
 REPO_PREFIX = "${REPO_ROOT}/"
 
@@ -20,45 +24,12 @@ def sanitize(name: str) -> str:
 
 
 @dataclass(frozen=True)
-class ConfigTargets:
-    """What one config file contributes."""
-
-    name: str  # target-safe stem of the file
+class ConfigFile:
+    name: str  # target-safe stem, e.g. spyre_ops for configs/spyre/ops.yaml
     path: str  # repo-relative YAML path
-    suites: tuple[str, ...]  # repo-relative test files
-    upstream: tuple[str, ...]  # ${TORCH_ROOT} files, not runnable under Bazel
-    ops: tuple[str, ...]
-    dtypes: tuple[str, ...]
-
-
-def _names(items: Iterable | None) -> Iterator[str]:
-    for item in items or ():
-        yield item if isinstance(item, str) else item.name
-
-
-def ops_of(doc) -> set[str]:
-    suite = doc.test_suite_config
-    found = set(_names(suite.global_.supported_ops))
-    for entry in suite.files:
-        for test in entry.tests:
-            found.update(test.ops or ())
-            if test.edits and test.edits.ops:
-                found.update(_names(test.edits.ops.include))
-    return found
-
-
-def dtypes_of(doc) -> set[str]:
-    suite = doc.test_suite_config
-    found = set(_names(suite.global_.supported_dtypes))
-    for op in suite.global_.supported_ops or ():
-        if not isinstance(op, str):
-            found.update(_names(op.dtypes))
-    for entry in suite.files:
-        for test in entry.tests:
-            found.update(test.dtypes or ())
-            if test.edits and test.edits.dtypes:
-                found.update(_names(test.edits.dtypes.include))
-    return found
+    suites: tuple[str, ...]  # repo-relative in-tree test files
+    upstream: tuple[str, ...]  # ${TORCH_ROOT} paths, not runnable under Bazel
+    has_files: bool  # False: a base config (global settings only)
 
 
 def split_files(doc, expand) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -74,41 +45,59 @@ def split_files(doc, expand) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(suites), tuple(upstream)
 
 
-def config_targets(stem: str, path: str, doc, expand) -> ConfigTargets:
+def config_file(stem: str, path: str, doc, expand) -> ConfigFile:
     suites, upstream = split_files(doc, expand)
-    return ConfigTargets(sanitize(stem), path, suites, upstream,
-                         tuple(sorted(ops_of(doc))), tuple(sorted(dtypes_of(doc))))
+    return ConfigFile(sanitize(stem), path, suites, upstream, bool(doc.test_suite_config.files))
+
+
+def base_configs(configs: list[ConfigFile]) -> list[str]:
+    return [c.path for c in configs if not c.has_files]
+
+
+def runnable(configs: list[ConfigFile]) -> tuple[list[str], list[str]]:
+    """(every config a run needs, every in-tree suite) for op/dtype targets."""
+    features = [c for c in configs if c.suites]
+    suites: list[str] = []
+    for c in features:
+        suites.extend(s for s in c.suites if s not in suites)
+    return base_configs(configs) + [c.path for c in features], suites
 
 
 def label_of(path: str, packages: set[str]) -> str:
     """Bazel label of a repo-relative source file, given the package directories."""
     parts = path.split("/")
-    for cut in range(len(parts) - 1, -1, -1):
+    for cut in range(len(parts) - 1, 0, -1):
         package = "/".join(parts[:cut])
-        if package in packages or cut == 0:
+        if package in packages:
             return f"//{package}:{'/'.join(parts[cut:])}"
-    raise AssertionError("unreachable")
+    return f"//:{path}"
 
 
-def targets_data(configs: list[ConfigTargets], label=lambda path: path) -> dict:
-    """The data the Starlark macro turns into targets (plain dicts/lists/strings)."""
-    def grouped(attr: str, prefix: str) -> dict:
-        out: dict[str, dict] = {}
-        for config in configs:
-            if not config.suites:
-                continue  # nothing in-tree to run for this config
-            for name in getattr(config, attr):
-                entry = out.setdefault(sanitize(name), {"name": name, "mark": f"{prefix}__{sanitize(name)}",
-                                                        "configs": [], "suites": [], "data": []})
-                entry["configs"].append(config.path)
-                entry["suites"].extend(s for s in config.suites if s not in entry["suites"])
-                entry["data"].extend(label(f) for f in (config.path, *config.suites) if label(f) not in entry["data"])
-        return dict(sorted(out.items()))
+def config_targets(configs: list[ConfigFile], label) -> dict:
+    base = base_configs(configs)
+    out = {}
+    for c in configs:
+        with_base = base + [c.path] if c.has_files else [c.path]
+        out[c.name] = {"config": c.path, "configs": with_base, "suites": list(c.suites),
+                       "upstream": list(c.upstream), "data": [label(f) for f in (*with_base, *c.suites)]}
+    return out
 
-    return {
-        "configs": {c.name: {"config": c.path, "suites": list(c.suites), "upstream": list(c.upstream),
-                             "data": [label(f) for f in (c.path, *c.suites)]}
-                    for c in configs},
-        "ops": grouped("ops", "op"),
-        "dtypes": grouped("dtypes", "dtype"),
-    }
+
+def marked_targets(marks: dict[str, list[str]], prefix: str, configs: list[str], label) -> dict:
+    """{name: target data} for every `prefix`__<name> mark some collected test
+    carries; each target runs only the suites holding such tests."""
+    out: dict[str, dict] = {}
+    for nodeid, names in sorted(marks.items()):
+        suite = nodeid.split("::", 1)[0]
+        for mark in names:
+            if not mark.startswith(prefix + "__"):
+                continue
+            entry = out.setdefault(mark[len(prefix) + 2:], {"mark": mark, "configs": list(configs),
+                                                            "suites": [], "tests": 0})
+            entry["tests"] += 1
+            if suite not in entry["suites"]:
+                entry["suites"].append(suite)
+    for entry in out.values():
+        entry["suites"].sort()
+        entry["data"] = [label(f) for f in (*entry["configs"], *entry["suites"])]
+    return dict(sorted(out.items()))

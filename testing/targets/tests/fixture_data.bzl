@@ -4,7 +4,7 @@ _CONFIG = "testing/targets/tests/fixture/fixture.yaml"
 _SUITE = "testing/targets/tests/fixture/test_fixture_suite.py"
 _DATA = ["fixture/fixture.yaml", "fixture/test_fixture_suite.py"]
 
-FIXTURE_CONFIGS = {"fixture": {"config": _CONFIG, "suites": [_SUITE], "upstream": [], "data": _DATA}}
+FIXTURE_CONFIGS = {"fixture": {"config": _CONFIG, "configs": [_CONFIG], "suites": [_SUITE], "upstream": [], "data": _DATA}}
 
 FIXTURE_OPS = {
     "add": {"name": "add", "mark": "op__add", "configs": [_CONFIG], "suites": [_SUITE], "data": _DATA},

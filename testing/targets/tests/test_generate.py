@@ -6,92 +6,129 @@ import pytest
 from testing.targets import generate
 from testing.targets.model import label_of, sanitize
 
-OPS_CONFIG = """
+DEVICE = """
+test_suite_config:
+  global:
+    supported_dtypes: [float32, int64]
+"""
+
+OPS = """
 test_suite_config:
   files:
     - path: ${REPO_ROOT}/testing/suites/test_ops.py
-      tests:
-        - names: TestOps::test_consistency
-          ops: [mul]
-          dtypes: [bfloat16]
-  global:
-    supported_dtypes: [float32, {name: float16, precision: {atol: 0.01}}]
-    supported_ops: [add, {name: div.no_rounding_mode, dtypes: [float32, int64]}]
+      unlisted_test_mode: mandatory_success
 """
 
-UPSTREAM_CONFIG = """
+UPSTREAM = """
 test_suite_config:
   files:
     - path: ${TORCH_ROOT}/test/test_view_ops.py
-  global:
-    supported_ops: [view]
 """
+
+SUITE = """
+import pytest
+
+@pytest.mark.op__add
+@pytest.mark.dtype__float32
+def test_add_float32(): pass
+
+@pytest.mark.op__div_no_rounding_mode
+@pytest.mark.dtype__int64
+def test_div_int64(): pass
+
+def test_unmarked(): pass
+"""
+
+MARKS = {
+    "testing/suites/test_ops.py::TestOps::test_add_float32": ["dtype__float32", "op__add"],
+    "testing/suites/test_ops.py::TestOps::test_add_int64": ["dtype__int64", "op__add"],
+    "testing/suites/test_ops.py::TestOps::test_div_no_rounding_mode_int64": ["dtype__int64", "op__div_no_rounding_mode"],
+}
+
+
+def fake_collect(calls):
+    def collect(root, configs, suites):
+        calls.append((configs, suites))
+        return MARKS
+    return collect
 
 
 @pytest.fixture
 def repo(tmp_path, monkeypatch):
     monkeypatch.setenv("TORCH_ROOT", str(tmp_path / "pytorch"))
-    (tmp_path / "pytorch/test").mkdir(parents=True)
-    (tmp_path / "pytorch/test/test_view_ops.py").write_text("")
     for path, text in {
+        "pytorch/test/test_view_ops.py": "",
         "BUILD.bazel": "",
         "testing/BUILD.bazel": "",
         "testing/targets/BUILD.bazel": "",
-        "testing/suites/test_ops.py": "",
-        "configs/ops.yaml": OPS_CONFIG,
-        "configs/upstream/view.yaml": UPSTREAM_CONFIG,
+        "testing/suites/test_ops.py": SUITE,
+        "configs/spyre/device.yaml": DEVICE,
+        "configs/spyre/ops.yaml": OPS,
+        "configs/upstream/view.yaml": UPSTREAM,
     }.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(textwrap.dedent(text))
     return tmp_path
 
 
-def test_every_configured_op_and_dtype_gets_a_target(repo):
-    data = generate.build(repo)
-    assert sorted(data["ops"]) == ["add", "div_no_rounding_mode", "mul"]
-    assert sorted(data["dtypes"]) == ["bfloat16", "float16", "float32", "int64"]
-    div = data["ops"]["div_no_rounding_mode"]
-    assert div["mark"] == "op__div_no_rounding_mode"
-    assert div["configs"] == ["configs/ops.yaml"]
-    assert div["suites"] == ["testing/suites/test_ops.py"]
-    assert div["data"] == ["//:configs/ops.yaml", "//testing:suites/test_ops.py"]
+def test_targets_follow_collected_marks(repo):
+    calls = []
+    data = generate.build(repo, fake_collect(calls))
+    assert calls == [(["configs/spyre/device.yaml", "configs/spyre/ops.yaml"], ["testing/suites/test_ops.py"])]
+    assert sorted(data["ops"]) == ["add", "div_no_rounding_mode"]
+    assert sorted(data["dtypes"]) == ["float32", "int64"]
+    add = data["ops"]["add"]
+    assert (add["mark"], add["tests"], add["suites"]) == ("op__add", 2, ["testing/suites/test_ops.py"])
+    assert add["configs"] == ["configs/spyre/device.yaml", "configs/spyre/ops.yaml"]
+    assert add["data"] == ["//:configs/spyre/device.yaml", "//:configs/spyre/ops.yaml", "//testing:suites/test_ops.py"]
 
 
-def test_upstream_only_configs_make_no_op_targets(repo):
-    data = generate.build(repo)
-    assert "view" not in data["ops"]
-    assert data["configs"]["upstream_view"]["suites"] == []
-    assert data["configs"]["upstream_view"]["upstream"] == ["${TORCH_ROOT}/test/test_view_ops.py"]
+def test_feature_configs_run_with_base_configs(repo):
+    data = generate.build(repo, fake_collect([]))
+    ops = data["configs"]["spyre_ops"]
+    assert ops["configs"] == ["configs/spyre/device.yaml", "configs/spyre/ops.yaml"]
+    assert ops["suites"] == ["testing/suites/test_ops.py"]
+    assert data["configs"]["spyre_device"]["suites"] == []  # base config: no target of its own
+    view = data["configs"]["upstream_view"]
+    assert view["suites"] == [] and view["upstream"] == ["${TORCH_ROOT}/test/test_view_ops.py"]
 
 
 def test_editing_a_config_changes_targets_and_check_sees_it(repo, monkeypatch):
-    monkeypatch.chdir(repo)
+    monkeypatch.setattr(generate, "collect_marks", fake_collect([]))
     assert generate.main(["--root", str(repo)]) == 0
     assert generate.main(["--root", str(repo), "--check"]) == 0
-    config = repo / "configs/ops.yaml"
-    config.write_text(config.read_text().replace("supported_ops: [add,", "supported_ops: [add, sub,"))
+    (repo / "configs/spyre/more.yaml").write_text(OPS.replace("test_ops.py", "test_more.py"))
+    (repo / "testing/suites/test_more.py").write_text("")
     assert generate.main(["--root", str(repo), "--check"]) == 1
     assert generate.main(["--root", str(repo)]) == 0
-    assert '"op__sub"' in (repo / generate.OUTPUT).read_text()
-    assert generate.main(["--root", str(repo), "--check"]) == 0
-
-
-def test_removing_a_config_removes_its_targets(repo):
-    generate.main(["--root", str(repo)])
-    (repo / "configs/ops.yaml").unlink()
+    assert '"spyre_more": {' in (repo / generate.OUTPUT).read_text()
+    (repo / "configs/spyre/more.yaml").unlink()
     assert generate.main(["--root", str(repo), "--check"]) == 1
+
+
+def test_real_collection_with_the_plugin(repo):
+    """The real `pytest --collect-only` with testing.plugin on CPU."""
+    data = generate.build(repo)
+    assert sorted(data["ops"]) == ["add", "div_no_rounding_mode"]
+    assert data["ops"]["add"]["tests"] == 1
+
+
+def test_collection_failure_is_one_line(repo, capsys):
+    (repo / "testing/suites/test_ops.py").write_text("import no_such_module_here\n")
+    assert generate.main(["--root", str(repo)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: collecting testing/suites/test_ops.py failed") and "\n" not in err
+
+
+def test_bad_config_is_one_line_with_file_and_line(repo, capsys, monkeypatch):
+    monkeypatch.setattr(generate, "collect_marks", fake_collect([]))
     generate.main(["--root", str(repo)])
-    assert '"op__add"' not in (repo / generate.OUTPUT).read_text()
-
-
-def test_bad_config_is_one_line_with_file_and_line(repo, capsys):
+    before = (repo / generate.OUTPUT).read_text()
     (repo / "configs/bad.yaml").write_text("test_suite_config:\n  files: [\n")
-    before = (repo / generate.OUTPUT).read_text() if (repo / generate.OUTPUT).exists() else None
     assert generate.main(["--root", str(repo)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and "bad.yaml:" in err and "\n" not in err
-    after = (repo / generate.OUTPUT).read_text() if (repo / generate.OUTPUT).exists() else None
-    assert after == before  # nothing half-written
+    assert (repo / generate.OUTPUT).read_text() == before  # nothing half-written
 
 
 def test_missing_suite_file_is_named(repo, capsys):
@@ -101,8 +138,8 @@ def test_missing_suite_file_is_named(repo, capsys):
 
 
 def test_output_is_starlark_friendly(repo):
-    text = generate.render(generate.build(repo))
-    assert "true" not in text and "null" not in text  # only strings, lists, dicts
+    text = generate.render(generate.build(repo, fake_collect([])))
+    assert "true" not in text and "null" not in text  # only strings, numbers, lists, dicts
     assert text.startswith('"""') and "CONFIGS = {" in text and "OPS = {" in text and "DTYPES = {" in text
 
 
@@ -110,6 +147,7 @@ def test_label_of_uses_nearest_package():
     packages = {"", "testing", "testing/targets"}
     assert label_of("configs/ops.yaml", packages) == "//:configs/ops.yaml"
     assert label_of("testing/suites/test_x.py", packages) == "//testing:suites/test_x.py"
+    assert label_of("testing/targets/tests/x.py", packages) == "//testing/targets:tests/x.py"
 
 
 def test_sanitize_matches_plugin_marks():
