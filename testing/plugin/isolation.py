@@ -144,7 +144,9 @@ class Controller:
             f.write("\n".join(sorted(self.done)))
         log_path = os.path.join(self.tmp, f"worker-{self.restarts}.log")
         r, w = os.pipe()
-        env = dict(os.environ, **{ENV_FD: str(w), ENV_SKIP: skip_file})
+        # The worker imports exactly what the controller can (Bazel runfiles, PYTHONPATH, ...).
+        path = os.pathsep.join(p for p in sys.path if p)
+        env = dict(os.environ, **{ENV_FD: str(w), ENV_SKIP: skip_file, "PYTHONPATH": path})
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(
                 self._command(), pass_fds=(w,), env=env, stdout=log, stderr=subprocess.STDOUT,

@@ -88,12 +88,12 @@ def collect_marks(root: Path, configs: list[str], suites: list[str]) -> dict[str
         return json.loads(out.read_text(encoding="utf-8"))
 
 
-def build(root: Path, collect=collect_marks) -> dict:
+def build(root: Path, collect=None) -> dict:
     configs = read_configs(root)
     packages = bazel_packages(root)
     label = lambda path: label_of(path, packages)  # noqa: E731
     run_configs, suites = runnable(configs)
-    marks = collect(root, run_configs, suites)
+    marks = (collect or collect_marks)(root, run_configs, suites)
     return {
         "configs": config_targets(configs, label),
         "ops": marked_targets(marks, "op", run_configs, label),
