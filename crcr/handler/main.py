@@ -19,14 +19,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
+from crcr.api import default_state_dir
 from crcr.dispatch import Decision, Dispatch, decide, load_dispatch_text
 from crcr.errors import CallbackRejected, ConfigError, CrcrError, DeliveryPending
 from crcr.fsutil import atomic_write_json
-from crcr.handler.plan import Leg, discover_features, matrix, plan_candidates, plan_legs
+from crcr.handler.plan import Leg, auto_shards, discover_features, matrix, plan_candidates, plan_legs
 from crcr.handler.runner import choose_runner, run_leg
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pull_request_synchronize.json"
-LOCAL_REPO = "local/oot-ci"  # downstream identity when not in GitHub Actions
+# The local cycle's default selection: a few ops over every suite, so a full
+# dispatch -> legs -> HUD cycle takes about a minute per leg on 2 cores.
+# `--full` (or CI's bazel runner) runs everything.
+SMOKE_SELECT = "op__add or op__mul or op__neg"
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,10 @@ def load_plan(args, env: Mapping[str, str], ws: Path) -> Planned:
         raise ConfigError(f"{path}: {err.strerror}") from None
     d = load_dispatch_text(text, str(path))
     decision = decide(d)
-    legs = plan_legs(plan_candidates(d, args.backend or ["HEAD"]), discover_features(ws), args.shards) if decision.run else []
+    legs = []
+    if decision.run:
+        features = discover_features(ws)
+        legs = plan_legs(plan_candidates(d, args.backend or ["HEAD"]), features, auto_shards(features, args.shards))
     return Planned(d, decision, legs)
 
 
@@ -75,13 +82,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--event", type=Path, help="event JSON (default $GITHUB_EVENT_PATH, else the bundled example)")
     p.add_argument("--workspace", type=Path, help="repo root (default $BUILD_WORKSPACE_DIRECTORY or cwd)")
     p.add_argument("--backend", action="append", help="backend refs, newest first (default HEAD)")
-    p.add_argument("--shards", type=int, default=1, help="legs per feature (tools/shard balancing)")
+    p.add_argument("--shards", type=int, default=0, help="legs per feature, tools/shard balanced (0 = auto)")
     p.add_argument("--runner", default="auto", help="auto|pytest|bazel (auto: pytest inside bazel run)")
     p.add_argument("--test-command", help="leg command template, e.g. '{python} -m pytest --junitxml={junit} ...'")
-    p.add_argument("--select", help="pytest -m expression for the pytest runner")
-    p.add_argument("--target-template", default="//testing:{feature}", help="Bazel target per feature")
+    p.add_argument("--select", help=f"pytest -m expression (local cycle default: {SMOKE_SELECT!r})")
+    p.add_argument("--full", action="store_true", help="local cycle: run the whole suites, no smoke selection")
+    p.add_argument("--target-template", default="//testing:config_{stem}",
+                   help="Bazel target per feature ({stem} = config file stem, {feature})")
     p.add_argument("--leg-timeout", type=float, default=900.0, help="seconds per leg")
-    p.add_argument("--out", type=Path, help="logs and JUnit (default <workspace>/.crcr-out)")
+    p.add_argument("--out", type=Path, help="logs, JUnit, HUD snapshot (default <state dir>/out)")
     p.add_argument("--relay-url", help="relay base URL (env CRCR_CALLBACK_URL); none = embedded emulator")
     p.add_argument("--repo", help="downstream owner/repo (env GITHUB_REPOSITORY)")
     p.add_argument("--state-dir", type=Path, help="outbox dir (env CRCR_STATE_DIR)")
@@ -106,7 +115,7 @@ def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path) -> int
     if args.leg is None or not 0 <= args.leg < len(planned.legs):
         raise ConfigError(f"--leg must be 0..{len(planned.legs) - 1}")
     leg = planned.legs[args.leg]
-    out = args.out or ws / ".crcr-out"
+    out = args.out or default_state_dir(env) / "out"
     runner = choose_runner(args.runner, env)
     if args.report:
         from crcr.handler.cycle import reporting_session
@@ -137,6 +146,8 @@ def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] =
     if args.mode == "run-leg":
         return cmd_run_leg(args, planned, env, ws)
     from crcr.handler.cycle import run_cycle
+    if args.select is None and not args.full and not args.test_command:
+        args.select = SMOKE_SELECT
     return run_cycle(args, planned.dispatch, planned.legs, env, ws)
 
 

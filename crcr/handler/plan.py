@@ -6,14 +6,19 @@ backend x the core the dispatch names x the suite at dispatch time, so a red
 result is attributable to upstream. Other combinations (an older backend
 release against the same core) are planned as separate, non-primary jobs.
 
-Legs split a candidate by feature: one per top-level configs/*.yaml, each
-optionally cut into N shards run by tools/shard's duration-balanced plugin.
+Legs split a candidate by feature: one per config file under configs/ that
+lists test files, each optionally cut into N shards run by tools/shard's
+duration-balanced plugin. Config files without `files` (device-wide settings
+such as configs/<device>/device.yaml) are passed to every leg of their
+directory; a directory with only such files is one feature.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional, Sequence
+
+import yaml
 
 from crcr.body import leg_job_name
 from crcr.dispatch import Dispatch
@@ -36,14 +41,19 @@ class Leg:
     index: int
     candidate: Candidate
     feature: str
-    config: Optional[str]  # workspace-relative configs/<feature>.yaml, None = no config
+    configs: tuple[str, ...]  # workspace-relative config paths, feature's own last; () = none
     shard_index: int
     shard_total: int
     job_name: str
 
+    @property
+    def config(self) -> Optional[str]:
+        """The feature's own config file (None for the catch-all leg)."""
+        return self.configs[-1] if self.configs else None
+
     def matrix_entry(self) -> dict:
         entry = {"leg": self.index, "job_name": self.job_name, "feature": self.feature,
-                 "config": self.config or "", "shard_index": self.shard_index, "shard_total": self.shard_total}
+                 "configs": " ".join(self.configs), "shard_index": self.shard_index, "shard_total": self.shard_total}
         entry.update({f"candidate_{k}": v for k, v in asdict(self.candidate).items()})
         return entry
 
@@ -57,24 +67,61 @@ def plan_candidates(d: Dispatch, backends: Sequence[str] = ("HEAD",)) -> list[Ca
     return out
 
 
-def discover_features(workspace: Path) -> list[tuple[str, Optional[str]]]:
-    """(feature, config path) per top-level configs/*.yaml; one catch-all leg if none."""
-    configs = sorted((workspace / "configs").glob("*.yaml")) + sorted((workspace / "configs").glob("*.yml"))
-    found = [(p.stem, str(p.relative_to(workspace))) for p in configs if p.is_file()]
-    return found or [(ALL_FEATURE, None)]
+def lists_files(path: Path) -> bool:
+    """Does this config select test files (a feature), or only set device-wide globals?"""
+    try:
+        doc = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError):
+        return True  # let the plugin report the error, with file:line, inside its leg
+    if not isinstance(doc, dict):
+        return True
+    body = doc.get("test_suite_config", doc)
+    return isinstance(body, dict) and bool(body.get("files"))
 
 
-def plan_legs(candidates: Sequence[Candidate], features: Sequence[tuple[str, Optional[str]]],
+Feature = tuple[str, tuple[str, ...]]
+
+
+def discover_features(workspace: Path) -> list[Feature]:
+    """(feature name, configs) from configs/**/*.yaml (schema/ excluded); one catch-all if none."""
+    root = workspace / "configs"
+    files = sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
+                   and "schema" not in p.relative_to(root).parts) if root.is_dir() else []
+    groups: dict[Path, list[Path]] = {}
+    for p in files:
+        groups.setdefault(p.parent, []).append(p)
+    features: list[Feature] = []
+    for directory, members in sorted(groups.items()):
+        rel = lambda p: str(p.relative_to(workspace))
+        prefix = "-".join(directory.relative_to(root).parts)
+        shared = tuple(rel(p) for p in members if not lists_files(p))
+        own = [p for p in members if lists_files(p)]
+        for p in own:
+            features.append(("-".join(filter(None, [prefix, p.stem])), shared + (rel(p),)))
+        if not own and shared:
+            features.append((prefix or ALL_FEATURE, shared))
+    return features or [(ALL_FEATURE, ())]
+
+
+def auto_shards(features: Sequence[Feature], requested: int) -> int:
+    """0 = auto: split a lone feature in two so CI legs run side by side."""
+    if requested < 0:
+        raise ConfigError("--shards must be >= 0 (0 = auto)")
+    return requested or (2 if len(features) == 1 else 1)
+
+
+def plan_legs(candidates: Sequence[Candidate], features: Sequence[Feature],
               shards: int = 1, base: str = "test") -> list[Leg]:
     if shards < 1:
         raise ConfigError("--shards must be >= 1")
     legs: list[Leg] = []
     for cand in candidates:
-        for feature, config in features:
+        for feature, configs in features:
             for shard in range(shards):
                 parts = [] if cand.primary else [cand.name]
                 parts += [feature] + ([f"{shard + 1}of{shards}"] if shards > 1 else [])
-                legs.append(Leg(len(legs), cand, feature, config, shard, shards, leg_job_name(base, *parts)))
+                legs.append(Leg(len(legs), cand, feature, tuple(configs), shard, shards,
+                                leg_job_name(base, *parts)))
     names = [leg.job_name for leg in legs]
     if len(set(names)) != len(names):  # same-job rule: each leg must be its own HUD row
         raise ConfigError("two legs would share a job_name; rename a config")

@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
 from crcr.errors import ConfigError
-from crcr.handler.plan import ALL_FEATURE, Leg
+from crcr.handler.plan import Leg
 from crcr.junit import Counts, parse_junit
 
 PLUGIN_MODULE = "testing.plugin.plugin"
 SHARD_PLUGIN = "tools.shard.plugin"
 SUITES = "testing/suites"
-PLACEHOLDERS = ("python", "workspace", "config", "feature", "junit", "shard_index", "shard_total", "job_name")
+PLACEHOLDERS = ("python", "workspace", "config", "configs", "feature", "junit", "shard_index", "shard_total", "job_name")
 
 
 @dataclass(frozen=True)
@@ -58,8 +58,8 @@ def pytest_command(leg: Leg, ws: Path, junit: Path, select: Optional[str], extra
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}"]
     if (ws / "testing" / "plugin" / "plugin.py").exists():
         argv += ["-p", PLUGIN_MODULE]
-        if leg.config:
-            argv += ["--config", leg.config]
+        for config in leg.configs:
+            argv += ["--config", config]
     if leg.shard_total > 1 and (ws / "tools" / "shard" / "plugin.py").exists():
         argv += ["-p", SHARD_PLUGIN, "--shard-index", str(leg.shard_index), "--shard-total", str(leg.shard_total)]
     if select:
@@ -68,9 +68,9 @@ def pytest_command(leg: Leg, ws: Path, junit: Path, select: Optional[str], extra
 
 
 def bazel_targets(leg: Leg, template: str) -> list[str]:
-    if leg.feature == ALL_FEATURE:
+    if not leg.config:
         return ["//testing/..."]
-    return [template.format(feature=leg.feature)]
+    return [template.format(feature=leg.feature, stem=Path(leg.config).stem)]
 
 
 def bazel_command(leg: Leg, ws: Path, template: str) -> list[str]:
@@ -90,6 +90,7 @@ def template_command(template: str, leg: Leg, ws: Path, junit: Path) -> list[str
     if not parts:
         raise ConfigError("--test-command is empty")
     values = {"python": sys.executable, "workspace": str(ws), "config": leg.config or "",
+              "configs": ",".join(leg.configs),
               "feature": leg.feature, "junit": str(junit), "shard_index": str(leg.shard_index),
               "shard_total": str(leg.shard_total), "job_name": leg.job_name}
     out = []

@@ -70,7 +70,7 @@ def check_one(event):
     decision = decide(d)
     assert decision.reason and "\n" not in decision.reason
     if decision.run:
-        for leg in plan_legs(plan_candidates(d), [("ops", "configs/ops.yaml")]):
+        for leg in plan_legs(plan_candidates(d), [("ops", ("configs/ops.yaml",))]):
             assert re.fullmatch(r"[A-Za-z0-9_.-]+", leg.job_name)
     return d
 
@@ -102,7 +102,7 @@ def test_injection_strings_are_never_executed(tmp_path):
         path.write_text(json.dumps(event))
         ws = tmp_path / "ws"
         (ws / "configs").mkdir(parents=True, exist_ok=True)
-        (ws / "configs" / "ops.yaml").write_text("{}\n")
+        (ws / "configs" / "ops.yaml").write_text("test_suite_config:\n  files: [{path: x.py}]\n")
         leg = "{python} -c \"import sys,pathlib; pathlib.Path(sys.argv[1]).write_text('<testsuite/>')\" {junit}"
         r = subprocess.run([sys.executable, "-m", "crcr.handler.main", "--event", str(path), "--workspace", str(ws),
                             "--out", str(tmp_path / "out"), "--test-command", leg],

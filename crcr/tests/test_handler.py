@@ -7,7 +7,7 @@ import pytest
 from crcr.dispatch import load_dispatch
 from crcr.errors import ConfigError
 from crcr.handler import main as handler
-from crcr.handler.plan import discover_features, matrix, plan_candidates, plan_legs
+from crcr.handler.plan import auto_shards, discover_features, matrix, plan_candidates, plan_legs
 from crcr.handler.runner import choose_runner, conclusion_for, template_command
 
 
@@ -16,8 +16,27 @@ def ws(tmp_path):
     (tmp_path / "WORKSPACE").write_text("")
     (tmp_path / "configs").mkdir()
     for name in ("ops", "modules"):
-        (tmp_path / "configs" / f"{name}.yaml").write_text("{}\n")
+        (tmp_path / "configs" / f"{name}.yaml").write_text(FEATURE_YAML)
     return tmp_path
+
+
+FEATURE_YAML = "test_suite_config:\n  files:\n    - path: ${REPO_ROOT}/testing/suites/test_x.py\n"
+
+
+def test_device_wide_configs_join_every_leg_of_their_directory(tmp_path):
+    dev = tmp_path / "configs" / "spyre"
+    dev.mkdir(parents=True)
+    (dev / "device.yaml").write_text("test_suite_config:\n  global:\n    backend: torch_spyre\n")
+    (tmp_path / "configs" / "schema").mkdir()
+    (tmp_path / "configs" / "schema" / "x.yaml").write_text(FEATURE_YAML)
+    assert discover_features(tmp_path) == [("spyre", ("configs/spyre/device.yaml",))]
+    (dev / "ops.yaml").write_text(FEATURE_YAML)
+    (dev / "broken.yaml").write_text("test_suite_config: [unclosed\n")  # its leg reports the error
+    assert discover_features(tmp_path) == [
+        ("spyre-broken", ("configs/spyre/device.yaml", "configs/spyre/broken.yaml")),
+        ("spyre-ops", ("configs/spyre/device.yaml", "configs/spyre/ops.yaml"))]
+    assert auto_shards(discover_features(tmp_path), 0) == 1
+    assert auto_shards([("spyre", ())], 0) == 2 and auto_shards([("spyre", ())], 3) == 3
 
 
 def test_primary_candidate_and_others(pr_event):
@@ -34,12 +53,12 @@ def test_legs_from_configs_with_unique_job_names(pr_event, ws):
     assert len(legs) == 8 and len(set(names)) == 8
     assert "test-modules-1of2" in names and "test-backend-v0.1-ops-2of2" in names
     entry = matrix(legs)["include"][0]
-    assert entry["config"] == "configs/modules.yaml" and entry["candidate_primary"] is True
+    assert entry["configs"] == "configs/modules.yaml" and entry["candidate_primary"] is True
 
 
 def test_no_configs_means_one_leg(pr_event, tmp_path):
     legs = plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(tmp_path))
-    assert [(l.feature, l.config) for l in legs] == [("all", None)]
+    assert [(l.feature, l.configs) for l in legs] == [("all", ())]
 
 
 def test_runner_choice():
