@@ -54,7 +54,7 @@ std::vector<OpCapability> build_table() {
       // --- random ---
       {"normal", {"normal"}, kFloat, F16, ANY, EMU},
       {"uniform", {"uniform"}, kFloat, F16, ANY, EMU},
-      {"random", {"random"}, kNumeric, EXACT, ANY, EMU},
+      {"random", {"random"}, kAll, EXACT, ANY, EMU},
       {"bernoulli", {"bernoulli"}, kFloat, F16, ANY, EMU},
       {"randperm", {"randperm"}, kInt, EXACT, ANY, EMU},
       // --- elementwise unary ---
