@@ -78,9 +78,18 @@ class CallbackClient:
         return self.deliver(self.outbox.put(self.url, self.repo, body))
 
     def begin_job(self, in_progress: dict, guard_completed: dict) -> Item:
-        """Write the fallback completed first, then send in_progress."""
+        """Queue in_progress, then the fallback completed, then send.
+
+        Both are on disk before anything is sent, in replay order: a crash at
+        any point leaves in_progress (if unsent) ahead of the guard.
+        """
+        start = self.outbox.put(self.url, self.repo, in_progress)
         guard = self.outbox.put(self.url, self.repo, guard_completed, guard=True)
-        self.post(in_progress)
+        try:
+            self.deliver(start)
+        except CallbackRejected:
+            self.outbox.done(guard)  # no in_progress on record: a completed would be refused too
+            raise
         return guard
 
     def finish_job(self, guard: Item, completed: dict) -> Outcome:

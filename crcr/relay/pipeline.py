@@ -18,6 +18,7 @@ from crcr.relay.ratelimit import SlidingWindow
 from crcr.relay.state import Rejected, StateStore
 
 NIGHTLY = ("nightly", "periodic")
+ZOMBIE_TIMEOUT = 21600.0  # seconds in_progress before the sweeper times a job out
 
 
 class HudDown(Exception):
@@ -137,6 +138,17 @@ class Relay:
             self.check_runs.append({"head_sha": head, "name": f"crcr/{repo}/{wf.get('name')}/{wf.get('job_name')}",
                                     "title": title, "details_url": wf.get("url"),
                                     "external_id": f"{wf.get('run_id')}:{pr.get('number')}"})
+
+    def sweep(self, timeout: float = ZOMBIE_TIMEOUT) -> int:
+        """The relay's sweeper: stale in_progress jobs end as completed/timed_out in HUD."""
+        stale = set(self.state.sweep(timeout))
+        swept = 0
+        for row in self.hud.rows():
+            key = (row["delivery_id"], row["downstream_repo"], str(row["run_id"]), str(row["run_attempt"]))
+            if row.get("status") == "in_progress" and (key + (row["job_name"],) in stale or key in stale):
+                self.hud.upsert(dict(row, status="completed", conclusion="timed_out"))
+                swept += 1
+        return swept
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:

@@ -4,7 +4,7 @@ Relay routes: POST /github/callback (404 elsewhere, 405 for other methods).
 HUD routes: GET /hud, /crcr/<owner>/<repo>, /api/crcr/results.
 Emulator-only: /.well-known/jwks, /_emulator/oidc/token (an
 ACTIONS_ID_TOKEN_REQUEST_URL stand-in), /_emulator/dispatch,
-/_emulator/faults, /_emulator/state.
+/_emulator/faults, /_emulator/sweep, /_emulator/state.
 """
 from __future__ import annotations
 
@@ -76,6 +76,12 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(400, {"detail": "invalid JSON body"})
         if path == "/_emulator/dispatch" and isinstance(data, dict):
             return self._send(*self.emulator.relay.dispatch(str(data.get("repo", "")), data.get("client_payload") or {}))
+        if path == "/_emulator/sweep" and isinstance(data, dict):
+            try:
+                timeout = float(data.get("timeout", 21600))
+            except (TypeError, ValueError):
+                return self._send(400, {"detail": "timeout must be a number"})
+            return self._send(200, {"ok": True, "timed_out": self.emulator.relay.sweep(timeout)})
         if path == "/_emulator/faults" and isinstance(data, dict):
             try:
                 self.emulator.faults.configure(float(data.get("rate", 0)), data.get("kinds", ()),

@@ -71,6 +71,16 @@ class StateStore:
             stamp = self._dispatched.get((delivery_id, repo))
             return stamp if stamp is not None and self._alive(stamp) else None
 
+    def sweep(self, older_than: float) -> list[tuple]:
+        """Zombies (§2.8): IN_PROGRESS for longer than `older_than` s become COMPLETED,
+        so a real completed arriving later is refused like any duplicate."""
+        with self._lock:
+            now = self._clock()
+            stale = [k for k, (state, at) in self._states.items() if state == "IN_PROGRESS" and now - at > older_than]
+            for key in stale:
+                self._states[key] = ("COMPLETED", now)
+            return stale
+
     def apply(self, delivery_id: str, repo: str, run_id: str, run_attempt: str,
               job_name: Optional[str], status: str) -> Transition:
         with self._lock:

@@ -138,3 +138,20 @@ def test_transport_errors_do_not_carry_the_token(tmp_path, pr_payload):
     with pytest.raises(TransportError) as err:
         HttpTransport().send(req)
     assert SECRET not in str(err.value) and err.value.__cause__ is None
+
+
+def test_begin_job_queues_in_progress_ahead_of_its_guard(tmp_path, pr_payload):
+    transport, calls = scripted(503)
+    client = make(tmp_path, transport, total=1)
+    with pytest.raises(DeliveryPending):
+        client.begin_job(in_progress_body(pr_payload, CTX), completed_body(pr_payload, CTX, "cancelled"))
+    statuses = [i.entry["body"]["workflow"]["status"] for i in client.outbox.pending(include_live_guards=True)]
+    assert statuses == ["in_progress", "completed"]
+
+
+def test_rejected_in_progress_drops_its_guard(tmp_path, pr_payload):
+    transport, _ = scripted((400, "callback rejected: no matching dispatch record"))
+    client = make(tmp_path, transport)
+    with pytest.raises(CallbackRejected):
+        client.begin_job(in_progress_body(pr_payload, CTX), completed_body(pr_payload, CTX, "cancelled"))
+    assert client.outbox.pending(include_live_guards=True) == []

@@ -203,3 +203,16 @@ def test_dropped_response(emu, fresh_payload):
 def test_bad_fault_config(emu):
     assert requests.post(emu.url + "/_emulator/faults", json={"rate": 2}).status_code == 400
     assert requests.post(emu.url + "/_emulator/faults", json={"kinds": ["meteor"]}).status_code == 400
+
+
+def test_zombie_sweeper_times_out_stale_jobs(fresh_payload):
+    with RelayEmulator(ALLOW) as emu:  # its own relay: the sweep touches every job
+        token = emu.relay.issuer.mint("acme/oot")
+        dispatch(emu, "acme/oot", fresh_payload)
+        ctx = RunContext("CRCR", "62", "zombie", "cz")
+        assert post(emu, in_progress_body(fresh_payload, ctx), token)[0] == 200
+        assert requests.post(emu.url + "/_emulator/sweep", json={"timeout": 3600}).json()["timed_out"] == 0
+        assert requests.post(emu.url + "/_emulator/sweep", json={"timeout": 0}).json()["timed_out"] == 1
+        (row,) = emu.relay.hud.rows("acme/oot")
+        assert (row["status"], row["conclusion"]) == ("completed", "timed_out")
+        assert post(emu, completed_body(fresh_payload, ctx, "success"), token)[0] == 400  # too late
