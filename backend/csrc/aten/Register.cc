@@ -1,5 +1,6 @@
-// Registration only: which spyre kernel serves which aten operator. Bodies
-// live in native/.
+// Registration only: which spyre kernel serves which operator. Bodies live
+// in native/ (aten kernels) and DeviceOps.cc (torch.ops.spyre.*).
+#include "DeviceOps.h"
 #include "native/Emulate.h"
 #include "native/Minimal.h"
 
@@ -28,6 +29,22 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
 // Every other operator: the capability-checked emulating kernel.
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&native::emulate>());
+}
+
+TORCH_LIBRARY(spyre, m) {
+  m.def("capabilities() -> str", &ops::capabilities);
+  m.def("device_count() -> int", &ops::device_count);
+  m.def("current_device() -> int", &ops::current_device);
+  m.def("set_device(int device) -> ()", &ops::set_device);
+  m.def("synchronize(int device=-1) -> ()", &ops::synchronize);
+  m.def("memory_stats(int device=-1) -> int[]", &ops::memory_stats);
+  m.def("reset_peak_memory_stats(int device=-1) -> ()", &ops::reset_peak_memory_stats);
+  m.def("manual_seed(int device, int seed) -> ()", &ops::manual_seed);
+  m.def("initial_seed(int device=-1) -> int", &ops::initial_seed);
+  m.def("seed(int device=-1) -> int", &ops::seed);
+  m.def("get_rng_state(int device=-1) -> Tensor", &ops::get_rng_state);
+  m.def("set_rng_state(int device, Tensor state) -> ()", &ops::set_rng_state);
+  m.def("_debug_crash(int signal=6) -> ()", &ops::debug_crash);
 }
 
 } // namespace

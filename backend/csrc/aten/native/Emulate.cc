@@ -6,7 +6,10 @@
 #include "../../runtime/SpyreDevice.h"
 #include "../../runtime/SpyreGenerator.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/empty_strided.h>
 #include <c10/core/DeviceGuard.h>
 
 #include <cstdlib>

@@ -3,7 +3,8 @@
 #include "../../runtime/SpyreAllocator.h"
 #include "../../runtime/SpyreDevice.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/from_blob.h>
 #include <ATen/EmptyTensor.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/_local_scalar_dense_native.h>
