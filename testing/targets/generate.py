@@ -20,7 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from testing.targets.model import ConfigFile, config_file, config_targets, label_of, marked_targets, runnable
+from testing.targets.model import (ConfigFile, config_file, config_targets, device_sets, label_of,
+                                   marked_targets, runnable, sanitize)
 
 OUTPUT = Path("testing/targets/configs.bzl")
 CONFIG_DIR = Path("configs")
@@ -92,13 +93,16 @@ def build(root: Path, collect=None) -> dict:
     configs = read_configs(root)
     packages = bazel_packages(root)
     label = lambda path: label_of(path, packages)  # noqa: E731
-    run_configs, suites = runnable(configs)
-    marks = (collect or collect_marks)(root, run_configs, suites)
-    return {
-        "configs": config_targets(configs, label),
-        "ops": marked_targets(marks, "op", run_configs, label),
-        "dtypes": marked_targets(marks, "dtype", run_configs, label),
-    }
+    devices = device_sets(configs)
+    ops: dict = {}
+    dtypes: dict = {}
+    for group, members in sorted(devices.items()):
+        # One device set gets plain op_<name>; several are told apart by their directory.
+        prefix = "" if len(devices) == 1 else sanitize(group) + "_"
+        marks = (collect or collect_marks)(root, *runnable(members))
+        ops.update({prefix + k: v for k, v in marked_targets(marks, "op", members, label).items()})
+        dtypes.update({prefix + k: v for k, v in marked_targets(marks, "dtype", members, label).items()})
+    return {"configs": config_targets(configs, label), "ops": ops, "dtypes": dtypes}
 
 
 def bazel_packages(root: Path) -> set[str]:

@@ -1,12 +1,15 @@
 """Pure decisions: which Bazel test targets a set of configs implies.
 
-* A config with in-tree files (${REPO_ROOT}/...) is a feature: target
-  config_<file> runs its suites with the base configs (those without files,
-  e.g. the device config) plus itself.
-* Op and dtype targets come from what the configured suites really generate:
-  the op__/dtype__ marks of the collected tests (the adaptation plugin marks
-  every generated test), so ops taken from the backend's capability table
-  get targets too, and no target would run zero tests.
+* Configs form sets, one per directory (configs/spyre/, configs/cpu/). In a
+  set, configs without files are its base (e.g. the device config); a config
+  with in-tree files (${REPO_ROOT}/...) is a feature, and config_<dir>_<file>
+  runs its suites with the set's base configs plus itself.
+* A set whose base names a backend is a device set. Its op and dtype targets
+  come from what its suites really generate: the op__/dtype__ marks of the
+  collected tests (the adaptation plugin marks every generated test), so ops
+  taken from the backend's capability table get targets too, and no target
+  runs zero tests. Each runs only the suites holding its tests, with the
+  feature configs of those suites.
 Upstream files (${TORCH_ROOT}) need a PyTorch checkout and are left to the
 upstream commands.
 """
@@ -30,6 +33,8 @@ class ConfigFile:
     suites: tuple[str, ...]  # repo-relative in-tree test files
     upstream: tuple[str, ...]  # ${TORCH_ROOT} paths, not runnable under Bazel
     has_files: bool  # False: a base config (global settings only)
+    group: str  # its directory under configs/ ("" at the top)
+    backend: str | None  # global.backend, if it names one
 
 
 def split_files(doc, expand) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -47,20 +52,43 @@ def split_files(doc, expand) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def config_file(stem: str, path: str, doc, expand) -> ConfigFile:
     suites, upstream = split_files(doc, expand)
-    return ConfigFile(sanitize(stem), path, suites, upstream, bool(doc.test_suite_config.files))
+    suite = doc.test_suite_config
+    group = stem.rsplit("/", 1)[0] if "/" in stem else ""
+    return ConfigFile(sanitize(stem), path, suites, upstream, bool(suite.files), group, suite.global_.backend)
+
+
+def groups(configs: list[ConfigFile]) -> dict[str, list[ConfigFile]]:
+    out: dict[str, list[ConfigFile]] = {}
+    for c in configs:
+        out.setdefault(c.group, []).append(c)
+    return out
 
 
 def base_configs(configs: list[ConfigFile]) -> list[str]:
     return [c.path for c in configs if not c.has_files]
 
 
+def device_sets(configs: list[ConfigFile]) -> dict[str, list[ConfigFile]]:
+    """Config sets whose base configs name a backend."""
+    return {g: cs for g, cs in groups(configs).items() if any(c.backend and not c.has_files for c in cs)}
+
+
 def runnable(configs: list[ConfigFile]) -> tuple[list[str], list[str]]:
-    """(every config a run needs, every in-tree suite) for op/dtype targets."""
+    """(every config of the set, every in-tree suite) for collection."""
     features = [c for c in configs if c.suites]
     suites: list[str] = []
     for c in features:
         suites.extend(s for s in c.suites if s not in suites)
     return base_configs(configs) + [c.path for c in features], suites
+
+
+def suite_configs(configs: list[ConfigFile]) -> dict[str, list[str]]:
+    """{suite: the feature configs that list it}."""
+    out: dict[str, list[str]] = {}
+    for c in configs:
+        for suite in c.suites:
+            out.setdefault(suite, []).append(c.path)
+    return out
 
 
 def label_of(path: str, packages: set[str]) -> str:
@@ -74,30 +102,34 @@ def label_of(path: str, packages: set[str]) -> str:
 
 
 def config_targets(configs: list[ConfigFile], label) -> dict:
-    base = base_configs(configs)
     out = {}
     for c in configs:
+        base = base_configs(groups(configs)[c.group])
         with_base = base + [c.path] if c.has_files else [c.path]
         out[c.name] = {"config": c.path, "configs": with_base, "suites": list(c.suites),
                        "upstream": list(c.upstream), "data": [label(f) for f in (*with_base, *c.suites)]}
     return out
 
 
-def marked_targets(marks: dict[str, list[str]], prefix: str, configs: list[str], label) -> dict:
+def marked_targets(marks: dict[str, list[str]], prefix: str, configs: list[ConfigFile], label) -> dict:
     """{name: target data} for every `prefix`__<name> mark some collected test
-    carries; each target runs only the suites holding such tests."""
+    carries; each target runs only the suites holding such tests, with the
+    set's base configs and those suites' feature configs."""
+    features = suite_configs(configs)
     out: dict[str, dict] = {}
     for nodeid, names in sorted(marks.items()):
         suite = nodeid.split("::", 1)[0]
         for mark in names:
             if not mark.startswith(prefix + "__"):
                 continue
-            entry = out.setdefault(mark[len(prefix) + 2:], {"mark": mark, "configs": list(configs),
+            entry = out.setdefault(mark[len(prefix) + 2:], {"mark": mark, "configs": base_configs(configs),
                                                             "suites": [], "tests": 0})
             entry["tests"] += 1
             if suite not in entry["suites"]:
                 entry["suites"].append(suite)
     for entry in out.values():
         entry["suites"].sort()
+        for suite in entry["suites"]:
+            entry["configs"].extend(c for c in features.get(suite, ()) if c not in entry["configs"])
         entry["data"] = [label(f) for f in (*entry["configs"], *entry["suites"])]
     return dict(sorted(out.items()))

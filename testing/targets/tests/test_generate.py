@@ -9,7 +9,18 @@ from testing.targets.model import label_of, sanitize
 DEVICE = """
 test_suite_config:
   global:
+    backend: fakedev
+    device_type: cpu
+    capabilities: none
     supported_dtypes: [float32, int64]
+"""
+
+CPU = """
+test_suite_config:
+  global:
+    device_type: cpu
+  files:
+    - path: ${REPO_ROOT}/testing/suites/test_ops.py
 """
 
 OPS = """
@@ -65,6 +76,8 @@ def repo(tmp_path, monkeypatch):
         "configs/spyre/device.yaml": DEVICE,
         "configs/spyre/ops.yaml": OPS,
         "configs/upstream/view.yaml": UPSTREAM,
+        "configs/cpu/smoke.yaml": CPU,
+        "fakedev.py": "",
     }.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(textwrap.dedent(text))
@@ -89,8 +102,20 @@ def test_feature_configs_run_with_base_configs(repo):
     assert ops["configs"] == ["configs/spyre/device.yaml", "configs/spyre/ops.yaml"]
     assert ops["suites"] == ["testing/suites/test_ops.py"]
     assert data["configs"]["spyre_device"]["suites"] == []  # base config: no target of its own
+    assert data["configs"]["cpu_smoke"]["configs"] == ["configs/cpu/smoke.yaml"]  # other set, no base
     view = data["configs"]["upstream_view"]
     assert view["suites"] == [] and view["upstream"] == ["${TORCH_ROOT}/test/test_view_ops.py"]
+
+
+def test_op_targets_take_only_their_suites_configs(repo):
+    (repo / "testing/suites/test_mod.py").write_text("")
+    (repo / "configs/spyre/mods.yaml").write_text(OPS.replace("test_ops.py", "test_mod.py"))
+    marks = dict(MARKS, **{"testing/suites/test_mod.py::T::test_linear_float32": ["dtype__float32"]})
+    data = generate.build(repo, lambda root, configs, suites: marks)
+    assert data["ops"]["add"]["configs"] == ["configs/spyre/device.yaml", "configs/spyre/ops.yaml"]
+    assert data["dtypes"]["float32"]["configs"] == [
+        "configs/spyre/device.yaml", "configs/spyre/mods.yaml", "configs/spyre/ops.yaml"]
+    assert data["dtypes"]["float32"]["suites"] == ["testing/suites/test_mod.py", "testing/suites/test_ops.py"]
 
 
 def test_editing_a_config_changes_targets_and_check_sees_it(repo, monkeypatch):
