@@ -103,7 +103,7 @@ def cmd_memory(args) -> int:
     with _memory(args) as memory:
         only = set(_classes(args) or {}) or None
         stats = MemoryBuilder(memory, trace=not args.no_trace, progress=not args.no_progress,
-                              trace_timeout=args.trace_timeout).build(_roots(args), only)
+                              trace_timeout=args.trace_timeout, jobs=args.jobs).build(_roots(args), only)
         print(f"stage 2: {stats.line()}")
         print("memory: " + ", ".join(f"{k} {v}" for k, v in memory.counts().items()))
     return 0
@@ -221,6 +221,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-trace", action="store_true", help="skip the traced CPU execution (symbols+embeddings only)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--trace-timeout", type=float, default=60.0, help="seconds per traced test (default: %(default)s)")
+    p.add_argument("--jobs", type=int, default=2, help="parallel trace workers per file (default: %(default)s)")
     p.set_defaults(func=cmd_memory)
 
     p = sub.add_parser("bucket", help="stage 3: bucket every unit, write a config with rationale comments")

@@ -55,9 +55,10 @@ def annotate(unit_verdict: Verdict, why: str, version: str) -> Verdict:
 
 def run(memory: Memory, caps: CapabilityTable, engine: DecisionEngine, out_features: Mapping[str, str],
         new_internal: Path, version: str, prior: Mapping[str, Verdict] | None = None,
-        classes: dict[str, set[str]] | None = None, changed_tests: set[str] = frozenset()) -> DeltaResult:
+        classes: dict[str, set[str]] | None = None, changed_tests: set[str] = frozenset(),
+        old_internal: Path | None = None) -> DeltaResult:
     old_units = gather(memory, classes)
-    plan = dl.plan(old_units, oi.installed_internal(), new_internal, version, caps.device, changed_tests)
+    plan = dl.plan(old_units, old_internal or oi.installed_internal(), new_internal, version, caps.device, changed_tests)
     ctx = context(memory, caps, out_features)
     if prior is None:
         prior = engine.decide(old_units, ctx)

@@ -81,12 +81,13 @@ def _opinfo_hashes(memory: Memory) -> dict[str, str]:
 
 class MemoryBuilder:
     def __init__(self, memory: Memory, embedder: emb.Embedder | None = None, trace: bool = True,
-                 progress: bool = True, trace_timeout: float = 60.0) -> None:
+                 progress: bool = True, trace_timeout: float = 60.0, jobs: int = 2) -> None:
         self.memory = memory
         self.embedder = embedder or emb.MiniLMEmbedder()
         self.trace = trace
         self.progress = progress
         self.trace_timeout = trace_timeout
+        self.jobs = jobs
         self._texts: dict[str, str] = {}
 
     def _bar(self, iterable=None, **kwargs):
@@ -148,9 +149,11 @@ class MemoryBuilder:
         with self._bar(total=0, desc="trace", unit="test") as bar:
             for rel, path in todo:
                 bar.set_postfix_str(Path(rel).name)
-                test_hashes = {f"{t['cls']}::{t['name']}": t["content_hash"] for t in self.memory.tests(rel)
-                               if t["device_generic"]}
-                result = trace_file(path, test_hashes, hashes, known, self._on_event(bar), self.trace_timeout)
+                rows = [t for t in self.memory.tests(rel) if t["device_generic"]]
+                test_hashes = {f"{t['cls']}::{t['name']}": t["content_hash"] for t in rows}
+                # parametrised files have hundreds of variants: worth a second worker's import cost
+                jobs = self.jobs if any(t["kind"] in ("ops", "modules") for t in rows) else 1
+                result = trace_file(path, test_hashes, hashes, known, self._on_event(bar), self.trace_timeout, jobs)
                 for done in result.done:
                     self.memory.put_trace(done["key"], done["status"], done.get("dtype"), done["ops"],
                                           done.get("kernel_ops", []), done["compare_ops"], done.get("error", ""))

@@ -14,6 +14,7 @@ Protocol (stdout, one JSON per line):
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import importlib.util
 import json
@@ -26,6 +27,7 @@ import unittest
 from collections import defaultdict
 
 PREFERRED_DTYPES = ("float32", "float16", "bfloat16", "int64", "int32", "bool")
+MAX_FOLLOW = 8    # nesting of composite kernels followed while tracing
 
 
 def emit(obj) -> None:
@@ -89,24 +91,50 @@ def _alarm(signum, frame):
 
 
 class _Recorder:
-    """Collects aten ops; ops inside assertEqual go to a separate comparison set."""
+    """Collects aten ops; ops inside assertEqual go to a separate comparison set.
+
+    ``ops`` are the outermost ops a test calls. ``kernel_ops`` are the ops a device must
+    implement: composite ops are followed into their CPU composite kernel (with the mode
+    still recording), down to the first op that has a real kernel.
+    """
 
     def __init__(self):
         self.ops: set[str] = set()
+        self.kernel_ops: set[str] = set()
         self.compare_ops: set[str] = set()
         self.in_compare = 0
+        self.stack: list[str] = []      # composite ops being followed (no re-entry: recursion)
 
-    def record(self, func) -> None:
-        (self.compare_ops if self.in_compare else self.ops).add(func.name())
+    def record(self, func) -> bool:
+        """Record one call; True when it must be followed into its composite kernel."""
+        name = func.name()
+        if self.in_compare:
+            self.compare_ops.add(name)
+            return False
+        if not self.stack:
+            self.ops.add(name)
+        if needs_backend_kernel(name):
+            self.kernel_ops.add(name)
+            return False
+        return name not in self.stack and len(self.stack) < MAX_FOLLOW and has_composite_cpu_kernel(name)
 
 
 def _make_mode(recorder):
+    import torch
     from torch.utils._python_dispatch import TorchDispatchMode
+    cpu = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
 
     class RecordingMode(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            recorder.record(func)
-            return func(*args, **(kwargs or {}))
+            kwargs = kwargs or {}
+            if recorder.record(func):
+                recorder.stack.append(func.name())
+                try:
+                    with self:  # re-enter so the composite kernel's inner calls are recorded too
+                        return func.redispatch(cpu, *args, **kwargs)
+                finally:
+                    recorder.stack.pop()
+            return func(*args, **kwargs)
 
     return RecordingMode()
 
@@ -159,6 +187,16 @@ def _has_kernel(name: str, key: str) -> bool:
         return False
 
 
+def has_composite_cpu_kernel(name: str) -> bool:
+    """A composite kernel serves CPU (so redispatching to CPU runs the decomposition)."""
+    import torch
+    try:
+        return torch._C._dispatch_has_computed_kernel_for_dispatch_key(name, "CPU")
+    except RuntimeError:
+        return False
+
+
+@functools.lru_cache(maxsize=None)
 def needs_backend_kernel(name: str) -> bool:
     """True when a device must implement the op itself: it (or its .out form) has a CPU
     kernel. Composite ops decompose into other ops and are judged by those."""
@@ -179,7 +217,7 @@ def run_traced(cls, method: str, timeout: float) -> dict:
         signal.setitimer(signal.ITIMER_REAL, 0)
     status, error = _status(result)
     return {"status": status, "error": error, "ops": sorted(recorder.ops),
-            "kernel_ops": sorted(op for op in recorder.ops if needs_backend_kernel(op)),
+            "kernel_ops": sorted(recorder.kernel_ops),
             "compare_ops": sorted(recorder.compare_ops - recorder.ops)}
 
 
@@ -225,6 +263,8 @@ def main() -> int:
         if key not in known and key not in skip_keys:
             dtype = representative(by_dtype)
             todo.append((key, dtype, by_dtype[dtype]))
+    shard, shards = spec.get("shard", [0, 1])
+    todo = [item for i, item in enumerate(todo) if i % shards == shard]
     emit({"event": "variants", "items": items, "torch": torch_version})
     for key, dtype, (cls_name, method) in todo:
         emit({"event": "start", "key": key})

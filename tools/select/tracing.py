@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -49,14 +50,29 @@ def _run_once(spec: dict, on_event: Callable[[dict], None]) -> tuple[int, str | 
 
 
 def trace_file(path: Path, test_hashes: dict[str, str], opinfo_hashes: dict[str, str], known_keys: set[str],
-               on_event: Callable[[dict], None] = lambda e: None, timeout: float = 60.0) -> FileTrace:
-    """Trace every untraced variant of one file; a crash marks that test and the worker restarts."""
+               on_event: Callable[[dict], None] = lambda e: None, timeout: float = 60.0, jobs: int = 1) -> FileTrace:
+    """Trace every untraced variant of one file in ``jobs`` parallel workers (round-robin shards)."""
+    if jobs <= 1:
+        return _trace_shard(path, test_hashes, opinfo_hashes, known_keys, on_event, timeout, (0, 1))
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        parts = list(pool.map(lambda i: _trace_shard(path, test_hashes, opinfo_hashes, known_keys, on_event,
+                                                     timeout, (i, jobs)), range(jobs)))
+    merged = FileTrace(items=parts[0].items, torch_version=parts[0].torch_version,
+                       import_error=next((p.import_error for p in parts if p.import_error), None))
+    for part in parts:
+        merged.done.extend(part.done)
+    return merged
+
+
+def _trace_shard(path: Path, test_hashes: dict[str, str], opinfo_hashes: dict[str, str], known_keys: set[str],
+                 on_event: Callable[[dict], None], timeout: float, shard: tuple[int, int]) -> FileTrace:
+    """One worker's share; a crash marks that test and the worker restarts past it."""
     result = FileTrace()
     skip: list[str] = []
     while True:
         spec = {"path": str(path.resolve()), "root": str(PACKAGE_ROOT), "test_hashes": test_hashes,
                 "opinfo_hashes": opinfo_hashes, "known_keys": sorted(known_keys), "skip_keys": skip,
-                "timeout": timeout}
+                "timeout": timeout, "shard": list(shard)}
         code, in_flight, events, stderr = _run_once(spec, on_event)
         for event in events:
             if event["event"] == "variants":

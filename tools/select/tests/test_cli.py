@@ -1,0 +1,58 @@
+"""The CLI end to end on the fixture suite (no trace: symbols + embeddings only) and its errors."""
+import json
+
+import pytest
+
+from tools.select import cli  # noqa: E402
+
+
+def _run(capsys, *argv):
+    code = cli.main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_help_lists_every_stage(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    text = capsys.readouterr().out
+    for stage in ("scope", "memory", "bucket", "refine", "delta", "query"):
+        assert stage in text
+
+
+def test_scope_memory_bucket_refine(capsys, tmp_path, fixtures, suite_copy, monkeypatch):
+    monkeypatch.setenv("BUILD_WORKSPACE_DIRECTORY", str(suite_copy))
+    caps = str(fixtures / "caps_small.json")
+    scope_file = tmp_path / "scope.yaml"
+    scope_file.write_text("scope:\n  features:\n    compile: out\n")
+    code, out, _ = _run(capsys, "scope", "--capabilities", caps, "--scope", str(scope_file),
+                        "--suites", "suite/test_*.py", "--out", str(tmp_path / "record.yaml"))
+    assert code == 0 and "1 of 1 files chosen" in out
+    db = str(tmp_path / "m.db")
+    code, out, _ = _run(capsys, "memory", "--db", db, "--suites", "suite/test_*.py", "--no-progress", "--jobs", "1")
+    assert code == 0 and "1 files (1 changed), 4 tests" in out and "8 traced" in out
+    config = tmp_path / "cfg.yaml"
+    code, out, _ = _run(capsys, "bucket", "--db", db, "--capabilities", caps, "--scope-record",
+                        str(tmp_path / "record.yaml"), "--out", str(config), "--decisions-out", str(tmp_path / "d.json"))
+    assert code == 0 and "stage 3: 8 units" in out
+    decisions = json.loads((tmp_path / "d.json").read_text())
+    backward = next(v for k, v in decisions.items() if k.endswith("test_backward_sum"))
+    assert backward["mode"] == "skip" and "autograd" in backward["rationale"]   # backend declares no autograd
+    mm = next(v for k, v in decisions.items() if k.endswith("test_matmul_square"))
+    assert mm["mode"] == "skip" and "mm" in mm["rationale"]
+    code, out, _ = _run(capsys, "query", "--db", db, "aten::cumsum")
+    assert out.strip().endswith("test_matches_cpu[cumsum]")
+    code, out, err = _run(capsys, "refine", "--config", str(config), "--junit", str(fixtures / "run.xml"))
+    assert code == 0 and "review the diff" in err
+
+
+def test_errors_are_one_line(capsys, tmp_path, fixtures):
+    code, _, err = _run(capsys, "bucket", "--db", str(tmp_path / "none.db"), "--capabilities", "x.json", "--out", "o.yaml")
+    assert code == 2 and err.count("\n") == 1 and "x.json: cannot read capabilities" in err
+    code, _, err = _run(capsys, "bucket", "--db", str(tmp_path / "none.db"), "--capabilities",
+                        str(fixtures / "caps_small.json"), "--out", "o.yaml")
+    assert code == 2 and err.count("\n") == 1 and "no memory yet" in err
+    code, _, err = _run(capsys, "refine", "--config", str(tmp_path / "missing.yaml"), "--junit", str(tmp_path / "r.xml"))
+    assert code == 2 and "cannot read JUnit XML" in err and err.count("\n") == 1
+    code, _, err = _run(capsys, "bucket", "--db", str(tmp_path / "none.db"), "--engine", "llm", "--out", "o.yaml")
+    assert code == 2
