@@ -143,7 +143,13 @@ def _precision_of(spec_dtypes) -> tuple[tuple[str, float, float], ...]:
     )
 
 
-def _op_support(named: Named, cap_dtypes: Optional[dict], device: str, aten: str) -> OpSupport:
+def _within(dtypes: frozenset[str], wanted: Optional[frozenset[str]]) -> frozenset[str]:
+    """Capability dtypes, narrowed to the config's supported_dtypes when it lists them."""
+    return dtypes if wanted is None else dtypes & wanted
+
+
+def _op_support(named: Named, cap_dtypes: Optional[dict], device: str, aten: str,
+                wanted: Optional[frozenset[str]] = None) -> OpSupport:
     spec = named.spec
     dtypes = None if spec.dtypes is None else frozenset(d if isinstance(d, str) else d.name for d in spec.dtypes)
     precision = list(_precision_of(spec.dtypes))
@@ -152,7 +158,7 @@ def _op_support(named: Named, cap_dtypes: Optional[dict], device: str, aten: str
         if lacking and not spec.reason:
             raise ConfigError(named.loc, "global.supported_ops", f"'{spec.name}': {device} has no aten::{aten} for {', '.join(lacking)} (capabilities); add a 'reason' to keep it")
         if dtypes is None:
-            dtypes = frozenset(cap_dtypes)
+            dtypes = _within(frozenset(cap_dtypes), wanted)
         have = {p[0] for p in precision}
         precision += [(d, *p) for d, p in sorted(cap_dtypes.items()) if p is not None and d not in have and d in dtypes]
     return OpSupport(
@@ -167,6 +173,7 @@ def _op_support(named: Named, cap_dtypes: Optional[dict], device: str, aten: str
 def build_support(plan: Plan, known: KnownNames, caps: Optional[Caps], device: str) -> Support:
     """Config ∩ capabilities. caps=None: the config alone decides."""
     ops: Optional[dict[str, OpSupport]] = None
+    wanted = None if plan.dtypes is None else frozenset(plan.dtypes)
     if plan.ops is not None:
         ops = {}
         for name, named in plan.ops.items():
@@ -176,9 +183,10 @@ def build_support(plan: Plan, known: KnownNames, caps: Optional[Caps], device: s
                 cap = caps.get(aten)
                 if cap is None and not named.spec.reason:
                     raise ConfigError(named.loc, "global.supported_ops", f"'{name}': {device} has no aten::{aten} (capabilities); add a 'reason' to keep it")
-            ops[name] = _op_support(named, cap, device, aten)
+            ops[name] = _op_support(named, cap, device, aten, wanted)
     elif caps is not None:
-        ops = {name: OpSupport(dtypes=frozenset(caps[aten]), precision=tuple((d, *p) for d, p in sorted(caps[aten].items()) if p))
+        ops = {name: OpSupport(dtypes=_within(frozenset(caps[aten]), wanted),
+                               precision=tuple((d, *p) for d, p in sorted(caps[aten].items()) if p))
                for name, aten in known.ops.items() if aten in caps}
 
     cap_dtypes = None if caps is None else frozenset(d for table in caps.values() for d in table)

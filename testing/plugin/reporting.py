@@ -64,7 +64,7 @@ _RANK = {o: i for i, o in enumerate(("passed", "xpassed", "xfailed", "skipped", 
 
 
 @dataclass
-class TestResult:
+class NodeResult:
     nodeid: str
     outcome: str = "passed"
     duration: float = 0.0
@@ -90,7 +90,7 @@ def _first_line(report: pytest.TestReport) -> str:
     return text.strip().splitlines()[0][:300] if text.strip() else ""
 
 
-def summarize(results: dict[str, TestResult]) -> dict[str, Any]:
+def summarize(results: dict[str, NodeResult]) -> dict[str, Any]:
     by_bucket: dict[str, Counter] = defaultdict(Counter)
     by_op: dict[str, Counter] = defaultdict(Counter)
     by_dtype: dict[str, Counter] = defaultdict(Counter)
@@ -138,10 +138,10 @@ class Recorder:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.results: dict[str, TestResult] = {}
+        self.results: dict[str, NodeResult] = {}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.results.setdefault(report.nodeid, TestResult(report.nodeid)).add(report)
+        self.results.setdefault(report.nodeid, NodeResult(report.nodeid)).add(report)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         summary = summarize(self.results)

@@ -38,6 +38,8 @@ def test_capabilities_drive_ops_and_dtypes(write_yaml, known):
     assert {"softmax", "softmax.with_dtype"} <= set(support.ops)  # variants share aten_name
     assert support.ops["add"].dtypes == {"float16", "float32", "int64"}
     assert support.dtypes == {"float16", "float32", "int64"}
+    narrowed = support_for(write_yaml, "    capabilities: backend\n    supported_dtypes: [float32]\n", known)
+    assert narrowed.ops["add"].dtypes == {"float32"}  # capability dtypes ∩ supported_dtypes
 
 
 def test_op_or_dtype_the_device_lacks_needs_a_reason(write_yaml, known):

@@ -1,0 +1,111 @@
+"""The plugin on the real spyre backend (torch_spyre), in subprocesses.
+
+torch_spyre registers a privateuse1 device for the whole interpreter, so these
+runs never share a process with the CPU tests. Skipped when the backend
+cannot be imported (e.g. its library is not built).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from testing.tests.conftest import REPO_ROOT
+
+SPYRE_SUITE = '''
+import os
+import torch
+from torch.testing._internal.common_device_type import OpDTypes, instantiate_device_type_tests, ops
+from torch.testing._internal.common_methods_invocations import op_db
+from torch.testing._internal.common_utils import TestCase
+
+SMALL = [o for o in op_db if o.name in ("add", "mul", "exp", "atan2")]
+
+
+class TestSpyre(TestCase):
+    @ops(SMALL, dtypes=OpDTypes.supported)
+    def test_op(self, device, dtype, op):
+        sample = next(iter(op.sample_inputs("cpu", dtype)))
+        moved = sample.transform(lambda t: t.to(device) if isinstance(t, torch.Tensor) else t)
+        self.assertEqual(op(moved.input, *moved.args, **moved.kwargs),
+                         op(sample.input, *sample.args, **sample.kwargs), exact_device=False)
+
+    def test_device_crash(self, device):
+        torch.ops.spyre._debug_crash()
+
+    def test_after_crash(self, device):
+        self.assertEqual(torch.ones(2, device=device).sum().item(), 2)
+
+
+instantiate_device_type_tests(TestSpyre, globals())
+'''
+
+
+def _spyre_importable() -> bool:
+    code = "import torch_spyre, torch; torch.ones(1, device='spyre')"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, env=_env()).returncode == 0
+
+
+def _env():
+    paths = [REPO_ROOT, os.path.join(REPO_ROOT, "backend"), *sys.path]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p))
+
+
+pytestmark = pytest.mark.skipif(not _spyre_importable(), reason="torch_spyre is not importable here")
+
+
+def run(tmp_path, config: str, *args):
+    (tmp_path / "test_spyre_suite.py").write_text(SPYRE_SUITE)
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(textwrap.dedent(config).replace("SUITE", str(tmp_path / "test_spyre_suite.py")))
+    cmd = [sys.executable, "-m", "pytest", "-p", "testing.plugin", "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
+           "-W", "error::pytest.PytestUnknownMarkWarning", "--config", str(cfg), *args, str(tmp_path)]
+    return subprocess.run(cmd, capture_output=True, text=True, env=_env(), cwd=str(tmp_path))
+
+
+CONFIG = """
+    test_suite_config:
+      global:
+        backend: torch_spyre
+        capabilities: backend
+        supported_dtypes:
+          - {name: float32, precision: {atol: 1.0e-3, rtol: 2.0e-3}}
+          - int64
+      files:
+        - path: SUITE
+          tests:
+            - names: [TestSpyre::test_op, TestSpyre::test_after_crash, TestSpyre::test_device_crash]
+            - names: TestSpyre::test_op
+              ops: [exp]
+              dtypes: [float32]
+              mode: xfail
+              reason: float32 exp computed through float16 differs beyond the float32 tolerance
+"""
+
+
+def test_capabilities_select_ops_and_device_name_comes_from_backend(tmp_path):
+    result = run(tmp_path, CONFIG, "--collect-only", "-q")
+    ids = sorted(line.split("::")[-1] for line in result.stdout.splitlines() if "::" in line)
+    # atan2 is not in spyre's capability table: never generated; exp has no int64 on spyre
+    assert ids == ["test_after_crash_spyre", "test_device_crash_spyre",
+                   "test_op_add_spyre_float32", "test_op_add_spyre_int64",
+                   "test_op_exp_spyre_float32", "test_op_mul_spyre_float32", "test_op_mul_spyre_int64"], result.stdout
+
+
+def test_op_the_device_lacks_is_an_error_unless_reasoned(tmp_path):
+    bad = CONFIG.replace("          - int64\n", "          - int64\n        supported_ops: [add, atan2]\n")
+    result = run(tmp_path, bad, "--collect-only")
+    assert result.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "global.supported_ops: 'atan2': spyre has no aten::atan2 (capabilities)" in result.stderr
+
+
+def test_add_on_spyre_with_crash_isolation(tmp_path):
+    summary = tmp_path / "summary.json"
+    result = run(tmp_path, CONFIG, "--isolate", "-v", f"--oot-summary={summary}", "-m", "op__add or not op__mul")
+    tests = {t["nodeid"].split("::")[-1]: t["outcome"] for t in json.loads(summary.read_text())["tests"]}
+    assert tests == {"test_op_add_spyre_float32": "passed", "test_op_add_spyre_int64": "passed",
+                     "test_op_exp_spyre_float32": "xfailed", "test_device_crash_spyre": "crashed",
+                     "test_after_crash_spyre": "passed"}, result.stdout
