@@ -6,11 +6,10 @@
 #include "../../runtime/SpyreDevice.h"
 #include "../../runtime/SpyreGenerator.h"
 
+// EmptyTensor.h rather than ATen/ops/empty*.h: same allocations, a third of
+// the compile time.
+#include <ATen/EmptyTensor.h>
 #include <ATen/core/Tensor.h>
-#include <ATen/ops/empty.h>
-#include <ATen/ops/empty_like.h>
-#include <ATen/ops/empty_strided.h>
-#include <c10/core/DeviceGuard.h>
 
 #include <cstdlib>
 #include <iostream>
@@ -154,13 +153,21 @@ void round_through_half(at::Tensor& t) {
   }
 }
 
+// A CPU tensor with t's geometry (contiguous when t's strides overlap).
+at::Tensor empty_host_like(const at::Tensor& t) {
+  if (t.is_non_overlapping_and_dense()) {
+    return at::detail::empty_strided_cpu(t.sizes(), t.strides(), t.scalar_type());
+  }
+  return at::detail::empty_cpu(t.sizes(), t.scalar_type());
+}
+
 // Host copy of a spyre operand; float32 operands lose precision here.
 at::Tensor to_host(const at::Tensor& t, bool round) {
   if (!is_spyre(t)) {
     return t;
   }
   at::Tensor alias = host_alias(t);
-  at::Tensor copy = at::empty_like(alias);
+  at::Tensor copy = empty_host_like(alias);
   copy.copy_(alias);
   if (round) {
     round_through_half(copy);
@@ -172,11 +179,11 @@ at::Tensor to_spyre(at::Tensor host, c10::Device device, bool round) {
   if (round) {
     round_through_half(host);
   }
-  c10::DeviceGuard guard(device);
-  at::Tensor out = at::empty_strided(host.sizes(), host.strides(), host.options().device(device));
-  if (!out.is_non_overlapping_and_dense()) {
-    out = at::empty(host.sizes(), host.options().device(device));
+  if (!host.is_non_overlapping_and_dense()) {
+    host = host.contiguous();
   }
+  at::Tensor out = empty_strided(host.sizes(), host.strides(), host.scalar_type(), at::kStrided,
+                                 device, std::nullopt);
   out.copy_(host);
   return out;
 }
@@ -187,7 +194,7 @@ at::Tensor host_buffer(const at::Tensor& t) {
   if (!is_spyre(t)) {
     return t;
   }
-  return at::empty_strided(t.sizes(), t.strides(), t.options().device(at::kCPU));
+  return empty_host_like(t);
 }
 
 IValue convert_arg(const IValue& v, const c10::Argument& arg, c10::Device device, bool round) {
