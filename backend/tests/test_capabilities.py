@@ -61,6 +61,38 @@ def test_composite_rows_really_run(ops, family):
     assert run().device.type == "spyre"
 
 
+def overloads(base: str) -> list[str]:
+    """Qualified names of every overload of aten::<base> and aten::<base>_."""
+    names = []
+    for packet_name in (base, base + "_"):
+        packet = getattr(torch.ops.aten, packet_name, None)
+        for overload in packet.overloads() if packet is not None else ():
+            names.append(f"aten::{packet_name}" + ("" if overload == "default" else "." + overload))
+    return names
+
+
+def has_spyre_kernel(qualified: str) -> bool:
+    try:
+        return torch._C._dispatch_has_kernel_for_dispatch_key(qualified, "PrivateUse1")
+    except RuntimeError:  # TorchScript-only overloads (aten::neg.int) are not dispatcher ops
+        return False
+
+
+def test_native_rows_have_dedicated_kernels(ops):
+    """A "native" row is served by a registered spyre kernel, not the fallback."""
+    for name, entry in ops.items():
+        if entry["kind"] == "native":
+            for aten in entry["aten"]:
+                assert any(has_spyre_kernel(q) for q in overloads(aten)), (name, aten)
+
+
+def test_emulated_rows_go_through_the_checking_kernel(ops):
+    for entry in ops.values():
+        if entry["kind"] == "emulated":
+            for aten in entry["aten"]:
+                assert not any(has_spyre_kernel(q) for q in overloads(aten)), aten
+
+
 def test_capabilities_returns_a_copy():
     table = torch_spyre.capabilities()
     table["ops"].clear()

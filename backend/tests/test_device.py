@@ -124,6 +124,14 @@ def test_two_devices():
             assert torch.spyre.current_device() == 1
             assert torch.empty(1, device="spyre").device.index == 1
         assert torch.spyre.current_device() == 0
+        before = torch.spyre.memory_allocated(0)
+        extra = torch.empty(256, device="spyre:1")
+        assert torch.spyre.memory_allocated(0) == before
+        assert torch.spyre.memory_allocated("spyre:1") >= 1024
+        torch.spyre.manual_seed(5, device=1)
+        r1 = torch.rand(4, device="spyre:1")
+        torch.spyre.manual_seed(5, device=1)
+        assert torch.equal(torch.rand(4, device="spyre:1").cpu(), r1.cpu())
         torch.spyre.set_device("spyre:1")
         assert torch.spyre.current_device() == 1
         try:
