@@ -69,7 +69,7 @@ class WorkerStream:
             self.send(e="collect", data=self._ser(report))
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.send(e="collected", n=len(session.items))
+        self.send(e="collected", n=len(session.items), ids=[i.nodeid for i in session.items])
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem) -> None:
@@ -116,6 +116,7 @@ class Controller:
         self.config = config
         self.done: set[str] = set()
         self.collected: Optional[int] = None
+        self.all_ids: set[str] = set()
         self.restarts = 0
         self.tmp = tempfile.mkdtemp(prefix="oot-isolate-")
 
@@ -123,8 +124,8 @@ class Controller:
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
         while True:
             crashed = self._run_worker(session)
-            if crashed is None or self.restarts >= MAX_RESTARTS:
-                break
+            if crashed is None or self.restarts >= MAX_RESTARTS or self.all_ids <= self.done:
+                break  # finished, too many crashes, or the crash was the last test
             self.restarts += 1
         return True
 
@@ -191,6 +192,7 @@ class Controller:
                 if kind == "collected":
                     if self.collected is None:
                         self.collected = ev["n"]
+                        self.all_ids = set(ev["ids"])
                         session.testscollected = ev["n"]
                         tw = self.config.get_terminal_writer()
                         tw.line(f"isolated worker collected {ev['n']} items")
@@ -202,11 +204,17 @@ class Controller:
                 elif kind == "start":
                     hook.pytest_runtest_logstart(nodeid=ev["nodeid"], location=tuple(ev["location"]))
                 elif kind == "report":
-                    hook.pytest_runtest_logreport(report=hook.pytest_report_from_serializable(config=self.config, data=ev["data"]))
+                    hook.pytest_runtest_logreport(report=self._report(ev["data"]))
                 elif kind == "finish":
                     hook.pytest_runtest_logfinish(nodeid=ev["nodeid"], location=tuple(ev["location"]))
                     self.done.add(ev["nodeid"])
                     inflight = None
+
+    def _report(self, data: dict):
+        report = self.config.hook.pytest_report_from_serializable(config=self.config, data=data)
+        if isinstance(report.longrepr, list):
+            report.longrepr = tuple(report.longrepr)  # JSON turned the skip (path, line, reason) tuple into a list
+        return report
 
     def _report_crash(self, nodeid, location, props, why: str, log_path: str) -> None:
         tail = _tail(log_path)
