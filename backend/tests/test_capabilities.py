@@ -93,6 +93,12 @@ def test_emulated_rows_go_through_the_checking_kernel(ops):
                 assert not any(has_spyre_kernel(q) for q in overloads(aten)), aten
 
 
+def test_tolerances():
+    assert torch_spyre.tolerance("exp", torch.float32) == (1e-2, 1e-2)
+    assert torch_spyre.tolerance("exp", torch.float16) == (0.0, 0.0)  # native float16
+    assert torch_spyre.tolerance("cat", torch.float32) == (0.0, 0.0)  # exact row
+
+
 def test_capabilities_returns_a_copy():
     table = torch_spyre.capabilities()
     table["ops"].clear()

@@ -16,7 +16,7 @@ BACKEND_NAME = "spyre"
 _loader.load_library()
 
 from . import _printing, device_module  # noqa: E402  (needs the library's ops)
-from .capabilities import capabilities, supported_dtypes  # noqa: E402,F401
+from .capabilities import capabilities, supported_dtypes, tolerance  # noqa: E402,F401
 
 
 def _register() -> None:

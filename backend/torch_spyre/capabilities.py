@@ -20,8 +20,17 @@ def _table() -> dict[str, Any]:
 
 
 def capabilities() -> dict[str, Any]:
-    """{"version": 1, "ops": {name: {"aten", "dtypes", "precision", "layout", "kind"}}}."""
+    """{"version": 1, "tolerances": {precision: {dtype: {"atol", "rtol"}}},
+    "ops": {name: {"aten", "dtypes", "storage_dtypes", "precision", "layout", "kind"}}}."""
     return copy.deepcopy(_table())
+
+
+def tolerance(op: str, dtype: torch.dtype) -> tuple[float, float]:
+    """(atol, rtol) to compare spyre's `op` in `dtype` with CPU; (0, 0) = bit-exact."""
+    table = _table()
+    precision = table["ops"][op]["precision"]
+    entry = table["tolerances"].get(precision, {}).get(str(dtype).removeprefix("torch."))
+    return (entry["atol"], entry["rtol"]) if entry else (0.0, 0.0)
 
 
 def supported_dtypes(op: str) -> frozenset[torch.dtype]:

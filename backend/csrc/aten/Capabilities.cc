@@ -269,7 +269,8 @@ std::string dtype_names(DtypeSet set) {
 std::string to_json() {
   // Names are identifiers from the table above, so no escaping is needed.
   std::ostringstream out;
-  out << "{\"version\": 1, \"ops\": {";
+  out << "{\"version\": 1, \"tolerances\": {\"float16\": {\"float32\": {\"atol\": "
+      << kFloat16Atol << ", \"rtol\": " << kFloat16Rtol << "}}, \"exact\": {}}, \"ops\": {";
   bool first = true;
   for (const OpCapability& cap : table()) {
     out << (first ? "" : ", ") << '"' << cap.name << "\": {\"aten\": ";

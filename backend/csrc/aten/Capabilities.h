@@ -48,6 +48,11 @@ struct OpCapability {
 
 const std::vector<OpCapability>& table();
 
+// Documented agreement with CPU float32 for float16-precision rows on float32
+// data of O(1) magnitude (two roundings of 2^-11 plus the op's own error).
+inline constexpr double kFloat16Rtol = 1e-2;
+inline constexpr double kFloat16Atol = 1e-2;
+
 // Looks an operator up by its aten base name ("add" for aten::add.Tensor,
 // aten::add_.Tensor and aten::add.out). nullptr when unsupported.
 const OpCapability* find(std::string_view aten_base_name);
