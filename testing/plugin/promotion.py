@@ -109,7 +109,9 @@ def write(path: str, summary: dict, config) -> None:
     diff = []
     for cfg_path, edits in sorted(changes.items()):
         before, after = _apply(cfg_path, edits)
-        diff += difflib.unified_diff(before.splitlines(True), after.splitlines(True), cfg_path, cfg_path)
+        # relative to where pytest ran, so `patch -p0 < PATH.diff` applies from there
+        name = os.path.relpath(cfg_path, str(config.invocation_params.dir))
+        diff += difflib.unified_diff(before.splitlines(True), after.splitlines(True), name, name)
     report = {
         "version": 1,
         "candidates": [
