@@ -18,9 +18,12 @@ from . import yamlio
 
 
 def context(memory: Memory, caps: CapabilityTable, out_features: Mapping[str, str],
-            prior: Mapping[str, Verdict] | None = None, prior_tests: Mapping[str, str] | None = None) -> Context:
+            prior: Mapping[str, Verdict] | None = None, prior_tests: Mapping[str, str] | None = None,
+            extra_variants: list[str] = (), embedder: emb.Embedder | None = None) -> Context:
     vectors = {test_id: emb.from_blob(blob) for test_id, blob in memory.embedding_rows()}
-    return Context(caps, dict(out_features), vectors, dict(prior or {}), dict(prior_tests or {}))
+    names = [v.variant for v in memory.variants()] + list(extra_variants)
+    variants = emb.variant_vectors(memory, names, embedder if extra_variants else None)
+    return Context(caps, dict(out_features), vectors, variants, dict(prior or {}), dict(prior_tests or {}))
 
 
 def run(memory: Memory, caps: CapabilityTable, engine: DecisionEngine, out_features: Mapping[str, str],

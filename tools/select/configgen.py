@@ -52,7 +52,9 @@ def _entry(cls: str, test: str, mode: str, members: list[tuple[UnitFacts, Verdic
         entry["dtypes"] = flow(dtypes)
     entry["mode"] = mode
     if mode != MANDATORY:
-        entry["reason"] = members[0][1].short_reason[:200]
+        # one member: its own reason; several: the shared category (details are in the comment)
+        reason = members[0][1].short_reason if len(members) == 1 else members[0][1].short_reason.split(":")[0]
+        entry["reason"] = reason[:200]
     if len(members) == 1 or not variants:
         lines = [members[0][1].rationale]
     else:

@@ -83,6 +83,7 @@ def diff_op(old: oi.OpDef | None, new: oi.OpDef | None) -> OpChange | None:
     if old.definition_hash == new.definition_hash:
         return None
     changed = {k for k in set(old.fields) | set(new.fields) if old.fields.get(k) != new.fields.get(k)}
+    changed -= oi.FOREIGN_DEVICE_FIELDS
     autograd = {k for k in changed if k.startswith(AUTOGRAD_FIELD_PREFIXES)}
     visible = changed - IGNORED_FIELDS - autograd - set(oi.SAMPLE_FIELDS)
     samples = old.samples != new.samples or bool(changed & set(oi.SAMPLE_FIELDS))

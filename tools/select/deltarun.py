@@ -56,10 +56,15 @@ def annotate(unit_verdict: Verdict, why: str, version: str) -> Verdict:
 def run(memory: Memory, caps: CapabilityTable, engine: DecisionEngine, out_features: Mapping[str, str],
         new_internal: Path, version: str, prior: Mapping[str, Verdict] | None = None,
         classes: dict[str, set[str]] | None = None, changed_tests: set[str] = frozenset(),
-        old_internal: Path | None = None) -> DeltaResult:
+        old_internal: Path | None = None, embedder=None) -> DeltaResult:
     old_units = gather(memory, classes)
     plan = dl.plan(old_units, old_internal or oi.installed_internal(), new_internal, version, caps.device, changed_tests)
-    ctx = context(memory, caps, out_features)
+    # ops the new version adds have no name embedding yet: embed them now (MiniLM, offline)
+    added_names = sorted({u.variant for u in plan.added})
+    if added_names and embedder is None:
+        from .embeddings import MiniLMEmbedder
+        embedder = MiniLMEmbedder()
+    ctx = context(memory, caps, out_features, extra_variants=added_names, embedder=embedder)
     if prior is None:
         prior = engine.decide(old_units, ctx)
     new_units = [dl.overlay(u, plan.changes, caps.device, version) for u in old_units
@@ -68,7 +73,7 @@ def run(memory: Memory, caps: CapabilityTable, engine: DecisionEngine, out_featu
     delta_units = [u for u in new_units if u.unit_id in plan.affected]
     unchanged = {u.unit_id: prior[u.unit_id] for u in new_units if u.unit_id not in plan.affected}
     tests = {u.unit_id: u.test_id for u in new_units}
-    fresh = engine.decide(delta_units, context(memory, caps, out_features, unchanged, tests))
+    fresh = engine.decide(delta_units, replace(ctx, prior=unchanged, prior_tests=tests))
     fresh = {uid: annotate(v, plan.affected[uid], version) for uid, v in fresh.items()}
     merged = {**unchanged, **fresh}
     flipped = {uid: (prior[uid].mode, v.mode) for uid, v in fresh.items() if uid in prior and prior[uid].mode != v.mode}

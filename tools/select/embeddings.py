@@ -73,3 +73,38 @@ def nearest(query: np.ndarray, candidates: np.ndarray, k: int) -> list[tuple[int
     scores = candidates @ query
     order = np.argsort(-scores, kind="stable")[:k]
     return [(int(i), float(scores[i])) for i in order]
+
+
+def variant_text(variant: str) -> str:
+    """What is embedded for an op/module variant: its name as words (linalg.polar -> linalg polar)."""
+    return variant.replace(".", " ").replace("_", " ").strip()
+
+
+def variant_hash(model: str, variant: str) -> str:
+    import hashlib
+    return hashlib.sha256(f"{model}\0variant\0{variant}".encode()).hexdigest()
+
+
+def variant_vectors(memory, names, embedder: "Embedder | None" = None) -> dict[str, np.ndarray]:
+    """Vectors of variant names from the memory; missing ones are computed (and stored) when an
+    embedder is given, e.g. for ops a newer PyTorch adds."""
+    names = sorted({n for n in names if n})
+    hashes = {n: variant_hash(MODEL_NAME, n) for n in names}
+    stored = memory.vectors_by_hash(list(hashes.values()))
+    missing = [n for n in names if hashes[n] not in stored]
+    if missing and embedder is not None:
+        vectors = embedder.encode([variant_text(n) for n in missing])
+        rows = [(hashes[n], to_blob(v)) for n, v in zip(missing, vectors)]
+        memory.put_embeddings(embedder.name, rows)
+        stored.update(dict(rows))
+    return {n: from_blob(stored[hashes[n]]) for n in names if hashes[n] in stored}
+
+
+def combine(test_vector: np.ndarray | None, variant_vector: np.ndarray | None) -> np.ndarray | None:
+    """A unit's position: its test's text plus, for op/module variants, the variant's name."""
+    if test_vector is None:
+        return None
+    if variant_vector is None or variant_vector.shape != test_vector.shape:
+        return test_vector
+    joined = test_vector + variant_vector
+    return joined / max(float(np.linalg.norm(joined)), 1e-9)

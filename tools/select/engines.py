@@ -25,6 +25,7 @@ class Context:
     caps: CapabilityTable
     out_features: Mapping[str, str]
     vectors: Mapping[str, np.ndarray] = field(default_factory=dict)   # test_id -> embedding
+    variant_vectors: Mapping[str, np.ndarray] = field(default_factory=dict)  # op/module name -> embedding
     # Verdicts already known (e.g. from a previous full run): neighbours may use them too.
     prior: Mapping[str, Verdict] = field(default_factory=dict)
     prior_tests: Mapping[str, str] = field(default_factory=dict)      # unit_id -> test_id of prior
@@ -36,15 +37,23 @@ class DecisionEngine(Protocol):
     def decide(self, units: list[UnitFacts], ctx: Context) -> dict[str, Verdict]: ...
 
 
+def _variant_of(unit_id: str) -> str:
+    return unit_id[unit_id.index("[") + 1:-1] if unit_id.endswith("]") and "[" in unit_id else ""
+
+
 def neighbour_vote(unit: UnitFacts, decided: Mapping[str, Verdict], unit_tests: Mapping[str, str],
-                   vectors: Mapping[str, np.ndarray], k: int = NEIGHBOURS) -> Verdict:
-    """Similarity-weighted majority of the k nearest decided units (by their test's embedding)."""
-    query = vectors.get(unit.test_id)
+                   vectors: Mapping[str, np.ndarray], k: int = NEIGHBOURS,
+                   variant_vectors: Mapping[str, np.ndarray] | None = None) -> Verdict:
+    """Similarity-weighted majority of the k nearest decided units. A unit sits where its test's
+    text plus its op/module name embed, so linalg.polar lands near other linalg ops of the test."""
+    variant_vectors = variant_vectors or {}
+    position = lambda uid, test_id: emb.combine(vectors.get(test_id), variant_vectors.get(_variant_of(uid)))  # noqa: E731
+    query = position(unit.unit_id, unit.test_id)
     ids = sorted(u for u in decided if unit_tests.get(u) in vectors and u != unit.unit_id)
-    why = f"rules could not decide ({unit.import_error or 'no CPU trace'})"
+    why = f"rules could not decide ({unit.import_error or unit.error or 'no CPU trace'})"
     if query is None or not ids:
         return Verdict(rules.SKIP, f"{why}; no decided neighbour to learn from", source="neighbours")
-    matrix = np.stack([vectors[unit_tests[u]] for u in ids])
+    matrix = np.stack([position(u, unit_tests[u]) for u in ids])
     near = emb.nearest(query, matrix, k)
     score: dict[str, float] = defaultdict(float)
     for index, similarity in near:
@@ -77,4 +86,4 @@ class DeterministicEngine:
                   ctx: Context) -> Verdict:
         # Only rule-decided units vote, so the outcome never depends on the order of ties.
         voters = {u: v for u, v in decided.items() if v.source == "rules"}
-        return neighbour_vote(unit, voters, unit_tests, ctx.vectors)
+        return neighbour_vote(unit, voters, unit_tests, ctx.vectors, variant_vectors=ctx.variant_vectors)

@@ -64,7 +64,7 @@ class LLMEngine(DeterministicEngine):
     def tie_break(self, unit: UnitFacts, decided: Mapping[str, Verdict], unit_tests: Mapping[str, str],
                   ctx: Context) -> Verdict:
         voters = {u: v for u, v in decided.items() if v.source == "rules"}
-        hint = neighbour_vote(unit, voters, unit_tests, ctx.vectors)
+        hint = neighbour_vote(unit, voters, unit_tests, ctx.vectors, variant_vectors=ctx.variant_vectors)
         try:
             answer = self._ask(unit, hint)
         except (requests.RequestException, ValueError, KeyError, IndexError, TypeError) as exc:

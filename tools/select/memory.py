@@ -21,6 +21,11 @@ from .symbols import FileSymbols, parse_file
 from .tracing import trace_file
 
 
+# Bump when symbol/summary extraction changes: files are re-indexed (cheap), while embeddings
+# and traces stay keyed by content and are reused.
+INDEX_VERSION = "2"
+
+
 @dataclass(frozen=True)
 class SourceRoot:
     """A tree of test files; ``label`` is how configs spell its root (``${REPO_ROOT}``)."""
@@ -107,6 +112,11 @@ class MemoryBuilder:
             start = time.perf_counter()
             self._trace(files, stats)
             stats.seconds["trace"] = time.perf_counter() - start
+            start = time.perf_counter()
+            before = self.memory.counts()["embeddings"]
+            emb.variant_vectors(self.memory, [v.variant for v in self.memory.variants()], self.embedder)
+            stats.embedded += self.memory.counts()["embeddings"] - before
+            stats.seconds["embed"] += time.perf_counter() - start
         stats.tests = len(self.memory.tests())
         return stats
 
@@ -115,14 +125,16 @@ class MemoryBuilder:
         for stale in set(self.memory.file_paths()) - present:
             self.memory.forget_file(stale)
         changed = []
+        fresh_index = self.memory.get_meta("index_version") == INDEX_VERSION
         for rel, path in self._bar(files, desc="index", unit="file"):
             symbols = parse_file(path, rel)
-            if self.memory.file_hash(rel) == symbols.content_hash:
+            if fresh_index and self.memory.file_hash(rel) == symbols.content_hash:
                 continue
             rows = _test_rows(symbols)
             self._texts.update({r["embed_hash"]: r.pop("_text") for r in rows})
             self.memory.put_file(rel, symbols.content_hash, summaries.summarise_file(symbols), symbols.features, rows)
             changed.append(rel)
+        self.memory.set_meta("index_version", INDEX_VERSION)
         stats.files_changed = len(changed)
         return changed
 

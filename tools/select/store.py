@@ -137,6 +137,15 @@ class Memory:
             self.db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)",
                                 [(h, model, blob) for h, blob in rows])
 
+    def vectors_by_hash(self, hashes: list[str]) -> dict[str, bytes]:
+        found = {}
+        for i in range(0, len(hashes), 500):
+            chunk = hashes[i:i + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update({r[0]: r[1] for r in self.db.execute(
+                f"SELECT embed_hash, vector FROM embeddings WHERE embed_hash IN ({marks})", chunk)})
+        return found
+
     def embedding_rows(self) -> list[tuple[str, bytes]]:
         return [(r[0], r[1]) for r in self.db.execute(
             "SELECT t.test_id, e.vector FROM tests t JOIN embeddings e ON t.embed_hash=e.embed_hash ORDER BY t.test_id")]

@@ -95,7 +95,8 @@ def _features(node: ast.AST) -> set[str]:
         word = sub.id if isinstance(sub, ast.Name) else sub.attr if isinstance(sub, ast.Attribute) else None
         if word in FEATURE_MARKERS:
             found.add(FEATURE_MARKERS[word])
-        if isinstance(sub, ast.keyword) and sub.arg == "requires_grad":
+        if isinstance(sub, ast.keyword) and sub.arg == "requires_grad" and not (
+                isinstance(sub.value, ast.Constant) and sub.value.value is False):
             found.add("autograd")
     return found
 

@@ -9,6 +9,7 @@ from tools.select import delta as dl
 from tools.select import opinfo_index as oi
 from tools.select.engines import DeterministicEngine
 from tools.select.store import Memory
+from tools.select.tests.helpers import HashEmbedder
 
 OLD = '''
 import unittest
@@ -88,7 +89,7 @@ def test_delta_reevaluates_only_what_the_device_can_see(trees, tmp_path, small_c
     with Memory(tmp_path / "m.db") as memory:
         _fill(memory)
         result = deltarun.run(memory, small_caps, DeterministicEngine(), {}, trees["new"], "9.9",
-                              old_internal=trees["old"])
+                              old_internal=trees["old"], embedder=HashEmbedder())
     affected = {uid.split("::", 1)[1]: why for uid, why in result.plan.affected.items()}
     assert set(affected) == {"TestA::test_x[foo]", "TestA::test_x[bar]", "TestA::test_x[qux]", "TestA::test_y[bar]",
                              "TestA::test_y[qux]", "TestA::test_x[fresh]", "TestA::test_y[fresh]"}
