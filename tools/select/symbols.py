@@ -90,8 +90,11 @@ def _dotted(node: ast.AST) -> str:
 
 
 def _features(node: ast.AST) -> set[str]:
+    """Features the code uses. Decorators are not looked at: ``@dtypes(torch.complex64, ...)``
+    generates complex variants among others, it does not make the whole test complex."""
     found = set()
-    for sub in ast.walk(node):
+    roots = node.body if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else [node]
+    for sub in (n for root in roots for n in ast.walk(root)):
         word = sub.id if isinstance(sub, ast.Name) else sub.attr if isinstance(sub, ast.Attribute) else None
         if word in FEATURE_MARKERS:
             found.add(FEATURE_MARKERS[word])
