@@ -115,8 +115,7 @@ OPS = {
         "mark": "op___refs_nn_functional_hardtanh",
         "suites": [
             "testing/suites/test_noncontiguous.py"
-        ],
-        "tests": 3
+        ]
     },
     "_refs_nn_functional_relu": {
         "configs": [
@@ -131,8 +130,7 @@ OPS = {
         "mark": "op___refs_nn_functional_relu",
         "suites": [
             "testing/suites/test_noncontiguous.py"
-        ],
-        "tests": 5
+        ]
     },
     "_softmax_backward_data": {
         "configs": [
@@ -147,8 +145,7 @@ OPS = {
         "mark": "op___softmax_backward_data",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "abs": {
         "configs": [
@@ -167,8 +164,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "add": {
         "configs": [
@@ -187,8 +183,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "addcdiv": {
         "configs": [
@@ -203,8 +198,7 @@ OPS = {
         "mark": "op__addcdiv",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "addcmul": {
         "configs": [
@@ -219,8 +213,7 @@ OPS = {
         "mark": "op__addcmul",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "addmm": {
         "configs": [
@@ -235,8 +228,7 @@ OPS = {
         "mark": "op__addmm",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "addmm_decomposed": {
         "configs": [
@@ -251,8 +243,7 @@ OPS = {
         "mark": "op__addmm_decomposed",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "addmv": {
         "configs": [
@@ -267,8 +258,7 @@ OPS = {
         "mark": "op__addmv",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "all": {
         "configs": [
@@ -283,8 +273,7 @@ OPS = {
         "mark": "op__all",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "amax": {
         "configs": [
@@ -299,8 +288,7 @@ OPS = {
         "mark": "op__amax",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 6
+        ]
     },
     "amin": {
         "configs": [
@@ -315,8 +303,7 @@ OPS = {
         "mark": "op__amin",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 6
+        ]
     },
     "any": {
         "configs": [
@@ -331,8 +318,7 @@ OPS = {
         "mark": "op__any",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "arange": {
         "configs": [
@@ -347,8 +333,7 @@ OPS = {
         "mark": "op__arange",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 6
+        ]
     },
     "argmax": {
         "configs": [
@@ -363,8 +348,7 @@ OPS = {
         "mark": "op__argmax",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 6
+        ]
     },
     "argmin": {
         "configs": [
@@ -379,8 +363,7 @@ OPS = {
         "mark": "op__argmin",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 6
+        ]
     },
     "as_strided": {
         "configs": [
@@ -395,8 +378,7 @@ OPS = {
         "mark": "op__as_strided",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "as_strided_partial_views": {
         "configs": [
@@ -411,8 +393,7 @@ OPS = {
         "mark": "op__as_strided_partial_views",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "baddbmm": {
         "configs": [
@@ -427,8 +408,7 @@ OPS = {
         "mark": "op__baddbmm",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "bernoulli": {
         "configs": [
@@ -443,8 +423,7 @@ OPS = {
         "mark": "op__bernoulli",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "bitwise_and": {
         "configs": [
@@ -463,8 +442,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "bitwise_or": {
         "configs": [
@@ -483,8 +461,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "bmm": {
         "configs": [
@@ -499,8 +476,7 @@ OPS = {
         "mark": "op__bmm",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "bmm_triton_optimized": {
         "configs": [
@@ -515,8 +491,7 @@ OPS = {
         "mark": "op__bmm_triton_optimized",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "cat": {
         "configs": [
@@ -531,8 +506,7 @@ OPS = {
         "mark": "op__cat",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "ceil": {
         "configs": [
@@ -551,8 +525,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "chunk": {
         "configs": [
@@ -567,8 +540,7 @@ OPS = {
         "mark": "op__chunk",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "clamp": {
         "configs": [
@@ -583,8 +555,7 @@ OPS = {
         "mark": "op__clamp",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 6
+        ]
     },
     "clamp_max": {
         "configs": [
@@ -603,8 +574,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "clamp_min": {
         "configs": [
@@ -623,8 +593,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "clone": {
         "configs": [
@@ -639,8 +608,7 @@ OPS = {
         "mark": "op__clone",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "contiguous": {
         "configs": [
@@ -655,8 +623,7 @@ OPS = {
         "mark": "op__contiguous",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "cos": {
         "configs": [
@@ -675,8 +642,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "cumsum": {
         "configs": [
@@ -691,8 +657,7 @@ OPS = {
         "mark": "op__cumsum",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 6
+        ]
     },
     "div_floor_rounding": {
         "configs": [
@@ -711,8 +676,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "div_no_rounding_mode": {
         "configs": [
@@ -731,8 +695,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "div_trunc_rounding": {
         "configs": [
@@ -751,8 +714,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "dot": {
         "configs": [
@@ -767,8 +729,7 @@ OPS = {
         "mark": "op__dot",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "empty": {
         "configs": [
@@ -783,8 +744,7 @@ OPS = {
         "mark": "op__empty",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "empty_strided": {
         "configs": [
@@ -799,8 +759,7 @@ OPS = {
         "mark": "op__empty_strided",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "eq": {
         "configs": [
@@ -819,8 +778,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 13
+        ]
     },
     "equal": {
         "configs": [
@@ -835,8 +793,7 @@ OPS = {
         "mark": "op__equal",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "erf": {
         "configs": [
@@ -855,8 +812,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "exp": {
         "configs": [
@@ -875,8 +831,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "expand": {
         "configs": [
@@ -891,8 +846,7 @@ OPS = {
         "mark": "op__expand",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "eye": {
         "configs": [
@@ -907,8 +861,7 @@ OPS = {
         "mark": "op__eye",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "fill": {
         "configs": [
@@ -927,8 +880,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 13
+        ]
     },
     "flip": {
         "configs": [
@@ -943,8 +895,7 @@ OPS = {
         "mark": "op__flip",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "floor": {
         "configs": [
@@ -963,8 +914,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "full": {
         "configs": [
@@ -979,8 +929,7 @@ OPS = {
         "mark": "op__full",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "gather": {
         "configs": [
@@ -995,8 +944,7 @@ OPS = {
         "mark": "op__gather",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "ge": {
         "configs": [
@@ -1015,8 +963,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "gt": {
         "configs": [
@@ -1035,8 +982,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "index_put": {
         "configs": [
@@ -1051,8 +997,7 @@ OPS = {
         "mark": "op__index_put",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "index_select": {
         "configs": [
@@ -1067,8 +1012,7 @@ OPS = {
         "mark": "op__index_select",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "isnan": {
         "configs": [
@@ -1087,8 +1031,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "item": {
         "configs": [
@@ -1103,8 +1046,7 @@ OPS = {
         "mark": "op__item",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "le": {
         "configs": [
@@ -1123,8 +1065,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "lerp": {
         "configs": [
@@ -1139,8 +1080,7 @@ OPS = {
         "mark": "op__lerp",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "linalg_vector_norm": {
         "configs": [
@@ -1155,8 +1095,7 @@ OPS = {
         "mark": "op__linalg_vector_norm",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "linspace": {
         "configs": [
@@ -1171,8 +1110,7 @@ OPS = {
         "mark": "op__linspace",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "linspace_tensor_overload": {
         "configs": [
@@ -1187,8 +1125,7 @@ OPS = {
         "mark": "op__linspace_tensor_overload",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "log": {
         "configs": [
@@ -1207,8 +1144,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "log_softmax": {
         "configs": [
@@ -1223,8 +1159,7 @@ OPS = {
         "mark": "op__log_softmax",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "log_softmax_with_dtype": {
         "configs": [
@@ -1239,8 +1174,7 @@ OPS = {
         "mark": "op__log_softmax_with_dtype",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "logical_and": {
         "configs": [
@@ -1259,8 +1193,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 13
+        ]
     },
     "logical_not": {
         "configs": [
@@ -1279,8 +1212,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 13
+        ]
     },
     "logical_or": {
         "configs": [
@@ -1299,8 +1231,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 13
+        ]
     },
     "lt": {
         "configs": [
@@ -1319,8 +1250,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "masked_fill": {
         "configs": [
@@ -1335,8 +1265,7 @@ OPS = {
         "mark": "op__masked_fill",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "masked_select": {
         "configs": [
@@ -1351,8 +1280,7 @@ OPS = {
         "mark": "op__masked_select",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "matmul": {
         "configs": [
@@ -1367,8 +1295,7 @@ OPS = {
         "mark": "op__matmul",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "max_binary": {
         "configs": [
@@ -1387,8 +1314,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "max_reduction_no_dim": {
         "configs": [
@@ -1403,8 +1329,7 @@ OPS = {
         "mark": "op__max_reduction_no_dim",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 6
+        ]
     },
     "max_reduction_with_dim": {
         "configs": [
@@ -1419,8 +1344,7 @@ OPS = {
         "mark": "op__max_reduction_with_dim",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 6
+        ]
     },
     "maximum": {
         "configs": [
@@ -1439,8 +1363,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "mean": {
         "configs": [
@@ -1455,8 +1378,7 @@ OPS = {
         "mark": "op__mean",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "min_binary": {
         "configs": [
@@ -1475,8 +1397,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "min_reduction_no_dim": {
         "configs": [
@@ -1491,8 +1412,7 @@ OPS = {
         "mark": "op__min_reduction_no_dim",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 6
+        ]
     },
     "min_reduction_with_dim": {
         "configs": [
@@ -1507,8 +1427,7 @@ OPS = {
         "mark": "op__min_reduction_with_dim",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 6
+        ]
     },
     "minimum": {
         "configs": [
@@ -1527,8 +1446,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "mm": {
         "configs": [
@@ -1543,8 +1461,7 @@ OPS = {
         "mark": "op__mm",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "mul": {
         "configs": [
@@ -1563,8 +1480,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 13
+        ]
     },
     "mv": {
         "configs": [
@@ -1579,8 +1495,7 @@ OPS = {
         "mark": "op__mv",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "narrow": {
         "configs": [
@@ -1595,8 +1510,7 @@ OPS = {
         "mark": "op__narrow",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "native_batch_norm": {
         "configs": [
@@ -1611,8 +1525,7 @@ OPS = {
         "mark": "op__native_batch_norm",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "native_dropout_backward": {
         "configs": [
@@ -1627,8 +1540,7 @@ OPS = {
         "mark": "op__native_dropout_backward",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "ne": {
         "configs": [
@@ -1647,8 +1559,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 13
+        ]
     },
     "neg": {
         "configs": [
@@ -1667,8 +1578,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "nn_functional_batch_norm": {
         "configs": [
@@ -1683,8 +1593,7 @@ OPS = {
         "mark": "op__nn_functional_batch_norm",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "nn_functional_batch_norm_without_cudnn": {
         "configs": [
@@ -1699,8 +1608,7 @@ OPS = {
         "mark": "op__nn_functional_batch_norm_without_cudnn",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 1
+        ]
     },
     "nn_functional_gelu": {
         "configs": [
@@ -1715,8 +1623,7 @@ OPS = {
         "mark": "op__nn_functional_gelu",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "nn_functional_hardtanh": {
         "configs": [
@@ -1735,8 +1642,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "nn_functional_layer_norm": {
         "configs": [
@@ -1751,8 +1657,7 @@ OPS = {
         "mark": "op__nn_functional_layer_norm",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "nn_functional_leaky_relu": {
         "configs": [
@@ -1767,8 +1672,7 @@ OPS = {
         "mark": "op__nn_functional_leaky_relu",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "nn_functional_linear": {
         "configs": [
@@ -1783,8 +1687,7 @@ OPS = {
         "mark": "op__nn_functional_linear",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "nn_functional_relu": {
         "configs": [
@@ -1803,8 +1706,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "nonzero": {
         "configs": [
@@ -1819,8 +1721,7 @@ OPS = {
         "mark": "op__nonzero",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "norm": {
         "configs": [
@@ -1835,8 +1736,7 @@ OPS = {
         "mark": "op__norm",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "norm_fro": {
         "configs": [
@@ -1851,8 +1751,7 @@ OPS = {
         "mark": "op__norm_fro",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "norm_inf": {
         "configs": [
@@ -1867,8 +1766,7 @@ OPS = {
         "mark": "op__norm_inf",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "norm_nuc": {
         "configs": [
@@ -1883,8 +1781,7 @@ OPS = {
         "mark": "op__norm_nuc",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 2
+        ]
     },
     "normal": {
         "configs": [
@@ -1899,8 +1796,7 @@ OPS = {
         "mark": "op__normal",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "normal_in_place": {
         "configs": [
@@ -1915,8 +1811,7 @@ OPS = {
         "mark": "op__normal_in_place",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "normal_number_mean": {
         "configs": [
@@ -1931,8 +1826,7 @@ OPS = {
         "mark": "op__normal_number_mean",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "ones": {
         "configs": [
@@ -1947,8 +1841,7 @@ OPS = {
         "mark": "op__ones",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "permute": {
         "configs": [
@@ -1963,8 +1856,7 @@ OPS = {
         "mark": "op__permute",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "pow": {
         "configs": [
@@ -1983,8 +1875,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "prod": {
         "configs": [
@@ -1999,8 +1890,7 @@ OPS = {
         "mark": "op__prod",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 6
+        ]
     },
     "randint": {
         "configs": [
@@ -2015,8 +1905,7 @@ OPS = {
         "mark": "op__randint",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 6
+        ]
     },
     "randn": {
         "configs": [
@@ -2031,8 +1920,7 @@ OPS = {
         "mark": "op__randn",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "reciprocal": {
         "configs": [
@@ -2051,8 +1939,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "remainder": {
         "configs": [
@@ -2071,8 +1958,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "reshape": {
         "configs": [
@@ -2087,8 +1973,7 @@ OPS = {
         "mark": "op__reshape",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "roll": {
         "configs": [
@@ -2103,8 +1988,7 @@ OPS = {
         "mark": "op__roll",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "round": {
         "configs": [
@@ -2123,8 +2007,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "round_decimals_0": {
         "configs": [
@@ -2143,8 +2026,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "round_decimals_3": {
         "configs": [
@@ -2163,8 +2045,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 5
+        ]
     },
     "round_decimals_neg_3": {
         "configs": [
@@ -2183,8 +2064,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 5
+        ]
     },
     "rsqrt": {
         "configs": [
@@ -2203,8 +2083,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "scatter": {
         "configs": [
@@ -2219,8 +2098,7 @@ OPS = {
         "mark": "op__scatter",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 6
+        ]
     },
     "scatter_add": {
         "configs": [
@@ -2235,8 +2113,7 @@ OPS = {
         "mark": "op__scatter_add",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 6
+        ]
     },
     "select": {
         "configs": [
@@ -2251,8 +2128,7 @@ OPS = {
         "mark": "op__select",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "sigmoid": {
         "configs": [
@@ -2271,8 +2147,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "sign": {
         "configs": [
@@ -2291,8 +2166,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "sin": {
         "configs": [
@@ -2311,8 +2185,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "slice": {
         "configs": [
@@ -2327,8 +2200,7 @@ OPS = {
         "mark": "op__slice",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "softmax": {
         "configs": [
@@ -2343,8 +2215,7 @@ OPS = {
         "mark": "op__softmax",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "softmax_with_dtype": {
         "configs": [
@@ -2359,8 +2230,7 @@ OPS = {
         "mark": "op__softmax_with_dtype",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "sort": {
         "configs": [
@@ -2375,8 +2245,7 @@ OPS = {
         "mark": "op__sort",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 6
+        ]
     },
     "split": {
         "configs": [
@@ -2391,8 +2260,7 @@ OPS = {
         "mark": "op__split",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "split_list_args": {
         "configs": [
@@ -2407,8 +2275,7 @@ OPS = {
         "mark": "op__split_list_args",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "sqrt": {
         "configs": [
@@ -2427,8 +2294,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "squeeze": {
         "configs": [
@@ -2443,8 +2309,7 @@ OPS = {
         "mark": "op__squeeze",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "squeeze_multiple": {
         "configs": [
@@ -2459,8 +2324,7 @@ OPS = {
         "mark": "op__squeeze_multiple",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "stack": {
         "configs": [
@@ -2475,8 +2339,7 @@ OPS = {
         "mark": "op__stack",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "std": {
         "configs": [
@@ -2491,8 +2354,7 @@ OPS = {
         "mark": "op__std",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "std_mean": {
         "configs": [
@@ -2507,8 +2369,7 @@ OPS = {
         "mark": "op__std_mean",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "std_mean_unbiased": {
         "configs": [
@@ -2523,8 +2384,7 @@ OPS = {
         "mark": "op__std_mean_unbiased",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "std_unbiased": {
         "configs": [
@@ -2539,8 +2399,7 @@ OPS = {
         "mark": "op__std_unbiased",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "sub": {
         "configs": [
@@ -2559,8 +2418,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 11
+        ]
     },
     "sum": {
         "configs": [
@@ -2575,8 +2433,7 @@ OPS = {
         "mark": "op__sum",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "tanh": {
         "configs": [
@@ -2595,8 +2452,7 @@ OPS = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "to": {
         "configs": [
@@ -2611,8 +2467,7 @@ OPS = {
         "mark": "op__to",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "topk": {
         "configs": [
@@ -2627,8 +2482,7 @@ OPS = {
         "mark": "op__topk",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 6
+        ]
     },
     "transpose": {
         "configs": [
@@ -2643,8 +2497,7 @@ OPS = {
         "mark": "op__transpose",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "tril": {
         "configs": [
@@ -2659,8 +2512,7 @@ OPS = {
         "mark": "op__tril",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "triu": {
         "configs": [
@@ -2675,8 +2527,7 @@ OPS = {
         "mark": "op__triu",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "unfold": {
         "configs": [
@@ -2691,8 +2542,7 @@ OPS = {
         "mark": "op__unfold",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "uniform": {
         "configs": [
@@ -2707,8 +2557,7 @@ OPS = {
         "mark": "op__uniform",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "unsqueeze": {
         "configs": [
@@ -2723,8 +2572,7 @@ OPS = {
         "mark": "op__unsqueeze",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "var": {
         "configs": [
@@ -2739,8 +2587,7 @@ OPS = {
         "mark": "op__var",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "var_mean": {
         "configs": [
@@ -2755,8 +2602,7 @@ OPS = {
         "mark": "op__var_mean",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "var_mean_unbiased": {
         "configs": [
@@ -2771,8 +2617,7 @@ OPS = {
         "mark": "op__var_mean_unbiased",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "var_unbiased": {
         "configs": [
@@ -2787,8 +2632,7 @@ OPS = {
         "mark": "op__var_unbiased",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 4
+        ]
     },
     "view": {
         "configs": [
@@ -2803,8 +2647,7 @@ OPS = {
         "mark": "op__view",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "where": {
         "configs": [
@@ -2819,8 +2662,7 @@ OPS = {
         "mark": "op__where",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     },
     "zeros": {
         "configs": [
@@ -2835,8 +2677,7 @@ OPS = {
         "mark": "op__zeros",
         "suites": [
             "testing/suites/test_op_consistency.py"
-        ],
-        "tests": 7
+        ]
     }
 }
 
@@ -2844,26 +2685,29 @@ DTYPES = {
     "bfloat16": {
         "configs": [
             "configs/spyre/device.yaml",
+            "configs/spyre/module_consistency.yaml",
             "configs/spyre/noncontiguous.yaml",
             "configs/spyre/op_consistency.yaml",
             "configs/spyre/tensor_basics.yaml"
         ],
         "data": [
             "//configs:spyre/device.yaml",
+            "//configs:spyre/module_consistency.yaml",
             "//configs:spyre/noncontiguous.yaml",
             "//configs:spyre/op_consistency.yaml",
             "//configs:spyre/tensor_basics.yaml",
+            "//testing:suites/test_module_consistency.py",
             "//testing:suites/test_noncontiguous.py",
             "//testing:suites/test_op_consistency.py",
             "//testing:suites/test_tensor_basics.py"
         ],
         "mark": "dtype__bfloat16",
         "suites": [
+            "testing/suites/test_module_consistency.py",
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py",
             "testing/suites/test_tensor_basics.py"
-        ],
-        "tests": 206
+        ]
     },
     "bool": {
         "configs": [
@@ -2886,32 +2730,49 @@ DTYPES = {
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py",
             "testing/suites/test_tensor_basics.py"
+        ]
+    },
+    "complex64": {
+        "configs": [
+            "configs/spyre/device.yaml",
+            "configs/spyre/tensor_basics.yaml"
         ],
-        "tests": 66
+        "data": [
+            "//configs:spyre/device.yaml",
+            "//configs:spyre/tensor_basics.yaml",
+            "//testing:suites/test_tensor_basics.py"
+        ],
+        "mark": "dtype__complex64",
+        "suites": [
+            "testing/suites/test_tensor_basics.py"
+        ]
     },
     "float16": {
         "configs": [
             "configs/spyre/device.yaml",
+            "configs/spyre/module_consistency.yaml",
             "configs/spyre/noncontiguous.yaml",
             "configs/spyre/op_consistency.yaml",
             "configs/spyre/tensor_basics.yaml"
         ],
         "data": [
             "//configs:spyre/device.yaml",
+            "//configs:spyre/module_consistency.yaml",
             "//configs:spyre/noncontiguous.yaml",
             "//configs:spyre/op_consistency.yaml",
             "//configs:spyre/tensor_basics.yaml",
+            "//testing:suites/test_module_consistency.py",
             "//testing:suites/test_noncontiguous.py",
             "//testing:suites/test_op_consistency.py",
             "//testing:suites/test_tensor_basics.py"
         ],
         "mark": "dtype__float16",
         "suites": [
+            "testing/suites/test_module_consistency.py",
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py",
             "testing/suites/test_tensor_basics.py"
-        ],
-        "tests": 203
+        ]
     },
     "float32": {
         "configs": [
@@ -2938,8 +2799,22 @@ DTYPES = {
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py",
             "testing/suites/test_tensor_basics.py"
+        ]
+    },
+    "float64": {
+        "configs": [
+            "configs/spyre/device.yaml",
+            "configs/spyre/tensor_basics.yaml"
         ],
-        "tests": 210
+        "data": [
+            "//configs:spyre/device.yaml",
+            "//configs:spyre/tensor_basics.yaml",
+            "//testing:suites/test_tensor_basics.py"
+        ],
+        "mark": "dtype__float64",
+        "suites": [
+            "testing/suites/test_tensor_basics.py"
+        ]
     },
     "int32": {
         "configs": [
@@ -2962,8 +2837,7 @@ DTYPES = {
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py",
             "testing/suites/test_tensor_basics.py"
-        ],
-        "tests": 133
+        ]
     },
     "int64": {
         "configs": [
@@ -2986,7 +2860,6 @@ DTYPES = {
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py",
             "testing/suites/test_tensor_basics.py"
-        ],
-        "tests": 133
+        ]
     }
 }
