@@ -75,7 +75,8 @@ def _split(pattern: str) -> tuple[Optional[str], str]:
 
 
 def _name_score(pattern: str, v: Variant) -> int:
-    """0: no match; higher is more specific (exact variant > exact test > glob)."""
+    """0: no match; higher is more specific:
+    exact variant > glob over variant names > exact test > glob over test names."""
     cls, meth = _split(pattern)
     if cls is not None and not fnmatch.fnmatchcase(v.cls, cls):
         return 0
@@ -84,8 +85,10 @@ def _name_score(pattern: str, v: Variant) -> int:
         return 40 + bonus
     if meth == v.test:
         return 30 + bonus
-    if fnmatch.fnmatchcase(v.name, meth) or fnmatch.fnmatchcase(v.test, meth):
+    if fnmatch.fnmatchcase(v.test, meth):
         return 10 + bonus
+    if fnmatch.fnmatchcase(v.name, meth):
+        return 35 + bonus  # a glob over generated names is narrower than the generic test
     return 0
 
 

@@ -23,12 +23,14 @@ def test_most_specific_entry_wins():
         {"names": "TestA::test_x", "ops": ["mul"], "mode": "xfail", "reason": "r"},
         {"names": "test_x_mul_dev", "mode": "skip", "reason": "r"},
         {"names": "Test*::test_*", "mode": "xfail_strict", "reason": "r"},
+        {"names": "TestA::test_x_*_train_mode_dev", "mode": "xfail", "reason": "r"},
     )
     assert match_rule(fp, v(op="add")).loc.line == 1
     assert match_rule(fp, v(op="mul", name="test_x_mul_other")).loc.line == 2
     assert match_rule(fp, v(op="mul")).loc.line == 3  # exact variant name beats selectors
     assert match_rule(fp, v(test="test_y")).loc.line == 4
     assert match_rule(fp, v(cls="Other", test="test_y")) is None
+    assert match_rule(fp, v(op="m", name="test_x_m_train_mode_dev")).loc.line == 5  # variant glob > exact test
 
 
 def test_unlisted_default_skip_and_reasoned_unlisted_mode():
