@@ -7,12 +7,16 @@ the torch.backends entry point) loads libspyre.so and registers device
 
 from __future__ import annotations
 
+import os
+
 import torch
 
 from . import _loader
+from .environment import check_environment
 
 BACKEND_NAME = "spyre"
 
+check_environment(os.environ)
 _loader.load_library()
 
 from . import _printing, device_module  # noqa: E402  (needs the library's ops)
