@@ -117,7 +117,7 @@ def run_cycle(args, dispatch: Dispatch, legs: Sequence[Leg], env: Mapping[str, s
                 progress.update(task, description=f"leg {leg.job_name}")
                 results[leg.index] = session.run(leg, lambda: run_leg(
                     leg, ws, out, runner=runner, env=env, timeout=args.leg_timeout, select=args.select,
-                    template=args.test_command, target_template=args.target_template))
+                    template=args.test_command, target_template=args.target_template, smoke=args.smoke))
                 progress.advance(task)
         console.print(_summary(legs, results))
         if session.hud_url:

@@ -27,10 +27,10 @@ from crcr.handler.plan import Leg, auto_shards, discover_features, matrix, plan_
 from crcr.handler.runner import choose_runner, run_leg
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pull_request_synchronize.json"
-# The local cycle's default selection: a few ops over every suite, so a full
-# dispatch -> legs -> HUD cycle takes about a minute per leg on 2 cores.
-# `--full` (or CI's bazel runner) runs everything.
-SMOKE_SELECT = "op__add or op__mul or op__neg"
+# The local cycle runs one duration-balanced tenth of every leg (tools/shard),
+# so dispatch -> legs -> HUD takes a few minutes on 2 cores and every leg
+# runs real tests. `--full` (and CI's bazel runner) runs everything.
+SMOKE_SLICES = 10
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--shards", type=int, default=0, help="legs per feature, tools/shard balanced (0 = auto)")
     p.add_argument("--runner", default="auto", help="auto|pytest|bazel (auto: pytest inside bazel run)")
     p.add_argument("--test-command", help="leg command template, e.g. '{python} -m pytest --junitxml={junit} ...'")
-    p.add_argument("--select", help=f"pytest -m expression (local cycle default: {SMOKE_SELECT!r})")
-    p.add_argument("--full", action="store_true", help="local cycle: run the whole suites, no smoke selection")
+    p.add_argument("--select", help="pytest -m expression for the pytest runner")
+    p.add_argument("--smoke", type=int, default=SMOKE_SLICES,
+                   help="local cycle: run 1/N of each leg (duration-balanced); 1 = all")
+    p.add_argument("--full", action="store_true", help="local cycle: run whole legs (same as --smoke 1)")
     p.add_argument("--target-template", default="//testing:config_{stem}",
                    help="Bazel target per feature ({stem} = config file stem, {feature})")
     p.add_argument("--leg-timeout", type=float, default=900.0, help="seconds per leg")
@@ -146,8 +148,10 @@ def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] =
     if args.mode == "run-leg":
         return cmd_run_leg(args, planned, env, ws)
     from crcr.handler.cycle import run_cycle
-    if args.select is None and not args.full and not args.test_command:
-        args.select = SMOKE_SELECT
+    if args.full:
+        args.smoke = 1
+    if args.smoke < 1:
+        raise ConfigError("--smoke must be >= 1")
     return run_cycle(args, planned.dispatch, planned.legs, env, ws)
 
 

@@ -67,15 +67,39 @@ def plan_candidates(d: Dispatch, backends: Sequence[str] = ("HEAD",)) -> list[Ca
     return out
 
 
+def _config_body(path: Path):
+    doc = yaml.safe_load(path.read_text())
+    return doc.get("test_suite_config", doc) if isinstance(doc, dict) else None
+
+
+def config_suites(workspace: Path, config: str) -> list[str]:
+    """In-tree test files a feature config lists (`${REPO_ROOT}/...`, globs allowed).
+
+    `${TORCH_ROOT}` entries need an upstream checkout (testing's --upstream-root)
+    and are left to runs that pass one.
+    """
+    try:
+        body = _config_body(workspace / config)
+    except (OSError, yaml.YAMLError):
+        return []
+    entries = body.get("files") if isinstance(body, dict) else None
+    found: list[str] = []
+    for entry in entries if isinstance(entries, list) else []:
+        path = entry.get("path") if isinstance(entry, dict) else None
+        if isinstance(path, str) and path.startswith("${REPO_ROOT}/"):
+            for hit in sorted(workspace.glob(path[len("${REPO_ROOT}/"):])):
+                found.append(str(hit.relative_to(workspace)))
+    return list(dict.fromkeys(found))
+
+
 def lists_files(path: Path) -> bool:
     """Does this config select test files (a feature), or only set device-wide globals?"""
     try:
-        doc = yaml.safe_load(path.read_text())
+        body = _config_body(path)
     except (OSError, yaml.YAMLError):
         return True  # let the plugin report the error, with file:line, inside its leg
-    if not isinstance(doc, dict):
+    if body is None:
         return True
-    body = doc.get("test_suite_config", doc)
     return isinstance(body, dict) and bool(body.get("files"))
 
 

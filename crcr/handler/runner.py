@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
 from crcr.errors import ConfigError
-from crcr.handler.plan import Leg
+from crcr.handler.plan import Leg, config_suites
 from crcr.junit import Counts, parse_junit
 
 PLUGIN_MODULE = "testing.plugin.plugin"
@@ -54,17 +54,21 @@ def choose_runner(requested: str, env: Mapping[str, str]) -> str:
     return requested
 
 
-def pytest_command(leg: Leg, ws: Path, junit: Path, select: Optional[str], extra: Sequence[str] = ()) -> list[str]:
+def pytest_command(leg: Leg, ws: Path, junit: Path, select: Optional[str], extra: Sequence[str] = (),
+                   smoke: int = 1) -> list[str]:
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}"]
     if (ws / "testing" / "plugin" / "plugin.py").exists():
         argv += ["-p", PLUGIN_MODULE]
         for config in leg.configs:
             argv += ["--config", config]
-    if leg.shard_total > 1 and (ws / "tools" / "shard" / "plugin.py").exists():
-        argv += ["-p", SHARD_PLUGIN, "--shard-index", str(leg.shard_index), "--shard-total", str(leg.shard_total)]
+    # smoke > 1 runs one duration-balanced slice of the leg's shard (local quick cycle)
+    total = leg.shard_total * max(1, smoke)
+    if total > 1 and (ws / "tools" / "shard" / "plugin.py").exists():
+        argv += ["-p", SHARD_PLUGIN, "--shard-index", str(leg.shard_index), "--shard-total", str(total)]
     if select:
         argv += ["-m", select]
-    return argv + list(extra) + [SUITES]
+    suites = config_suites(ws, leg.config) if leg.config else []
+    return argv + list(extra) + (suites or [SUITES])
 
 
 def bazel_targets(leg: Leg, template: str) -> list[str]:
@@ -157,7 +161,7 @@ def run_command(argv: list[str], cwd: Path, env: Mapping[str, str], timeout: flo
 
 def run_leg(leg: Leg, ws: Path, out_dir: Path, *, runner: str, env: Mapping[str, str], timeout: float,
             select: Optional[str] = None, template: Optional[str] = None,
-            target_template: str = "//testing:{feature}") -> LegResult:
+            target_template: str = "//testing:config_{stem}", smoke: int = 1) -> LegResult:
     out_dir.mkdir(parents=True, exist_ok=True)
     junit = out_dir / f"{leg.job_name}.xml"
     junit.unlink(missing_ok=True)
@@ -165,7 +169,7 @@ def run_leg(leg: Leg, ws: Path, out_dir: Path, *, runner: str, env: Mapping[str,
     if template:
         argv = template_command(template, leg, ws, junit)
     elif runner == "pytest":
-        argv = pytest_command(leg, ws, junit, select)
+        argv = pytest_command(leg, ws, junit, select, smoke=smoke)
     else:
         argv = bazel_command(leg, ws, target_template)
     code, timed_out = run_command(argv, ws, child_env(ws, env), timeout, out_dir / f"{leg.job_name}.log")

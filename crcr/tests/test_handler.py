@@ -135,3 +135,30 @@ def test_local_cycle_reports_every_leg_to_the_embedded_emulator(ws, tmp_path):
     assert all(r["queue_time"] is not None and r["execution_time"] is not None for r in rows.values())
     page = (out / "hud.html").read_text()
     assert "test-modules" in page and "test-ops" in page and "PR #184442" in page
+
+
+def test_pytest_leg_runs_the_suites_its_config_lists(pr_event, tmp_path):
+    from crcr.handler.runner import pytest_command
+    (tmp_path / "testing" / "suites").mkdir(parents=True)
+    for name in ("test_a.py", "test_b.py", "test_c.py"):
+        (tmp_path / "testing" / "suites" / name).write_text("")
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "ab.yaml").write_text(
+        "test_suite_config:\n  files:\n    - path: ${REPO_ROOT}/testing/suites/test_[ab].py\n"
+        "    - path: ${TORCH_ROOT}/test/test_ops.py\n")
+    (tmp_path / "configs" / "none.yaml").write_text("test_suite_config:\n  files:\n    - path: ${TORCH_ROOT}/test/x.py\n")
+    legs = {l.feature: l for l in plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(tmp_path))}
+    assert pytest_command(legs["ab"], tmp_path, Path("j.xml"), None)[-2:] == ["testing/suites/test_a.py", "testing/suites/test_b.py"]
+    assert pytest_command(legs["none"], tmp_path, Path("j.xml"), None)[-1] == "testing/suites"
+
+
+def test_smoke_runs_one_balanced_slice_of_each_leg(pr_event, ws):
+    from crcr.handler.runner import pytest_command
+    (ws / "tools" / "shard").mkdir(parents=True)
+    (ws / "tools" / "shard" / "plugin.py").write_text("")
+    legs = plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(ws), shards=2)
+    argv = pytest_command(legs[1], ws, Path("j.xml"), None, smoke=10)
+    i = argv.index("tools.shard.plugin")
+    assert argv[i + 1:i + 5] == ["--shard-index", "1", "--shard-total", "20"]
+    assert "tools.shard.plugin" not in pytest_command(plan_legs(plan_candidates(load_dispatch(pr_event)),
+                                                                discover_features(ws))[0], ws, Path("j"), None)
