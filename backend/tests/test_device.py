@@ -146,3 +146,21 @@ def test_two_devices():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def test_events_time_synchronous_work():
+    start = torch.Event(device="spyre", enable_timing=True)
+    end = torch.Event(device="spyre", enable_timing=True)
+    start.record()
+    torch.ones(1000, device="spyre").exp()
+    end.record()
+    end.synchronize()
+    assert end.query()
+    assert start.elapsed_time(end) > 0.0
+
+
+def test_accelerator_api_sees_spyre():
+    assert torch.accelerator.device_count() == torch.spyre.device_count()
+    assert torch.accelerator.current_device_index() == 0
+    torch.accelerator.synchronize()
+    assert torch.accelerator.current_stream().device_type == torch.device("spyre").type

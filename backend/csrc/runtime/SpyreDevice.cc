@@ -3,6 +3,7 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/util/Exception.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -111,6 +112,31 @@ struct SpyreGuardImpl final : public c10::impl::DeviceGuardImplInterface {
   bool queryStream(const c10::Stream&) const override { return true; }
   void synchronizeStream(const c10::Stream&) const override {}
   void synchronizeDevice(const c10::DeviceIndex) const override {}
+
+  // Events: work completes before the recording call returns, so an event
+  // is just the host time at which it was recorded.
+  void record(void** event, const c10::Stream&, const c10::DeviceIndex,
+              const c10::EventFlag) const override {
+    if (*event == nullptr) {
+      *event = new Clock::time_point();
+    }
+    *static_cast<Clock::time_point*>(*event) = Clock::now();
+  }
+  void destroyEvent(void* event, const c10::DeviceIndex) const noexcept override {
+    delete static_cast<Clock::time_point*>(event);
+  }
+  void block(void*, const c10::Stream&) const override {}
+  bool queryEvent(void*) const override { return true; }
+  void synchronizeEvent(void*) const override {}
+  double elapsedTime(void* start, void* end, const c10::DeviceIndex) const override {
+    TORCH_CHECK(start != nullptr && end != nullptr,
+                "spyre: both events must be recorded before elapsed_time()");
+    auto delta = *static_cast<Clock::time_point*>(end) - *static_cast<Clock::time_point*>(start);
+    return std::chrono::duration<double, std::milli>(delta).count();
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
 };
 
 C10_REGISTER_GUARD_IMPL(PrivateUse1, SpyreGuardImpl);
