@@ -27,7 +27,8 @@ def built(tmp_path_factory, fixtures_dir=Path(__file__).parent / "fixtures"):
 
 def test_full_build_indexes_embeds_traces(built):
     _, _, embedder, (stats, counts, variants, mm_users, exp_users) = built
-    assert stats.files_changed == 1 and stats.tests == 4 and stats.embedded == 4 and embedder.calls == 4
+    # 4 tests + the 5 op names their variants use (abs, add, cumsum, exp, mul)
+    assert stats.files_changed == 1 and stats.tests == 4 and stats.embedded == 9 and embedder.calls == 9
     assert counts["variants"] == 8 and counts["traces"] == 8 and stats.traced == 8
     by_unit = {v.unit_id.split("::", 1)[-1]: v for v in variants}
     add = by_unit["TestFixtureOps::test_matches_cpu[add]"]
