@@ -163,4 +163,4 @@ def test_accelerator_api_sees_spyre():
     assert torch.accelerator.device_count() == torch.spyre.device_count()
     assert torch.accelerator.current_device_index() == 0
     torch.accelerator.synchronize()
-    assert torch.accelerator.current_stream().device_type == torch.device("spyre").type
+    assert torch.accelerator.current_stream().device == torch.device("spyre:0")
