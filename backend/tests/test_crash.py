@@ -13,6 +13,8 @@ from conftest import run_python
 def test_debug_crash_kills_the_process(sig):
     result = run_python(
         f"""
+        import resource
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core files in the sandbox
         import torch, torch_spyre
         print("before", flush=True)
         torch.ops.spyre._debug_crash({int(sig)})
