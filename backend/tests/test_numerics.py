@@ -108,3 +108,18 @@ def test_training_step_runs_on_device():
         losses.append(loss.item())
     assert losses[-1] < losses[0]
     assert all(p.grad.device.type == "spyre" for p in model.parameters())
+
+
+def test_in_place_on_views_writes_through():
+    x = torch.arange(6.0).to("spyre").view(2, 3)
+    x[0].add_(10)
+    x[:, 1].mul_(2)
+    assert torch.equal(x.cpu(), torch.tensor([[10.0, 22.0, 12.0], [3.0, 8.0, 5.0]]))
+
+
+def test_empty_and_expanded_operands():
+    empty = torch.empty(0, device="spyre")
+    assert (empty + 1).shape == (0,)
+    assert torch.equal(torch.cat([empty, torch.ones(2, device="spyre")]).cpu(), torch.ones(2))
+    assert torch.zeros(3, 0, device="spyre").sum(1).cpu().tolist() == [0.0, 0.0, 0.0]
+    assert torch.ones(2, 3, device="spyre").expand(4, 2, 3).sum().item() == 24.0
