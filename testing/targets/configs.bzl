@@ -1,6 +1,6 @@
 """Test targets implied by configs/: generated, do not edit.
 
-Regenerate: python3 -m testing.targets.generate (checked by //testing/targets:generated_test).
+Regenerate: tools/bazel run //testing/targets:generate (checked by //testing/targets:generated_test).
 """
 
 CONFIGS = {
@@ -2859,6 +2859,21 @@ DTYPES = {
         "suites": [
             "testing/suites/test_noncontiguous.py",
             "testing/suites/test_op_consistency.py",
+            "testing/suites/test_tensor_basics.py"
+        ]
+    },
+    "uint8": {
+        "configs": [
+            "configs/spyre/device.yaml",
+            "configs/spyre/tensor_basics.yaml"
+        ],
+        "data": [
+            "//configs:spyre/device.yaml",
+            "//configs:spyre/tensor_basics.yaml",
+            "//testing:suites/test_tensor_basics.py"
+        ],
+        "mark": "dtype__uint8",
+        "suites": [
             "testing/suites/test_tensor_basics.py"
         ]
     }

@@ -27,7 +27,7 @@ OUTPUT = Path("testing/targets/configs.bzl")
 CONFIG_DIR = Path("configs")
 HEADER = '''"""Test targets implied by configs/: generated, do not edit.
 
-Regenerate: python3 -m testing.targets.generate (checked by //testing/targets:generated_test).
+Regenerate: tools/bazel run //testing/targets:generate (checked by //testing/targets:generated_test).
 """
 
 '''
@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         diff = stale_diff(args.root)
         if args.check:
             if diff:
-                print(diff + f"\n{OUTPUT} is stale: run python3 -m testing.targets.generate", file=sys.stderr)
+                print(diff + f"\n{OUTPUT} is stale: run tools/bazel run //testing/targets:generate", file=sys.stderr)
                 return 1
             return 0
         if diff:

@@ -13,4 +13,4 @@ def source_root() -> Path:
 
 def test_generated_targets_match_configs():
     diff = generate.stale_diff(source_root())
-    assert not diff, f"{generate.OUTPUT} is stale; run: python3 -m testing.targets.generate\n{diff}"
+    assert not diff, f"{generate.OUTPUT} is stale; run: tools/bazel run //testing/targets:generate\n{diff}"
