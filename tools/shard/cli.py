@@ -65,8 +65,17 @@ def _feature(spec: str) -> matrix.Feature:
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    features = [_feature(spec) for spec in args.feature]
-    doc = matrix.build_matrix(features, store.load(args.timings).tests, shards=args.shards,
+    recorded = store.load(args.timings).tests
+    features = [_feature(spec) for spec in args.feature or ()]
+    if args.generated:
+        try:
+            text = args.generated.read_text(encoding="utf-8")
+        except OSError as err:
+            raise CliError(f"{args.generated}: cannot read: {err.strerror}") from None
+        features += matrix.generated_features(text, recorded)
+    if not features:
+        raise CliError("matrix: give --generated and/or --feature")
+    doc = matrix.build_matrix(features, recorded, shards=args.shards,
                               max_leg_seconds=args.max_leg_seconds, max_shards=args.max_shards)
     print(json.dumps(doc, separators=(",", ":")) if args.compact else json.dumps(doc, indent=1))
     return 0
@@ -104,7 +113,9 @@ def parser() -> argparse.ArgumentParser:
     pl.set_defaults(run=cmd_plan)
 
     mx = sub.add_parser("matrix", help="print a GitHub Actions matrix JSON")
-    mx.add_argument("--feature", action="append", required=True, metavar="NAME=TARGET:NODEID_LIST_FILE")
+    mx.add_argument("--generated", type=Path, metavar="CONFIGS_BZL",
+                    help="one feature per generated config target (testing/targets/configs.bzl)")
+    mx.add_argument("--feature", action="append", metavar="NAME=TARGET:NODEID_LIST_FILE")
     size = mx.add_mutually_exclusive_group()
     size.add_argument("--shards", type=positive, help="fixed shards per feature")
     size.add_argument("--max-leg-seconds", type=float, help="split a feature until each leg fits")

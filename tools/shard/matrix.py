@@ -20,6 +20,35 @@ class Feature:
     nodeids: tuple[str, ...]
 
 
+def generated_features(bzl_text: str, recorded: Mapping[str, float], package: str = "//testing") -> list[Feature]:
+    """One feature per generated config target (testing/targets/configs.bzl).
+
+    A config target runs whole suites, so its tests are the recorded tests
+    of those files; a suite with nothing recorded yet gets one placeholder
+    per file (estimated like any unknown test)."""
+    configs = _bzl_dict(bzl_text, "CONFIGS")
+    features = []
+    for name, config in sorted(configs.items()):
+        if not config.get("suites"):
+            continue
+        suites = tuple(config["suites"])
+        nodeids = tuple(n for n in recorded if n.split("::", 1)[0] in suites)
+        missing = tuple(f"{s}::<unrecorded>" for s in suites if not any(n.startswith(s + "::") for n in nodeids))
+        features.append(Feature(f"config_{name}", f"{package}:config_{name}", nodeids + missing))
+    return features
+
+
+def _bzl_dict(text: str, variable: str) -> dict:
+    """A `NAME = {...}` JSON literal from a generated .bzl file."""
+    import json
+    import re
+
+    match = re.search(rf"^{variable} = (\{{.*?^\}})$", text, re.S | re.M)
+    if not match:
+        raise ValueError(f"no {variable} = {{...}} in the generated targets file")
+    return json.loads(match.group(1))
+
+
 def shard_count(estimated_total: float, tests: int, max_leg_seconds: float | None,
                 fixed: int | None, max_shards: int) -> int:
     """Shards for one feature: `fixed`, or enough to keep legs under the cap;

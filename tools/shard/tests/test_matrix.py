@@ -28,3 +28,52 @@ def test_shard_count_bounds():
     assert shard_count(1000, 100, 10, None, 16) == 16
     assert shard_count(0, 0, 10, None, 16) == 1
     assert shard_count(50, 10, None, None, 16) == 1
+
+
+GENERATED = '''"""doc"""
+
+CONFIGS = {
+    "spyre_ops": {
+        "config": "configs/spyre/ops.yaml",
+        "suites": [
+            "testing/suites/test_ops.py"
+        ]
+    },
+    "spyre_device": {
+        "config": "configs/spyre/device.yaml",
+        "suites": []
+    },
+    "spyre_new": {
+        "config": "configs/spyre/new.yaml",
+        "suites": [
+            "testing/suites/test_new.py"
+        ]
+    }
+}
+
+OPS = {}
+'''
+
+
+def test_generated_config_targets_become_features():
+    from tools.shard.matrix import generated_features
+
+    recorded = {"testing/suites/test_ops.py::T::test_a": 100.0, "testing/suites/test_ops.py::T::test_b": 100.0,
+                "testing/suites/test_other.py::T::test_c": 5.0}
+    features = {f.name: f for f in generated_features(GENERATED, recorded)}
+    assert set(features) == {"config_spyre_ops", "config_spyre_new"}  # no suites: no leg
+    assert features["config_spyre_ops"].target == "//testing:config_spyre_ops"
+    assert features["config_spyre_ops"].nodeids == ("testing/suites/test_ops.py::T::test_a",
+                                                    "testing/suites/test_ops.py::T::test_b")
+    assert features["config_spyre_new"].nodeids == ("testing/suites/test_new.py::<unrecorded>",)
+    legs = build_matrix(list(features.values()), recorded, max_leg_seconds=120)["include"]
+    assert {(l["feature"], l["shard_total"]) for l in legs} == {("config_spyre_ops", 2), ("config_spyre_new", 1)}
+
+
+def test_generated_file_without_configs_is_an_error():
+    import pytest
+
+    from tools.shard.matrix import generated_features
+
+    with pytest.raises(ValueError, match="no CONFIGS"):
+        generated_features("OPS = {}\n", {})
