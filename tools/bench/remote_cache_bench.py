@@ -1,10 +1,10 @@
 """Cold build vs rebuild from a warm remote cache, side by side in one run.
 
-    python3 tools/bench/remote_cache_bench.py [--targets //...] [--output-base DIR]
+    python3 tools/bench/remote_cache_bench.py [--command build|test] [--targets //...] [--output-base DIR]
 
 1. starts a fresh, empty nginx remote cache on a free loopback port (tools/cache/start);
 2. cold: `bazel clean`, then `bazel build TARGETS --config=remote` (executes every action
-   and uploads the results);
+   and uploads the results; with --command test, test results are cached too, as CI legs do);
 3. warm: `bazel clean` again, then the same build (served from the remote cache);
 4. prints both wall times, their ratio and the compile actions each run executed
    (targets: 0 compile actions warm, ratio <= 0.1).
@@ -65,6 +65,7 @@ def cache_hits(log: pathlib.Path) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--command", choices=["build", "test"], default="build")
     parser.add_argument("--targets", nargs="+", default=["//..."])
     parser.add_argument("--output-base", default=str(pathlib.Path.home() / ".cache" / "oot-ci" / "bench-output-base"))
     args = parser.parse_args()
@@ -81,8 +82,8 @@ def main() -> None:
             for phase in ("cold", "warm"):
                 log = tmp_path / f"{phase}.json"
                 bazel(args.output_base, "clean")
-                print(f"remote_cache_bench: {phase} build of {' '.join(args.targets)} ...", flush=True)
-                wall = bazel(args.output_base, "build", *remote, f"--execution_log_json_file={log}", *args.targets)
+                print(f"remote_cache_bench: {phase} {args.command} of {' '.join(args.targets)} ...", flush=True)
+                wall = bazel(args.output_base, args.command, *remote, f"--execution_log_json_file={log}", *args.targets)
                 runs[phase] = (wall, executed_compiles(log), cache_hits(log))
         finally:
             subprocess.run([str(CACHE / "stop"), "--dir", str(tmp_path / "cache")], check=False)
