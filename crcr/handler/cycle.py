@@ -106,7 +106,7 @@ def _summary(legs: Sequence[Leg], results: dict[int, LegResult]) -> Table:
 
 def run_cycle(args, dispatch: Dispatch, legs: Sequence[Leg], env: Mapping[str, str], ws: Path) -> int:
     runner = choose_runner(args.runner, env)
-    out = args.out or default_state_dir(env) / "out"
+    out = args.out or (args.state_dir or default_state_dir(env)) / "out"
     results: dict[int, LegResult] = {}
     console.print(f"{len(legs)} legs, runner={runner}, outputs in {out}")
     with reporting_session(args, dispatch, env) as session:

@@ -117,7 +117,7 @@ def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path) -> int
     if args.leg is None or not 0 <= args.leg < len(planned.legs):
         raise ConfigError(f"--leg must be 0..{len(planned.legs) - 1}")
     leg = planned.legs[args.leg]
-    out = args.out or default_state_dir(env) / "out"
+    out = args.out or (args.state_dir or default_state_dir(env)) / "out"
     runner = choose_runner(args.runner, env)
     if args.report:
         from crcr.handler.cycle import reporting_session
