@@ -22,10 +22,12 @@ def main() -> int:
     # Bazel leaves HOME unset; libraries that cache under ~ get the test's tmp dir.
     if "TEST_TMPDIR" in os.environ:
         os.environ.setdefault("HOME", os.environ["TEST_TMPDIR"])
-    # The runner's own directory comes first on sys.path; drop it so a test package that
-    # shares a name with its directory still imports as a package.
+    # The runner's own directory comes first on sys.path, where its modules could shadow
+    # packages; drop it unless a py_library declared it as an import root (imports=["."]).
     here = os.path.dirname(os.path.abspath(__file__))
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p) != here]
+    roots = {os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    if here not in roots:
+        sys.path[:] = [p for p in sys.path if os.path.abspath(p) != here]
     return pytest.main(bazel_args() + sys.argv[1:])
 
 

@@ -51,7 +51,7 @@ def _py_wheel_impl(ctx):
         mnemonic = "PyWheel",
         progress_message = "Building wheel %s" % name,
     )
-    return [DefaultInfo(files = depset([out]))]
+    return [DefaultInfo(files = depset([out]), runfiles = ctx.runfiles(files = [out]))]
 
 py_wheel = rule(
     implementation = _py_wheel_impl,
