@@ -15,6 +15,7 @@ lpt <= 1.05.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 from pathlib import Path
@@ -65,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--timings", type=Path, default=DEFAULT_TIMINGS)
     parser.add_argument("--results", type=Path, nargs="*", help="JUnit XML / JSON summaries of a real run")
+    # Under `tools/bazel run`, relative --results paths mean the workspace.
+    if os.environ.get("BUILD_WORKSPACE_DIRECTORY"):
+        os.chdir(os.environ["BUILD_WORKSPACE_DIRECTORY"])
     args = parser.parse_args(argv)
     try:
         durations = load(args)

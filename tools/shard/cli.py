@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -132,6 +133,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Under `tools/bazel run`, relative paths mean the workspace, not the runfiles.
+    if os.environ.get("BUILD_WORKSPACE_DIRECTORY"):
+        os.chdir(os.environ["BUILD_WORKSPACE_DIRECTORY"])
     args = parser().parse_args(argv)
     if getattr(args, "command", None) and args.command[:1] == ["--"]:
         args.command = args.command[1:]
