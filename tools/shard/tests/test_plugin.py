@@ -140,9 +140,11 @@ def test_shard_only_runs_exactly_the_listed_tests(suite, monkeypatch, tmp_path):
 
 def test_journal_records_the_test_running_at_a_crash(pytester, tmp_path):
     pytester.makepyfile(test_die="""
-        import os
+        import os, resource
         def test_first(): pass
-        def test_dies(): os.abort()
+        def test_dies():
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file for a deliberate crash
+            os.abort()
         def test_never(): pass
     """)
     log = tmp_path / "journal.jsonl"
