@@ -89,8 +89,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--smoke", type=int, default=SMOKE_SLICES,
                    help="local cycle: run 1/N of each leg (duration-balanced); 1 = all")
     p.add_argument("--full", action="store_true", help="local cycle: run whole legs (same as --smoke 1)")
-    p.add_argument("--target-template", default="//testing:config_{stem}",
-                   help="Bazel target per feature ({stem} = config file stem, {feature})")
+    p.add_argument("--target-template", default="//testing:config_{key}",
+                   help="Bazel target per leg: {key} = spyre_op_consistency for configs/spyre/op_consistency.yaml; "
+                        "also {stem}, {feature}")
     p.add_argument("--leg-timeout", type=float, default=900.0, help="seconds per leg")
     p.add_argument("--out", type=Path, help="logs, JUnit, HUD snapshot (default <state dir>/out)")
     p.add_argument("--relay-url", help="relay base URL (env CRCR_CALLBACK_URL); none = embedded emulator")

@@ -14,6 +14,7 @@ substituted per argument, so no value is ever re-parsed by a shell.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -30,6 +31,8 @@ from crcr.junit import Counts, parse_junit
 PLUGIN_MODULE = "testing.plugin.plugin"
 SHARD_PLUGIN = "tools.shard.plugin"
 SUITES = "testing/suites"
+BAZEL_RAN_TESTS = (0, 3)  # bazel exit codes: 0 all passed, 3 some tests failed
+BAZEL_NO_TESTS = 4
 PLACEHOLDERS = ("python", "workspace", "config", "configs", "feature", "junit", "shard_index", "shard_total", "job_name")
 
 
@@ -71,17 +74,28 @@ def pytest_command(leg: Leg, ws: Path, junit: Path, select: Optional[str], extra
     return argv + list(extra) + (suites or [SUITES])
 
 
+def config_key(config: str) -> str:
+    """configs/spyre/op_consistency.yaml -> spyre_op_consistency (testing/targets' naming)."""
+    rel = Path(config).with_suffix("")
+    parts = rel.parts[1:] if rel.parts and rel.parts[0] == "configs" else rel.parts
+    return re.sub(r"[^A-Za-z0-9_]", "_", "_".join(parts))
+
+
 def bazel_targets(leg: Leg, template: str) -> list[str]:
     if not leg.config:
         return ["//testing/..."]
-    return [template.format(feature=leg.feature, stem=Path(leg.config).stem)]
+    try:
+        return [template.format(feature=leg.feature, stem=Path(leg.config).stem, key=config_key(leg.config))]
+    except (KeyError, IndexError, ValueError) as err:
+        raise ConfigError(f"--target-template {template!r}: {err}") from None
 
 
 def bazel_command(leg: Leg, ws: Path, template: str) -> list[str]:
     argv = [str(ws / "tools" / "bazel"), "test", *bazel_targets(leg, template), "--test_output=errors"]
     if leg.shard_total > 1:
-        # A leg of an N-leg split runs its own shard; Bazel's protocol carries the index.
-        argv += [f"--test_env=OOT_LEG_SHARD_INDEX={leg.shard_index}", f"--test_env=OOT_LEG_SHARD_TOTAL={leg.shard_total}"]
+        # The generated targets run tools/shard's plugin; these are its CI-leg-level
+        # options (Bazel's own shard_count splits further inside the leg).
+        argv += [f"--test_arg=--shard-index={leg.shard_index}", f"--test_arg=--shard-total={leg.shard_total}"]
     return argv
 
 
@@ -126,9 +140,16 @@ def conclusion_for(exit_code: int, timed_out: bool, interrupted: bool) -> str:
     return "failure"
 
 
-def bazel_junit(ws: Path, since: float) -> list[Path]:
-    logs = ws / "bazel-testlogs"
-    return sorted(p for p in logs.rglob("test.xml") if p.stat().st_mtime >= since) if logs.exists() else []
+def bazel_junit(ws: Path, targets: Sequence[str]) -> list[Path]:
+    """test.xml of each target (one per Bazel shard), cached results included."""
+    found: list[Path] = []
+    for label in targets:
+        pkg, _, name = label.lstrip("/").partition(":")
+        if pkg.endswith("/..."):
+            pkg, name = pkg[:-4], ""
+        base = ws / "bazel-testlogs" / pkg / name
+        found += sorted(base.rglob("test.xml")) if base.is_dir() else []
+    return found
 
 
 def run_command(argv: list[str], cwd: Path, env: Mapping[str, str], timeout: float,
@@ -161,7 +182,7 @@ def run_command(argv: list[str], cwd: Path, env: Mapping[str, str], timeout: flo
 
 def run_leg(leg: Leg, ws: Path, out_dir: Path, *, runner: str, env: Mapping[str, str], timeout: float,
             select: Optional[str] = None, template: Optional[str] = None,
-            target_template: str = "//testing:config_{stem}", smoke: int = 1) -> LegResult:
+            target_template: str = "//testing:config_{key}", smoke: int = 1) -> LegResult:
     out_dir.mkdir(parents=True, exist_ok=True)
     junit = out_dir / f"{leg.job_name}.xml"
     junit.unlink(missing_ok=True)
@@ -173,6 +194,11 @@ def run_leg(leg: Leg, ws: Path, out_dir: Path, *, runner: str, env: Mapping[str,
     else:
         argv = bazel_command(leg, ws, target_template)
     code, timed_out = run_command(argv, ws, child_env(ws, env), timeout, out_dir / f"{leg.job_name}.log")
-    files = [junit] if junit.exists() else (bazel_junit(ws, started) if runner == "bazel" and not template else [])
+    bazel = runner == "bazel" and not template
+    files = [junit] if junit.exists() else []
+    if bazel and code in BAZEL_RAN_TESTS:  # on a build failure test.xml files are stale
+        files = bazel_junit(ws, bazel_targets(leg, target_template))
+    if bazel and code == BAZEL_NO_TESTS:
+        code = 5  # same meaning as pytest's "nothing collected"
     counts = parse_junit(files) if files else Counts()
     return LegResult(conclusion_for(code, timed_out, False), code, counts, time.time() - started, tuple(files))

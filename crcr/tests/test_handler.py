@@ -162,3 +162,15 @@ def test_smoke_runs_one_balanced_slice_of_each_leg(pr_event, ws):
     assert argv[i + 1:i + 5] == ["--shard-index", "1", "--shard-total", "20"]
     assert "tools.shard.plugin" not in pytest_command(plan_legs(plan_candidates(load_dispatch(pr_event)),
                                                                 discover_features(ws))[0], ws, Path("j"), None)
+
+
+def test_bazel_leg_targets_follow_testing_targets_naming(pr_event, tmp_path):
+    from crcr.handler.runner import bazel_command
+    (tmp_path / "configs" / "spyre").mkdir(parents=True)
+    (tmp_path / "configs" / "spyre" / "op_consistency.yaml").write_text(FEATURE_YAML)
+    (leg0, leg1) = plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(tmp_path), shards=2)
+    argv = bazel_command(leg1, tmp_path, "//testing:config_{key}")
+    assert argv[1:3] == ["test", "//testing:config_spyre_op_consistency"]
+    assert "--test_arg=--shard-index=1" in argv and "--test_arg=--shard-total=2" in argv
+    with pytest.raises(ConfigError, match="target-template"):
+        bazel_command(leg0, tmp_path, "//testing:{nope}")
