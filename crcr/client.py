@@ -11,7 +11,6 @@ import logging
 import re
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Optional
 
 from urllib3.exceptions import MaxRetryError
@@ -120,8 +119,8 @@ class CallbackClient:
             try:
                 resp = self._send(url, item.entry["body"])
             except TransportError as err:
-                maybe_sent = True
-                policy = self._next(policy, item, lambda p: retries.after_network_error(p, url, str(err)), str(err))
+                maybe_sent, why = True, str(err)
+                policy = self._next(policy, item, lambda p: retries.after_network_error(p, url, why), why)
                 continue
             if 200 <= resp.status < 300:
                 self.outbox.done(item)

@@ -2,7 +2,6 @@ import json
 import logging
 
 import pytest
-import requests
 
 from crcr.body import RunContext, completed_body, in_progress_body
 from crcr.budget import RateBudget, wait_needed

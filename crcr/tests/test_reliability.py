@@ -10,7 +10,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-import requests
 
 from crcr.allowlist import Entry
 from crcr.body import RunContext, completed_body, in_progress_body
