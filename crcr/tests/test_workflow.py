@@ -11,6 +11,7 @@ from ruamel.yaml import YAML
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / ".github" / "workflows" / "crcr.yml"
+NIGHTLY = ROOT / ".github" / "workflows" / "crcr-nightly.yml"
 ACTION = ROOT / ".github" / "actions" / "crcr-callback" / "action.yml"
 
 
@@ -32,7 +33,7 @@ def find_actionlint():
 
 
 def lint_tree(tmp_path):
-    for src in (WORKFLOW, ACTION):
+    for src in (WORKFLOW, NIGHTLY, ACTION):
         dst = tmp_path / src.relative_to(ROOT)
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(src, dst)
@@ -50,7 +51,8 @@ def actionlint():
 
 def test_actionlint_passes_workflow_and_action(actionlint, tmp_path):
     tree = lint_tree(tmp_path)
-    r = subprocess.run([actionlint, "-no-color", str(tree / ".github/workflows/crcr.yml")], cwd=tree,
+    r = subprocess.run([actionlint, "-no-color", str(tree / ".github/workflows/crcr.yml"),
+                        str(tree / ".github/workflows/crcr-nightly.yml")], cwd=tree,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
 
@@ -80,8 +82,19 @@ def test_workflow_follows_the_protocol():
         assert "if" not in calls[0]
 
 
+def test_nightly_self_report_workflow():
+    wf = load(NIGHTLY)
+    on = wf.get("on", wf.get(True))
+    assert "schedule" in on and wf["permissions"]["id-token"] == "write"
+    steps = wf["jobs"]["nightly"]["steps"]
+    calls = [s for s in steps if s.get("uses") == "./.github/actions/crcr-callback"]
+    assert len(calls) == 1 and calls[0]["if"] == "always()"  # completed only, no in_progress (§2.7)
+    w = calls[0]["with"]
+    assert (w["status"], w["event-type"], w["delivery-id"]) == ("completed", "nightly", "${{ steps.core.outputs.sha }}")
+
+
 def test_no_expression_is_spliced_into_a_shell_script():
-    for path in (WORKFLOW, ACTION):
+    for path in (WORKFLOW, NIGHTLY, ACTION):
         doc = load(path)
         steps = doc["runs"]["steps"] if "runs" in doc else [s for j in doc["jobs"].values() for s in j.get("steps", [])]
         for step in steps:

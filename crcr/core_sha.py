@@ -1,0 +1,25 @@
+"""Print the upstream commit the pinned PyTorch core was built from.
+
+Nightly/periodic self-reports (§2.7) use it as their delivery_id.
+    tools/bazel run //crcr:core_sha
+"""
+from __future__ import annotations
+
+import sys
+
+from crcr.refs import check_sha
+
+
+def main() -> int:
+    import torch  # imported here: it takes seconds and only this tool needs it
+
+    try:
+        print(check_sha(torch.version.git_version))
+    except ValueError:
+        print(f"core_sha: torch {torch.__version__} has no 40-hex git_version", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
