@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from crcr.allowlist import parse_allowlist
+from crcr.allowlist import Entry, parse_allowlist
 from crcr.errors import CrcrError
 from crcr.relay.faults import FaultPlan
 from crcr.relay.server import DEFAULT_ALLOWLIST, RelayEmulator
@@ -15,14 +15,20 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="crcr-relay", description=__doc__)
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--allowlist", type=Path, help="allowlist.yml (default: a built-in sample)")
-    p.add_argument("--repo", action="append", default=[], help="print an Actions request token for this repo")
+    p.add_argument("--repo", action="append", default=[],
+                   help="print an Actions request token for this repo (added at L2 if not allowlisted)")
     p.add_argument("--fault-rate", type=float, default=0.0)
     args = p.parse_args(argv)
     try:
         text = args.allowlist.read_text() if args.allowlist else DEFAULT_ALLOWLIST
         allowlist = parse_allowlist(text, str(args.allowlist or "built-in allowlist"))
         faults = FaultPlan(rate=args.fault_rate)
-    except (OSError, CrcrError, ValueError) as err:
+        for repo in args.repo:
+            allowlist.setdefault(repo, Entry(repo, "L2"))
+    except OSError as err:
+        print(f"crcr-relay: {args.allowlist}: {err.strerror}", file=sys.stderr)
+        return 2
+    except (CrcrError, ValueError) as err:
         print(f"crcr-relay: {err}", file=sys.stderr)
         return 2
     emu = RelayEmulator(allowlist, args.port, faults)
