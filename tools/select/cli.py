@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import SelectError
+from tools.select.errors import SelectError
 
 DEFAULT_SCOPE_FEATURES = "autograd,compile,distributed,sparse,quantized,jit,complex,cuda_specific"
 
@@ -36,7 +36,7 @@ def default_db() -> str:
 
 
 def _roots(args) -> list:
-    from .memory import SourceRoot
+    from tools.select.memory import SourceRoot
     roots = [SourceRoot("${REPO_ROOT}", resolve(args.repo_root) or workspace(), args.suites)]
     if args.upstream_root:
         upstream = resolve(args.upstream_root)
@@ -47,12 +47,12 @@ def _roots(args) -> list:
 
 
 def _caps(args):
-    from . import capabilities
+    from tools.select import capabilities
     return capabilities.load(args.capabilities)
 
 
 def _scope_out(args, caps) -> dict[str, str]:
-    from . import scope
+    from tools.select import scope
     spec = scope.load_scope(resolve(args.scope)) if args.scope else scope.ScopeSpec()
     return scope.out_features(spec, caps)
 
@@ -60,7 +60,7 @@ def _scope_out(args, caps) -> dict[str, str]:
 def _classes(args):
     if not getattr(args, "scope_record", None):
         return None
-    from . import scope, yamlio
+    from tools.select import scope, yamlio
     return scope.chosen_classes(yamlio.load(resolve(args.scope_record)))
 
 
@@ -68,14 +68,14 @@ def _engine(args):
     if args.engine == "llm":
         if not args.llm_url or not args.llm_model:
             raise SelectError("--engine llm needs --llm-url and --llm-model")
-        from .llm import LLMEngine
+        from tools.select.llm import LLMEngine
         return LLMEngine(args.llm_url, args.llm_model, args.llm_key_env)
-    from .engines import DeterministicEngine
+    from tools.select.engines import DeterministicEngine
     return DeterministicEngine()
 
 
 def _memory(args):
-    from .store import Memory
+    from tools.select.store import Memory
     path = resolve(args.db)
     if args.command != "memory" and not path.exists():
         raise SelectError(f"--db {path}: no memory yet; run `select memory` first")
@@ -86,8 +86,8 @@ def _memory(args):
 
 
 def cmd_scope(args) -> int:
-    from . import scope, yamlio
-    from .symbols import parse_file
+    from tools.select import scope, yamlio
+    from tools.select.symbols import parse_file
     caps = _caps(args)
     spec = scope.load_scope(resolve(args.scope)) if args.scope else scope.ScopeSpec()
     out = scope.out_features(spec, caps)
@@ -99,7 +99,7 @@ def cmd_scope(args) -> int:
 
 
 def cmd_memory(args) -> int:
-    from .memory import MemoryBuilder
+    from tools.select.memory import MemoryBuilder
     with _memory(args) as memory:
         only = set(_classes(args) or {}) or None
         stats = MemoryBuilder(memory, trace=not args.no_trace, progress=not args.no_progress,
@@ -110,7 +110,7 @@ def cmd_memory(args) -> int:
 
 
 def cmd_bucket(args) -> int:
-    from . import bucket
+    from tools.select import bucket
     caps = _caps(args)
     with _memory(args) as memory:
         units, verdicts = bucket.run(memory, caps, _engine(args), _scope_out(args, caps), _classes(args))
@@ -128,7 +128,7 @@ def cmd_bucket(args) -> int:
 
 
 def cmd_refine(args) -> int:
-    from . import refine, results
+    from tools.select import refine, results
     cases = []
     for junit in args.junit:
         cases.extend(results.read_junit(resolve(junit)))
@@ -141,7 +141,7 @@ def cmd_refine(args) -> int:
     for diff in outcome.diffs.values():
         sys.stdout.write(diff)
     if args.diff_out:
-        from .atomic import write_text
+        from tools.select.atomic import write_text
         write_text(resolve(args.diff_out), "".join(outcome.diffs.values()))
     if args.write:
         outcome.write()
@@ -153,7 +153,7 @@ def cmd_refine(args) -> int:
 
 
 def cmd_delta(args) -> int:
-    from . import bucket, deltarun, wheel
+    from tools.select import bucket, deltarun, wheel
     caps = _caps(args)
     new_internal = resolve(args.new_internal) if args.new_internal else \
         wheel.internal_for(args.version, resolve(args.wheel_cache) if args.wheel_cache else None)
@@ -167,7 +167,7 @@ def cmd_delta(args) -> int:
         bucket.write_config(resolve(args.out), units, {u.unit_id: result.verdicts[u.unit_id] for u in units}, caps,
                             args.backend, args.engine, header=f"Delta {args.version}: only re-evaluated units.")
     if args.decisions_out:
-        from .atomic import write_text
+        from tools.select.atomic import write_text
         write_text(resolve(args.decisions_out), json.dumps(
             {uid: {"mode": v.mode, "why": result.plan.affected.get(uid, "unchanged")} for uid, v in sorted(result.verdicts.items())},
             indent=1) + "\n")
