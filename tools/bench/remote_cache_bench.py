@@ -1,6 +1,6 @@
 """Cold build vs rebuild from a warm remote cache, side by side in one run.
 
-    python3 tools/bench/remote_cache_bench.py [--command build|test] [--targets //...] [--output-base DIR]
+    python3 tools/bench/remote_cache_bench.py [--command build|test] [--targets //backend/... ...] [--output-base DIR]
 
 1. starts a fresh, empty nginx remote cache on a free loopback port (tools/cache/start);
 2. cold: `bazel clean`, then `bazel build TARGETS --config=remote` (executes every action
@@ -16,6 +16,7 @@ only the first time), so it never cleans or blocks the workspace's own Bazel ser
 import argparse
 import json
 import pathlib
+import signal
 import socket
 import subprocess
 import sys
@@ -42,6 +43,19 @@ def bazel(output_base: str, *args: str) -> float:
     return time.monotonic() - start
 
 
+def default_targets() -> list[str]:
+    """Every top-level package tree. Not `//...`: from a second output base, the
+    workspace's bazel-* convenience symlinks point into the other output base, and `//...`
+    would crawl all of it."""
+    tracked = subprocess.run(["git", "ls-files", "*BUILD.bazel"], cwd=ROOT, capture_output=True, text=True, check=True)
+    tops = sorted({line.split("/")[0] for line in tracked.stdout.splitlines() if "/" in line})
+    return [f"//{top}/..." for top in tops]
+
+
+def stop_on_sigterm(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def spawns(log: pathlib.Path) -> list[dict]:
     """Parses Bazel's --execution_log_json_file (a stream of JSON objects)."""
     text, decoder, out, pos = log.read_text(), json.JSONDecoder(), [], 0
@@ -66,9 +80,12 @@ def cache_hits(log: pathlib.Path) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--command", choices=["build", "test"], default="build")
-    parser.add_argument("--targets", nargs="+", default=["//..."])
+    parser.add_argument("--targets", nargs="+", help="default: every top-level package tree")
     parser.add_argument("--output-base", default=str(pathlib.Path.home() / ".cache" / "oot-ci" / "bench-output-base"))
     args = parser.parse_args()
+    args.targets = args.targets or default_targets()
+    # The cache server and the bench's Bazel server must stop even when we are killed.
+    signal.signal(signal.SIGTERM, stop_on_sigterm)
 
     with tempfile.TemporaryDirectory(prefix="remote-cache-bench-") as tmp:
         tmp_path = pathlib.Path(tmp)
