@@ -214,6 +214,8 @@ class Controller:
         report = self.config.hook.pytest_report_from_serializable(config=self.config, data=data)
         if isinstance(report.longrepr, list):
             report.longrepr = tuple(report.longrepr)  # JSON turned the skip (path, line, reason) tuple into a list
+        if report.skipped and not hasattr(report, "wasxfail") and not isinstance(report.longrepr, tuple):
+            report.longrepr = _skip_location(report)
         return report
 
     def _report_crash(self, nodeid, location, props, why: str, log_path: str) -> None:
@@ -261,3 +263,14 @@ def configure_controller(config: pytest.Config) -> None:
 
 def worker_exit_status(config: pytest.Config) -> Optional[int]:
     return config.stash.get(_FAILED, None)
+
+
+def _skip_location(report) -> tuple:
+    """A skip whose reason arrived as a rendered traceback (unittest.SkipTest raised inside
+    a torch decorator) becomes the (path, line, reason) triple junitxml and the terminal
+    summary require of skipped reports."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None:
+        return (crash.path, crash.lineno, crash.message)
+    path, line, _ = report.location
+    return (path, (line or 0) + 1, str(report.longrepr))
