@@ -73,6 +73,10 @@ def executed_compiles(log: pathlib.Path) -> int:
     return sum(1 for s in spawns(log) if s.get("mnemonic") == "CppCompile" and not s.get("remoteCacheHit"))
 
 
+def executed(log: pathlib.Path) -> int:
+    return sum(1 for s in spawns(log) if not s.get("remoteCacheHit"))
+
+
 def cache_hits(log: pathlib.Path) -> int:
     return sum(1 for s in spawns(log) if s.get("remoteCacheHit"))
 
@@ -101,14 +105,14 @@ def main() -> None:
                 bazel(args.output_base, "clean")
                 print(f"remote_cache_bench: {phase} {args.command} of {' '.join(args.targets)} ...", flush=True)
                 wall = bazel(args.output_base, args.command, *remote, f"--execution_log_json_file={log}", *args.targets)
-                runs[phase] = (wall, executed_compiles(log), cache_hits(log))
+                runs[phase] = (wall, executed_compiles(log), executed(log), cache_hits(log))
         finally:
             subprocess.run([str(CACHE / "stop"), "--dir", str(tmp_path / "cache")], check=False)
             subprocess.run([BAZEL, f"--output_base={args.output_base}", "shutdown"], cwd=ROOT, check=False)
 
-    print(f"\n{'run':<6} {'wall s':>8} {'compiles executed':>18} {'remote cache hits':>18}")
-    for phase, (wall, compiles, hits) in runs.items():
-        print(f"{phase:<6} {wall:>8.1f} {compiles:>18} {hits:>18}")
+    print(f"\n{'run':<6} {'wall s':>8} {'compiles executed':>18} {'actions executed':>17} {'remote cache hits':>18}")
+    for phase, (wall, compiles, ran, hits) in runs.items():
+        print(f"{phase:<6} {wall:>8.1f} {compiles:>18} {ran:>17} {hits:>18}")
     ratio = runs["warm"][0] / runs["cold"][0]
     print(f"\nwarm/cold wall-time ratio: {ratio:.3f} (target <= 0.1)")
     print(f"compile actions executed on the warm rebuild: {runs['warm'][1]} (target 0)")
