@@ -85,6 +85,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--command", choices=["build", "test"], default="build")
     parser.add_argument("--targets", nargs="+", help="default: every top-level package tree")
+    parser.add_argument("--bazel-flag", action="append", default=[], help="extra flag for both builds, e.g. --remote_download_minimal")
     parser.add_argument("--output-base", default=str(pathlib.Path.home() / ".cache" / "oot-ci" / "bench-output-base"))
     args = parser.parse_args()
     args.targets = args.targets or default_targets()
@@ -96,7 +97,7 @@ def main() -> None:
         port = free_port()
         subprocess.run([str(CACHE / "start"), "--port", str(port), "--dir", str(tmp_path / "cache")], check=True)
         try:
-            remote = ["--config=remote", f"--remote_cache=http://127.0.0.1:{port}"]
+            remote = ["--config=remote", f"--remote_cache=http://127.0.0.1:{port}", *args.bazel_flag]
             print("remote_cache_bench: fetching external repositories (not timed) ...", flush=True)
             bazel(args.output_base, "build", "--nobuild", *args.targets)
             runs = {}
