@@ -170,26 +170,25 @@ def _exists(pattern: str, cls: str, test: str) -> bool:
 # ---------------------------------------------------------------- support filters
 
 
-def op_allowed(support: Support, rule: Optional[Rule], op: Optional[str]) -> bool:
-    if op is None:
+def _name_allowed(edit, supported, name: Optional[str]) -> bool:
+    """A per-test exclude wins, then a per-test include, then the device's support list."""
+    if name is None:
         return True
-    edits = rule.entry.edits if rule else None
-    if edits and edits.ops and _any_match(_names(edits.ops.exclude), op):
+    if edit and _any_match(_names(edit.exclude), name):
         return False
-    if edits and edits.ops and _any_match(_names(edits.ops.include), op):
+    if edit and _any_match(_names(edit.include), name):
         return True
-    return support.ops is None or op in support.ops
+    return supported is None or name in supported
+
+
+def op_allowed(support: Support, rule: Optional[Rule], op: Optional[str]) -> bool:
+    edits = rule.entry.edits if rule else None
+    return _name_allowed(edits.ops if edits else None, support.ops, op)
 
 
 def module_allowed(support: Support, rule: Optional[Rule], module: Optional[str]) -> bool:
-    if module is None:
-        return True
     edits = rule.entry.edits if rule else None
-    if edits and edits.modules and _any_match(_names(edits.modules.exclude), module):
-        return False
-    if edits and edits.modules and _any_match(_names(edits.modules.include), module):
-        return True
-    return support.modules is None or module in support.modules
+    return _name_allowed(edits.modules if edits else None, support.modules, module)
 
 
 def dtype_allowed(
