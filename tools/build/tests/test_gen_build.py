@@ -42,3 +42,45 @@ def test_lock_digest_follows_the_lock(tmp_path):
     second = (run_gen_build(tmp_path / "b", "a==2\n") / "LOCK_SHA256").read_text().strip()
     assert first == hashlib.sha256(b"a==1\n").hexdigest()
     assert first != second
+
+
+def load_bzl(path: pathlib.Path) -> dict:
+    """torch_headers.bzl is plain assignments of lists: Starlark that Python also runs."""
+    scope: dict = {}
+    exec(path.read_text(), scope)
+    return scope
+
+
+def test_torch_headers_split_by_what_a_privateuse1_backend_compiles_against(tmp_path):
+    include = tmp_path / "site" / "torch" / "include"
+    headers = {
+        "ATen/ops/add.h": "generic",
+        "ATen/ops/add_ops.h": "generic",
+        "ATen/ops/add_native.h": "generic",
+        "ATen/native/CPUFallback.h": "generic",
+        "c10/core/Device.h": "generic",
+        "torch/library.h": "generic",
+        "ATen/ops/add_cpu_dispatch.h": "dispatch",
+        "ATen/ops/add_compositeexplicitautograd_dispatch.h": "dispatch",
+        "ATen/CPUFunctions.h": "dispatch",
+        "ATen/MetaFunctions_inl.h": "dispatch",
+        "ATen/ops/add_cuda_dispatch.h": None,
+        "ATen/CUDAFunctions.h": None,
+        "ATen/cuda/CUDAContext.h": None,
+        "ATen/native/mps/OperationUtils.h": None,
+        "c10/xpu/XPUStream.h": None,
+        "dnnl.h": None,
+        "pybind11/pybind11.h": None,
+    }
+    for header in headers:
+        (include / header).parent.mkdir(parents=True, exist_ok=True)
+        (include / header).write_text("")
+    bzl = load_bzl(run_gen_build(tmp_path, "torch==2.13.0\n") / "torch_headers.bzl")
+    prefix = "site/torch/include/"
+    assert bzl["TORCH_HEADERS"] == sorted(prefix + h for h, group in headers.items() if group == "generic")
+    assert bzl["TORCH_DISPATCH_HEADERS"] == sorted(prefix + h for h, group in headers.items() if group == "dispatch")
+
+
+def test_no_torch_in_the_lock_gives_empty_header_lists(tmp_path):
+    bzl = load_bzl(run_gen_build(tmp_path, "a==1\n") / "torch_headers.bzl")
+    assert bzl["TORCH_HEADERS"] == [] and bzl["TORCH_DISPATCH_HEADERS"] == []
