@@ -21,20 +21,11 @@ def py_pytest(name, srcs, deps = [], data = [], args = [], env = {}, size = "sma
       **kwargs: passed to py_test (shard_count, timeout, flaky, ...).
     """
 
-    # The runner is copied next to the tests: py_test wants its main inside the package.
-    runner = name + "_pytest_runner.py"
-    native.genrule(
-        name = name + "_runner",
-        srcs = [_RUNNER],
-        outs = [runner],
-        cmd = "cp $< $@",
-        visibility = ["//visibility:private"],
-    )
     test_files = [s for s in srcs if s.endswith(".py") and (s.split("/")[-1].startswith("test_") or s.endswith("_test.py"))]
     py_test(
         name = name,
-        main = runner,
-        srcs = srcs + [runner],
+        main = _RUNNER,
+        srcs = srcs + [_RUNNER],
         deps = deps + [requirement("pytest")],
         data = data,
         args = args + ["$(rootpath %s)" % s for s in test_files],
