@@ -151,7 +151,7 @@ def main() -> None:
         try:
             print(f"remote_cache_bench: {args.command} of {' '.join(args.targets)}")
             print("remote_cache_bench: fetching external repositories, loading packages (not timed) ...", flush=True)
-            bazel(args.output_base, args.command, "--nobuild", *args.targets)
+            bazel(args.output_base, "build", "--nobuild", *args.targets)
             rounds = [one_round(args, pathlib.Path(tmp), n) for n in range(1, args.rounds + 1)]
         finally:
             subprocess.run([BAZEL, f"--output_base={args.output_base}", "shutdown"], cwd=ROOT, check=False)
