@@ -73,15 +73,7 @@ def generated_test_targets(
       size: Bazel test size.
       data: extra runtime files.
     """
-    main = "_generated_targets_main.py"
-    native.genrule(
-        name = "_generated_targets_main",
-        srcs = [_MAIN],
-        outs = [main],
-        cmd = "cp $< $@",
-        visibility = ["//visibility:private"],
-    )
-
+    main = _MAIN
     common = {
         "always": always,
         "data": data,
