@@ -65,23 +65,33 @@ def stop_on_sigterm(signum, frame):
     raise KeyboardInterrupt(f"signal {signum}")
 
 
-def profile_actions(profile: pathlib.Path) -> list[tuple[str, bool]]:
-    """(progress message, served from the remote cache) of every spawn that looked up the
-    remote cache, read from Bazel's JSON trace profile. The profile is written on every
-    build anyway; the execution log would add ~1 s per run here (it lists all ~6k inputs of
-    each compile action), which would weigh on the short warm run most."""
+@dataclasses.dataclass
+class Counts:
+    lookups: int  # spawns that looked up the remote cache
+    hits: int  # of them, served from it
+    compiles_executed: int  # "Compiling ..." actions that looked it up and were not served
+
+
+def profile_counts(profile: pathlib.Path) -> Counts:
+    """Counts read from the JSON trace profile Bazel writes on every build. The execution log
+    would add ~1 s per run here (it lists all ~6k inputs of each compile action), which
+    would weigh on the short warm run most. An action's own events share its thread, which
+    tells a compile's lookup and download apart from the others'."""
     with gzip.open(profile, "rt") as f:
         events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
     by_thread: dict[int, list[dict]] = {}
     for e in events:
         by_thread.setdefault(e["tid"], []).append(e)
-    actions = []
+    compiles_executed = 0
     for thread in by_thread.values():
-        for a in (e for e in thread if e.get("cat") == "action processing"):
+        for a in (e for e in thread if e.get("cat") == "action processing" and e["name"].startswith("Compiling ")):
             inside = {e.get("cat") for e in thread if a["ts"] <= e["ts"] <= a["ts"] + a["dur"]}
-            if "remote action cache check" in inside:
-                actions.append((a["name"], "remote output download" in inside))
-    return actions
+            compiles_executed += "remote action cache check" in inside and "remote output download" not in inside
+    return Counts(
+        lookups=sum(e.get("cat") == "remote action cache check" for e in events),
+        hits=sum(e.get("cat") == "remote output download" for e in events),
+        compiles_executed=compiles_executed,
+    )
 
 
 def process_summary(output: str) -> str:
@@ -103,10 +113,8 @@ def timed_run(args, phase: str, remote: list[str], profile: pathlib.Path) -> Run
     bazel(args.output_base, "clean")
     print(f"remote_cache_bench: {phase} {args.command} ...", flush=True)
     wall, output = bazel(args.output_base, args.command, *remote, f"--profile={profile}", *args.targets)
-    actions = profile_actions(profile)
-    executed = [name for name, hit in actions if not hit]
-    compiles = sum(1 for name in executed if name.startswith("Compiling "))
-    return Run(wall, compiles, len(executed), len(actions) - len(executed), process_summary(output))
+    counts = profile_counts(profile)
+    return Run(wall, counts.compiles_executed, counts.lookups - counts.hits, counts.hits, process_summary(output))
 
 
 def one_round(args, tmp: pathlib.Path, number: int) -> dict[str, Run]:
