@@ -9,6 +9,7 @@ need torch); this module imports no torch.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import os
 import re
@@ -20,6 +21,7 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError
 
+from testing.plugin.labels import entry_for_test_type, suite_left_out
 from testing.plugin.models import (
     ConfigDocument,
     DtypeSpec,
@@ -102,12 +104,21 @@ class Plan:
     modules: Optional[dict[str, Named]]
     tags: frozenset[str]
     sources: tuple[str, ...] = field(default=())
+    # Files of configs the test type left out (labels.suite_left_out): collect: false,
+    # nothing generated. Consulted after `files`, so a config in effect still wins.
+    left_out: tuple[FilePlan, ...] = field(default=())
 
     def file_plan(self, file_path: str) -> Optional[FilePlan]:
-        for fp in self.files:
+        for fp in self.files + self.left_out:
             if fp.matches(file_path):
                 return fp
         return None
+
+    @property
+    def left_out_sources(self) -> tuple[str, ...]:
+        """Configs whose file entries the test type left out, in --config order."""
+        out = {fp.loc.file for fp in self.left_out}
+        return tuple(s for s in self.sources if s in out)
 
 
 # ---------------------------------------------------------------- YAML + lines
@@ -229,13 +240,15 @@ def _line_at(raw: Any, *loc: Any) -> int:
     return _yaml_line(raw, ("test_suite_config",) + loc)
 
 
-def _file_plan(entry: FileEntry, idx: int, raw: Any, path: str, roots: dict[str, str]) -> FilePlan:
+def _file_plan(
+    entry: FileEntry, idx: int, raw: Any, path: str, roots: dict[str, str], test_type: Optional[str] = None
+) -> FilePlan:
     floc = Loc(path, _line_at(raw, "files", idx))
     resolved = expand_path(entry.path, roots, os.path.dirname(os.path.abspath(path)), floc)
     rules = []
     seen: dict[tuple, Loc] = {}
     for t_idx, test in enumerate(entry.tests):
-        rule = Rule(test, Loc(path, _line_at(raw, "files", idx, "tests", t_idx)))
+        rule = Rule(entry_for_test_type(test, test_type), Loc(path, _line_at(raw, "files", idx, "tests", t_idx)))
         for n_idx, pattern in enumerate(test.name_list):
             key = (pattern, rule.selector_key)
             if key in seen:
@@ -269,16 +282,25 @@ def _named(items, kind: str, spec_cls, raw: Any, path: str) -> Optional[dict[str
     return out
 
 
-def plan_from_file(path: str, roots: dict[str, str]) -> Plan:
+def plan_from_file(path: str, roots: dict[str, str], test_type: Optional[str] = None) -> Plan:
+    """One config; test_type (labels.py) drops entries, or all file entries, whose labels exclude it."""
     doc, raw = load_document(path)
     suite = doc.test_suite_config
     g = suite.global_
-    files = tuple(_file_plan(fe, i, raw, path, roots) for i, fe in enumerate(suite.files))
+    files = tuple(_file_plan(fe, i, raw, path, roots, test_type) for i, fe in enumerate(suite.files))
     seen: dict[str, Loc] = {}
     for fp in files:
         if fp.path in seen:
             raise ConfigError(fp.loc, "path", f"duplicate file entry (first at {seen[fp.path]})")
         seen[fp.path] = fp.loc
+    left_out: tuple[FilePlan, ...] = ()
+    if suite_left_out(suite.labels, bool(files), test_type):
+        reason = f"suite labels {list(suite.labels)} exclude test type '{test_type}'"
+        left_out = tuple(
+            dataclasses.replace(fp, unlisted_mode=Mode.skip, unlisted_reason=None, rules=(), collect=False, reason=reason)
+            for fp in files
+        )
+        files = ()
     tags = frozenset(t for fp in files for r in fp.rules for t in r.entry.tags)
     return Plan(
         files=files,
@@ -288,6 +310,7 @@ def plan_from_file(path: str, roots: dict[str, str]) -> Plan:
         modules=_named(g.supported_modules, "supported_modules", ModuleSpec, raw, path),
         tags=tags,
         sources=(path,),
+        left_out=left_out,
     )
 
 
@@ -351,14 +374,18 @@ def merge(a: Plan, b: Plan) -> Plan:
         modules=_merge_named(a.modules, b.modules, "supported_modules"),
         tags=a.tags | b.tags,
         sources=a.sources + b.sources,
+        left_out=a.left_out + b.left_out,
     )
 
 
-def load_plan(paths: list[str], roots: dict[str, str]) -> Plan:
-    """Load and merge several config files (in order); conflicts are errors."""
+def load_plan(paths: list[str], roots: dict[str, str], test_type: Optional[str] = None) -> Plan:
+    """Load and merge several config files (in order); conflicts are errors.
+
+    test_type: the run's --oot-test-type (None: labels do not filter).
+    """
     plan: Optional[Plan] = None
     for path in paths:
-        one = plan_from_file(path, roots)
+        one = plan_from_file(path, roots, test_type)
         plan = one if plan is None else merge(plan, one)
     if plan is None:
         return Plan(files=(), global_=GlobalConfig(), ops=None, dtypes=None, modules=None, tags=frozenset())

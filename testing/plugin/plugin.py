@@ -14,11 +14,12 @@ from typing import Optional
 
 import pytest
 
-from testing.plugin import isolation, reporting
+from testing.plugin import isolation, labels, reporting
 from testing.plugin.config import ConfigError, default_roots, load_plan
 from testing.plugin.selection import MarkFilter, Variant, decide, is_plugin_mark, marks_for, unknown_patterns
 
 ADAPTER = pytest.StashKey["object"]()
+TEST_TYPE = pytest.StashKey[Optional[str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -31,6 +32,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="module that registers the device (overrides global.backend)")
     g.addoption("--oot-device", dest="oot_device", metavar="TYPE",
                 help="device type to test (overrides global.device_type; default: backend's name, else cpu)")
+    g.addoption("--oot-test-type", dest="oot_test_type", metavar="NAME",
+                help="test type matched against config labels: entries and configs whose labels exclude it "
+                     "are left out (default: $OOT_TEST_TYPE; unset: labels do not filter)")
     g.addoption("--oot-summary", dest="oot_summary", metavar="PATH",
                 help="write the JSON summary (counts per bucket/op/dtype, per-test durations)")
     g.addoption("--oot-promotion", dest="oot_promotion", metavar="PATH",
@@ -69,6 +73,10 @@ def _device_type(opt: Optional[str], configured: Optional[str]) -> str:
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "bucket__mandatory_success: test variant must pass")
+    try:
+        test_type = labels.resolve_test_type(config.option.oot_test_type, os.environ)
+    except ValueError as exc:
+        _fail(f"--oot-test-type: {exc}")
     if isolation.is_controller(config):
         isolation.configure_controller(config)
         reporting.configure(config)
@@ -77,7 +85,7 @@ def pytest_configure(config: pytest.Config) -> None:
     reporting.configure(config)
     roots = default_roots(config.option.oot_upstream_root)
     try:
-        plan = load_plan(list(config.option.oot_configs), roots)
+        plan = load_plan(list(config.option.oot_configs), roots, test_type)
     except ConfigError as exc:
         _fail(str(exc))
     _load_backend(config.option.oot_backend or plan.global_.backend)
@@ -103,6 +111,7 @@ def pytest_configure(config: pytest.Config) -> None:
     adapter = Adapter(plan, support, device, mark_filter)
     adapter.install()
     config.stash[ADAPTER] = adapter
+    config.stash[TEST_TYPE] = test_type
     if plan.global_.input_config and plan.global_.input_config.seed is not None:
         import torch
 
@@ -143,7 +152,12 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         return ["oot: isolated controller (tests run in a worker process)"] if isolation.is_controller(config) else []
     from testing.plugin import upstream
 
-    lines = [f"oot: device={adapter.device_type} configs={len(adapter.plan.sources)}"]
+    test_type = config.stash.get(TEST_TYPE, None)
+    lines = [f"oot: device={adapter.device_type} configs={len(adapter.plan.sources)}"
+             + (f" test_type={test_type}" if test_type else "")]
+    left_out = adapter.plan.left_out_sources
+    if left_out:
+        lines.append(f"oot: configs left out (labels exclude test type '{test_type}'): {', '.join(left_out)}")
     lines += upstream.header_lines(default_roots(config.option.oot_upstream_root).get("TORCH_ROOT"))
     return lines
 

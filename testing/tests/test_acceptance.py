@@ -117,6 +117,101 @@ def test_unknown_op_is_a_usage_error(pytester, fake_suite, write_yaml):
     result.stderr.fnmatch_lines(["*cfg.yaml:3: global.supported_ops: unknown op 'not_an_op'"])
 
 
+def labelled_configs(write_yaml, suite: str, other: str) -> tuple[str, str, str]:
+    """A device-wide config (no files), a smoke+full feature config with entry labels, a full-only one."""
+    device = write_yaml("""
+        test_suite_config:
+          labels: [nightly]
+          global:
+            device_type: cpu
+            supported_dtypes: [float32]
+            supported_ops: [add]
+    """, "device.yaml")
+    feature = write_yaml(f"""
+        test_suite_config:
+          labels: [smoke, full]
+          files:
+            - path: {suite}
+              tests:
+                - names: TestFake::test_op
+                  labels: [smoke]
+                - names: TestFake::test_dt
+                  labels: [nightly, full]
+                - names: TestFake::test_pass
+                - names: TestPlain::test_one
+                  labels: [nightly]
+    """, "feature.yaml")
+    full = write_yaml(f"""
+        test_suite_config:
+          files:
+            - path: {other}
+              tests:
+                - names: TestOther::test_other
+    """, "full.yaml")
+    return device, feature, full
+
+
+OTHER_SUITE = """
+from torch.testing._internal.common_device_type import instantiate_device_type_tests
+from torch.testing._internal.common_utils import TestCase
+
+
+class TestOther(TestCase):
+    def test_other(self, device):
+        pass
+
+
+instantiate_device_type_tests(TestOther, globals())
+"""
+
+
+def collected(result) -> list[str]:
+    return sorted(line.split("::")[-1] for line in result.stdout.lines if "::" in line)
+
+
+def test_test_type_filters_entries_and_configs_by_labels(pytester, fake_suite, write_yaml, monkeypatch):
+    other = str(pytester.makepyfile(test_other=OTHER_SUITE))
+    configs = [a for c in labelled_configs(write_yaml, fake_suite, other) for a in ("--config", c)]
+    monkeypatch.delenv("OOT_TEST_TYPE", raising=False)
+
+    # no test type: labels change nothing
+    result = pytester.runpytest(*PLUGIN, *configs, "--collect-only", "-q")
+    assert collected(result) == ["test_dt_cpu_float32", "test_one", "test_op_add_cpu_float32", "test_other_cpu",
+                                 "test_pass_cpu"]
+
+    # smoke: test_dt's entry (nightly, full) is never generated, not skipped; full.yaml's file is left out,
+    # while device.yaml (no files; labels [nightly]) still restricts ops and dtypes
+    result = pytester.runpytest(*PLUGIN, *configs, "--oot-test-type", "smoke", "-rA")
+    assert result.parseoutcomes() == {"passed": 2, "deselected": 1}, result.stdout.str()
+    result.stdout.fnmatch_lines([
+        "oot: device=cpu configs=3 test_type=smoke",
+        "oot: configs left out (labels exclude test type 'smoke'): *full.yaml",
+        "PASSED test_fake.py::TestFakeCPU::test_op_add_cpu_float32",
+        "PASSED test_fake.py::TestFakeCPU::test_pass_cpu",
+    ])
+    assert "test_dt" not in result.stdout.str() and "device.yaml" not in result.stdout.str()
+
+    # the same from the environment; a matching label keeps the entry
+    monkeypatch.setenv("OOT_TEST_TYPE", "full")
+    result = pytester.runpytest(*PLUGIN, *configs, "--collect-only", "-q")
+    assert collected(result) == ["test_dt_cpu_float32", "test_other_cpu", "test_pass_cpu"]
+    assert "configs left out" not in result.stdout.str()
+
+    # the option wins over the environment; a file named only by a left-out config is never collected
+    result = pytester.runpytest(*PLUGIN, *configs, "--oot-test-type=nightly", "--collect-only", "-q")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result = pytester.runpytest(*PLUGIN, *configs, "--oot-test-type=nightly")
+    result.stdout.fnmatch_lines(["oot: configs left out (labels exclude test type 'nightly'): *feature.yaml, *full.yaml"])
+
+
+def test_test_type_that_can_never_be_a_label_is_a_usage_error(pytester, fake_suite, write_yaml):
+    cfg = buckets_config(write_yaml, fake_suite)
+    result = pytester.runpytest(*PLUGIN, "--config", cfg, "--oot-test-type=", "--collect-only")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in result.stderr.lines if line.strip()] == [
+        "ERROR: --oot-test-type: '' can never be a label: string should have at least 1 character"]
+
+
 def test_device_restriction_relaxed_only_where_configured(pytester, fake_suite, write_yaml):
     for relax, outcome in (("false", "skipped"), ("true", "passed")):
         cfg = write_yaml(f"""

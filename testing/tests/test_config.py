@@ -110,3 +110,41 @@ def test_merge_unions_and_reports_conflicts(write_yaml, tmp_path):
     assert "global.backend: conflict: 'mod_a' vs 'mod_b'" in error_of(a, d)
     e = write_yaml("test_suite_config:\n  global:\n    supported_ops: [{name: add, reason: x, force_xfail: true}]\n", "e.yaml")
     assert "e.yaml:3: global.supported_ops: conflict for 'add'" in error_of(a, e)
+
+
+def test_test_type_drops_entries_and_leaves_out_configs_by_labels(write_yaml, tmp_path):
+    device = write_yaml("test_suite_config:\n  global: {supported_ops: [add]}\n", "device.yaml")
+    smoke = write_yaml(f"""
+        test_suite_config:
+          labels: [smoke]
+          files:
+            - path: {tmp_path}/t.py
+              tests:
+                - names: T::a
+                - names: T::b
+                  labels: [nightly]
+                  tags: [slow]
+    """, "smoke.yaml")
+    full = write_yaml(f"""
+        test_suite_config:
+          files:
+            - path: {tmp_path}/t.py
+              tests: [{{names: T::c}}]
+            - path: {tmp_path}/u.py
+              tests: [{{names: U::a}}]
+    """, "full.yaml")
+
+    plan = load_plan([device, smoke, full], default_roots(), "smoke")
+    assert set(plan.ops) == {"add"}  # the device-wide config applies
+    assert plan.left_out_sources == (full,)
+    fp = plan.file_plan(str(tmp_path / "t.py"))
+    assert [(r.patterns, r.entry.mode) for r in fp.rules] == [(("T::a",), Mode.mandatory_success), (("T::b",), Mode.skip)]
+    assert fp.collect  # a config in effect wins over the left-out one
+    left = plan.file_plan(str(tmp_path / "u.py"))  # named only by the left-out config: never collected
+    assert (left.collect, left.rules, left.unlisted_mode) == (False, (), Mode.skip)
+
+    plan = load_plan([device, smoke, full], default_roots(), None)
+    assert plan.left_out_sources == () and [r.patterns for r in plan.file_plan(str(tmp_path / "t.py")).rules] == [
+        ("T::a",), ("T::b",), ("T::c",)]
+    assert all(r.entry.mode == Mode.mandatory_success for r in plan.files[0].rules)
+    assert load_plan([device, smoke, full], default_roots(), "full").left_out_sources == (smoke,)
