@@ -54,3 +54,9 @@ def test_every_direct_requirement_is_locked():
             wanted.add(normalise(re.split(r"[=<>!~\[]", line)[0]))
     locked = {normalise(m) for m in re.findall(r"^([A-Za-z0-9_.-]+)==", LOCK.read_text(), re.MULTILINE)}
     assert wanted <= locked, sorted(wanted - locked)
+
+
+def test_lock_names_no_index_of_this_machine():
+    """Indexes and wheel dirs come from each machine's pip configuration, never the lock."""
+    options = [line for line in LOCK.read_text().splitlines() if line.startswith("-")]
+    assert options == [], options
