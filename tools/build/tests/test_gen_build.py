@@ -14,14 +14,14 @@ def make_dist(site: pathlib.Path, name: str, version: str) -> None:
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
 
 
-def run_gen_build(tmp_path, lock_text: str) -> pathlib.Path:
+def run_gen_build(tmp_path, lock_text: str, *extra: str) -> pathlib.Path:
     site = tmp_path / "site"
     make_dist(site, "ruamel.yaml", "0.19.1")
     make_dist(site, "Sentence-Transformers", "6.3.0")
     lock = tmp_path / "lock.txt"
     lock.write_text(lock_text)
     subprocess.run(
-        [sys.executable, str(GEN_BUILD), "--site", "site", "--lock", str(lock), "--repo", "deps", "--interpreter", "/x/python3"],
+        [sys.executable, str(GEN_BUILD), "--site", "site", "--lock", str(lock), "--repo", "deps", "--interpreter", "/x/python3", *extra],
         cwd=tmp_path,
         check=True,
     )
@@ -84,3 +84,33 @@ def test_torch_headers_split_by_what_a_privateuse1_backend_compiles_against(tmp_
 def test_no_torch_in_the_lock_gives_empty_header_lists(tmp_path):
     bzl = load_bzl(run_gen_build(tmp_path, "a==1\n") / "torch_headers.bzl")
     assert bzl["TORCH_HEADERS"] == [] and bzl["TORCH_DISPATCH_HEADERS"] == []
+
+
+def test_public_targets_are_this_repos_own_without_alternates(tmp_path):
+    build = (run_gen_build(tmp_path, "a==1\n") / "BUILD.bazel").read_text()
+    for target in ("site_packages", "torch_headers", "torch_dispatch_headers", "libtorch"):
+        assert f'alias(name = "{target}", actual = ":_{target}")' in build
+    assert "select(" not in build
+
+
+def test_an_alternate_switches_every_public_target_under_its_setting(tmp_path):
+    out = run_gen_build(tmp_path, "a==1\n", "--alternate=@//third_party:next=deps_next")
+    build = (out / "BUILD.bazel").read_text()
+    for target in ("site_packages", "torch_headers", "torch_dispatch_headers", "libtorch"):
+        assert f'"@//third_party:next": "@deps_next//:_{target}",' in build
+        assert f'"//conditions:default": ":_{target}",' in build
+    # Package aliases follow through site_packages, so they switch too.
+    assert 'alias(name = "sentence_transformers", actual = ":site_packages")' in build
+
+
+def test_a_malformed_alternate_is_one_clear_error(tmp_path):
+    (tmp_path / "site").mkdir()
+    (tmp_path / "lock.txt").write_text("a==1\n")
+    result = subprocess.run(
+        [sys.executable, str(GEN_BUILD), "--site", "site", "--lock", "lock.txt", "--repo", "deps",
+         "--interpreter", "/x/python3", "--alternate", "next=deps next"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )
+    assert result.returncode == 2
+    assert "--alternate: 'next=deps next': want @REPO//PKG:CONFIG_SETTING=REPO_NAME" in result.stderr
+    assert not (tmp_path / "BUILD.bazel").exists()

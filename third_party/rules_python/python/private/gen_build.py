@@ -20,9 +20,14 @@ package(default_visibility = ["//visibility:public"])
 
 exports_files(["LOCK_SHA256"])
 
+# The public targets below are aliases: to this repository's own `_<name>` targets, or,
+# under a config_setting of --alternate, to the same targets of another lock's repository
+# (e.g. the next PyTorch release under --config=torch-2.14.1).
+{switches}
+
 # Every distribution of the lock: one site dir on sys.path.
 py_library(
-    name = "site_packages",
+    name = "_site_packages",
     data = ["site", "LOCK_SHA256"],
     imports = ["site"],
 )
@@ -33,7 +38,7 @@ py_library(
 # at fetch time (torch_headers.bzl): a glob over the 9,431 headers of the wheel would run
 # again on every load after `bazel clean`.
 cc_library(
-    name = "torch_headers",
+    name = "_torch_headers",
     hdrs = TORCH_HEADERS,
     includes = [
         "site/torch/include",
@@ -44,19 +49,19 @@ cc_library(
 
 # Opt in to call another dispatch key's kernels directly (a CPU fallback via at::cpu::*).
 cc_library(
-    name = "torch_dispatch_headers",
+    name = "_torch_dispatch_headers",
     hdrs = TORCH_DISPATCH_HEADERS,
-    deps = [":torch_headers"],
+    deps = [":_torch_headers"],
 )
 
+# libtorch.so itself is left out: in a CUDA build it pulls in libtorch_cuda.so.
 cc_library(
-    name = "libtorch",
+    name = "_libtorch",
     srcs = [
         "site/torch/lib/libc10.so",
         "site/torch/lib/libtorch_cpu.so",
-        "site/torch/lib/libtorch.so",
     ],
-    deps = [":torch_headers"],
+    deps = [":_torch_headers"],
 )
 
 # The host interpreter, isolated from its own site-packages by venv/pyvenv.cfg.
@@ -149,6 +154,28 @@ def write_torch_headers_bzl(site: pathlib.Path, repo: str) -> None:
     )
 
 
+# The public targets that follow the active lock (each backed by `_<name>` here).
+SWITCHED = ("site_packages", "torch_headers", "torch_dispatch_headers", "libtorch")
+
+
+def alternate(text: str) -> tuple[str, str]:
+    setting, sep, repo = text.partition("=")
+    if not (sep and setting.startswith("@") and re.fullmatch(r"\w+", repo)):
+        raise argparse.ArgumentTypeError(f"{text!r}: want @REPO//PKG:CONFIG_SETTING=REPO_NAME")
+    return setting, repo
+
+
+def switch(target: str, alternates: dict[str, str]) -> str:
+    """The alias for one public target: `_<target>` here, or another repo's under a setting."""
+    if not alternates:
+        return f'alias(name = "{target}", actual = ":_{target}")\n'
+    branches = "".join(f'        "{setting}": "@{repo}//:_{target}",\n' for setting, repo in alternates.items())
+    return (
+        f'alias(\n    name = "{target}",\n    actual = select({{\n{branches}'
+        f'        "//conditions:default": ":_{target}",\n    }}),\n)\n'
+    )
+
+
 def normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "_", name).lower()
 
@@ -169,13 +196,22 @@ def main() -> None:
     parser.add_argument("--lock", type=pathlib.Path, required=True)
     parser.add_argument("--repo", required=True)
     parser.add_argument("--interpreter", required=True)
+    parser.add_argument(
+        "--alternate",
+        type=alternate,
+        action="append",
+        default=[],
+        metavar="CONFIG_SETTING=REPO",
+        help="under this config_setting, the public targets come from @REPO instead",
+    )
     args = parser.parse_args()
 
     names = distributions(args.site)
     aliases = "\n".join(f'alias(name = "{n}", actual = ":site_packages")\n' for n in names)
+    switches = "\n".join(switch(target, dict(args.alternate)) for target in SWITCHED)
     lock_name = args.lock.name
     pathlib.Path("BUILD.bazel").write_text(
-        _BUILD.format(lock_name=lock_name, aliases=aliases, interpreter=args.interpreter)
+        _BUILD.format(lock_name=lock_name, aliases=aliases, switches=switches, interpreter=args.interpreter)
     )
     pathlib.Path("requirements.bzl").write_text(
         _REQUIREMENTS_BZL.format(lock_name=lock_name, names=names, repo=args.repo)

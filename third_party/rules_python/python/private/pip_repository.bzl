@@ -72,7 +72,7 @@ def _pip_repository_impl(rctx):
         rctx.name,
         "--interpreter",
         py.exe,
-    ], "generating BUILD")
+    ] + ["--alternate=%s=%s" % item for item in rctx.attr.alternates.items()], "generating BUILD")
 
 pip_repository = repository_rule(
     implementation = _pip_repository_impl,
@@ -81,6 +81,7 @@ pip_repository = repository_rule(
         "requirements_lock": attr.label(mandatory = True, allow_single_file = True, doc = "pip-compile --generate-hashes lock file."),
         "python_interpreter": attr.string(default = "python3.11", doc = "Host interpreter name looked up on PATH."),
         "timeout": attr.int(default = 3600, doc = "Seconds allowed for pip install."),
+        "alternates": attr.string_dict(doc = "{config_setting label: repository}: under that setting, site_packages and the torch C++ targets come from that repository (another pip_repository) instead."),
         "_gen_build": attr.label(default = "//python/private:gen_build.py", allow_single_file = True),
     },
     environ = ["PATH", "RULES_PYTHON_REPO_DEBUG", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_CONFIG_FILE"],
