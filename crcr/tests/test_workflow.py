@@ -86,11 +86,23 @@ def test_nightly_self_report_workflow():
     wf = load(NIGHTLY)
     on = wf.get("on", wf.get(True))
     assert "schedule" in on and wf["permissions"]["id-token"] == "write"
-    steps = wf["jobs"]["nightly"]["steps"]
-    calls = [s for s in steps if s.get("uses") == "./.github/actions/crcr-callback"]
-    assert len(calls) == 1 and calls[0]["if"] == "always()"  # completed only, no in_progress (§2.7)
-    w = calls[0]["with"]
-    assert (w["status"], w["event-type"], w["delivery-id"]) == ("completed", "nightly", "${{ steps.core.outputs.sha }}")
+    names = set()
+    for job in ("nightly", "next-core"):
+        steps = wf["jobs"][job]["steps"]
+        calls = [s for s in steps if s.get("uses") == "./.github/actions/crcr-callback"]
+        assert len(calls) == 1 and calls[0]["if"] == "always()"  # completed only, no in_progress (§2.7)
+        w = calls[0]["with"]
+        assert (w["status"], w["event-type"], w["delivery-id"]) == ("completed", "nightly", "${{ steps.core.outputs.sha }}")
+        names.add(w["job-name"])
+    assert len(names) == 2  # one HUD row per job
+
+
+def test_next_core_job_tests_and_names_the_next_core():
+    steps = load(NIGHTLY)["jobs"]["next-core"]["steps"]
+    runs = [s["run"] for s in steps if "run" in s]
+    core = next(r for r in runs if "core_sha" in r)
+    tests = next(r for r in runs if "bazel test" in r)
+    assert "--config=torch-2.14.1" in core and "--config=torch-2.14.1" in tests
 
 
 def test_no_expression_is_spliced_into_a_shell_script():
