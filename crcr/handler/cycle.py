@@ -20,7 +20,7 @@ from crcr.budget import RateBudget
 from crcr.client import CallbackClient
 from crcr.dispatch import Dispatch
 from crcr.handler.plan import Leg
-from crcr.handler.runner import LegResult, choose_runner, run_leg
+from crcr.handler.runner import LegResult, check_runner_can_run, choose_runner, run_leg
 from crcr.oidc import ActionsOidcToken
 from crcr.outbox import Outbox
 
@@ -106,6 +106,7 @@ def _summary(legs: Sequence[Leg], results: dict[int, LegResult]) -> Table:
 
 def run_cycle(args, dispatch: Dispatch, legs: Sequence[Leg], env: Mapping[str, str], ws: Path) -> int:
     runner = choose_runner(args.runner, env)
+    check_runner_can_run(legs, runner, args.test_command)
     out = args.out or (args.state_dir or default_state_dir(env)) / "out"
     results: dict[int, LegResult] = {}
     console.print(f"{len(legs)} legs, runner={runner}, outputs in {out}")

@@ -22,8 +22,9 @@ from crcr.api import default_state_dir
 from crcr.dispatch import Decision, Dispatch, decide, load_dispatch_text
 from crcr.errors import CallbackRejected, ConfigError, CrcrError, DeliveryPending
 from crcr.fsutil import atomic_write_json
-from crcr.handler.plan import Leg, auto_shards, discover_features, matrix, plan_candidates, plan_legs
-from crcr.handler.runner import choose_runner, run_leg
+from crcr.handler.plan import (Leg, auto_shards, check_core_configs, discover_features, matrix, plan_candidates,
+                               plan_legs)
+from crcr.handler.runner import check_runner_can_run, choose_runner, run_leg
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pull_request_synchronize.json"
 # The local cycle runs one duration-balanced tenth of every leg (tools/shard),
@@ -60,6 +61,13 @@ def event_source(args, env: Mapping[str, str]) -> Path:
     return EXAMPLE
 
 
+def read_bazelrc(ws: Path) -> str:
+    try:
+        return (ws / ".bazelrc").read_text()
+    except OSError as err:
+        raise ConfigError(f"--core-config needs {ws / '.bazelrc'}: {err.strerror}") from None
+
+
 def load_plan(args, env: Mapping[str, str], ws: Path) -> Planned:
     path = event_source(args, env)
     try:
@@ -71,7 +79,10 @@ def load_plan(args, env: Mapping[str, str], ws: Path) -> Planned:
     legs = []
     if decision.run:
         features = discover_features(ws)
-        legs = plan_legs(plan_candidates(d, args.backend or ["HEAD"]), features, auto_shards(features, args.shards))
+        cores = args.core_config or []
+        if cores:
+            check_core_configs(cores, read_bazelrc(ws))
+        legs = plan_legs(plan_candidates(d, args.backend or ["HEAD"], cores), features, auto_shards(features, args.shards))
     return Planned(d, decision, legs)
 
 
@@ -81,6 +92,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--event", type=Path, help="event JSON (default $GITHUB_EVENT_PATH, else the bundled example)")
     p.add_argument("--workspace", type=Path, help="repo root (default $BUILD_WORKSPACE_DIRECTORY or cwd)")
     p.add_argument("--backend", action="append", help="backend refs, newest first (default HEAD)")
+    p.add_argument("--core-config", action="append",
+                   help="also test the newest backend on the core this Bazel --config selects "
+                        "(e.g. torch-2.14.1); separate non-primary legs, bazel runner only")
     p.add_argument("--shards", type=int, default=0, help="legs per feature, tools/shard balanced (0 = auto)")
     p.add_argument("--runner", default="auto", help="auto|pytest|bazel (auto: pytest inside bazel run)")
     p.add_argument("--test-command", help="leg command template, e.g. '{python} -m pytest --junitxml={junit} ...'")
@@ -119,6 +133,7 @@ def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path) -> int
     leg = planned.legs[args.leg]
     out = args.out or (args.state_dir or default_state_dir(env)) / "out"
     runner = choose_runner(args.runner, env)
+    check_runner_can_run([leg], runner, args.test_command)
     if args.report:
         from crcr.handler.cycle import reporting_session
         with reporting_session(args, planned.dispatch, env) as session:

@@ -3,8 +3,10 @@
 A candidate combines the three things that move independently (DESIGN.md):
 backend, PyTorch core and upstream test suite. The primary one is the newest
 backend x the core the dispatch names x the suite at dispatch time, so a red
-result is attributable to upstream. Other combinations (an older backend
-release against the same core) are planned as separate, non-primary jobs.
+result is attributable to upstream. Other combinations are planned as separate,
+non-primary jobs: an older backend release against the same core, or the newest
+backend against another pinned core that a Bazel --config selects (e.g.
+torch-2.14.1, the next release; such legs need the bazel runner).
 
 Legs split a candidate by feature: one per config file under configs/ that
 lists test files, each optionally cut into N shards run by tools/shard's
@@ -14,6 +16,7 @@ directory; a directory with only such files is one feature.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional, Sequence
@@ -34,6 +37,7 @@ class Candidate:
     core: str  # upstream commit whose core we test (the dispatched one)
     suite: str  # upstream commit the test suite is taken at
     primary: bool
+    bazel_config: str = ""  # Bazel --config selecting a pinned core instead ("" = default)
 
 
 @dataclass(frozen=True)
@@ -58,13 +62,26 @@ class Leg:
         return entry
 
 
-def plan_candidates(d: Dispatch, backends: Sequence[str] = ("HEAD",)) -> list[Candidate]:
+def plan_candidates(d: Dispatch, backends: Sequence[str] = ("HEAD",),
+                    core_configs: Sequence[str] = ()) -> list[Candidate]:
     if not backends:
         raise ConfigError("at least one backend ref is needed")
     newest, *older = backends
     out = [Candidate("primary", newest, d.sha, d.sha, True)]
     out += [Candidate(f"backend-{ref}", ref, d.sha, d.sha, False) for ref in older]
+    out += [Candidate(f"core-{cfg}", newest, cfg, d.sha, False, cfg) for cfg in core_configs]
     return out
+
+
+def check_core_configs(configs: Sequence[str], bazelrc: str) -> None:
+    """Each --core-config must be a plain name that .bazelrc defines as `build:<name>`."""
+    defined = set(re.findall(r"^build:([A-Za-z0-9._-]+)\s", bazelrc, re.MULTILINE))
+    for cfg in configs:
+        if not re.fullmatch(r"[A-Za-z0-9._-]+", cfg):
+            raise ConfigError(f"--core-config {cfg!r}: not a Bazel config name")
+        if cfg not in defined:
+            raise ConfigError(f"--core-config {cfg}: .bazelrc has no build:{cfg} "
+                              f"(defined: {', '.join(sorted(defined)) or 'none'})")
 
 
 def _config_body(path: Path):

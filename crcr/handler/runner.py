@@ -57,6 +57,15 @@ def choose_runner(requested: str, env: Mapping[str, str]) -> str:
     return requested
 
 
+def check_runner_can_run(legs: Sequence[Leg], runner: str, template: Optional[str]) -> None:
+    """Before any callback: a leg on another core (--core-config) runs only through Bazel,
+    since the pytest runner and command templates have just the handler's own torch."""
+    for leg in legs:
+        if leg.candidate.bazel_config and (runner != "bazel" or template):
+            raise ConfigError(f"{leg.job_name}: testing the core of --config={leg.candidate.bazel_config} "
+                              "needs --runner bazel and no --test-command")
+
+
 def pytest_command(leg: Leg, ws: Path, junit: Path, select: Optional[str], extra: Sequence[str] = (),
                    smoke: int = 1) -> list[str]:
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}"]
@@ -92,6 +101,8 @@ def bazel_targets(leg: Leg, template: str) -> list[str]:
 
 def bazel_command(leg: Leg, ws: Path, template: str) -> list[str]:
     argv = [str(ws / "tools" / "bazel"), "test", *bazel_targets(leg, template), "--test_output=errors"]
+    if leg.candidate.bazel_config:
+        argv.append(f"--config={leg.candidate.bazel_config}")
     if leg.shard_total > 1:
         # The generated targets run tools/shard's plugin; these are its CI-leg-level
         # options (Bazel's own shard_count splits further inside the leg).

@@ -174,3 +174,46 @@ def test_bazel_leg_targets_follow_testing_targets_naming(pr_event, tmp_path):
     assert "--test_arg=--shard-index=1" in argv and "--test_arg=--shard-total=2" in argv
     with pytest.raises(ConfigError, match="target-template"):
         bazel_command(leg0, tmp_path, "//testing:{nope}")
+
+
+def test_core_config_plans_newest_backend_on_that_core(pr_event, ws):
+    from crcr.handler.plan import check_core_configs
+    from crcr.handler.runner import bazel_command
+    d = load_dispatch(pr_event)
+    cands = plan_candidates(d, ["HEAD", "v0.1"], ["torch-2.14.1"])
+    assert [(c.name, c.backend, c.core, c.primary, c.bazel_config) for c in cands][2] == (
+        "core-torch-2.14.1", "HEAD", "torch-2.14.1", False, "torch-2.14.1")
+    legs = plan_legs(cands[::2], discover_features(ws))
+    core_legs = [l for l in legs if l.candidate.bazel_config]
+    assert [l.job_name for l in core_legs] == ["test-core-torch-2.14.1-modules", "test-core-torch-2.14.1-ops"]
+    assert matrix(core_legs)["include"][0]["candidate_bazel_config"] == "torch-2.14.1"
+    assert "--config=torch-2.14.1" in bazel_command(core_legs[0], ws, "//testing:config_{key}")
+    assert not any(a.startswith("--config") for a in bazel_command(legs[0], ws, "//testing:config_{key}"))
+    check_core_configs(["torch-2.14.1"], "build:torch-2.14.1 --define=torch=2.14.1\n")
+    with pytest.raises(ConfigError, match=r"no build:torch-9 \(defined: disk, torch-2.14.1\)"):
+        check_core_configs(["torch-9"], "build:disk --disk_cache=x\nbuild:torch-2.14.1 --define=torch=2.14.1\n")
+    with pytest.raises(ConfigError, match="not a Bazel config name"):
+        check_core_configs(["a b"], "")
+
+
+def test_core_legs_refuse_runners_without_bazel_before_any_callback(pr_event, ws):
+    from crcr.handler.runner import check_runner_can_run
+    legs = plan_legs(plan_candidates(load_dispatch(pr_event), ["HEAD"], ["torch-2.14.1"]), discover_features(ws))
+    check_runner_can_run(legs, "bazel", None)
+    check_runner_can_run(legs[:2], "pytest", None)  # the primary legs: any runner
+    with pytest.raises(ConfigError, match="test-core-torch-2.14.1-modules: .* needs --runner bazel"):
+        check_runner_can_run(legs, "pytest", None)
+    with pytest.raises(ConfigError, match="no --test-command"):
+        check_runner_can_run(legs, "bazel", "{python} -m pytest")
+
+
+def test_plan_cli_with_an_unknown_core_config_is_one_line(pr_event, ws, capsys):
+    (ws / ".bazelrc").write_text("build:torch-2.14.1 --define=torch=2.14.1\n")
+    event = ws / "event.json"
+    event.write_text(json.dumps(pr_event))
+    code = handler.main(["plan", "--event", str(event), "--workspace", str(ws), "--core-config", "torch-3"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code != 0 and len(err) == 1 and "--core-config torch-3: .bazelrc has no build:torch-3" in err[0]
+    assert handler.main(["plan", "--event", str(event), "--workspace", str(ws), "--core-config", "torch-2.14.1"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert {e["candidate_name"] for e in plan["include"]} == {"primary", "core-torch-2.14.1"}
