@@ -61,6 +61,10 @@ def event_source(args, env: Mapping[str, str]) -> Path:
     return EXAMPLE
 
 
+# Space-separated --core-config default, so a workflow sets it once for plan and run-leg.
+CORE_CONFIGS_ENV = "CRCR_CORE_CONFIGS"
+
+
 def read_bazelrc(ws: Path) -> str:
     try:
         return (ws / ".bazelrc").read_text()
@@ -79,7 +83,7 @@ def load_plan(args, env: Mapping[str, str], ws: Path) -> Planned:
     legs = []
     if decision.run:
         features = discover_features(ws)
-        cores = args.core_config or []
+        cores = args.core_config or env.get(CORE_CONFIGS_ENV, "").split()
         if cores:
             check_core_configs(cores, read_bazelrc(ws))
         legs = plan_legs(plan_candidates(d, args.backend or ["HEAD"], cores), features, auto_shards(features, args.shards))
@@ -94,7 +98,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", action="append", help="backend refs, newest first (default HEAD)")
     p.add_argument("--core-config", action="append",
                    help="also test the newest backend on the core this Bazel --config selects "
-                        "(e.g. torch-2.14.1); separate non-primary legs, bazel runner only")
+                        "(e.g. torch-2.14.1); separate non-primary legs, bazel runner only "
+                        "(default: $CRCR_CORE_CONFIGS, space-separated)")
     p.add_argument("--shards", type=int, default=0, help="legs per feature, tools/shard balanced (0 = auto)")
     p.add_argument("--runner", default="auto", help="auto|pytest|bazel (auto: pytest inside bazel run)")
     p.add_argument("--test-command", help="leg command template, e.g. '{python} -m pytest --junitxml={junit} ...'")

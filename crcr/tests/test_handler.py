@@ -217,3 +217,12 @@ def test_plan_cli_with_an_unknown_core_config_is_one_line(pr_event, ws, capsys):
     assert handler.main(["plan", "--event", str(event), "--workspace", str(ws), "--core-config", "torch-2.14.1"]) == 0
     plan = json.loads(capsys.readouterr().out)
     assert {e["candidate_name"] for e in plan["include"]} == {"primary", "core-torch-2.14.1"}
+
+
+def test_core_configs_default_from_the_environment(pr_event, ws, capsys):
+    (ws / ".bazelrc").write_text("build:torch-2.14.1 --define=torch=2.14.1\n")
+    event = ws / "event.json"
+    event.write_text(json.dumps(pr_event))
+    code = handler.run(["plan", "--event", str(event), "--workspace", str(ws)], env={"CRCR_CORE_CONFIGS": "torch-2.14.1"})
+    plan = json.loads(capsys.readouterr().out)
+    assert code == 0 and [e["job_name"] for e in plan["include"]][-1] == "test-core-torch-2.14.1-ops"
