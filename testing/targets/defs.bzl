@@ -26,12 +26,12 @@ def _config_args(configs):
         args += ["--config", config]
     return args
 
-def _one(name, main, configs, suites, files, marks, common):
+def _one(name, configs, suites, files, marks, common):
     pytest_args = common["plugin_args"] + common["extra_args"] + _config_args(configs) + marks + suites
     py_test(
         name = name,
-        main = main,
-        srcs = [main],
+        main = _MAIN,
+        srcs = [_MAIN],
         deps = common["deps"] + ["//tools/shard"],
         data = common["data"] + files,
         args = _runner_args(common["reruns"], pytest_args),
@@ -73,7 +73,6 @@ def generated_test_targets(
       size: Bazel test size.
       data: extra runtime files.
     """
-    main = _MAIN
     common = {
         "always": always,
         "data": data,
@@ -88,11 +87,11 @@ def generated_test_targets(
     groups = {"configs": [], "ops": [], "dtypes": []}
     for key, config in configs.items():
         if config["suites"]:
-            groups["configs"].append(_one("config_" + key, main, config["configs"], config["suites"], config["data"], [], common))
+            groups["configs"].append(_one("config_" + key, config["configs"], config["suites"], config["data"], [], common))
     for key, op in ops.items():
-        groups["ops"].append(_one("op_" + key, main, op["configs"], op["suites"], op["data"], ["-m", op["mark"]], common))
+        groups["ops"].append(_one("op_" + key, op["configs"], op["suites"], op["data"], ["-m", op["mark"]], common))
     for key, dtype in dtypes.items():
-        groups["dtypes"].append(_one("dtype_" + key, main, dtype["configs"], dtype["suites"], dtype["data"], ["-m", dtype["mark"]], common))
+        groups["dtypes"].append(_one("dtype_" + key, dtype["configs"], dtype["suites"], dtype["data"], ["-m", dtype["mark"]], common))
 
     # test_suites are manual too: listing tests explicitly would otherwise pull
     # every manual target into `bazel test //...`.

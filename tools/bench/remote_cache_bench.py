@@ -71,6 +71,10 @@ class Counts:
     hits: int  # of them, served from it
     compiles_executed: int  # "Compiling ..." actions that looked it up and were not served
 
+    @property
+    def executed(self) -> int:
+        return self.lookups - self.hits
+
 
 def profile_counts(profile: pathlib.Path) -> Counts:
     """Counts read from the JSON trace profile Bazel writes on every build. The execution log
@@ -103,9 +107,7 @@ def process_summary(output: str) -> str:
 @dataclasses.dataclass
 class Run:
     wall: float
-    compiles_executed: int
-    executed: int
-    hits: int
+    counts: Counts
     summary: str
 
 
@@ -113,8 +115,7 @@ def timed_run(args, phase: str, remote: list[str], profile: pathlib.Path) -> Run
     bazel(args.output_base, "clean")
     print(f"remote_cache_bench: {phase} {args.command} ...", flush=True)
     wall, output = bazel(args.output_base, args.command, *remote, f"--profile={profile}", *args.targets)
-    counts = profile_counts(profile)
-    return Run(wall, counts.compiles_executed, counts.lookups - counts.hits, counts.hits, process_summary(output))
+    return Run(wall, profile_counts(profile), process_summary(output))
 
 
 def one_round(args, tmp: pathlib.Path, number: int) -> dict[str, Run]:
@@ -134,10 +135,11 @@ def report(rounds: list[dict[str, Run]]) -> None:
     print(f"\n{'round':<6} {'run':<5} {'wall s':>7} {'compiles executed':>18} {'actions executed':>17} {'cache hits':>11}  bazel's summary")
     for number, runs in enumerate(rounds, 1):
         for phase, r in runs.items():
-            print(f"{number:<6} {phase:<5} {r.wall:>7.1f} {r.compiles_executed:>18} {r.executed:>17} {r.hits:>11}  {r.summary}")
+            c = r.counts
+            print(f"{number:<6} {phase:<5} {r.wall:>7.1f} {c.compiles_executed:>18} {c.executed:>17} {c.hits:>11}  {r.summary}")
     ratios = [runs["warm"].wall / runs["cold"].wall for runs in rounds]
     print(f"\nwarm/cold wall-time ratio: median {statistics.median(ratios):.3f} of {', '.join(f'{x:.3f}' for x in ratios)} (target <= 0.1)")
-    print(f"compile actions executed on the warm rebuilds: {max(r['warm'].compiles_executed for r in rounds)} (target 0)")
+    print(f"compile actions executed on the warm rebuilds: {max(r['warm'].counts.compiles_executed for r in rounds)} (target 0)")
 
 
 def main() -> None:

@@ -33,7 +33,7 @@ def test_hits_and_executed_compiles(tmp_path):
         + action(2, 500, "Writing file y")  # internal: no cache lookup
     )
     counts = bench.profile_counts(write(tmp_path, events))
-    assert (counts.lookups, counts.hits, counts.compiles_executed) == (3, 1, 1)
+    assert (counts.lookups, counts.hits, counts.compiles_executed, counts.executed) == (3, 1, 1, 2)
 
 
 def test_another_threads_download_does_not_make_a_compile_a_hit(tmp_path):
