@@ -8,7 +8,8 @@ usage() {
 
 parse_args() {
   PORT=18080
-  DIR="${XDG_CACHE_HOME:-$HOME/.cache}/oot-ci/remote-cache"
+  DIR=""
+  [ -z "${XDG_CACHE_HOME:-${HOME:-}}" ] || DIR="${XDG_CACHE_HOME:-$HOME/.cache}/oot-ci/remote-cache"
   while [ $# -gt 0 ]; do
     case "$1" in
       --port) [ $# -ge 2 ] || usage; PORT=$2; shift 2 ;;
@@ -17,8 +18,13 @@ parse_args() {
       *) die "unknown argument '$1' (expected --port N or --dir DIR)" ;;
     esac
   done
+  [ -n "$DIR" ] || die "no default storage dir (HOME and XDG_CACHE_HOME are unset): pass --dir DIR"
   [[ "$PORT" =~ ^[0-9]+$ ]] && [ "$PORT" -ge 1 ] && [ "$PORT" -le 65535 ] ||
     die "--port must be a number in 1..65535, got '$PORT'"
+  # The dir is written into nginx.conf as a quoted string.
+  case "$DIR" in
+    *[\"\\\$]*) die "--dir must not contain '\"', '\\' or '\$' (it is written into nginx.conf): '$DIR'" ;;
+  esac
   mkdir -p "$DIR"
   DIR=$(cd "$DIR" && pwd)
   PID_FILE="$DIR/nginx.pid"
