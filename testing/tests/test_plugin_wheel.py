@@ -1,0 +1,194 @@
+"""//testing:plugin_wheel is what another backend installs: pip install, then `pytest --config`.
+
+The wheel goes into a fresh venv in the test's tmp dir with `pip install --no-index`, whose
+resolver must find every Requires-Dist among the pinned packages (reachable through a .pth,
+the only thing the venv shares with this process), so no network is used and a wrong or
+missing requirement fails the install. The venv's pytest then runs a small upstream-style
+suite on CPU without `-p`: the pytest11 entry point loads the plugin.
+"""
+
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+import zipfile
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+SUITE = Path(__file__).parent / "wheel_suite"
+SCHEMA = Path("configs/schema/test_suite_config.schema.json")
+# torch.testing._internal imports these without torch declaring them; pytest-timeout
+# backs --oot-timeout (the plugin only asks pytest whether it is loaded).
+INDIRECT = {"expecttest", "numpy", "pytest-timeout"}
+
+
+def wheel_path() -> Path:
+    value = os.environ.get("PLUGIN_WHEEL")
+    if not value:
+        pytest.skip("PLUGIN_WHEEL is not set (the Bazel target //testing:plugin_wheel_test sets it)")
+    path = Path(value)
+    assert path.is_file(), f"PLUGIN_WHEEL={value} does not exist"
+    return path
+
+
+def wheel_text(suffix: str) -> str:
+    with zipfile.ZipFile(wheel_path()) as whl:
+        return whl.read(next(n for n in whl.namelist() if n.endswith(suffix))).decode()
+
+
+def requires_dist() -> dict[str, Requirement]:
+    reqs = [Requirement(line.split(":", 1)[1].strip())
+            for line in wheel_text(".dist-info/METADATA").splitlines() if line.startswith("Requires-Dist:")]
+    return {canonicalize_name(r.name): r for r in reqs}
+
+
+def third_party_imports(sources: dict[str, str]) -> set[str]:
+    """Top-level modules the sources import, minus the stdlib and the package itself."""
+    names = set()
+    for text in sources.values():
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Import):
+                names.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+    return names - set(sys.stdlib_module_names) - {"testing", "__future__"}
+
+
+def test_wheel_holds_the_plugin_and_its_schema_only():
+    with zipfile.ZipFile(wheel_path()) as whl:
+        names = set(whl.namelist())
+        packaged_schema = whl.read("testing/plugin/test_suite_config.schema.json").decode()
+    code = {n for n in names if ".dist-info/" not in n and not n.endswith(".json")}
+    # The same modules as //testing:plugin (its sources are this test's data).
+    expected = {"testing/__init__.py"} | {f"testing/plugin/{p.name}" for p in Path("testing/plugin").glob("*.py")}
+    assert "testing/plugin/plugin.py" in expected and code == expected, sorted(code ^ expected)
+    assert not [n for n in names if n.startswith(("configs/", "testing/tests/", "testing/suites/"))]
+    assert packaged_schema == SCHEMA.read_text()
+
+
+def test_metadata_declares_the_entry_point_and_every_runtime_dependency():
+    entry_points = wheel_text(".dist-info/entry_points.txt")
+    assert "[pytest11]\ntesting.plugin = testing.plugin\n" in entry_points
+    with zipfile.ZipFile(wheel_path()) as whl:
+        sources = {n: whl.read(n).decode() for n in whl.namelist() if n.endswith(".py")}
+    dists = metadata.packages_distributions()
+    imported = {canonicalize_name(d) for m in third_party_imports(sources) for d in dists.get(m, [m])}
+    declared = set(requires_dist())
+    assert imported <= declared, f"imported but not in Requires-Dist: {sorted(imported - declared)}"
+    assert declared - imported == INDIRECT
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory):
+    """A venv with nothing but the wheel installed; pinned packages via one .pth line."""
+    root = tmp_path_factory.mktemp("wheel")
+    env_dir = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True, timeout=120)
+    python = env_dir / "bin" / "python"
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               check=True, capture_output=True, text=True).stdout.strip())
+    pinned = Path(pytest.__file__).parent.parent  # the @pydeps site dir: no copy of this repo in it
+    assert not (pinned / "testing").exists()
+    (site / "pinned_packages.pth").write_text(f"{pinned}\n")
+    home = root / "home"
+    home.mkdir()
+    env = {
+        "PATH": f"{env_dir / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+        "HOME": str(home),
+        "PYTHONNOUSERSITE": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        # No machine pip configuration (index, find-links, constraints): --no-index only.
+        "PIP_CONFIG_FILE": os.devnull,
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
+    install = subprocess.run([str(python), "-m", "pip", "install", "--no-index", "--no-compile", str(wheel_path())],
+                             env=env, capture_output=True, text=True, timeout=300)
+    assert install.returncode == 0, install.stdout + install.stderr
+    return python, env, root
+
+
+def run_in(venv, *args, cwd) -> subprocess.CompletedProcess:
+    python, env, _ = venv
+    return subprocess.run([str(python), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def test_pip_sees_every_requirement_satisfied(venv):
+    _, _, root = venv
+    checked = run_in(venv, "-m", "pip", "check", cwd=root)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    shown = run_in(venv, "-m", "pip", "show", "oot-ci-testing", cwd=root)
+    assert "Name: oot-ci-testing" in shown.stdout and str(root / "venv") in shown.stdout
+
+
+def test_the_packaged_schema_validates_an_adopter_config(venv):
+    _, _, root = venv
+    probe = (
+        "import importlib.resources, json, jsonschema, testing.plugin, sys\n"
+        "from ruamel.yaml import YAML\n"
+        "schema = json.loads(importlib.resources.files('testing.plugin').joinpath('test_suite_config.schema.json').read_text())\n"
+        "jsonschema.Draft202012Validator(schema).validate(YAML(typ='safe').load(open(sys.argv[1])))\n"
+        "print(testing.plugin.__file__)\n"
+    )
+    result = run_in(venv, "-c", probe, str(SUITE / "cpu.yaml"), cwd=root)
+    assert result.returncode == 0, result.stderr
+    assert Path(result.stdout.strip()).is_relative_to(root / "venv")
+
+
+@pytest.fixture(scope="module")
+def suite_run(venv):
+    """pytest --config cpu.yaml test_ops_suite.py in the venv: no -p, no repo on sys.path."""
+    _, _, root = venv
+    work = root / "adopter"
+    work.mkdir()
+    (work / "cpu.yaml").write_text((SUITE / "cpu.yaml").read_text())
+    (work / "test_ops_suite.py").write_text((SUITE / "ops_suite.py").read_text())
+    result = run_in(venv, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "-W", "error::pytest.PytestUnknownMarkWarning",
+                    "--config", "cpu.yaml", "--oot-summary", "out/summary.json", "--junitxml", "out/junit.xml",
+                    "test_ops_suite.py", cwd=work)
+    return result, work
+
+
+def test_pytest_loads_the_plugin_from_the_entry_point(suite_run):
+    result, _ = suite_run
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "oot: device=cpu configs=1" in result.stdout
+    assert re.search(r"^plugins: .*\boot-ci-testing-0\.1\.0\b", result.stdout, re.M), result.stdout[:2000]
+
+
+def test_the_config_decides_what_is_generated(suite_run):
+    result, work = suite_run
+    summary = json.loads((work / "out" / "summary.json").read_text())
+    tests = {t["nodeid"]: t for t in summary["tests"]}
+    # supported_ops x supported_dtypes only: neg, float64 and the unlisted test never exist.
+    assert {t.get("op") for t in tests.values()} == {"add", "mul", "abs", None}
+    assert {t.get("dtype") for t in tests.values()} == {"float32", "int64"}
+    assert not [n for n in tests if "not_in_any_config" in n or "neg" in n or "float64" in n]
+    assert summary["by_bucket"]["mandatory_success"]["passed"] == 6
+    assert {t["outcome"] for t in tests.values() if t["bucket"] == "xfail"} == {"xpassed"}
+    assert set(summary["promotion_candidates"]) == {n for n, t in tests.items() if t["bucket"] == "xfail"}
+
+
+def test_junit_carries_the_plugin_marks(suite_run):
+    _, work = suite_run
+    cases = ET.parse(work / "out" / "junit.xml").getroot().iter("testcase")
+    props = [{p.get("name"): p.get("value") for p in case.iter("property")} for case in cases]
+    add = [p for p in props if p.get("op") == "add"]
+    assert add and all(re.search(r"\bop__add\b", p["marks"]) and "bucket__mandatory_success" in p["marks"] for p in add)
+    assert len(props) == 8 and all(re.search(r"cpu\.yaml:\d+$", p["rule"]) for p in props), props
+
+
+def test_mark_expressions_filter_at_generation_time(venv, suite_run):
+    _, work = suite_run
+    result = run_in(venv, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--co", "--config", "cpu.yaml",
+                    "-m", "op__mul", "test_ops_suite.py", cwd=work)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    collected = [line for line in result.stdout.splitlines() if "::" in line]
+    assert collected and all("_mul_" in line for line in collected)
+    assert "deselected" not in result.stdout
