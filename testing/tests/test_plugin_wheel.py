@@ -133,24 +133,27 @@ def test_the_packaged_schema_validates_an_adopter_config(venv):
         "import importlib.resources, json, jsonschema, testing.plugin, sys\n"
         "from ruamel.yaml import YAML\n"
         "schema = json.loads(importlib.resources.files('testing.plugin').joinpath('test_suite_config.schema.json').read_text())\n"
-        "jsonschema.Draft202012Validator(schema).validate(YAML(typ='safe').load(open(sys.argv[1])))\n"
+        "for path in sys.argv[1:]:\n"
+        "    jsonschema.Draft202012Validator(schema).validate(YAML(typ='safe').load(open(path)))\n"
         "print(testing.plugin.__file__)\n"
     )
-    result = run_in(venv, "-c", probe, str(SUITE / "cpu.yaml"), cwd=root)
+    result = run_in(venv, "-c", probe, str(SUITE / "device.yaml"), str(SUITE / "ops.yaml"), cwd=root)
     assert result.returncode == 0, result.stderr
     assert Path(result.stdout.strip()).is_relative_to(root / "venv")
 
 
 @pytest.fixture(scope="module")
 def suite_run(venv):
-    """pytest --config cpu.yaml test_ops_suite.py in the venv: no -p, no repo on sys.path."""
+    """An adopter's checkout: its backend module, a device config, a feature config and an
+    upstream-style test file; pytest runs in the venv with no -p and no repo on sys.path."""
     _, _, root = venv
     work = root / "adopter"
     work.mkdir()
-    (work / "cpu.yaml").write_text((SUITE / "cpu.yaml").read_text())
+    for name in ("acme_backend.py", "device.yaml", "ops.yaml"):
+        (work / name).write_text((SUITE / name).read_text())
     (work / "test_ops_suite.py").write_text((SUITE / "ops_suite.py").read_text())
     result = run_in(venv, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "-W", "error::pytest.PytestUnknownMarkWarning",
-                    "--config", "cpu.yaml", "--oot-summary", "out/summary.json", "--junitxml", "out/junit.xml",
+                    "--config", "device.yaml", "--config", "ops.yaml", "--oot-summary", "out/summary.json", "--junitxml", "out/junit.xml",
                     "test_ops_suite.py", cwd=work)
     return result, work
 
@@ -158,7 +161,7 @@ def suite_run(venv):
 def test_pytest_loads_the_plugin_from_the_entry_point(suite_run):
     result, _ = suite_run
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "oot: device=cpu configs=1" in result.stdout
+    assert "oot: device=cpu configs=2" in result.stdout
     assert re.search(r"^plugins: .*\boot-ci-testing-0\.1\.0\b", result.stdout, re.M), result.stdout[:2000]
 
 
@@ -166,7 +169,7 @@ def test_the_config_decides_what_is_generated(suite_run):
     result, work = suite_run
     summary = json.loads((work / "out" / "summary.json").read_text())
     tests = {t["nodeid"]: t for t in summary["tests"]}
-    # supported_ops x supported_dtypes only: neg, float64 and the unlisted test never exist.
+    # acme_backend's table x supported_dtypes only: neg, float64 and the unlisted test never exist.
     assert {t.get("op") for t in tests.values()} == {"add", "mul", "abs", None}
     assert {t.get("dtype") for t in tests.values()} == {"float32", "int64"}
     assert not [n for n in tests if "not_in_any_config" in n or "neg" in n or "float64" in n]
@@ -181,12 +184,12 @@ def test_junit_carries_the_plugin_marks(suite_run):
     props = [{p.get("name"): p.get("value") for p in case.iter("property")} for case in cases]
     add = [p for p in props if p.get("op") == "add"]
     assert add and all(re.search(r"\bop__add\b", p["marks"]) and "bucket__mandatory_success" in p["marks"] for p in add)
-    assert len(props) == 8 and all(re.search(r"cpu\.yaml:\d+$", p["rule"]) for p in props), props
+    assert len(props) == 8 and all(re.search(r"ops\.yaml:\d+$", p["rule"]) for p in props), props
 
 
 def test_mark_expressions_filter_at_generation_time(venv, suite_run):
     _, work = suite_run
-    result = run_in(venv, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--co", "--config", "cpu.yaml",
+    result = run_in(venv, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--co", "--config", "device.yaml", "--config", "ops.yaml",
                     "-m", "op__mul", "test_ops_suite.py", cwd=work)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     collected = [line for line in result.stdout.splitlines() if "::" in line]

@@ -1,7 +1,8 @@
 """A small device-generic suite in upstream style: what a backend's own test file looks like.
 
-Copied as test_ops_suite.py next to cpu.yaml by test_plugin_wheel.py and run in a venv that
-has only the plugin wheel installed (not collected from the source tree: no test_ prefix).
+Copied as test_ops_suite.py next to device.yaml and ops.yaml by test_plugin_wheel.py and run
+in a venv that has only the plugin wheel installed (no test_ prefix here: never collected
+from the source tree).
 """
 
 import torch
