@@ -187,10 +187,11 @@ def test_junit_carries_the_plugin_marks(suite_run):
     assert len(props) == 8 and all(re.search(r"ops\.yaml:\d+$", p["rule"]) for p in props), props
 
 
-def test_mark_expressions_filter_at_generation_time(venv, suite_run):
+def test_mark_expressions_filter_at_generation_time_and_p_stays_harmless(venv, suite_run):
     _, work = suite_run
-    result = run_in(venv, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--co", "--config", "device.yaml", "--config", "ops.yaml",
-                    "-m", "op__mul", "test_ops_suite.py", cwd=work)
+    # -p testing.plugin as well: the entry point registers under that name, so it is not loaded twice.
+    result = run_in(venv, "-m", "pytest", "-p", "no:cacheprovider", "-p", "testing.plugin", "-q", "--co",
+                    "--config", "device.yaml", "--config", "ops.yaml", "-m", "op__mul", "test_ops_suite.py", cwd=work)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     collected = [line for line in result.stdout.splitlines() if "::" in line]
     assert collected and all("_mul_" in line for line in collected)
