@@ -91,8 +91,11 @@ def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Itera
                 emu.configure_faults(json.loads(env[EMULATOR_FAULTS_ENV]))
             except (ValueError, TypeError, AttributeError) as err:
                 raise ConfigError(f"${EMULATOR_FAULTS_ENV}: {err}") from None
-        fetch(HttpTransport(), "POST", f"{emu.url}/_emulator/dispatch",
-              {"repo": repo, "client_payload": dispatch.client_payload})
+        transport = HttpTransport()
+        try:
+            fetch(transport, "POST", f"{emu.url}/_emulator/dispatch", {"repo": repo, "client_payload": dispatch.client_payload})
+        finally:
+            transport.close()
         console.print(f"relay emulator: {emu.url}/github/callback  dispatch recorded ({dispatch.delivery_id})")
         # The emulated Actions token endpoint: the client mints exactly as in CI.
         tokens = ActionsOidcToken(emu.token_request_url, emu.request_token_for(repo))

@@ -421,6 +421,11 @@ def test_hud_page_marks_unconfirmed_jobs_stale(fresh_payload):
         assert [(s["job_name"], s["relay_state"]) for s in api["stale"]] == [("leg-stale", "completed")]
         page = requests.get(e.url + "/hud", timeout=5).text
         assert "STALE: relay has completed, HUD never confirmed" in page and "1 job(s) STALE" in page
+        # a job whose in_progress never reached HUD has no row at all: a placeholder says so
+        requests.post(e.url + "/_emulator/faults", json={"script": ["hud_5xx"]}, timeout=5)
+        assert post(e, in_progress_body(fresh_payload, RunContext("CRCR", "82", "leg-lost", "d")), token)[0] == 500
+        page = requests.get(e.url + "/crcr/acme/oot", timeout=5).text
+        assert "missing in HUD" in page and "STALE: relay has in_progress" in page and "2 job(s) STALE" in page
 
 
 def test_sweeper_uses_the_stored_in_progress_even_when_hud_missed_it(fresh_payload):
