@@ -19,7 +19,6 @@ from crcr.client import DELIVERED, RECORDED_HUD_UNCONFIRMED, CallbackClient
 from crcr.oidc import ActionsOidcToken
 from crcr.outbox import Outbox
 from crcr.relay.faults import FaultPlan
-from crcr.relay.pipeline import HudLink
 from crcr.relay.server import RelayEmulator
 from crcr.retry import default_policy
 
@@ -154,10 +153,10 @@ def test_live_guard_is_not_replayed_by_a_concurrent_flush(pr_payload, tmp_path):
         assert client.finish_job(guard, completed_body(cp, ctx, "success")).result == "delivered"
 
 
-def _unconfirmed_scenario(pr_payload, tmp_path, configure, client_timeout=5.0):
-    """in_progress delivered, then the completed meets a HUD fault; returns (outcome, emulator views)."""
+def _unconfirmed_scenario(pr_payload, tmp_path, faults, client_timeout=5.0):
+    """in_progress delivered, then the completed meets the HUD fault set through
+    POST /_emulator/faults; returns the outcome and what relay and HUD hold afterwards."""
     with RelayEmulator({REPO: Entry(REPO, "L2")}) as emu:
-        emu.relay.hud_link = HudLink(backoff=0.05, slow_attempt=0.3)
         cp = dict(pr_payload, delivery_id=str(uuid.uuid4()))
         emu.relay.dispatch(REPO, cp)
         client = new_client(emu, tmp_path / "o")
@@ -165,7 +164,7 @@ def _unconfirmed_scenario(pr_payload, tmp_path, configure, client_timeout=5.0):
         ctx = RunContext("CRCR", "6", "leg", "c")
         guard = client.begin_job(in_progress_body(cp, ctx), completed_body(cp, ctx, "cancelled"))
         assert guard.started.result == DELIVERED
-        configure(emu)
+        assert requests.post(emu.url + "/_emulator/faults", json=faults, timeout=5).json() == {"ok": True}
         outcome = client.finish_job(guard, completed_body(cp, ctx, "success"))
         # a timed-out first attempt is still running in the relay: wait for its 500, then look
         _wait_for(lambda: emu.relay.counters.get("500", 0) >= 1, timeout=10)
@@ -181,7 +180,7 @@ def test_hud_500_then_duplicate_400_is_recorded_hud_unconfirmed(pr_payload, tmp_
     duplicate. Delivered as far as the relay goes (nothing to resend), but HUD keeps the row
     in_progress: the outcome says so, and the emulator's HUD page shows the row stale."""
     outcome, states, rows, stale, page, left = _unconfirmed_scenario(
-        pr_payload, tmp_path, lambda emu: emu.faults.configure(0.0, (), 0.0, None, script=["hud_5xx"]))
+        pr_payload, tmp_path, {"script": ["hud_5xx"], "hud_backoff": 0.01})
     assert (outcome.result, outcome.label, outcome.http_status) == (RECORDED_HUD_UNCONFIRMED,
                                                                     "recorded, HUD unconfirmed", 400)
     assert states == ["IN_PROGRESS", "COMPLETED"] and left == []
@@ -191,12 +190,11 @@ def test_hud_500_then_duplicate_400_is_recorded_hud_unconfirmed(pr_payload, tmp_
 
 
 def test_client_timeout_while_the_relay_retries_a_slow_hud_is_unconfirmed(pr_payload, tmp_path):
-    """HUD slow: 3 attempts (1 + 2 retries) of 0.3 s plus backoff 0.05 + 0.1 s = 1.05 s in the relay,
-    against a client timeout of 0.5 s (the real figures: 3 s attempts vs the 10 s curl default)."""
-    def slow(emu):
-        emu.relay.hud_link.retries = 2
-        emu.faults.configure(0.0, (), 0.0, None, script=["hud_slow"])
-    outcome, states, rows, stale, page, left = _unconfirmed_scenario(pr_payload, tmp_path, slow, client_timeout=0.5)
+    """HUD slow: 3 attempts (1 + 2 retries) of 0.3 s plus waits of 0.05 + 0.1 s = 1.05 s in the
+    relay, against a client timeout of 0.5 s (the real figures: 3 s attempts vs curl's 10 s)."""
+    outcome, states, rows, stale, page, left = _unconfirmed_scenario(
+        pr_payload, tmp_path, {"script": ["hud_slow"], "hud_latency": 0.3, "hud_retries": 2, "hud_backoff": 0.05},
+        client_timeout=0.5)
     assert outcome.result == RECORDED_HUD_UNCONFIRMED and outcome.attempts >= 2
     assert states == ["IN_PROGRESS", "COMPLETED"] and left == []
     assert [r["status"] for r in rows] == ["in_progress"]
