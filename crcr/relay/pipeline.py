@@ -84,9 +84,9 @@ def pr_head_sha(body: dict) -> str:
 
 
 def pr_labels(body: dict) -> set[str]:
+    # As strict as the relay: a label that is not an object raises (-> 500, L3+ only).
     pr = (body.get("payload") or {}).get("pull_request") or {}
-    labels = pr.get("labels") if isinstance(pr, dict) else None
-    return {l.get("name") for l in labels or [] if isinstance(l, dict) and isinstance(l.get("name"), str)}
+    return {label.get("name", "") for label in (pr.get("labels") or [])}
 
 
 def check_run_title(status: str, conclusion: Any) -> str:
@@ -127,7 +127,10 @@ class Relay:
         level = level_of(self.allowlist, repo)
         head = ((client_payload.get("payload") or {}).get("pull_request") or {}).get("head") or {}
         entry = self.allowlist.get(repo)
-        labelled = entry is not None and f"ciflow/crcr/{entry.device}" in pr_labels(client_payload)
+        try:
+            labelled = entry is not None and f"ciflow/crcr/{entry.device}" in pr_labels(client_payload)
+        except (AttributeError, TypeError):
+            return 400, {"detail": "client_payload.payload.pull_request.labels are not objects"}
         with self._lock:
             if head.get("sha") and (level >= 4 or (level == 3 and labelled)):
                 self.check_run_wanted.add((head["sha"], repo))
