@@ -57,10 +57,10 @@ def report_completed(client: CallbackClient, client_payload: dict, ctx: RunConte
 
 
 def self_report(client: CallbackClient, kind: str, upstream_sha: str, ctx: RunContext, conclusion: str,
-                test_results: Optional[dict] = None) -> Outcome:
+                test_results: Optional[dict] = None, started_at: Optional[str] = None) -> Outcome:
     """Nightly/periodic (§2.7): a single completed callback keyed by the tested SHA."""
     try:
         sha = check_sha(upstream_sha)
     except ValueError:
         raise ConfigError(f"--sha {upstream_sha!r} is not a 40-hex commit SHA") from None
-    return client.post(nightly_body(kind, sha, ctx, conclusion, test_results=test_results))
+    return client.post(nightly_body(kind, sha, ctx, conclusion, test_results=test_results, started_at=started_at))

@@ -15,6 +15,7 @@ from crcr.models import Conclusion, TestResults, WorkflowBlock, parse
 from typing import get_args
 
 CONCLUSIONS = frozenset(get_args(Conclusion))
+ISO_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 NIGHTLY_KINDS = ("nightly", "periodic")
 
 
@@ -71,12 +72,13 @@ def in_progress_body(client_payload: dict, ctx: RunContext, now: Optional[float]
 
 
 def completed_body(client_payload: dict, ctx: RunContext, conclusion: str, now: Optional[float] = None,
-                   test_results: Optional[dict] = None, artifact_url: Optional[str] = None) -> dict:
+                   test_results: Optional[dict] = None, artifact_url: Optional[str] = None,
+                   started_at: Optional[str] = None) -> dict:
     if conclusion not in CONCLUSIONS:
         raise ConfigError(f"conclusion {conclusion!r} is not one of {sorted(CONCLUSIONS)}")
     results = parse(TestResults, test_results, "test_results").model_dump() if test_results else None
     wf = _block(ctx, status="completed", conclusion=conclusion, completed_at=iso_now(now),
-                test_results=results, artifact_url=artifact_url)
+                started_at=started_at, test_results=results, artifact_url=artifact_url)
     if wf.get("test_results") and wf["test_results"].get("total") is None:
         wf["test_results"].pop("total")
     return {**client_payload, "workflow": {k: v for k, v in wf.items()
@@ -84,13 +86,20 @@ def completed_body(client_payload: dict, ctx: RunContext, conclusion: str, now: 
 
 
 def nightly_body(kind: str, upstream_sha: str, ctx: RunContext, conclusion: str,
-                 now: Optional[float] = None, test_results: Optional[dict] = None) -> dict:
-    """Self-report (§2.7): one completed callback, delivery_id = the tested SHA."""
+                 now: Optional[float] = None, test_results: Optional[dict] = None,
+                 started_at: Optional[str] = None) -> dict:
+    """Self-report (§2.7): one completed callback, delivery_id = the tested SHA.
+
+    It is the job's only callback, so it carries the job's `started_at` (no
+    in_progress brings one to HUD); without one given, the report's own time.
+    """
     if kind not in NIGHTLY_KINDS:
         raise ConfigError(f"self-report kind must be nightly or periodic, not {kind!r}")
+    if started_at is not None and not ISO_Z.match(started_at):
+        raise ConfigError(f"started_at {started_at!r} is not an ISO-8601 UTC time like 2026-05-04T20:48:28Z")
     synthetic = {"event_type": kind, "delivery_id": upstream_sha,
                  "payload": {"repository": {"full_name": "pytorch/pytorch"}, "head_sha": upstream_sha}}
-    return completed_body(synthetic, ctx, conclusion, now, test_results)
+    return completed_body(synthetic, ctx, conclusion, now, test_results, started_at=started_at or iso_now(now))
 
 
 def _strip_completed_only(wf: dict) -> dict:

@@ -7,6 +7,8 @@
 
 Every command first replays the outbox. Exit codes: 0 recorded (or ignored
 by the relay), 2 bad input, 3 rejected by the relay, 4 still pending.
+"recorded, HUD unconfirmed" (the relay has it, HUD may not) exits 0 too,
+with a warning (an Actions annotation inside GitHub Actions).
 """
 from __future__ import annotations
 
@@ -60,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     n = sub.add_parser("nightly", parents=[common, job, results], help="self-report (no dispatch)")
     n.add_argument("--sha", required=True, help="the pytorch commit tested")
     n.add_argument("--kind", choices=("nightly", "periodic"), default="nightly")
+    n.add_argument("--started-at", help="when the job started, ISO-8601 UTC (env CRCR_STARTED_AT; default: now)")
     sub.add_parser("flush", parents=[common])
     return p
 
@@ -101,12 +104,25 @@ def _context(args, env) -> RunContext:
     return ctx
 
 
+def _warn_unconfirmed(outcome, what: str, env) -> None:
+    """Loud, not fatal: the relay refuses a resend, so only a human can check the HUD row."""
+    if outcome.hud_confirmed:
+        return
+    msg = (f"{what}: recorded by the relay, HUD unconfirmed (an earlier attempt hit a relay 5xx or a timeout); "
+           "the HUD row may stay stale")
+    print(f"::warning::{msg}" if env.get("GITHUB_ACTIONS") == "true" else f"crcr-callback: warning: {msg}",
+          file=sys.stderr)
+
+
 def _results(args) -> Optional[dict]:
     if args.test_results:
         try:
-            return json.loads(args.test_results)
+            results = json.loads(args.test_results)
         except ValueError:
             raise ConfigError("--test-results is not JSON") from None
+        if isinstance(results, dict):
+            results.pop("callback", None)  # run-leg --results-out notes its own callbacks there
+        return results
     present = [p for p in args.junit if p.exists()]
     return parse_junit(present).as_results() if present else None
 
@@ -125,18 +141,21 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
     client = client_from_env(args.url, token, args.repo, args.state_dir, env, args.timeout, args.rate_limit, policy)
     try:
         for o in client.flush():
-            print(f"replayed: {o.result} ({o.attempts} attempts)")
+            print(f"replayed: {o.label} ({o.attempts} attempts)")
+            _warn_unconfirmed(o, "a replayed callback", env)
         if args.command == "flush":
             return 0
         ctx = _context(args, env)
         if args.command == "nightly":
-            outcome = self_report(client, args.kind, args.sha, ctx, args.conclusion, _results(args))
+            outcome = self_report(client, args.kind, args.sha, ctx, args.conclusion, _results(args),
+                                  args.started_at or env.get("CRCR_STARTED_AT") or None)
         elif args.command == "in-progress":
             outcome = report_in_progress(client, load_client_payload(args.payload_file, env), ctx)
         else:
             outcome = report_completed(client, load_client_payload(args.payload_file, env), ctx,
                                        args.conclusion, _results(args), args.artifact_url)
-        print(f"{args.command} {ctx.job_name}: {outcome.result} (HTTP {outcome.http_status}, {outcome.attempts} attempts)")
+        print(f"{args.command} {ctx.job_name}: {outcome.label} (HTTP {outcome.http_status}, {outcome.attempts} attempts)")
+        _warn_unconfirmed(outcome, f"{args.command} {ctx.job_name}", env)
         return 0
     finally:
         client.close()

@@ -3,6 +3,12 @@
 Delivery is at-least-once from the outbox, made exactly-once by the relay's
 state machine: a 400 state-transition answer to a body we may already have
 sent (a retry, or a replay after a crash) means the relay has it.
+
+Only a 200 proves HUD has the row too: the relay saves its state *before*
+forwarding to HUD, so the 400 duplicate that follows a 500 (HUD down) or a
+client timeout (HUD slow, the relay still retrying it) says nothing about
+HUD. Such a callback counts as delivered (the relay refuses any resend) but
+its outcome is RECORDED_HUD_UNCONFIRMED, and callers must say so loudly.
 """
 from __future__ import annotations
 
@@ -48,12 +54,43 @@ def is_already_recorded(resp: Response) -> bool:
     return resp.status == 400 and bool(_ALREADY.search(relay_detail(resp)))
 
 
+DELIVERED = "delivered"  # 200: the relay saved it and HUD accepted the row
+RECORDED_HUD_UNCONFIRMED = "recorded_hud_unconfirmed"  # relay has it; HUD may not (no 200 ever seen)
+IGNORED = "ignored"  # 200 "ignored": the repo is below L2
+LABELS = {DELIVERED: "delivered", RECORDED_HUD_UNCONFIRMED: "recorded, HUD unconfirmed", IGNORED: "ignored"}
+
+
 @dataclass(frozen=True)
 class Outcome:
-    result: str  # "delivered" | "already_recorded" | "ignored"
+    result: str  # DELIVERED | RECORDED_HUD_UNCONFIRMED | IGNORED
     http_status: int
     attempts: int
     detail: str = ""
+
+    @property
+    def label(self) -> str:
+        return LABELS.get(self.result, self.result)
+
+    @property
+    def hud_confirmed(self) -> bool:
+        return self.result != RECORDED_HUD_UNCONFIRMED
+
+
+def worst_label(outcomes) -> str:
+    """One word for a job's callbacks: an unconfirmed one wins over delivered."""
+    outcomes = [o for o in outcomes if o is not None]
+    if not outcomes:
+        return "not sent"
+    bad = [o for o in outcomes if not o.hud_confirmed]
+    return (bad or outcomes)[0].label
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A started job: its fallback completed in the outbox, and how the in_progress went."""
+
+    item: Item
+    started: Outcome
 
 
 class CallbackClient:
@@ -76,7 +113,7 @@ class CallbackClient:
         """Durably queue `body`, then deliver it."""
         return self.deliver(self.outbox.put(self.url, self.repo, body))
 
-    def begin_job(self, in_progress: dict, guard_completed: dict) -> Item:
+    def begin_job(self, in_progress: dict, guard_completed: dict) -> Guard:
         """Queue in_progress, then the fallback completed, then send.
 
         Both are on disk before anything is sent, in replay order: a crash at
@@ -85,14 +122,14 @@ class CallbackClient:
         start = self.outbox.put(self.url, self.repo, in_progress)
         guard = self.outbox.put(self.url, self.repo, guard_completed, guard=True)
         try:
-            self.deliver(start)
+            started = self.deliver(start)
         except CallbackRejected:
             self.outbox.done(guard)  # no in_progress on record: a completed would be refused too
             raise
-        return guard
+        return Guard(guard, started)
 
-    def finish_job(self, guard: Item, completed: dict) -> Outcome:
-        return self.deliver(self.outbox.replace_guard(guard, completed))
+    def finish_job(self, guard: Guard, completed: dict) -> Outcome:
+        return self.deliver(self.outbox.replace_guard(guard.item, completed))
 
     def flush(self) -> list[Outcome]:
         """Replay what an earlier run left in the outbox (oldest first)."""
@@ -125,7 +162,7 @@ class CallbackClient:
             if 200 <= resp.status < 300:
                 self.outbox.done(item)
                 ignored = relay_detail(resp) == "ignored"
-                return Outcome("ignored" if ignored else "delivered", resp.status, item.entry["attempts"])
+                return Outcome(IGNORED if ignored else DELIVERED, resp.status, item.entry["attempts"])
             if retries.should_retry_status(policy, resp.status):
                 maybe_sent = maybe_sent or resp.status >= 500  # state may be saved before a 5xx
                 policy = self._next(policy, item, lambda p: retries.after_status(p, url, resp.status),
@@ -133,7 +170,9 @@ class CallbackClient:
                 continue
             if maybe_sent and is_already_recorded(resp):
                 self.outbox.done(item)
-                return Outcome("already_recorded", resp.status, item.entry["attempts"], relay_detail(resp))
+                log.warning("callback recorded by the relay, HUD unconfirmed: an earlier attempt of this body "
+                            "failed after the relay may have saved it (HUD 5xx or timeout); the HUD row may be stale")
+                return Outcome(RECORDED_HUD_UNCONFIRMED, resp.status, item.entry["attempts"], relay_detail(resp))
             if resp.status == 401 and not refreshed:
                 refreshed = True  # an expired token is worth one fresh mint
                 self._tokens.invalidate()

@@ -5,13 +5,14 @@ retry policy); `MockTransport` wraps a plain function for tests.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 import requests
 from requests.adapters import HTTPAdapter
 
-from crcr.errors import TransportError
+from crcr.errors import RelayError, TransportError
 
 DEFAULT_TIMEOUT = 10.0  # seconds; the action's curl --max-time default
 
@@ -76,3 +77,23 @@ class MockTransport(BaseTransport):
 
     def send(self, request: Request) -> Response:
         return self._handler(request)
+
+
+def fetch(transport: BaseTransport, method: str, url: str, payload: Any = None,
+          timeout: float = DEFAULT_TIMEOUT) -> Response:
+    """One plain request (no auth) that must succeed: a non-2xx is a RelayError, never requests' HTTPError."""
+    body = b"" if payload is None else json.dumps(payload).encode()
+    headers = {"Content-Type": "application/json"} if payload is not None else {}
+    resp = transport.send(Request(method, url, headers, body, timeout))
+    if not 200 <= resp.status < 300:
+        raise RelayError(resp.status, f"{method} {url}: {resp.text()[:200]}")
+    return resp
+
+
+def fetch_json(transport: BaseTransport, method: str, url: str, payload: Any = None,
+               timeout: float = DEFAULT_TIMEOUT) -> Any:
+    resp = fetch(transport, method, url, payload, timeout)
+    try:
+        return json.loads(resp.body)
+    except ValueError:
+        raise TransportError(f"{method} {url}: the answer is not JSON") from None

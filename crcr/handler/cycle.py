@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Optional, Sequence
 
-import requests
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -17,20 +16,33 @@ from crcr.allowlist import Entry
 from crcr.api import client_from_env, default_state_dir
 from crcr.body import RunContext, completed_body, in_progress_body
 from crcr.budget import RateBudget
-from crcr.client import CallbackClient
+from crcr.client import CallbackClient, Outcome, worst_label
 from crcr.dispatch import Dispatch
+from crcr.errors import ConfigError
 from crcr.handler.plan import Leg
 from crcr.handler.runner import LegResult, check_runner_can_run, choose_runner, run_leg
 from crcr.oidc import ActionsOidcToken
 from crcr.outbox import Outbox
+from crcr.transport import HttpTransport, fetch, fetch_json
 
 LOCAL_REPO = "local/oot-ci"
 console = Console(stderr=True)
 
 
+# Exit code when HUD lacks a completed row of a leg (or a callback went unconfirmed and HUD shows it stale).
+EXIT_HUD_MISSING = 5
+# JSON for the embedded emulator's POST /_emulator/faults, e.g. {"script": ["none", "hud_5xx"], "hud_backoff": 0}
+EMULATOR_FAULTS_ENV = "CRCR_EMULATOR_FAULTS"
+
+
 class Session:
     def __init__(self, client: CallbackClient, dispatch: Dispatch, ctx: RunContext, hud_url: Optional[str]):
         self.client, self.dispatch, self.ctx, self.hud_url = client, dispatch, ctx, hud_url
+        self.callbacks: dict[str, list[Outcome]] = {}  # job_name -> [in_progress, completed] outcomes
+
+    def callback_label(self, job_name: str) -> str:
+        """'delivered', or 'recorded, HUD unconfirmed' when any callback of the job lacked a 200."""
+        return worst_label(self.callbacks.get(job_name, []))
 
     def context_for(self, leg: Leg) -> RunContext:
         # one job_name and check_run_id per leg: the same-job rule (§2.5)
@@ -39,14 +51,18 @@ class Session:
     def run(self, leg: Leg, work: Callable[[], LegResult]) -> LegResult:
         cp, ctx = self.dispatch.client_payload, self.context_for(leg)
         guard = self.client.begin_job(in_progress_body(cp, ctx), completed_body(cp, ctx, "cancelled"))
+        outcomes = self.callbacks[leg.job_name] = [guard.started]
         try:
             result = work()
         except BaseException:
             # the guard (cancelled) stays in the outbox; deliver it now if we can
             self.client.finish_job(guard, completed_body(cp, ctx, "cancelled"))
             raise
-        self.client.finish_job(guard, completed_body(cp, ctx, result.conclusion,
-                                                     test_results=result.counts.as_results()))
+        outcomes.append(self.client.finish_job(guard, completed_body(cp, ctx, result.conclusion,
+                                                                     test_results=result.counts.as_results())))
+        if any(not o.hud_confirmed for o in outcomes):
+            console.print(f"[yellow]{leg.job_name}: callbacks recorded, HUD unconfirmed "
+                          f"(the relay answered 5xx or timed out first); the HUD row may be stale[/yellow]")
         return result
 
 
@@ -70,9 +86,16 @@ def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Itera
     repo = args.repo or env.get("GITHUB_REPOSITORY") or LOCAL_REPO
     state = args.state_dir or default_state_dir(env) / "local"
     with RelayEmulator({repo: Entry(repo, "L2")}) as emu:
-        resp = requests.post(f"{emu.url}/_emulator/dispatch", timeout=10,
-                             json={"repo": repo, "client_payload": dispatch.client_payload})
-        resp.raise_for_status()
+        if env.get(EMULATOR_FAULTS_ENV):  # reproduce a relay/HUD failure in the local cycle
+            try:
+                emu.configure_faults(json.loads(env[EMULATOR_FAULTS_ENV]))
+            except (ValueError, TypeError, AttributeError) as err:
+                raise ConfigError(f"${EMULATOR_FAULTS_ENV}: {err}") from None
+        transport = HttpTransport()
+        try:
+            fetch(transport, "POST", f"{emu.url}/_emulator/dispatch", {"repo": repo, "client_payload": dispatch.client_payload})
+        finally:
+            transport.close()
         console.print(f"relay emulator: {emu.url}/github/callback  dispatch recorded ({dispatch.delivery_id})")
         # The emulated Actions token endpoint: the client mints exactly as in CI.
         tokens = ActionsOidcToken(emu.token_request_url, emu.request_token_for(repo))
@@ -92,15 +115,15 @@ def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Itera
             client.close()
 
 
-def _summary(legs: Sequence[Leg], results: dict[int, LegResult]) -> Table:
+def _summary(legs: Sequence[Leg], results: dict[int, LegResult], session: Session) -> Table:
     t = Table(title="CRCR legs")
-    for col in ("job_name", "conclusion", "passed", "failed", "skipped", "seconds"):
+    for col in ("job_name", "conclusion", "passed", "failed", "skipped", "seconds", "callbacks"):
         t.add_column(col)
     for leg in legs:
         r = results.get(leg.index)
         t.add_row(leg.job_name, *(["not run", "", "", "", ""] if r is None else
                                   [r.conclusion, str(r.counts.passed), str(r.counts.failed),
-                                   str(r.counts.skipped), f"{r.seconds:.1f}"]))
+                                   str(r.counts.skipped), f"{r.seconds:.1f}"]), session.callback_label(leg.job_name))
     return t
 
 
@@ -120,23 +143,30 @@ def run_cycle(args, dispatch: Dispatch, legs: Sequence[Leg], env: Mapping[str, s
                     leg, ws, out, runner=runner, env=env, timeout=args.leg_timeout, select=args.select,
                     template=args.test_command, target_template=args.target_template, smoke=args.smoke))
                 progress.advance(task)
-        console.print(_summary(legs, results))
-        if session.hud_url:
-            _check_hud(session, legs, out)
+        console.print(_summary(legs, results, session))
+        missing = _check_hud(session, legs, out) if session.hud_url else []
+    if missing:
+        return EXIT_HUD_MISSING
     ok = all(r.conclusion in ("success", "neutral") for r in results.values())
     return 0 if ok else 1
 
 
-def _check_hud(session: Session, legs: Sequence[Leg], out: Path) -> None:
-    """Read the HUD back (what a reviewer would open) and keep a snapshot of it."""
+def _check_hud(session: Session, legs: Sequence[Leg], out: Path) -> list[str]:
+    """Read the HUD back (what a reviewer would open), keep a snapshot; the legs without a completed row."""
     base = session.hud_url.rsplit("/hud", 1)[0]
-    rows = requests.get(f"{base}/api/crcr/results", timeout=10).json()["rows"]
-    done = {r["job_name"] for r in rows if r.get("status") == "completed"}
+    transport = HttpTransport()
+    try:
+        rows = fetch_json(transport, "GET", f"{base}/api/crcr/results")["rows"]
+        page = fetch(transport, "GET", session.hud_url).text()
+    finally:
+        transport.close()
+    delivery = session.dispatch.delivery_id
+    done = {r["job_name"] for r in rows if r.get("status") == "completed" and r.get("delivery_id") == delivery}
     missing = [leg.job_name for leg in legs if leg.job_name not in done]
-    page = requests.get(session.hud_url, timeout=10).text
     snapshot = out / "hud.html"
     snapshot.write_text(page)
     (out / "hud.json").write_text(json.dumps(rows, indent=1))
     console.print(f"HUD page: {session.hud_url}  ({len(done)} completed jobs; snapshot {snapshot})")
     if missing:
         console.print(f"[red]HUD is missing completed rows for: {', '.join(missing)}[/red]")
+    return missing

@@ -139,19 +139,21 @@ def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path) -> int
     out = args.out or (args.state_dir or default_state_dir(env)) / "out"
     runner = choose_runner(args.runner, env)
     check_runner_can_run([leg], runner, args.test_command)
+    callback = None  # how the leg's own callbacks went (--report only)
     if args.report:
         from crcr.handler.cycle import reporting_session
         with reporting_session(args, planned.dispatch, env) as session:
             result = session.run(leg, lambda: run_leg(leg, ws, out, runner=runner, env=env, timeout=args.leg_timeout,
                                                      select=args.select, template=args.test_command,
                                                      target_template=args.target_template))
+            callback = session.callback_label(leg.job_name)
     else:
         result = run_leg(leg, ws, out, runner=runner, env=env, timeout=args.leg_timeout, select=args.select,
                          template=args.test_command, target_template=args.target_template)
     if args.results_out:
-        atomic_write_json(args.results_out, result.counts.as_results())
+        atomic_write_json(args.results_out, {**result.counts.as_results(), **({"callback": callback} if callback else {})})
     print(f"{leg.job_name}: {result.conclusion} ({result.counts.passed} passed, {result.counts.failed} failed, "
-          f"{result.counts.skipped} skipped) in {result.seconds:.1f}s")
+          f"{result.counts.skipped} skipped) in {result.seconds:.1f}s" + (f"; callbacks: {callback}" if callback else ""))
     return 0 if result.conclusion in ("success", "neutral") else 1
 
 

@@ -1,8 +1,13 @@
 """Fault injection for the emulator: scripted faults first, then random ones.
 
 Kinds: `5xx` (503 before processing), `429` (before processing), `drop`
-(process, then close the connection without answering), `hud_5xx` (state
-saved, HUD forward fails -> 500, like the real relay), `latency` (sleep).
+(process, then close the connection without answering), `latency` (sleep
+`latency` s first), and two HUD faults that strike after the relay has
+saved the state, during its forward to HUD: `hud_5xx` (every HUD attempt
+of that callback fails with a 5xx) and `hud_slow` (every HUD attempt takes
+`hud_latency` s and times out). The relay retries HUD as it does for real
+(see `HudLink` in pipeline.py) and then answers 500. `none` is a scripted
+request that gets no fault (to aim a fault at a later request).
 """
 from __future__ import annotations
 
@@ -12,7 +17,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-KINDS = ("5xx", "429", "drop", "hud_5xx", "latency")
+KINDS = ("5xx", "429", "drop", "latency", "hud_5xx", "hud_slow", "none")
+HUD_KINDS = ("hud_5xx", "hud_slow")
 
 
 @dataclass
@@ -40,6 +46,8 @@ class FaultPlan:
                   script: Iterable[str] = ()) -> None:
         kinds, script = tuple(kinds), tuple(script)
         self.validate(rate, kinds + script)
+        if latency < 0:
+            raise ValueError("latency must be >= 0")
         with self._lock:
             self.rate, self.kinds, self.latency = rate, kinds, latency
             self._rng = random.Random(seed)
@@ -48,7 +56,8 @@ class FaultPlan:
     def next(self) -> Optional[str]:
         with self._lock:
             if self._script:
-                return self._script.popleft()
+                kind = self._script.popleft()
+                return None if kind == "none" else kind
             if self.rate and self.kinds and self._rng.random() < self.rate:
                 return self._rng.choice(self.kinds)
             return None

@@ -1,67 +1,126 @@
-"""HUD emulation: the results table (§5) and the per-PR grid page.
+"""HUD emulation: the results ingest (§5), its table and the per-PR grid page.
 
-Rows are upserted by verified_repo/delivery_id/workflow_name/job_name/
-check_run_id, setting only non-null fields, so a completed callback keeps the
-queue_time its in_progress brought.
+`hud_record` is what HUD's `/api/crcr/results` makes of the relay's
+envelope: it rejects a falsy `job_name` and a null/absent `check_run_id`
+(an empty string is fine), takes `run_attempt` as JS `Number(x ?? 1) || 1`,
+keys the row by `verified_repo/delivery_id/workflow_name/job_name/check_run_id`
+and carries only the fields that are set, so an upsert never clears what an
+earlier callback brought (queue_time, started_at).
+
+The page is the emulator's own: it also knows the relay's side, so a job the
+relay recorded but HUD never confirmed is shown as *stale* (see `stale_jobs`
+in pipeline.py) — the real HUD cannot see that, which is exactly the problem.
 """
 from __future__ import annotations
 
 import html
+import json
+import math
 import threading
 from typing import Any, Optional
 
-REQUIRED = ("job_name", "check_run_id")
+MAX_BODY = 2 * 1024 * 1024  # HUD's ingest limit (Next.js bodyParser sizeLimit)
 
 
 class HudRejected(Exception):
-    pass
+    """HUD answered 4xx: the relay passes the status back to the caller."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
 
 
-def _int(value: Any) -> Optional[int]:
+def js_string(value: Any) -> str:
+    """`String(value)` as JavaScript renders JSON values (keys must match HUD's)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and math.isfinite(value) and value == int(value):
+        return str(int(value))
+    if isinstance(value, (dict, list)):
+        return "[object Object]" if isinstance(value, dict) else ",".join(js_string(v) for v in value)
+    return str(value)
+
+
+def js_number_or_one(value: Any) -> int | float:
+    """`Number(value ?? 1) || 1`: "01" -> 1, "abc"/""/0 -> 1."""
+    if value is None:
+        return 1
+    if isinstance(value, bool):
+        return 1
+    if isinstance(value, (int, float)):
+        return value or 1
     try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
+        n = float(str(value).strip() or 0)
+    except ValueError:
+        return 1
+    if not math.isfinite(n) or n == 0:
+        return 1
+    return int(n) if n == int(n) else n
 
 
-def row_from_callback(body: dict, repo: str, level: int, metrics: dict) -> dict:
-    wf = body.get("workflow") or {}
-    missing = [k for k in REQUIRED if not wf.get(k)]
-    if missing:
-        raise HudRejected(f"missing workflow.{missing[0]}")
-    payload = body.get("payload") if isinstance(body.get("payload"), dict) else {}
-    pr = payload.get("pull_request") if isinstance(payload.get("pull_request"), dict) else {}
-    results = wf.get("test_results") if isinstance(wf.get("test_results"), dict) else {}
-    counts = {k: _int(results.get(k)) for k in ("passed", "failed", "skipped", "total")}
-    if counts["total"] is None and results:
-        counts["total"] = sum(v or 0 for k, v in counts.items() if k != "total")
-    head = (pr.get("head") or {}).get("sha") if isinstance(pr.get("head"), dict) else None
-    return {
-        "downstream_repo": repo, "downstream_repo_level": level,
-        "upstream_repo": (payload.get("repository") or {}).get("full_name") if isinstance(payload.get("repository"), dict) else None,
-        "pr_number": _int(pr.get("number")), "pytorch_head_sha": head or payload.get("after") or payload.get("head_sha"),
-        "delivery_id": body.get("delivery_id"), "event_type": body.get("event_type"),
-        "workflow_name": wf.get("name"), "job_name": wf.get("job_name"), "check_run_id": wf.get("check_run_id"),
-        "run_id": _int(wf.get("run_id")), "run_attempt": _int(wf.get("run_attempt")) or 1,
-        "status": wf.get("status"), "conclusion": wf.get("conclusion"),
-        "started_at": wf.get("started_at"), "completed_at": wf.get("completed_at"),
-        "url": wf.get("url"), "artifact_url": wf.get("artifact_url"),
-        "queue_time": metrics.get("queue_time"), "execution_time": metrics.get("execution_time"),
-        "tests_passed": counts["passed"], "tests_failed": counts["failed"],
-        "tests_skipped": counts["skipped"], "tests_total": counts["total"],
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _get(obj: Any, key: str) -> Any:
+    return obj.get(key) if isinstance(obj, dict) else None
+
+
+def hud_record(envelope: dict) -> dict:
+    """The row HUD upserts for one relay envelope; raises HudRejected like HUD's 4xx."""
+    if len(json.dumps(envelope).encode()) > MAX_BODY:
+        raise HudRejected(413, "Payload exceeds 2MB limit")
+    trusted, cb = envelope["trusted"], envelope["untrusted"]["callback_payload"]
+    wf = cb.get("workflow") if isinstance(cb, dict) else None
+    if not isinstance(wf, dict):
+        raise HudRejected(400, "workflow is not an object")  # HUD itself would throw -> 500; relay-side guard
+    if not wf.get("job_name"):
+        raise HudRejected(400, "Missing required field: workflow.job_name")
+    if wf.get("check_run_id") is None:
+        raise HudRejected(400, "Missing required field: workflow.check_run_id")
+    payload = cb.get("payload")
+    pr = _get(payload, "pull_request")
+    repo, delivery = trusted["verified_repo"], cb.get("delivery_id")
+    head = _get(_get(pr, "head"), "sha")
+    record = {
+        "downstream_repo": repo,
+        "upstream_repo": _get(_get(payload, "repository"), "full_name") or "pytorch/pytorch",
+        "pr_number": _get(pr, "number") if _get(pr, "number") is not None else 0,
+        "pytorch_head_sha": next((v for v in (head, _get(payload, "head_sha"), delivery) if v is not None), ""),
+        "delivery_id": delivery, "event_type": cb.get("event_type") or None,
+        "workflow_name": wf.get("name"), "job_name": wf["job_name"], "check_run_id": js_string(wf["check_run_id"]),
+        "run_id": wf.get("run_id") if wf.get("run_id") is not None else "",
+        "run_attempt": js_number_or_one(wf.get("run_attempt")),
+        "status": wf.get("status"), "url": wf.get("url") or "",
+        "downstream_repo_level": trusted.get("downstream_repo_level") or None,
+        "queue_time": (trusted.get("ci_metrics") or {}).get("queue_time"),
+        "execution_time": (trusted.get("ci_metrics") or {}).get("execution_time"),
+        "started_at": wf.get("started_at") or None, "artifact_url": wf.get("artifact_url") or None,
     }
+    if wf.get("status") == "completed":
+        record.update(conclusion=wf.get("conclusion"), completed_at=wf.get("completed_at") or None)
+        results = wf.get("test_results")
+        if results:
+            counts = {k: results.get(k) if isinstance(results, dict) and _is_number(results.get(k)) else None
+                      for k in ("passed", "failed", "skipped", "total")}
+            record.update(tests_passed=counts["passed"], tests_failed=counts["failed"], tests_skipped=counts["skipped"],
+                          tests_total=counts["total"] if counts["total"] is not None else
+                          sum(counts[k] or 0 for k in ("passed", "failed", "skipped")))
+    record["key"] = "/".join(js_string(v) for v in (repo, delivery, wf.get("name"), wf["job_name"])) \
+        + "/" + record["check_run_id"]
+    return {k: v for k, v in record.items() if v is not None}
 
 
 class HudStore:
     def __init__(self) -> None:
-        self._rows: dict[tuple, dict] = {}
+        self._rows: dict[str, dict] = {}
         self._lock = threading.Lock()
 
-    def upsert(self, row: dict) -> None:
-        key = tuple(row.get(k) for k in ("downstream_repo", "delivery_id", "workflow_name", "job_name", "check_run_id"))
+    def upsert(self, record: dict) -> None:
         with self._lock:
-            current = self._rows.setdefault(key, {})
-            current.update({k: v for k, v in row.items() if v is not None})
+            self._rows.setdefault(record["key"], {}).update(record)
 
     def rows(self, repo: Optional[str] = None) -> list[dict]:
         with self._lock:
@@ -70,8 +129,10 @@ class HudStore:
 
 def _cell(row: dict) -> str:
     status = row.get("conclusion") or row.get("status") or "?"
-    bits = [f"<b>{html.escape(status)}</b>"]
-    if (row.get("run_attempt") or 1) > 1:
+    bits = [f"<b>{html.escape(str(status))}</b>"]
+    if row.get("stale"):
+        bits.append(f"STALE: relay has {html.escape(row['stale'])}, HUD never confirmed")
+    if _is_number(row.get("run_attempt")) and row["run_attempt"] > 1:
         bits.append(f"attempt {row['run_attempt']}")
     if row.get("execution_time") is not None:
         bits.append(f"{row['execution_time']:.1f}s")
@@ -79,8 +140,9 @@ def _cell(row: dict) -> str:
         bits.append(f"{row.get('tests_passed') or 0}/{row['tests_total']} passed")
     if row.get("queue_time") is not None:
         bits.append(f"queued {row['queue_time']:.1f}s")
-    css = {"success": "ok", "failure": "bad", "timed_out": "bad", "cancelled": "warn"}.get(status, "run")
-    link = html.escape(row.get("url") or "#", quote=True)
+    css = "stale" if row.get("stale") else \
+        {"success": "ok", "failure": "bad", "timed_out": "bad", "cancelled": "warn"}.get(status, "run")
+    link = html.escape(str(row.get("url") or "#"), quote=True)
     return f'<td class="{css}"><a href="{link}">' + "<br>".join(bits) + "</a></td>"
 
 
@@ -92,24 +154,44 @@ def _pr_label(row: dict) -> str:
     return f"{row.get('event_type')} {str(row.get('pytorch_head_sha') or row.get('delivery_id'))[:12]}"
 
 
+def with_stale(rows: list[dict], stale: list[dict]) -> list[dict]:
+    """Rows with the relay's unconfirmed jobs marked (`stale`), missing ones added as placeholders."""
+    out = [dict(r) for r in rows]
+    for job in stale:
+        match = [r for r in out if (r["downstream_repo"], str(r.get("delivery_id")), str(r.get("job_name"))) ==
+                 (job["repo"], str(job["delivery_id"]), str(job["job_name"]))]
+        for r in match:
+            r["stale"] = job["relay_state"]
+        if not match:
+            out.append({"downstream_repo": job["repo"], "delivery_id": job["delivery_id"], "job_name": str(job["job_name"]),
+                        "event_type": job.get("event_type"), "pr_number": job.get("pr_number"),
+                        "status": "missing in HUD", "stale": job["relay_state"], "run_attempt": job["run_attempt"]})
+    return out
+
+
 def render_page(rows: list[dict], title: str = "CRCR HUD (local emulator)") -> str:
     """Grid: one line per upstream PR (or push/nightly), one column per job_name.
 
     The newest attempt wins a cell, as on hud.pytorch.org; payload strings are
     escaped here, since the relay stores them verbatim (§6).
     """
-    jobs = sorted({r["job_name"] for r in rows})
+    jobs = sorted({str(r["job_name"]) for r in rows})
     grid: dict[str, dict[str, dict]] = {}
-    for r in sorted(rows, key=lambda r: (r.get("run_attempt") or 1, r.get("started_at") or "")):
-        grid.setdefault(_pr_label(r), {})[r["job_name"]] = r
+    attempt = lambda r: r["run_attempt"] if _is_number(r.get("run_attempt")) else 1  # noqa: E731
+    for r in sorted(rows, key=lambda r: (attempt(r), str(r.get("started_at") or ""))):
+        grid.setdefault(_pr_label(r), {})[str(r["job_name"])] = r
     head = "".join(f"<th>{html.escape(j)}</th>" for j in jobs)
     body = "".join(
         f"<tr><th>{html.escape(label)}</th>" + "".join(_cell(cells[j]) if j in cells else "<td></td>" for j in jobs) + "</tr>"
         for label, cells in sorted(grid.items()))
+    stale = sum(1 for r in rows if r.get("stale"))
+    warning = (f'<p class="stale">{stale} job(s) STALE: the relay recorded them but HUD never confirmed '
+               f"(HUD 5xx or slow during the forward); the real HUD keeps showing the older state.</p>") if stale else ""
     return f"""<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="5">
 <title>{html.escape(title)}</title><style>
 body{{font-family:sans-serif}} table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:4px 8px;font-size:13px}}
 td.ok{{background:#dfd}} td.bad{{background:#fdd}} td.warn{{background:#ffd}} td.run{{background:#def}}
+td.stale,p.stale{{background:#fc8;font-weight:bold}}
 </style></head><body><h1>{html.escape(title)}</h1><p>{len(rows)} job rows, {len(jobs)} jobs.
-JSON: <a href="/api/crcr/results">/api/crcr/results</a></p>
+JSON: <a href="/api/crcr/results">/api/crcr/results</a></p>{warning}
 <table><tr><th>upstream</th>{head}</tr>{body}</table></body></html>"""

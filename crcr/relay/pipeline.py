@@ -1,28 +1,98 @@
 """The relay's callback pipeline (§2.3), independent of HTTP.
 
-`Relay.callback(auth_header, raw_body)` returns (status, json) exactly as the
-real relay would answer; the server only adds transport faults around it.
+`Relay.callback(auth_header, raw_body)` returns (status, json) as the real
+relay's callback Lambda answers, step by step in its order:
+
+1. body: empty -> `{}`; not JSON -> 400 "Invalid JSON body" (before auth);
+2. OIDC -> 401 (issuer.py);
+3. level < L2 -> 200 `ignored` (whatever the body is);
+4. rate limit -> 429 (refused requests count too);
+5. nightly/periodic -> the same required fields, completed only, straight to HUD;
+6. required fields: `delivery_id`, `workflow.status`, `workflow.run_id` (parsed
+   with `int()`), `workflow.run_attempt` (default 1, `int()`), `workflow.name`;
+   missing or mistyped -> 400 "callback body missing required field: ...";
+   a value `int()` refuses ("abc", "") -> 500, as the relay's uncaught
+   ValueError; a body that is not an object -> 500 likewise;
+7. no DISPATCHED record -> 400; unknown status -> 400; state machine -> 400;
+8. L3+ check run (best effort), zombie tracking via the stored in_progress;
+9. HUD forward: HUD 4xx -> that status back; 5xx/timeouts retried
+   (`HudLink`), then 500 — the state is saved by then (step 7).
 """
 from __future__ import annotations
 
+import copy
 import json
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from crcr.allowlist import Entry, level_of
-from crcr.relay.hud import HudRejected, HudStore, row_from_callback
+from crcr.relay.hud import HudRejected, HudStore, hud_record
 from crcr.relay.issuer import AuthFailed, Issuer
 from crcr.relay.ratelimit import SlidingWindow
-from crcr.relay.state import Rejected, StateStore
+from crcr.relay.state import Rejected, StateStore, state_key
 
-NIGHTLY = ("nightly", "periodic")
+NIGHTLY = frozenset({"nightly", "periodic"})
 ZOMBIE_TIMEOUT = 21600.0  # seconds in_progress before the sweeper times a job out
+INTERNAL = {"detail": "Internal server error"}
+HUD_REASONS = {400: "Bad Request", 413: "Payload Too Large", 422: "Unprocessable Entity"}
 
 
-class HudDown(Exception):
-    """Injected: HUD 5xx after retries (the relay answers 500)."""
+class Answer(Exception):
+    """A non-200 answer decided inside the pipeline (the relay's HTTPException)."""
+
+    def __init__(self, status: int, detail: str):
+        super().__init__(detail)
+        self.status, self.detail = status, detail
+
+
+@dataclass
+class HudLink:
+    """The relay's HUD client: `retries` (HUD_MAX_RETRIES, 3) after the first
+    attempt, waiting backoff * 1, 2, 4 s; an attempt against a slow HUD takes
+    `slow_attempt` s before it fails. Tests scale these down."""
+
+    retries: int = 3
+    backoff: float = 1.0
+    slow_attempt: float = 3.0
+    sleep: Callable[[float], None] = time.sleep
+
+    def waits(self) -> list[float]:
+        return [self.backoff * 2 ** i for i in range(self.retries)]
+
+
+def parse_callback(body: dict) -> tuple[Any, Any, int, int, Any, Any]:
+    """(delivery_id, status, run_id, run_attempt, workflow name, job_name), the relay's way."""
+    try:
+        delivery = body["delivery_id"]
+        wf = body["workflow"]
+        status = wf["status"]
+        run_id = int(wf["run_id"])  # ValueError ("abc") is not caught: the relay answers 500
+        run_attempt = int(wf.get("run_attempt", 1))
+        name = wf["name"]
+        job_name = wf.get("job_name")
+    except (KeyError, TypeError) as exc:
+        raise Answer(400, f"callback body missing required field: {exc}") from None
+    return delivery, status, run_id, run_attempt, name, job_name
+
+
+def pr_head_sha(body: dict) -> str:
+    # Same chain as the relay: a non-object payload/pull_request raises (-> 500).
+    pr = (body.get("payload") or {}).get("pull_request") or {}
+    return (pr.get("head") or {}).get("sha", "")
+
+
+def pr_labels(body: dict) -> set[str]:
+    # As strict as the relay: a label that is not an object raises (-> 500, L3+ only).
+    pr = (body.get("payload") or {}).get("pull_request") or {}
+    return {label.get("name", "") for label in (pr.get("labels") or [])}
+
+
+def check_run_title(status: str, conclusion: Any) -> str:
+    if status != "completed":
+        return "In progress"
+    return str(conclusion).capitalize() if conclusion else "Completed"
 
 
 @dataclass
@@ -32,10 +102,14 @@ class Relay:
     limiter: SlidingWindow = field(default_factory=SlidingWindow)
     state: StateStore = field(default_factory=StateStore)
     hud: HudStore = field(default_factory=HudStore)
+    hud_link: HudLink = field(default_factory=HudLink)
 
     def __post_init__(self) -> None:
         self.dispatches: list[dict] = []
         self.check_runs: list[dict] = []
+        self.dispatch_jobs: dict[tuple, dict] = {}  # (head_sha, repo) -> {workflow:job -> summary}
+        self.check_run_wanted: set[tuple] = set()
+        self.forwards: dict[str, dict] = {}  # per job: what the relay recorded and whether HUD confirmed it
         self.counters: dict[str, int] = {}
         self._lock = threading.Lock()
 
@@ -50,109 +124,170 @@ class Relay:
             return 400, {"detail": "client_payload.delivery_id is required"}
         if not self.state.record_dispatch(delivery, repo):
             return 409, {"detail": f"duplicate DISPATCHED for {delivery} {repo}"}
+        level = level_of(self.allowlist, repo)
+        head = ((client_payload.get("payload") or {}).get("pull_request") or {}).get("head") or {}
+        entry = self.allowlist.get(repo)
+        try:
+            labelled = entry is not None and f"ciflow/crcr/{entry.device}" in pr_labels(client_payload)
+        except (AttributeError, TypeError):
+            return 400, {"detail": "client_payload.payload.pull_request.labels are not objects"}
         with self._lock:
+            if head.get("sha") and (level >= 4 or (level == 3 and labelled)):
+                self.check_run_wanted.add((head["sha"], repo))
             self.dispatches.append({"repo": repo, "delivery_id": delivery, "at": time.time(),
                                     "event_type": client_payload.get("event_type")})
         return 200, {"ok": True, "state": "DISPATCHED"}
 
     # -- callback side ------------------------------------------------------------------
-    def callback(self, auth_header: Optional[str], raw: bytes, hud_down: bool = False) -> tuple[int, dict]:
-        status, answer = self._callback(auth_header, raw, hud_down)
+    def callback(self, auth_header: Optional[str], raw: bytes, hud_fault: Optional[str] = None) -> tuple[int, dict]:
+        status, answer = self._callback(auth_header, raw, hud_fault)
         self._count(f"{status}")
         return status, answer
 
-    def _callback(self, auth_header: Optional[str], raw: bytes, hud_down: bool) -> tuple[int, dict]:
+    def _callback(self, auth_header: Optional[str], raw: bytes, hud_fault: Optional[str]) -> tuple[int, dict]:
         try:
-            body = json.loads(raw)
-        except (ValueError, RecursionError):
-            return 400, {"detail": "invalid JSON body"}
-        if not isinstance(body, dict):
-            return 400, {"detail": "body must be a JSON object"}
-        if not auth_header or not auth_header.startswith("Bearer "):
-            return 401, {"detail": "missing bearer token"}
+            body = json.loads(raw) if raw else {}
+        except RecursionError:
+            return 500, INTERNAL
+        except ValueError:
+            return 400, {"detail": "Invalid JSON body"}
         try:
-            repo = self.issuer.verify(auth_header[len("Bearer "):].strip())
+            repo = self.issuer.verify_header(auth_header)
+            return 200, self._handle(body, repo, hud_fault)
         except AuthFailed as err:
-            return 401, {"detail": f"OIDC verification failed: {err}"}
+            return 401, {"detail": str(err)}
+        except Answer as err:
+            return err.status, {"detail": err.detail}
+        except Exception:  # noqa: BLE001 - the relay's catch-all: anything unexpected is a 500
+            return 500, INTERNAL
+
+    def _handle(self, body: Any, repo: str, hud_fault: Optional[str]) -> dict:
         level = level_of(self.allowlist, repo)
         if level < 2:
-            return 200, {"ok": True, "status": "ignored"}
+            return {"ok": True, "status": "ignored"}
         if not self.limiter.allow(repo):
-            return 429, {"detail": f"rate limit exceeded for {repo}"}
-        wf = body.get("workflow")
-        if not isinstance(wf, dict):
-            return 400, {"detail": "missing field: workflow"}
-        if body.get("event_type") in NIGHTLY:
-            return self._self_report(body, wf, repo, level, hud_down)
-        for name, value in (("delivery_id", body.get("delivery_id")), ("workflow.status", wf.get("status")),
-                            ("workflow.run_id", wf.get("run_id")), ("workflow.name", wf.get("name"))):
-            if value in (None, ""):
-                return 400, {"detail": f"missing field: {name}"}
-        if wf["status"] not in ("in_progress", "completed"):
-            return 400, {"detail": f"invalid workflow.status {wf['status']!r}"}
+            raise Answer(429, f"rate limit exceeded for {repo}")
+        if body.get("event_type", "") in NIGHTLY:  # AttributeError for a non-object body -> 500
+            return self._self_report(body, repo, level, hud_fault)
+        delivery, status, run_id, run_attempt, name, job_name = parse_callback(body)
+        if self.state.dispatched_at(delivery, repo) is None:
+            raise Answer(400, "callback rejected: no matching dispatch record")
+        if status not in ("in_progress", "completed"):
+            raise Answer(400, f"unknown callback status: {status!r}")
+        stored = self._envelope(body, repo, level) if status == "in_progress" else None
         try:
-            run_id = str(int(str(wf["run_id"])))
-        except ValueError:
-            return 400, {"detail": "workflow.run_id is not an integer"}
-        try:
-            t = self.state.apply(str(body["delivery_id"]), repo, run_id, str(wf.get("run_attempt") or "1"),
-                                 wf.get("job_name") or None, wf["status"])
-        except Rejected as err:
-            return 400, {"detail": str(err)}
+            t = self.state.apply(delivery, repo, run_id, run_attempt, job_name, status, stored)
+        except Rejected:
+            raise Answer(400, f"callback rejected: invalid state transition delivery_id={delivery} "
+                              f"repo={repo} status={status}") from None
+        key = state_key(delivery, repo, run_id, run_attempt, job_name)
         if level >= 3:
-            self._check_run(body, wf, repo, level)
-        return self._forward(body, repo, level, {"queue_time": t.queue_time, "execution_time": t.execution_time},
-                             wf["status"], hud_down)
+            self._check_run(body, repo, level, status, run_id, name, job_name)
+        metrics = {"queue_time": t.queue_time, "execution_time": t.execution_time}
+        self._forward(key, self._envelope(body, repo, level, metrics), status, hud_fault)
+        return {"ok": True, "status": status}
 
-    def _self_report(self, body: dict, wf: dict, repo: str, level: int, hud_down: bool) -> tuple[int, dict]:
-        if wf.get("status") != "completed":
-            return 400, {"detail": "nightly/periodic reports accept only status completed"}
-        if not body.get("delivery_id") or not wf.get("name"):
-            return 400, {"detail": "missing field: delivery_id or workflow.name"}
-        return self._forward(body, repo, level, {}, "completed", hud_down)
+    def _self_report(self, body: dict, repo: str, level: int, hud_fault: Optional[str]) -> dict:
+        delivery, status, run_id, run_attempt, name, job_name = parse_callback(body)
+        if status != "completed":
+            raise Answer(400, f"nightly/periodic callbacks must have status 'completed', got {status!r}")
+        key = f"{body.get('event_type')}:{delivery}:{repo}:{run_id}:{run_attempt}:{job_name}"
+        self._forward(key, self._envelope(body, repo, level), status, hud_fault)
+        return {"ok": True, "status": status}
 
-    def _forward(self, body: dict, repo: str, level: int, metrics: dict, status: str,
-                 hud_down: bool) -> tuple[int, dict]:
-        # State is already saved here: a client retrying after this 500 gets a 400 duplicate.
-        if hud_down:
-            return 500, {"detail": "HUD unavailable: result not saved; retry or ignore"}
-        try:
-            self.hud.upsert(row_from_callback(body, repo, level, metrics))
-        except HudRejected as err:
-            return 400, {"detail": f"HUD: {err}"}
-        return 200, {"ok": True, "status": status}
+    @staticmethod
+    def _envelope(body: dict, repo: str, level: int, metrics: Optional[dict] = None) -> dict:
+        return {"trusted": {"ci_metrics": metrics or {"queue_time": None, "execution_time": None},
+                            "verified_repo": repo, "downstream_repo_level": f"L{level}"},
+                "untrusted": {"callback_payload": body}}
 
-    def _check_run(self, body: dict, wf: dict, repo: str, level: int) -> None:
-        """L3 with a ciflow/crcr/<device> label, or L4: record the upstream check run (§2.6)."""
-        payload = body.get("payload") if isinstance(body.get("payload"), dict) else {}
-        pr = payload.get("pull_request") if isinstance(payload.get("pull_request"), dict) else {}
-        head = (pr.get("head") or {}).get("sha") if isinstance(pr.get("head"), dict) else None
+    # -- HUD forward ------------------------------------------------------------------------
+    def _forward(self, key: str, envelope: dict, status: str, hud_fault: Optional[str]) -> None:
+        """POST to HUD with the relay's retries; the state is already saved when this fails."""
+        self._note(key, envelope, status, confirmed=False)
+        link = self.hud_link
+        for attempt, wait in enumerate([0.0] + link.waits()):
+            if attempt:
+                link.sleep(wait)
+            if hud_fault == "hud_5xx":
+                continue
+            if hud_fault == "hud_slow":
+                link.sleep(link.slow_attempt)
+                continue
+            try:
+                record = hud_record(envelope)
+            except HudRejected as err:
+                raise Answer(err.status, f"HUD rejected callback: HTTP {err.status}: "
+                                         f"{HUD_REASONS.get(err.status, 'Client Error')}") from None
+            self.hud.upsert(record)
+            self._note(key, envelope, status, confirmed=True)
+            return
+        raise Answer(500, "HUD unavailable: result not saved; retry or ignore")
+
+    def _note(self, key: str, envelope: dict, status: str, confirmed: bool) -> None:
+        cb = envelope["untrusted"]["callback_payload"]
+        wf = cb.get("workflow") or {}
+        pr = (cb.get("payload") or {}).get("pull_request") if isinstance(cb.get("payload"), dict) else None
+        with self._lock:
+            self.forwards[key] = {"repo": envelope["trusted"]["verified_repo"], "delivery_id": cb.get("delivery_id"),
+                                  "job_name": wf.get("job_name"), "event_type": cb.get("event_type"),
+                                  "pr_number": pr.get("number") if isinstance(pr, dict) else None,
+                                  "run_attempt": wf.get("run_attempt"), "relay_state": status,
+                                  "hud_confirmed": confirmed}
+
+    def stale_jobs(self, repo: Optional[str] = None) -> list[dict]:
+        """Jobs whose latest relay record HUD never confirmed (HUD 5xx/slow/4xx after the state save)."""
+        with self._lock:
+            return [dict(f) for f in self.forwards.values()
+                    if not f["hud_confirmed"] and (repo is None or f["repo"] == repo)]
+
+    # -- L3/L4 upstream check runs --------------------------------------------------------------
+    def _check_run(self, body: dict, repo: str, level: int, status: str, run_id: int, name: Any, job_name: Any) -> None:
+        """Cache the job; create a check run when wanted (L4; L3 with its label or the dispatch flag)."""
+        head = pr_head_sha(body)
         if not head:
             return
+        conclusion = (body.get("workflow") or {}).get("conclusion")
+        details = f"https://github.com/{repo}/actions/runs/{run_id}"
         device = self.allowlist[repo].device
-        labels = {l.get("name") for l in pr.get("labels") or [] if isinstance(l, dict)}
-        if level == 3 and f"ciflow/crcr/{device}" not in labels:
-            return
-        title = "In progress" if wf.get("status") == "in_progress" else str(wf.get("conclusion") or "").capitalize()
         with self._lock:
-            self.check_runs.append({"head_sha": head, "name": f"crcr/{repo}/{wf.get('name')}/{wf.get('job_name')}",
-                                    "title": title, "details_url": wf.get("url"),
-                                    "external_id": f"{wf.get('run_id')}:{pr.get('number')}"})
+            self.dispatch_jobs.setdefault((head, repo), {})[f"{name}:{job_name}"] = {
+                "status": status, "conclusion": conclusion, "job_url": details, "run_id": str(run_id)}
+            wanted = level >= 4 or bool(device and f"ciflow/crcr/{device}" in pr_labels(body)) \
+                or (head, repo) in self.check_run_wanted
+            if wanted:
+                self.check_runs.append({"head_sha": head, "name": f"crcr/{repo}/{name}/{job_name}", "status": status,
+                                        "conclusion": conclusion if status == "completed" else None,
+                                        "title": check_run_title(status, conclusion), "details_url": details,
+                                        "external_id": str(run_id)})
 
+    # -- zombies -------------------------------------------------------------------------------
     def sweep(self, timeout: float = ZOMBIE_TIMEOUT) -> int:
-        """The relay's sweeper: stale in_progress jobs end as completed/timed_out in HUD."""
-        stale = set(self.state.sweep(timeout))
+        """The sweeper (§2.8): jobs in_progress too long become completed/timed_out in HUD,
+        from the envelope stored at in_progress; only a confirmed HUD write closes the state."""
         swept = 0
-        for row in self.hud.rows():
-            key = (row["delivery_id"], row["downstream_repo"], str(row["run_id"]), str(row["run_attempt"]))
-            if row.get("status") == "in_progress" and (key + (row["job_name"],) in stale or key in stale):
-                self.hud.upsert(dict(row, status="completed", conclusion="timed_out"))
-                swept += 1
+        for key, rec in self.state.expired_in_progress(timeout):
+            if rec.envelope is None:
+                continue
+            envelope = copy.deepcopy(rec.envelope)
+            envelope["trusted"]["ci_metrics"] = {"queue_time": None,
+                                                 "execution_time": max(0.0, round(time.time() - rec.at, 3))}
+            wf = envelope["untrusted"]["callback_payload"]["workflow"]
+            wf.update(status="completed", conclusion="timed_out",
+                      completed_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+            try:
+                self.hud.upsert(hud_record(envelope))
+            except HudRejected:
+                continue
+            self._note(key, envelope, "completed", confirmed=True)
+            self.state.close_zombie(key)
+            swept += 1
         return swept
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
             return {"dispatches": list(self.dispatches), "check_runs": list(self.check_runs),
-                    "counters": dict(self.counters),
+                    "counters": dict(self.counters), "stale": [dict(f) for f in self.forwards.values()
+                                                              if not f["hud_confirmed"]],
                     "transitions": [{"key": list(t.key), "status": t.status, "queue_time": t.queue_time,
                                      "execution_time": t.execution_time} for t in self.state.transitions]}

@@ -1,4 +1,9 @@
-"""Relay-side limit: a 60 s sliding window per verified repo (§2.3 step 3)."""
+"""Relay-side limit: a 60 s sliding window per verified repo (§2.3 step 3).
+
+Like the relay's Redis sorted set, every request is added to the window
+first and the request is refused when the count is then over the limit, so
+refused requests keep counting: a client that hammers stays locked out.
+"""
 from __future__ import annotations
 
 import threading
@@ -18,9 +23,7 @@ class SlidingWindow:
     def allow(self, key: str) -> bool:
         with self._lock:
             now, hits = self._clock(), self._hits[key]
+            hits.append(now)
             while hits and now - hits[0] >= self.window:
                 hits.popleft()
-            if len(hits) >= self.limit:
-                return False
-            hits.append(now)
-            return True
+            return len(hits) <= self.limit

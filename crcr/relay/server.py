@@ -1,6 +1,8 @@
 """HTTP glue for the emulator: a ThreadingHTTPServer on 127.0.0.1.
 
-Relay routes: POST /github/callback (404 elsewhere, 405 for other methods).
+Relay routes as the relay's local FastAPI server answers them: POST
+/github/callback; a trailing slash -> 307 to the path without it; other
+methods -> 405 "Method Not Allowed"; unknown paths -> 404 "Not Found".
 HUD routes: GET /hud, /crcr/<owner>/<repo>, /api/crcr/results.
 Emulator-only: /.well-known/jwks, /_emulator/oidc/token (an
 ACTIONS_ID_TOKEN_REQUEST_URL stand-in), /_emulator/dispatch,
@@ -19,13 +21,13 @@ from typing import Optional
 from urllib.parse import parse_qs, urlsplit
 
 from crcr.allowlist import Entry, parse_allowlist
-from crcr.relay.faults import FaultPlan
-from crcr.relay.hud import render_page
+from crcr.relay.faults import HUD_KINDS, FaultPlan
+from crcr.relay.hud import render_page, with_stale
 from crcr.relay.pipeline import Relay
 
 log = logging.getLogger("crcr.relay")
 CALLBACK = "/github/callback"
-MAX_BODY = 2 * 1024 * 1024  # HUD's body limit
+MAX_BODY = 6 * 1024 * 1024  # a Lambda function URL's request limit (HUD's own 2 MB applies later)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -36,13 +38,35 @@ class _Handler(BaseHTTPRequestHandler):
         log.debug("%s %s", self.address_string(), fmt % args)
 
     # -- helpers ----------------------------------------------------------
-    def _send(self, status: int, obj, ctype: str = "application/json") -> None:
+    def _send(self, status: int, obj, ctype: str = "application/json", headers: Optional[dict] = None) -> None:
         data = obj.encode() if isinstance(obj, str) else json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (its timeout) while the relay was still working
+
+    def _relay_route(self, path: str) -> bool:
+        """Answer what the relay's router answers for its own paths; False if not one of them.
+        A body sent along is left unread, so these answers close the connection."""
+        if path == CALLBACK:
+            if self.command != "POST":
+                self.close_connection = True
+                self._send(405, {"detail": "Method Not Allowed"}, headers={"Allow": "POST"})
+                return True
+            return False
+        if path == CALLBACK + "/":  # Starlette's redirect_slashes
+            host = self.headers.get("Host") or "%s:%s" % self.server.server_address[:2]
+            query = urlsplit(self.path).query
+            self.close_connection = True
+            self._send(307, "", "text/plain", {"Location": f"http://{host}{CALLBACK}" + (f"?{query}" if query else "")})
+            return True
+        return False
 
     def _body(self) -> Optional[bytes]:
         try:
@@ -64,9 +88,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- routes ---------------------------------------------------------------
     def do_POST(self) -> None:
-        path = urlsplit(self.path).path.rstrip("/")
-        if path == CALLBACK:
+        raw_path = urlsplit(self.path).path
+        if self._relay_route(raw_path):
+            return
+        if raw_path == CALLBACK:
             return self._callback()
+        path = raw_path.rstrip("/")
         body = self._body()
         if body is None:
             return
@@ -84,37 +111,39 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, {"ok": True, "timed_out": self.emulator.relay.sweep(timeout)})
         if path == "/_emulator/faults" and isinstance(data, dict):
             try:
-                self.emulator.faults.configure(float(data.get("rate", 0)), data.get("kinds", ()),
-                                               float(data.get("latency", 0.05)), data.get("seed"),
-                                               data.get("script", ()))
+                self.emulator.configure_faults(data)
             except (TypeError, ValueError) as err:
                 return self._send(400, {"detail": str(err)})
             return self._send(200, {"ok": True})
-        self._send(404, {"detail": "not found"})
+        self._send(404, {"detail": "Not Found"})
 
     def do_GET(self) -> None:
         parts = urlsplit(self.path)
+        if self._relay_route(parts.path):
+            return
         path, query = parts.path.rstrip("/") or "/", parse_qs(parts.query)
         relay = self.emulator.relay
-        if path == CALLBACK:
-            return self._send(405, {"detail": "method not allowed"})
         if path == "/.well-known/jwks":
             return self._send(200, relay.issuer.jwks)
         if path == "/_emulator/oidc/token":
             return self._mint(query)
         if path == "/api/crcr/results":
-            return self._send(200, {"rows": relay.hud.rows((query.get("repo") or [None])[0])})
+            repo = (query.get("repo") or [None])[0]
+            return self._send(200, {"rows": relay.hud.rows(repo), "stale": relay.stale_jobs(repo)})
         if path == "/_emulator/state":
             return self._send(200, relay.snapshot())
         if path in ("/", "/hud", "/crcr"):
-            return self._send(200, render_page(relay.hud.rows()), "text/html; charset=utf-8")
+            return self._send(200, render_page(with_stale(relay.hud.rows(), relay.stale_jobs())),
+                              "text/html; charset=utf-8")
         if path.startswith("/crcr/") and path.count("/") == 3:
             repo = path[len("/crcr/"):]
-            return self._send(200, render_page(relay.hud.rows(repo), f"CRCR HUD: {repo}"), "text/html; charset=utf-8")
-        self._send(404, {"detail": "not found"})
+            return self._send(200, render_page(with_stale(relay.hud.rows(repo), relay.stale_jobs(repo)),
+                                               f"CRCR HUD: {repo}"), "text/html; charset=utf-8")
+        self._send(404, {"detail": "Not Found"})
 
     def do_PUT(self) -> None:
-        self._send(405 if urlsplit(self.path).path.rstrip("/") == CALLBACK else 404, {"detail": "not allowed"})
+        if not self._relay_route(urlsplit(self.path).path):
+            self._send(404, {"detail": "Not Found"})
 
     do_DELETE = do_PATCH = do_PUT
 
@@ -137,8 +166,12 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(503, {"detail": "injected: service unavailable"})
         if fault == "429":
             return self._send(429, {"detail": "injected: rate limit exceeded"})
+        try:
+            body.decode("utf-8")
+        except UnicodeDecodeError:  # the local server decodes before the Lambda code runs
+            return self._send(500, "Internal Server Error", "text/plain; charset=utf-8")
         status, answer = self.emulator.relay.callback(self.headers.get("Authorization"), body,
-                                                      hud_down=fault == "hud_5xx")
+                                                      hud_fault=fault if fault in HUD_KINDS else None)
         if fault == "drop":
             return self._drop()
         self._send(status, answer)
@@ -175,6 +208,18 @@ class RelayEmulator:
     def url(self) -> str:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
+
+    def configure_faults(self, data: dict) -> None:
+        """POST /_emulator/faults: transport faults plus the relay's HUD retry timing."""
+        self.faults.configure(float(data.get("rate", 0)), data.get("kinds", ()), float(data.get("latency", 0.05)),
+                              data.get("seed"), data.get("script", ()))
+        link = self.relay.hud_link
+        for name, attr in (("hud_retries", "retries"), ("hud_backoff", "backoff"), ("hud_latency", "slow_attempt")):
+            if name in data:
+                value = int(data[name]) if attr == "retries" else float(data[name])
+                if value < 0:
+                    raise ValueError(f"{name} must be >= 0")
+                setattr(link, attr, value)
 
     def request_token_for(self, repo: str) -> str:
         """An ACTIONS_ID_TOKEN_REQUEST_TOKEN stand-in for jobs of `repo`."""

@@ -1,17 +1,21 @@
 """Dispatch records and the callback state machine (§1.4, §2.4).
 
-Key: (delivery_id, verified_repo, run_id, run_attempt, job_name).
-Accepted: none -> IN_PROGRESS -> COMPLETED. Everything else is rejected.
-Records expire after the relay's TTL (3 days).
+Records live under one string key per job, built like the relay's Redis key:
+`<delivery_id>:<repo>:<run_id>:<run_attempt>[:<job_name>]`, with run_id and
+run_attempt already parsed as integers (so attempt "01" and "1" are the same
+job) and the dispatch record at run_id 0, run_attempt 0. Every write sets its
+own 3-day TTL. Accepted: none -> IN_PROGRESS -> COMPLETED; everything else,
+and any callback claiming run_id 0, is rejected.
 """
 from __future__ import annotations
 
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 STATUS_TTL = 259200.0  # CRCR_STATUS_TTL default
+DISPATCH_RUN_ID = DISPATCH_RUN_ATTEMPT = 0  # the run the dispatch record is filed under
 
 
 class Rejected(Exception):
@@ -20,26 +24,40 @@ class Rejected(Exception):
 
 @dataclass(frozen=True)
 class Transition:
-    key: tuple
+    key: tuple  # (delivery_id, repo, run_id, run_attempt, job_name or None)
     status: str
     at: float
     queue_time: Optional[float] = None
     execution_time: Optional[float] = None
 
 
-def next_state(current: Optional[str], status: str) -> str:
-    """Pure transition rule; raises Rejected with the relay-style reason."""
-    if status == "in_progress":
+@dataclass(frozen=True)
+class Record:
+    state: str
+    at: float
+    envelope: Optional[dict] = None  # the HUD envelope of an in_progress, for the sweeper
+
+
+def state_key(delivery_id: Any, repo: str, run_id: int, run_attempt: int, job_name: Any = None) -> str:
+    """One string per job; fields are formatted as they come (the relay does not escape ':')."""
+    key = f"{delivery_id}:{repo}:{run_id}:{run_attempt}"
+    return f"{key}:{job_name}" if job_name else key
+
+
+def refusal(current: Optional[str], status: str, run_id: int) -> Optional[str]:
+    """Why the relay refuses this write (None: accepted). Pure."""
+    if run_id == DISPATCH_RUN_ID:
+        return "run_id 0 is reserved for the dispatch record"
+    if status == "IN_PROGRESS" and current is not None:
+        return "replay of IN_PROGRESS"
+    if status == "COMPLETED":
         if current is None:
-            return "IN_PROGRESS"
-        kind = "replay" if current == "IN_PROGRESS" else "out of order"
-        raise Rejected(f"invalid state transition: {current} -> IN_PROGRESS ({kind})")
-    if status == "completed":
-        if current == "IN_PROGRESS":
-            return "COMPLETED"
-        kind = "duplicate" if current == "COMPLETED" else "out of order, no in_progress"
-        raise Rejected(f"invalid state transition: {current or 'none'} -> COMPLETED ({kind})")
-    raise Rejected(f"invalid workflow.status {status!r}")
+            return "COMPLETED without prior IN_PROGRESS"
+        if current == "COMPLETED":
+            return "duplicate COMPLETED"
+        if current != "IN_PROGRESS":
+            return f"{current} -> COMPLETED"
+    return None
 
 
 def _clamp(delta: Optional[float]) -> Optional[float]:
@@ -49,54 +67,62 @@ def _clamp(delta: Optional[float]) -> Optional[float]:
 class StateStore:
     def __init__(self, ttl: float = STATUS_TTL, clock: Callable[[], float] = time.time):
         self.ttl, self._clock = ttl, clock
-        self._dispatched: dict[tuple, float] = {}
-        self._states: dict[tuple, tuple[str, float]] = {}
+        self._records: dict[str, Record] = {}
         self.transitions: list[Transition] = []
         self._lock = threading.Lock()
 
-    def _alive(self, stamp: float) -> bool:
-        return self._clock() - stamp < self.ttl
+    def _get(self, key: str) -> Optional[Record]:
+        rec = self._records.get(key)
+        return rec if rec is not None and self._clock() - rec.at < self.ttl else None
 
     def record_dispatch(self, delivery_id: str, repo: str) -> bool:
         """False if this (delivery, repo) was already dispatched (duplicates are refused)."""
+        key = state_key(delivery_id, repo, DISPATCH_RUN_ID, DISPATCH_RUN_ATTEMPT)
         with self._lock:
-            stamp = self._dispatched.get((delivery_id, repo))
-            if stamp is not None and self._alive(stamp):
+            if self._get(key) is not None:
                 return False
-            self._dispatched[(delivery_id, repo)] = self._clock()
+            self._records[key] = Record("DISPATCHED", self._clock())
             return True
 
-    def dispatched_at(self, delivery_id: str, repo: str) -> Optional[float]:
+    def dispatched_at(self, delivery_id: Any, repo: str) -> Optional[float]:
         with self._lock:
-            stamp = self._dispatched.get((delivery_id, repo))
-            return stamp if stamp is not None and self._alive(stamp) else None
+            rec = self._get(state_key(delivery_id, repo, DISPATCH_RUN_ID, DISPATCH_RUN_ATTEMPT))
+            return rec.at if rec else None
 
-    def sweep(self, older_than: float) -> list[tuple]:
-        """Zombies (§2.8): IN_PROGRESS for longer than `older_than` s become COMPLETED,
-        so a real completed arriving later is refused like any duplicate."""
+    def current(self, key: str) -> Optional[Record]:
         with self._lock:
-            now = self._clock()
-            stale = [k for k, (state, at) in self._states.items() if state == "IN_PROGRESS" and now - at > older_than]
-            for key in stale:
-                self._states[key] = ("COMPLETED", now)
-            return stale
+            return self._get(key)
 
-    def apply(self, delivery_id: str, repo: str, run_id: str, run_attempt: str,
-              job_name: Optional[str], status: str) -> Transition:
+    def apply(self, delivery_id: Any, repo: str, run_id: int, run_attempt: int, job_name: Any,
+              status: str, envelope: Optional[dict] = None) -> Transition:
+        """Write IN_PROGRESS/COMPLETED; raises Rejected. The caller checked the dispatch record."""
+        key = state_key(delivery_id, repo, run_id, run_attempt, job_name)
+        new = "IN_PROGRESS" if status == "in_progress" else "COMPLETED"
         with self._lock:
-            dispatched = self._dispatched.get((delivery_id, repo))
-            if dispatched is None or not self._alive(dispatched):
-                raise Rejected("callback rejected: no matching dispatch record")
-            key = (delivery_id, repo, run_id, run_attempt) + ((job_name,) if job_name else ())
+            dispatched = self._get(state_key(delivery_id, repo, DISPATCH_RUN_ID, DISPATCH_RUN_ATTEMPT))
+            prev = self._get(key)
+            why = refusal(prev.state if prev else None, new, run_id)
+            if why:
+                raise Rejected(why)
             now = self._clock()
-            prev = self._states.get(key)
-            if prev and not self._alive(prev[1]):
-                prev = None
-            state = next_state(prev[0] if prev else None, status)
-            self._states[key] = (state, now)
-            if state == "IN_PROGRESS":
-                t = Transition(key, state, now, queue_time=_clamp(now - dispatched))
+            self._records[key] = Record(new, now, envelope if new == "IN_PROGRESS" else None)
+            parts = (delivery_id, repo, run_id, run_attempt, job_name or None)
+            if new == "IN_PROGRESS":
+                t = Transition(parts, new, now, queue_time=_clamp(now - dispatched.at) if dispatched else None)
             else:
-                t = Transition(key, state, now, execution_time=_clamp(now - prev[1]))
+                t = Transition(parts, new, now, execution_time=_clamp(now - prev.at))
             self.transitions.append(t)
             return t
+
+    def expired_in_progress(self, older_than: float) -> list[tuple[str, Record]]:
+        """Zombies (§2.8): jobs still IN_PROGRESS after `older_than` seconds."""
+        with self._lock:
+            now = self._clock()
+            return [(k, r) for k, r in self._records.items()
+                    if r.state == "IN_PROGRESS" and now - r.at > older_than and now - r.at < self.ttl]
+
+    def close_zombie(self, key: str) -> None:
+        with self._lock:
+            rec = self._get(key)
+            if rec is not None and rec.state == "IN_PROGRESS":
+                self._records[key] = Record("COMPLETED", self._clock())

@@ -45,7 +45,7 @@ def test_pair_from_the_actions_environment_with_minted_token(emu, tmp_path, pr_p
     assert (r1.returncode, r2.returncode) == (0, 0), r1.stderr + r2.stderr
     (row,) = emu.relay.hud.rows(REPO)
     assert (row["job_name"], row["conclusion"], row["tests_failed"], row["tests_total"], row["run_id"]) == \
-        ("test-ops", "failure", 1, 2, 4242)
+        ("test-ops", "failure", 1, 2, "4242")  # HUD keeps run_id as sent
     assert emu.request_token_for(REPO) not in r1.stdout + r1.stderr
 
 

@@ -5,8 +5,8 @@ import pytest
 
 from crcr.body import RunContext, completed_body, in_progress_body
 from crcr.budget import RateBudget, wait_needed
-from crcr.client import CallbackClient, callback_url
-from crcr.errors import CallbackRejected, DeliveryPending, TransportError
+from crcr.client import DELIVERED, RECORDED_HUD_UNCONFIRMED, CallbackClient, callback_url, worst_label
+from crcr.errors import CallbackRejected, ConfigError, DeliveryPending, RelayError, TransportError
 from crcr.oidc import ActionsOidcToken, StaticToken
 from crcr.outbox import Outbox
 from crcr.retry import default_policy
@@ -45,7 +45,7 @@ def test_callback_url_normalisation():
 def test_retries_transient_then_delivers(tmp_path, pr_payload, first):
     transport, calls = scripted(first, 200)
     out = make(tmp_path, transport).post(in_progress_body(pr_payload, CTX))
-    assert (out.result, out.attempts, len(calls)) == ("delivered", 2, 2)
+    assert (out.result, out.attempts, len(calls), out.hud_confirmed) == (DELIVERED, 2, 2, True)
     assert not list(tmp_path.glob("c-*.json"))
 
 
@@ -63,7 +63,9 @@ def test_other_4xx_is_not_retried_and_is_kept_aside(tmp_path, pr_payload, status
 def test_state_transition_400_after_a_possibly_delivered_attempt_counts_as_delivered(tmp_path, pr_payload, lost):
     transport, _ = scripted(lost, (400, "invalid state transition: IN_PROGRESS -> IN_PROGRESS (replay)"))
     out = make(tmp_path, transport).post(in_progress_body(pr_payload, CTX))
-    assert out.result == "already_recorded"
+    # counted as delivered (nothing left to resend), but never a silent success: no 200 was seen
+    assert (out.result, out.label, out.hud_confirmed) == (RECORDED_HUD_UNCONFIRMED, "recorded, HUD unconfirmed", False)
+    assert not list(tmp_path.glob("c-*.json"))
 
 
 def test_429_then_400_is_a_real_rejection(tmp_path, pr_payload):
@@ -80,7 +82,7 @@ def test_exhausted_retries_keep_the_callback_for_the_next_start(tmp_path, pr_pay
         client.post(in_progress_body(pr_payload, CTX))
     assert len(calls) == 3 and len(client.outbox.pending()) == 1
     transport2, _ = scripted((400, "invalid state transition: IN_PROGRESS -> IN_PROGRESS (replay)"))
-    assert [o.result for o in make(tmp_path, transport2).flush()] == ["already_recorded"]
+    assert [o.result for o in make(tmp_path, transport2).flush()] == [RECORDED_HUD_UNCONFIRMED]
     assert client.outbox.pending() == []
 
 
@@ -105,7 +107,7 @@ def test_shared_budget_file(tmp_path):
 
 
 def test_completed_body_requires_github_conclusion(pr_payload):
-    with pytest.raises(Exception, match="conclusion"):
+    with pytest.raises(ConfigError, match="conclusion 'passed' is not one of"):
         completed_body(pr_payload, CTX, "passed")
     body = completed_body(pr_payload, CTX, "failure", test_results={"passed": 1, "failed": 2, "skipped": 0})
     assert {k: body[k] for k in ("event_type", "delivery_id", "payload")} == pr_payload
@@ -154,3 +156,20 @@ def test_rejected_in_progress_drops_its_guard(tmp_path, pr_payload):
     with pytest.raises(CallbackRejected):
         client.begin_job(in_progress_body(pr_payload, CTX), completed_body(pr_payload, CTX, "cancelled"))
     assert client.outbox.pending(include_live_guards=True) == []
+
+
+def test_worst_label_names_an_unconfirmed_callback(tmp_path, pr_payload):
+    ok = make(tmp_path, scripted(200)[0]).post(in_progress_body(pr_payload, CTX))
+    transport, _ = scripted(500, (400, "callback rejected: invalid state transition delivery_id=d repo=r status=completed"))
+    unconfirmed = make(tmp_path, transport).post(completed_body(pr_payload, CTX, "success"))
+    assert worst_label([ok, unconfirmed]) == "recorded, HUD unconfirmed"
+    assert worst_label([ok, ok]) == "delivered" and worst_label([]) == "not sent"
+
+
+def test_fetch_raises_crcr_errors_not_http_errors():
+    from crcr.transport import fetch, fetch_json
+    transport = MockTransport(lambda req: Response(503 if "down" in req.url else 200, b"<html>"))
+    with pytest.raises(RelayError, match="relay answered 503: GET http://h.invalid/down"):
+        fetch(transport, "GET", "http://h.invalid/down")
+    with pytest.raises(TransportError, match="not JSON"):
+        fetch_json(transport, "GET", "http://h.invalid/up")

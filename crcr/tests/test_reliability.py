@@ -10,11 +10,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+import requests
 
 from crcr.allowlist import Entry
 from crcr.body import RunContext, completed_body, in_progress_body
 from crcr.budget import RateBudget
-from crcr.client import CallbackClient
+from crcr.client import DELIVERED, RECORDED_HUD_UNCONFIRMED, CallbackClient
 from crcr.oidc import ActionsOidcToken
 from crcr.outbox import Outbox
 from crcr.relay.faults import FaultPlan
@@ -132,7 +133,7 @@ def test_sigkill_between_in_progress_and_completed_loses_nothing(pr_payload, tmp
 
         # "next start": a new process replays the outbox
         outcomes = new_client(emu, state).flush()
-        assert [o.result for o in outcomes] in (["delivered"], ["already_recorded"])
+        assert [o.result for o in outcomes] in ([DELIVERED], [RECORDED_HUD_UNCONFIRMED])
         states = [t.status for t in emu.relay.state.transitions if t.key[0] == cp["delivery_id"]]
         assert states == ["IN_PROGRESS", "COMPLETED"]
         (row,) = [r for r in emu.relay.hud.rows(REPO) if r["delivery_id"] == cp["delivery_id"]]
@@ -152,17 +153,50 @@ def test_live_guard_is_not_replayed_by_a_concurrent_flush(pr_payload, tmp_path):
         assert client.finish_job(guard, completed_body(cp, ctx, "success")).result == "delivered"
 
 
-def test_hud_outage_after_state_save_is_the_relays_known_hole(pr_payload, tmp_path):
-    """The relay saves state, then HUD fails -> 500; the retry gets a 400 duplicate.
-    The client rightly stops (the relay has it); the HUD row stays as it was.
-    This mirrors the real relay (protocol doc 2.3 discrepancy), not a client bug."""
+def _unconfirmed_scenario(pr_payload, tmp_path, faults, client_timeout=5.0):
+    """in_progress delivered, then the completed meets the HUD fault set through
+    POST /_emulator/faults; returns the outcome and what relay and HUD hold afterwards."""
     with RelayEmulator({REPO: Entry(REPO, "L2")}) as emu:
         cp = dict(pr_payload, delivery_id=str(uuid.uuid4()))
         emu.relay.dispatch(REPO, cp)
         client = new_client(emu, tmp_path / "o")
+        client._timeout = client_timeout
         ctx = RunContext("CRCR", "6", "leg", "c")
-        assert client.post(in_progress_body(cp, ctx)).result == "delivered"
-        emu.faults.configure(0.0, (), 0.0, None, script=["hud_5xx"])
-        assert client.post(completed_body(cp, ctx, "success")).result == "already_recorded"
-        assert [t.status for t in emu.relay.state.transitions] == ["IN_PROGRESS", "COMPLETED"]
-        assert emu.relay.hud.rows(REPO)[0]["status"] == "in_progress"
+        guard = client.begin_job(in_progress_body(cp, ctx), completed_body(cp, ctx, "cancelled"))
+        assert guard.started.result == DELIVERED
+        assert requests.post(emu.url + "/_emulator/faults", json=faults, timeout=5).json() == {"ok": True}
+        outcome = client.finish_job(guard, completed_body(cp, ctx, "success"))
+        # a timed-out first attempt is still running in the relay: wait for its 500, then look
+        _wait_for(lambda: emu.relay.counters.get("500", 0) >= 1, timeout=10)
+        states = [t.status for t in emu.relay.state.transitions]
+        rows, stale = emu.relay.hud.rows(REPO), emu.relay.stale_jobs(REPO)
+        page = requests.get(emu.url + "/hud", timeout=5).text
+        left = client.outbox.pending(include_live_guards=True)
+    return outcome, states, rows, stale, page, left
+
+
+def test_hud_500_then_duplicate_400_is_recorded_hud_unconfirmed(pr_payload, tmp_path):
+    """The relay saves the state, HUD 5xx (all retries) -> 500; the client's retry gets the 400
+    duplicate. Delivered as far as the relay goes (nothing to resend), but HUD keeps the row
+    in_progress: the outcome says so, and the emulator's HUD page shows the row stale."""
+    outcome, states, rows, stale, page, left = _unconfirmed_scenario(
+        pr_payload, tmp_path, {"script": ["hud_5xx"], "hud_backoff": 0.01})
+    assert (outcome.result, outcome.label, outcome.http_status) == (RECORDED_HUD_UNCONFIRMED,
+                                                                    "recorded, HUD unconfirmed", 400)
+    assert states == ["IN_PROGRESS", "COMPLETED"] and left == []
+    assert [r["status"] for r in rows] == ["in_progress"]
+    assert [(s["job_name"], s["relay_state"]) for s in stale] == [("leg", "completed")]
+    assert "STALE: relay has completed" in page
+
+
+def test_client_timeout_while_the_relay_retries_a_slow_hud_is_unconfirmed(pr_payload, tmp_path):
+    """HUD slow: 3 attempts (1 + 2 retries) of 0.3 s plus waits of 0.05 + 0.1 s = 1.05 s in the
+    relay, against a client timeout of 0.5 s (the real figures: 3 s attempts vs curl's 10 s)."""
+    outcome, states, rows, stale, page, left = _unconfirmed_scenario(
+        pr_payload, tmp_path, {"script": ["hud_slow"], "hud_latency": 0.3, "hud_retries": 2, "hud_backoff": 0.05},
+        client_timeout=0.5)
+    assert outcome.result == RECORDED_HUD_UNCONFIRMED and outcome.attempts >= 2
+    assert states == ["IN_PROGRESS", "COMPLETED"] and left == []
+    assert [r["status"] for r in rows] == ["in_progress"]
+    assert [s["relay_state"] for s in stale] == ["completed"]
+    assert "1 job(s) STALE" in page
