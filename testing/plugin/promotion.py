@@ -19,6 +19,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 
 from testing.plugin.config import default_roots, load_plan
+from testing.plugin.files import write_atomic
 
 PASSING = ("xpassed", "xpassed_strict")
 
@@ -97,8 +98,6 @@ def _entry_in(file_entry: Any, line: int) -> bool:
 
 
 def write(path: str, summary: dict, config) -> None:
-    from testing.plugin.reporting import write_atomic
-
     plan = load_plan(list(config.option.oot_configs), default_roots(config.option.oot_upstream_root))
 
     def locate_file(nodeid: str):
