@@ -67,6 +67,8 @@ def build_index(opinfos: Iterable[object], groups: Optional[Mapping[str, Iterabl
         fn = op.full_name
         full.add(fn)
         by_name[op.name].add(fn)
+        if fn.startswith("_refs."):
+            continue  # python refs answer to their own names only, as 'add' means the OpInfo add
         by_aten[aten_key(getattr(op, "aten_name", None) or op.name)].add(fn)
         for alias in getattr(op, "aliases", None) or ():
             by_alias[getattr(alias, "name", str(alias))].add(fn)
