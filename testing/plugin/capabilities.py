@@ -141,7 +141,7 @@ def check_op(value: str, index: opnames.OpIndex, loc: Loc, key: str) -> list[Pro
     if not found.canonical:
         names = sorted(found.full_names)
         shown = ", ".join(names[:4]) + (f" (+{len(names) - 4})" if len(names) > 4 else "")
-        return [Problem(loc, key, f"'{value}' is not an OpInfo name: resolved by {found.via} to {shown}", "hygiene")]
+        return [Problem(loc, key, f"'{value}' is not an OpInfo name: resolved by {found.how()} to {shown}", "hygiene")]
     return []
 
 

@@ -71,6 +71,7 @@ class Rule:
     comment_reason: Optional[str] = None
     name_reasons: tuple[tuple[str, str], ...] = ()
     class_insensitive: bool = False
+    name_lines: tuple[tuple[str, int], ...] = ()  # where each name is written (a block list: its own line)
 
     @property
     def patterns(self) -> tuple[str, ...]:
@@ -79,6 +80,11 @@ class Rule:
     @property
     def reason(self) -> Optional[str]:
         return self.entry.reason or self.comment_reason
+
+    def loc_of(self, pattern: str) -> Loc:
+        """file:line of one name (the entry's line when the names share it)."""
+        line = dict(self.name_lines).get(pattern)
+        return Loc(self.loc.file, line) if line else self.loc
 
     def reason_for(self, pattern: Optional[str]) -> Optional[str]:
         """The reason a variant matched by `pattern` gets: the 'reason' key, else that
@@ -297,6 +303,7 @@ def _file_plan(
             Loc(path, _line_at(raw, "files", idx, "tests", t_idx)),
             comment_reason=comments.item_reason(lines, raw_tests, t_idx),
             name_reasons=tuple(comments.name_reasons(lines, raw_tests[t_idx]).items()),
+            name_lines=_name_lines(raw, ("files", idx, "tests", t_idx), test.name_list),
         ))
     reason = entry.reason or comments.item_reason(lines, _raw_at(raw, "files"), idx, keys=("collect",))
     return FilePlan(
@@ -311,6 +318,12 @@ def _file_plan(
         reason=reason if not entry.collect else entry.reason,
         unlisted_explicit="unlisted_test_mode" in entry.model_fields_set,
     )
+
+
+def _name_lines(raw: Any, at: tuple, names: list[str]) -> tuple[tuple[str, int], ...]:
+    if not isinstance(_raw_at(raw, *at).get("names"), list):
+        return ()
+    return tuple((n, _line_at(raw, *at, "names", i)) for i, n in enumerate(names))
 
 
 def _hygiene(fp: FilePlan, entry: FileEntry) -> list[Problem]:
@@ -513,11 +526,16 @@ def dedupe(fp: FilePlan) -> tuple[FilePlan, list[Problem]]:
                 j = owner[key]
                 earlier = fp.rules[j]
                 names[j] = [p for p in names[j] if name_key(p, earlier.class_insensitive) != key[0]]
-                problems.append(Problem(rule.loc, "names", f"duplicate entry '{pattern}' (also at {earlier.loc}): "
-                                        f"this later entry wins ({rule.entry.mode.value})"))
+                problems.append(Problem(rule.loc_of(pattern), "names", f"duplicate entry '{pattern}' (also at "
+                                        f"{_also_at(earlier, pattern, key[0])}): this later entry wins ({rule.entry.mode.value})"))
             owner[key] = i
     rules = tuple(dataclasses.replace(r, names=tuple(n)) for r, n in zip(fp.rules, names) if n)
     return dataclasses.replace(fp, rules=rules), problems
+
+
+def _also_at(rule: Rule, pattern: str, key: str) -> Loc:
+    same = next((p for p in rule.patterns if name_key(p, rule.class_insensitive) == key), pattern)
+    return rule.loc_of(same)
 
 
 def finish(plan: Plan, compat: Optional[str] = None) -> Plan:

@@ -81,28 +81,35 @@ def build_index(opinfos: Iterable[object], groups: Optional[Mapping[str, Iterabl
 class Resolved:
     full_names: frozenset[str]
     via: str  # 'full_name' | 'name' | 'alias' | 'aten_name' | 'capability' | '' (unresolved)
+    matched: str = ""  # the candidate that matched: the name itself, or it stripped (candidates())
 
     @property
     def canonical(self) -> bool:
-        """Written the way configs here name ops (an OpInfo full name or name)."""
-        return self.via in ("full_name", "name")
+        """Written the way configs here name ops: an OpInfo full name or name, as is."""
+        return self.via in ("full_name", "name") and self.matched == self.written
+
+    written: str = ""
+
+    def how(self) -> str:
+        """'aten_name', or "name ('exp')" when a stripped form matched."""
+        return self.via if self.matched == self.written else f"{self.via} ('{self.matched}')"
 
 
 def resolve(name: str, index: OpIndex) -> Resolved:
     """The OpInfos `name` means (see the module docstring); empty when none."""
     for cand in candidates(name):
         if cand in index.full_names:
-            return Resolved(frozenset({cand}), "full_name")
+            return Resolved(frozenset({cand}), "full_name", cand, name)
         for via, table in (("name", index.by_name), ("alias", index.by_alias), ("aten_name", index.by_aten)):
             if cand in table:
-                return Resolved(table[cand], via)
+                return Resolved(table[cand], via, cand, name)
     for cand in candidates(name):
         keys = index.groups.get(cand)
         if keys:
             hits = frozenset(fn for k in keys for fn in index.by_aten.get(k, ()))
             if hits:
-                return Resolved(hits, "capability")
-    return Resolved(frozenset(), "")
+                return Resolved(hits, "capability", cand, name)
+    return Resolved(frozenset(), "", "", name)
 
 
 def close_matches(name: str, index: OpIndex, n: int = 3) -> list[str]:

@@ -192,16 +192,20 @@ def unknown_test_problems(fp: FilePlan, seen: Iterable[tuple[str, str]], file_na
     for rule, pattern in unknown_patterns(fp, seen):
         near = closest_tests(pattern, seen)
         hint = f"; closest: {', '.join(near)}" if near else ""
-        out.append(Problem(rule.loc, "names", f"unknown test '{pattern}' (no such test in {file_name}: removed or renamed upstream?){hint}"))
+        out.append(Problem(rule.loc_of(pattern), "names", f"unknown test '{pattern}' (no such test in {file_name}: removed or renamed upstream?){hint}"))
     return out
 
 
 def closest_tests(pattern: str, seen: Iterable[tuple[str, str]], n: int = 3) -> list[str]:
     """The existing tests nearest to a name that matches none (for the warning), written the way
-    the pattern is: Class::method, or the method alone."""
+    the pattern is: Class::method, or the method alone. Methods are compared without the class,
+    so a shared 'TestX::test_' prefix does not make every test look close."""
     cls, meth = _split(pattern)
-    pool = sorted({f"{c}::{t}" if cls is not None else t for c, t in seen})
-    return difflib.get_close_matches(pattern, pool, n=n, cutoff=0.6)
+    seen = sorted(set(seen))
+    near = difflib.get_close_matches(meth, sorted({t for _, t in seen}), n=n, cutoff=0.75)
+    if cls is None:
+        return near
+    return [f"{c}::{t}" for t in near for c in sorted({c for c, t2 in seen if t2 == t}, key=lambda c: c != cls)][:n]
 
 
 def _exists(pattern: str, cls: str, test: str) -> bool:
