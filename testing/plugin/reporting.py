@@ -100,6 +100,14 @@ def _first_line(report: pytest.TestReport) -> str:
     return text.strip().splitlines()[0][:300] if text.strip() else ""
 
 
+def collect_error_message(report) -> str:
+    """The exception line of a failed collection ('ImportError: cannot import name ...'), not
+    pytest's 'ImportError while importing test module' preamble."""
+    lines = [line for line in str(report.longrepr or "").splitlines() if line.strip()]
+    raised = [line[1:].strip() for line in lines if line.startswith("E ")]
+    return (raised[-1] if raised else lines[-1].strip() if lines else "")[:300]
+
+
 def summarize(results: dict[str, NodeResult], collection_errors: Iterable[dict] = (),
               problems: Iterable[str] = (), left_out_classes: Optional[dict[str, list[str]]] = None) -> dict[str, Any]:
     by_bucket: dict[str, Counter] = defaultdict(Counter)
@@ -154,7 +162,7 @@ class Recorder:
         """A file that failed to import (or collect): counted and named in the summary."""
         if report.failed:
             self.collection_errors.append({"nodeid": report.nodeid, "file": str(report.fspath),
-                                           "message": _first_line(report)})
+                                           "message": collect_error_message(report)})
 
     def summary(self) -> dict[str, Any]:
         return summarize(self.results, self.collection_errors, self.problems, self.left_out_classes)

@@ -190,3 +190,110 @@ def test_strict_mode_reports_each_torch_spyre_ism_with_file_and_line(pytester, c
     assert [line for line in result.stderr.lines if "clean.yaml" in line][0].endswith(
         "clean.yaml:8: names: unknown test 'TestUnaryUfuncs::test_gone' (no such test in test_unary_ufuncs.py: "
         "removed or renamed upstream?) [--oot-strict]")
+
+
+VIEW_OPS = '''
+import torch
+from torch.testing._internal.common_device_type import instantiate_device_type_tests, onlyNativeDeviceTypes
+from torch.testing._internal.common_utils import TestCase, run_tests
+
+
+class TestViewOps(TestCase):
+    def test_reshape(self, device):
+        self.assertEqual(torch.arange(6, device=device).reshape(2, 3).shape, (2, 3))
+
+    @onlyNativeDeviceTypes
+    def test_view_native(self, device):
+        pass
+
+
+class TestOldViewOps(TestCase):
+    def test_reshape(self, device):
+        raise AssertionError("TestOldViewOps::test_reshape ran")
+
+    def test_flatten(self, device):
+        pass
+
+
+instantiate_device_type_tests(TestViewOps, globals(), include_lazy=True)
+instantiate_device_type_tests(TestOldViewOps, globals(), only_for=("cuda",))
+
+if __name__ == "__main__":
+    run_tests()
+'''
+
+VIEW_CONFIG = """\
+test_suite_config:
+  labels: [trunk]
+  files:
+    - path: ${TORCH_ROOT}/test/test_view_ops.py
+      unlisted_test_mode: mandatory_success
+      tests:
+        - names:
+            - TestViewOps::test_reshape
+          mode: skip
+          # segfaults on the device
+"""
+
+
+def test_compat_torch_spyre_gives_their_class_insensitive_names_and_only_for(pytester, checkout):
+    (checkout / "test" / "test_view_ops.py").write_text(VIEW_OPS)
+    target = str(checkout / "test" / "test_view_ops.py")
+    # ours: TestViewOps::test_reshape names that class only; only_for=("cuda",) is honoured
+    result = run_config(pytester, checkout, VIEW_CONFIG, target, "-rA", name="view.yaml")
+    assert result.parseoutcomes() == {"passed": 1}, result.stdout.str()
+    result.stdout.fnmatch_lines(["oot: only cpu device classes are instantiated*",
+                                 "oot: device classes left out of test_view_ops.py: TestViewOpsLAZY",
+                                 "PASSED *TestViewOpsCPU::test_view_native_cpu"])
+    # Torch Spyre's: only_for dropped, so TestOldViewOps runs here, and the TestViewOps entry covers its
+    # test_reshape too (a name means the method in every class); unlisted tests still mandatory_success
+    result = run_config(pytester, checkout, VIEW_CONFIG, target, "-rA", "--oot-compat=torch_spyre", name="view.yaml")
+    assert result.parseoutcomes() == {"passed": 2}, result.stdout.str()
+    result.stdout.fnmatch_lines(["oot: device=cpu configs=1 compat=torch_spyre", "*"])
+    assert "TestOldViewOpsCPU::test_flatten_cpu" in result.stdout.str()
+    assert "test_reshape" not in result.stdout.str()
+
+
+BROKEN = "from torch.testing._internal.common_utils import a_name_from_the_future\n"
+OK_FILE = '''
+from torch.testing._internal.common_device_type import instantiate_device_type_tests
+from torch.testing._internal.common_utils import TestCase
+
+
+class TestOk(TestCase):
+    def test_ok(self, device):
+        pass
+
+
+instantiate_device_type_tests(TestOk, globals())
+'''
+
+
+def test_collection_errors_match_plain_pytest_and_collect_false_works_for_named_files(pytester, checkout, tmp_path):
+    test = checkout / "test"
+    (test / "test_broken.py").write_text(BROKEN)
+    (test / "test_ok.py").write_text(OK_FILE)
+    named = [str(test / "test_broken.py"), str(test / "test_ok.py")]
+    plain = pytester.runpytest("-p", "no:cacheprovider", *named)
+    assert plain.ret == pytest.ExitCode.INTERRUPTED  # pytest stops on a collection error
+
+    listed = "test_suite_config:\n  files:\n    - path: ${TORCH_ROOT}/test/test_ok.py\n      unlisted_test_mode: mandatory_success\n"
+    summary, junit = tmp_path / "summary.json", tmp_path / "junit.xml"
+    result = run_config(pytester, checkout, listed, *named, f"--oot-summary={summary}", f"--junitxml={junit}",
+                        name="ok.yaml")
+    assert result.ret == plain.ret
+    result.stdout.fnmatch_lines(["oot: collection error: *test_broken.py: ImportError: cannot import name "
+                                 "'a_name_from_the_future'*"])
+    data = json.loads(summary.read_text())
+    assert data["counts"] == {"collection_error": 1}
+    assert [e["nodeid"].rsplit("/", 1)[-1] for e in data["collection_errors"]] == ["test_broken.py"]
+    assert "a_name_from_the_future" in data["collection_errors"][0]["message"]
+    errors = [c for c in ET.parse(junit).getroot().iter("testcase") if c.find("error") is not None]
+    assert len(errors) == 1 and errors[0].get("name").endswith("pytorch.test.test_broken")
+    assert "a_name_from_the_future" in errors[0].find("error").get("message", "") + (errors[0].find("error").text or "")
+
+    # collect: false, even for a file named on the command line: never imported, the rest runs
+    skipped = listed + "    - path: ${TORCH_ROOT}/test/test_broken.py\n      collect: false  # imports a newer torch\n"
+    result = run_config(pytester, checkout, skipped, *named, f"--oot-summary={summary}", name="ok.yaml")
+    assert result.ret == pytest.ExitCode.OK and result.parseoutcomes() == {"passed": 1}, result.stdout.str()
+    assert json.loads(summary.read_text())["collection_errors"] == []
