@@ -70,6 +70,8 @@ def build_index(opinfos: Iterable[object], groups: Optional[Mapping[str, Iterabl
         if fn.startswith("_refs."):
             continue  # python refs answer to their own names only, as 'add' means the OpInfo add
         by_aten[aten_key(getattr(op, "aten_name", None) or op.name)].add(fn)
+        if op.name.startswith("nn.functional."):
+            by_aten[op.name.removeprefix("nn.functional.")].add(fn)  # softplus, conv2d: the functional's aten op
         for alias in getattr(op, "aliases", None) or ():
             by_alias[getattr(alias, "name", str(alias))].add(fn)
     freeze = lambda d: {k: frozenset(v) for k, v in d.items()}  # noqa: E731
@@ -114,6 +116,6 @@ def resolve(name: str, index: OpIndex) -> Resolved:
 
 def close_matches(name: str, index: OpIndex, n: int = 3) -> list[str]:
     """Known names nearest to an unresolved one (difflib), for the warning."""
-    pool = index.all_names()
+    pool = [n for n in index.all_names() if not n.startswith("_refs.") or name.startswith("_refs.")]
     hits = difflib.get_close_matches(aten_key(name), pool, n=n, cutoff=0.6)
     return hits or difflib.get_close_matches(name, pool, n=n, cutoff=0.5)

@@ -43,3 +43,9 @@ def test_capability_group_names_and_unresolved_names():
     r = resolve("realdiv", INDEX)
     assert (r.full_names, r.via) == (frozenset(), "")
     assert close_matches("addd", INDEX) == ["add"]
+
+
+def test_functional_ops_answer_to_their_aten_name():
+    index = build_index([op("nn.functional.softplus", aten_name=None)])
+    assert resolve("softplus", index).full_names == {"nn.functional.softplus"}
+    assert close_matches("softplu", index) == ["softplus"]
