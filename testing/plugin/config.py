@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import glob
 import os
 import re
 from dataclasses import dataclass, field
@@ -390,6 +391,8 @@ def plan_from_file(path: str, roots: dict[str, str], test_type: Optional[str] = 
     files: tuple[FilePlan, ...] = ()
     for i, fe in enumerate(suite.files):
         fp = _file_plan(fe, i, raw, lines, path, roots, test_type)
+        if not glob.glob(fp.path):
+            problems.append(Problem(fp.loc, "path", f"'{fe.path}' matches no file (moved or removed upstream?)"))
         problems += _hygiene(fp, fe)
         problems += _unread_keys(fp, fe)
         files = _merge_files(files, (fp,), problems)

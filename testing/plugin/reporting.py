@@ -210,10 +210,13 @@ def report_problems(config: pytest.Config, problems: Iterable[Problem], strict: 
     if recorder is not None:
         recorder.problems.extend(str(p) for p in shown)
     for p in shown:
-        if at_configure:
-            config.issue_config_time_warning(OotConfigWarning(str(p)), stacklevel=2)
-        else:  # attributed to the config line, so the warnings summary names it
-            warnings.warn_explicit(OotConfigWarning(str(p)), OotConfigWarning, p.loc.file, p.loc.line)
+        try:
+            if at_configure:
+                config.issue_config_time_warning(OotConfigWarning(str(p)), stacklevel=2)
+            else:  # attributed to the config line, so the warnings summary names it
+                warnings.warn_explicit(OotConfigWarning(str(p)), OotConfigWarning, p.loc.file, p.loc.line)
+        except OotConfigWarning as exc:  # -W error::...OotConfigWarning: a usage error, not a crash
+            raise pytest.UsageError(str(exc)) from None
 
 
 def report_left_out_classes(config: pytest.Config, left_out: dict[str, list[str]]) -> None:

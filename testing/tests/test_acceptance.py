@@ -116,6 +116,10 @@ def test_unknown_test_name_warns_and_the_run_completes_strict_makes_it_an_error(
     result = pytester.runpytest(*PLUGIN, "--config", cfg, "--oot-strict", "--collect-only")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*cfg.yaml:7: names: unknown test 'TestFake::test_passes'*[--oot-strict]"])
+    # pytest's own switch for warnings works too, as a usage error
+    result = pytester.runpytest(*PLUGIN, "--config", cfg, "-W", "error::testing.plugin.reporting.OotConfigWarning")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: *cfg.yaml:7: names: unknown test 'TestFake::test_passes'*"])
 
 
 def test_unknown_op_warns_with_close_matches_strict_makes_it_an_error(pytester, fake_suite, write_yaml):

@@ -75,8 +75,10 @@ def test_paths_expand_roots(write_yaml, tmp_path):
     assert plan.file_plan(default_roots()["REPO_ROOT"] + "/testing/suites/test_noncontiguous.py") is not None
 
 
-def problems_of(plan, severity=None) -> list[str]:
-    return [str(p) for p in plan.problems if severity is None or p.severity == severity]
+def problems_of(plan, severity=None, paths=False) -> list[str]:
+    """Problems as text; the test files these configs name mostly do not exist, so the
+    'matches no file' warnings are left out unless asked for."""
+    return [str(p) for p in plan.problems if (severity is None or p.severity == severity) and (paths or p.key != "path")]
 
 
 def test_merge_unions_and_a_later_file_wins(write_yaml, tmp_path):
@@ -97,7 +99,7 @@ def test_merge_unions_and_a_later_file_wins(write_yaml, tmp_path):
     plan = load(a, b)
     assert [r.patterns for r in plan.files[0].rules] == [("T::a",), ("T::b",)]
     assert set(plan.ops) == {"add", "mul"} and plan.global_.backend == "mod_a"
-    assert plan.problems == ()
+    assert problems_of(plan) == []
 
     # the same name with the same selectors in a later file: that entry wins, with a warning
     c = write_yaml(f"""
@@ -289,3 +291,16 @@ def test_test_type_drops_entries_and_leaves_out_configs_by_labels(write_yaml, tm
         ("T::a",), ("T::b",), ("T::c",)]
     assert all(r.entry.mode == Mode.mandatory_success for r in plan.files[0].rules)
     assert load_plan([device, smoke, full], default_roots(), "full").left_out_sources == (smoke,)
+
+
+def test_a_path_that_matches_no_file_is_a_warning(write_yaml, tmp_path):
+    (tmp_path / "test_here.py").write_text("")
+    path = write_yaml(f"""
+        test_suite_config:
+          files:
+            - path: {tmp_path}/test_here.py
+            - path: {tmp_path}/test_gone.py
+            - path: {tmp_path}/test_*.py
+    """)
+    assert problems_of(load(path), "warning", paths=True) == [
+        f"{path}:5: path: '{tmp_path}/test_gone.py' matches no file (moved or removed upstream?)"]
