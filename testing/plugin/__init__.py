@@ -11,6 +11,7 @@ from testing.plugin.plugin import (  # noqa: F401  (hooks pytest discovers on th
     pytest_collection_modifyitems,
     pytest_configure,
     pytest_ignore_collect,
+    pytest_pycollect_makemodule,
     pytest_report_header,
     pytest_unconfigure,
 )

@@ -3,18 +3,24 @@ databases, intersected with the backend's capability table.
 
 The capability table comes from ``<backend>.capabilities()`` (for spyre:
 ``torch_spyre.capabilities()``) and is keyed by aten op name; OpInfos are
-matched through ``OpInfo.aten_name``. A config that names an op or dtype the
-device lacks is an error unless the entry carries a ``reason``.
+matched through ``OpInfo.aten_name``. Config op names are resolved by
+opnames.py (OpInfo names, aten names, aliases, overloads, capability groups).
+What does not resolve, and what the device lacks, is a warning (problems.py)
+and left out, unless the entry carries a ``reason`` (then it is kept); under
+``--oot-strict`` each is an error.
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
-from dataclasses import dataclass
-from typing import Any, Mapping, Optional
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Optional
 
-from testing.plugin.config import ConfigError, Loc, Named, Plan
+from testing.plugin import opnames
+from testing.plugin.config import Named, Plan
 from testing.plugin.models import DtypeSpec
+from testing.plugin.problems import Loc, Problem
 from testing.plugin.selection import OpSupport, Support
 
 Caps = dict[str, dict[str, Optional[tuple[float, float]]]]  # aten op -> dtype -> (atol, rtol)
@@ -25,6 +31,13 @@ class KnownNames:
     ops: dict[str, str]  # OpInfo.full_name -> aten_name
     modules: frozenset[str]
     dtypes: frozenset[str]
+    index: Optional[opnames.OpIndex] = field(default=None, compare=False)  # name resolution (opnames.py)
+
+    def op_index(self, groups: Optional[Mapping[str, Iterable[str]]] = None) -> opnames.OpIndex:
+        """The index, with the capability table's groups when there is one."""
+        base = self.index or opnames.OpIndex(frozenset(self.ops), {}, {}, {})
+        return opnames.OpIndex(base.full_names, base.by_name, base.by_alias, base.by_aten,
+                               {k: frozenset(v) for k, v in (groups or {}).items()})
 
 
 def known_names() -> KnownNames:
@@ -34,16 +47,30 @@ def known_names() -> KnownNames:
     from torch.testing._internal.common_modules import module_db
 
     dtypes = frozenset(str(v).removeprefix("torch.") for v in vars(torch).values() if isinstance(v, torch.dtype))
+    ops = list(op_db) + list(python_ref_db)
     return KnownNames(
-        ops={op.full_name: _aten_key(op.aten_name or op.name) for op in list(op_db) + list(python_ref_db)},
+        ops={op.full_name: _aten_key(op.aten_name or op.name) for op in ops},
         modules=frozenset(m.name for m in module_db),
         dtypes=dtypes,
+        index=opnames.build_index(ops),
     )
 
 
-def _aten_key(name: str) -> str:
-    """'aten::add.Tensor' / 'add.Tensor' / 'add' -> 'add'."""
-    return name.removeprefix("aten::").split(".", 1)[0]
+_aten_key = opnames.aten_key
+
+
+def capability_groups(table: Any) -> dict[str, frozenset[str]]:
+    """Every key of the backend's table (group name or aten kernel) -> the aten keys of its group,
+    so 'clamp_min' or 'copy' resolve to the OpInfos of their whole group."""
+    if isinstance(table, Mapping) and isinstance(table.get("ops"), Mapping):
+        table = table["ops"]
+    groups: dict[str, frozenset[str]] = {}
+    for op, info in (table or {}).items() if isinstance(table, Mapping) else ():
+        aten = info.get("aten") if isinstance(info, Mapping) else None
+        members = frozenset(_aten_key(k) for k in [str(op), *([aten] if isinstance(aten, str) else list(aten or ()))])
+        for key in members:
+            groups[key] = groups.get(key, frozenset()) | members
+    return groups
 
 
 def normalize_capabilities(table: Any) -> Caps:
@@ -77,53 +104,79 @@ def normalize_capabilities(table: Any) -> Caps:
     return caps
 
 
-def backend_capabilities(module_name: str) -> Caps:
+def backend_table(module_name: str) -> Any:
+    """<backend>.capabilities() as it returns it."""
     module = importlib.import_module(module_name)
     fn = getattr(module, "capabilities", None)
     if fn is None:
         raise AttributeError(f"backend module '{module_name}' has no capabilities()")
-    return normalize_capabilities(fn())
+    return fn()
+
+
+def backend_capabilities(module_name: str) -> Caps:
+    return normalize_capabilities(backend_table(module_name))
 
 
 # ---------------------------------------------------------------- name checks
 
 
-def _check(names: set[str] | frozenset[str] | dict, value: str, loc: Loc, key: str, kind: str) -> None:
-    if any(c in value for c in "*?["):
-        return  # globs are checked by matching, not by name
-    if value not in names:
-        raise ConfigError(loc, key, f"unknown {kind} '{value}'")
+def _glob(value: str) -> bool:
+    return any(c in value for c in "*?[")  # globs are checked by matching, not by name
 
 
-def validate_names(plan: Plan, known: KnownNames) -> None:
-    """Unknown op/dtype/module names anywhere in the config are errors."""
-    for kind, table, names in (
-        ("op", plan.ops, known.ops),
-        ("dtype", plan.dtypes, known.dtypes),
-        ("module", plan.modules, known.modules),
-    ):
+def _unknown(value: str, pool: Iterable[str], loc: Loc, key: str, kind: str, close: Optional[list[str]] = None) -> Problem:
+    near = close if close is not None else difflib.get_close_matches(value, sorted(pool), n=3, cutoff=0.6)
+    hint = f"; closest: {', '.join(near)}" if near else ""
+    return Problem(loc, key, f"unknown {kind} '{value}' (ignored){hint}")
+
+
+def check_op(value: str, index: opnames.OpIndex, loc: Loc, key: str) -> list[Problem]:
+    """An op name that resolves to nothing is a warning with close matches; one that resolves
+    other than by OpInfo name is a hygiene note naming what it resolved to."""
+    if _glob(value):
+        return []
+    found = opnames.resolve(value, index)
+    if not found.full_names:
+        return [_unknown(value, (), loc, key, "op", opnames.close_matches(value, index))]
+    if not found.canonical:
+        names = sorted(found.full_names)
+        shown = ", ".join(names[:4]) + (f" (+{len(names) - 4})" if len(names) > 4 else "")
+        return [Problem(loc, key, f"'{value}' is not an OpInfo name: resolved by {found.how()} to {shown}", "hygiene")]
+    return []
+
+
+def validate_names(plan: Plan, known: KnownNames, groups: Optional[Mapping[str, Iterable[str]]] = None) -> list[Problem]:
+    """Op/dtype/module names anywhere in the config that name nothing (warnings) or name an
+    op other than by its OpInfo name (hygiene)."""
+    index = known.op_index(groups)
+    problems: list[Problem] = []
+
+    def check(kind: str, value: str, loc: Loc, key: str) -> None:
+        if kind == "op":
+            problems.extend(check_op(value, index, loc, key))
+        elif not _glob(value) and value not in (known.dtypes if kind == "dtype" else known.modules):
+            problems.append(_unknown(value, known.dtypes if kind == "dtype" else known.modules, loc, key, kind))
+
+    for kind, table in (("op", plan.ops), ("dtype", plan.dtypes), ("module", plan.modules)):
         for name, item in (table or {}).items():
-            _check(names, name, item.loc, f"global.supported_{kind}s", kind)
+            check(kind, name, item.loc, f"global.supported_{kind}s")
             for d in _spec_dtypes(item.spec):
-                _check(known.dtypes, d, item.loc, f"global.supported_{kind}s.dtypes", "dtype")
+                check("dtype", d, item.loc, f"global.supported_{kind}s.dtypes")
     for fp in plan.files:
         for rule in fp.rules:
             e = rule.entry
-            for key, values, names, kind in (
-                ("ops", e.ops, known.ops, "op"),
-                ("dtypes", e.dtypes, known.dtypes, "dtype"),
-                ("modules", e.modules, known.modules, "module"),
-            ):
+            for key, values, kind in (("ops", e.ops, "op"), ("dtypes", e.dtypes, "dtype"), ("modules", e.modules, "module")):
                 for v in values or ():
-                    _check(names, v, rule.loc, key, kind)
+                    check(kind, v, rule.loc, key)
             if e.edits:
-                for key, group, names, kind in (
-                    ("edits.ops", e.edits.ops, known.ops, "op"),
-                    ("edits.modules", e.edits.modules, known.modules, "module"),
-                    ("edits.dtypes", e.edits.dtypes, known.dtypes, "dtype"),
+                for key, group, kind in (
+                    ("edits.ops", e.edits.ops, "op"),
+                    ("edits.modules", e.edits.modules, "module"),
+                    ("edits.dtypes", e.edits.dtypes, "dtype"),
                 ):
                     for item in (list(group.include) + list(group.exclude)) if group else ():
-                        _check(names, item if isinstance(item, str) else item.name, rule.loc, key, kind)
+                        check(kind, item if isinstance(item, str) else item.name, rule.loc, key)
+    return problems
 
 
 def _spec_dtypes(spec: Any) -> list[str]:
@@ -149,14 +202,17 @@ def _within(dtypes: frozenset[str], wanted: Optional[frozenset[str]]) -> frozens
 
 
 def _op_support(named: Named, cap_dtypes: Optional[dict], device: str, aten: str,
-                wanted: Optional[frozenset[str]] = None) -> OpSupport:
+                wanted: Optional[frozenset[str]], problems: list[Problem]) -> OpSupport:
     spec = named.spec
     dtypes = None if spec.dtypes is None else frozenset(d if isinstance(d, str) else d.name for d in spec.dtypes)
     precision = list(_precision_of(spec.dtypes))
     if cap_dtypes is not None:
         lacking = sorted((dtypes or frozenset()) - set(cap_dtypes))
         if lacking and not spec.reason:
-            raise ConfigError(named.loc, "global.supported_ops", f"'{spec.name}': {device} has no aten::{aten} for {', '.join(lacking)} (capabilities); add a 'reason' to keep it")
+            problems.append(Problem(named.loc, "global.supported_ops",
+                                    f"'{spec.name}': {device} has no aten::{aten} for {', '.join(lacking)} "
+                                    f"(capabilities): left out; add a 'reason' to keep it"))
+            dtypes = dtypes - set(lacking)
         if dtypes is None:
             dtypes = _within(frozenset(cap_dtypes), wanted)
         have = {p[0] for p in precision}
@@ -166,24 +222,40 @@ def _op_support(named: Named, cap_dtypes: Optional[dict], device: str, aten: str
         exclude_dtypes=frozenset(getattr(spec, "exclude_dtypes", ()) or ()),
         precision=tuple(precision),
         shapes=getattr(spec, "shapes", None),
-        xfail_reason=spec.reason if spec.force_xfail else None,
+        xfail_reason=_xfail_reason(named),
+        widen=dtypes if spec.dtypes is not None else frozenset(),
     )
 
 
-def build_support(plan: Plan, known: KnownNames, caps: Optional[Caps], device: str) -> Support:
-    """Config ∩ capabilities. caps=None: the config alone decides."""
+def _xfail_reason(named: Named) -> Optional[str]:
+    if not named.spec.force_xfail:
+        return None
+    return named.reason or f"force_xfail ({named.loc})"
+
+
+def build_support(plan: Plan, known: KnownNames, caps: Optional[Caps], device: str,
+                  problems: Optional[list[Problem]] = None,
+                  groups: Optional[Mapping[str, Iterable[str]]] = None) -> Support:
+    """Config ∩ capabilities. caps=None: the config alone decides. What the device lacks is
+    appended to `problems` (and left out, unless the entry has a reason)."""
+    problems = problems if problems is not None else []
+    index = known.op_index(groups)
     ops: Optional[dict[str, OpSupport]] = None
     wanted = None if plan.dtypes is None else frozenset(plan.dtypes)
     if plan.ops is not None:
         ops = {}
         for name, named in plan.ops.items():
-            aten = known.ops.get(name, name)
-            cap = None
-            if caps is not None:
-                cap = caps.get(aten)
-                if cap is None and not named.spec.reason:
-                    raise ConfigError(named.loc, "global.supported_ops", f"'{name}': {device} has no aten::{aten} (capabilities); add a 'reason' to keep it")
-            ops[name] = _op_support(named, cap, device, aten, wanted)
+            for full in sorted(opnames.resolve(name, index).full_names):
+                aten = known.ops.get(full, full)
+                cap = None
+                if caps is not None:
+                    cap = caps.get(aten)
+                    if cap is None and not named.spec.reason:
+                        problems.append(Problem(named.loc, "global.supported_ops",
+                                                f"'{name}': {device} has no aten::{aten} (capabilities): "
+                                                f"{full} left out; add a 'reason' to keep it"))
+                        continue
+                ops[full] = _op_support(named, cap, device, aten, wanted, problems)
     elif caps is not None:
         ops = {name: OpSupport(dtypes=_within(frozenset(caps[aten]), wanted),
                                precision=tuple((d, *p) for d, p in sorted(caps[aten].items()) if p))
@@ -194,15 +266,20 @@ def build_support(plan: Plan, known: KnownNames, caps: Optional[Caps], device: s
     precision: dict[str, tuple[float, float]] = {}
     xfail: dict[str, str] = {}
     if plan.dtypes is not None:
+        kept = set()
         for name, named in plan.dtypes.items():
             spec = named.spec
             if cap_dtypes is not None and name not in cap_dtypes and not spec.reason:
-                raise ConfigError(named.loc, "global.supported_dtypes", f"'{name}': no op of {device} supports it (capabilities); add a 'reason' to keep it")
+                problems.append(Problem(named.loc, "global.supported_dtypes",
+                                        f"'{name}': no op of {device} supports it (capabilities): left out; "
+                                        f"add a 'reason' to keep it"))
+                continue
+            kept.add(name)
             if spec.precision:
                 precision[name] = (spec.precision.atol, spec.precision.rtol)
             if spec.force_xfail:
-                xfail[name] = spec.reason
-        dtypes = frozenset(plan.dtypes)
+                xfail[name] = _xfail_reason(named)
+        dtypes = frozenset(kept)
 
     modules = None
     if plan.modules is not None:
@@ -210,7 +287,7 @@ def build_support(plan: Plan, known: KnownNames, caps: Optional[Caps], device: s
             name: OpSupport(
                 dtypes=None if n.spec.dtypes is None else frozenset(d if isinstance(d, str) else d.name for d in n.spec.dtypes),
                 precision=_precision_of(n.spec.dtypes),
-                xfail_reason=n.spec.reason if n.spec.force_xfail else None,
+                xfail_reason=_xfail_reason(n),
             )
             for name, n in plan.modules.items()
         }

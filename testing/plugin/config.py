@@ -3,6 +3,9 @@
 ruamel.yaml keeps line numbers, so every error names file:line and the key;
 pydantic validates the shape (models.py). The result is a frozen ``Plan``
 keyed by resolved test-file path, used by selection.py for decisions.
+What loads but deserves a word (a reason only in a comment, a name listed
+twice, a later file overriding an earlier one) is collected as
+``Plan.problems`` (problems.py); ``--oot-strict`` turns them into errors.
 Name checks against op_db/module_db/dtypes live in capabilities.py (they
 need torch); this module imports no torch.
 """
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import glob
 import os
 import re
 from dataclasses import dataclass, field
@@ -21,6 +25,7 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError
 
+from testing.plugin import comments
 from testing.plugin.labels import entry_for_test_type, suite_left_out
 from testing.plugin.models import (
     ConfigDocument,
@@ -32,6 +37,7 @@ from testing.plugin.models import (
     OpSpec,
     TestEntry,
 )
+from testing.plugin.problems import Loc, Problem
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -45,25 +51,49 @@ class ConfigError(Exception):
         self.key = key
 
 
-@dataclass(frozen=True)
-class Loc:
-    file: str
-    line: int
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}"
+COMPAT_TORCH_SPYRE = "torch_spyre"
 
 
 @dataclass(frozen=True)
 class Rule:
-    """One test entry of one file, with where it was written."""
+    """One test entry of one file, with where it was written.
+
+    names: the patterns this rule still owns (None: all of the entry's; a
+    duplicate written later takes a pattern over). comment_reason: the nearest
+    YAML comment (comments.py), used when the entry has no 'reason';
+    name_reasons: a comment after one name, that name's own reason.
+    class_insensitive: 'Class::method' also names `method` of every other
+    class (compat: torch_spyre).
+    """
 
     entry: TestEntry
     loc: Loc
+    names: Optional[tuple[str, ...]] = None
+    comment_reason: Optional[str] = None
+    name_reasons: tuple[tuple[str, str], ...] = ()
+    class_insensitive: bool = False
+    name_lines: tuple[tuple[str, int], ...] = ()  # where each name is written (a block list: its own line)
 
     @property
     def patterns(self) -> tuple[str, ...]:
-        return tuple(self.entry.name_list)
+        return self.names if self.names is not None else tuple(self.entry.name_list)
+
+    @property
+    def reason(self) -> Optional[str]:
+        return self.entry.reason or self.comment_reason
+
+    def loc_of(self, pattern: str) -> Loc:
+        """file:line of one name (the entry's line when the names share it)."""
+        line = dict(self.name_lines).get(pattern)
+        return Loc(self.loc.file, line) if line else self.loc
+
+    def reason_for(self, pattern: Optional[str]) -> Optional[str]:
+        """The reason a variant matched by `pattern` gets: the 'reason' key, else that
+        name's own comment, else the entry's nearest comment."""
+        if self.entry.reason:
+            return self.entry.reason
+        own = dict(self.name_reasons).get(pattern) if pattern else None
+        return own or self.comment_reason
 
     @property
     def selector_key(self) -> tuple:
@@ -82,6 +112,7 @@ class FilePlan:
     loc: Loc
     collect: bool = True
     reason: Optional[str] = None
+    unlisted_explicit: bool = True  # False: the default was taken (compat may change it)
 
     def matches(self, file_path: str) -> bool:
         return fnmatch.fnmatchcase(os.path.realpath(file_path), self.path)
@@ -93,6 +124,11 @@ class Named:
 
     spec: Any  # DtypeSpec | OpSpec | ModuleSpec
     loc: Loc
+    comment_reason: Optional[str] = None  # the nearest YAML comment (force_xfail without 'reason')
+
+    @property
+    def reason(self) -> Optional[str]:
+        return self.spec.reason or self.comment_reason
 
 
 @dataclass(frozen=True)
@@ -107,6 +143,7 @@ class Plan:
     # Files of configs the test type left out (labels.suite_left_out): collect: false,
     # nothing generated. Consulted after `files`, so a config in effect still wins.
     left_out: tuple[FilePlan, ...] = field(default=())
+    problems: tuple[Problem, ...] = field(default=())
 
     def file_plan(self, file_path: str) -> Optional[FilePlan]:
         for fp in self.files + self.left_out:
@@ -177,10 +214,16 @@ def _message(e: dict) -> str:
 
 def load_document(path: str) -> tuple[ConfigDocument, Any]:
     """Parse and validate one YAML file; return the model and the raw tree (for lines)."""
+    doc, raw, _lines = _load(path)
+    return doc, raw
+
+
+def _load(path: str) -> tuple[ConfigDocument, Any, list[str]]:
     yaml = YAML(typ="rt")
     try:
         with open(path, encoding="utf-8") as f:
-            raw = yaml.load(f)
+            text = f.read()
+        raw = yaml.load(text)
     except OSError as exc:
         raise ConfigError(Loc(path, 0), "", f"cannot read config: {exc.strerror}") from None
     except MarkedYAMLError as exc:
@@ -194,7 +237,7 @@ def load_document(path: str) -> tuple[ConfigDocument, Any]:
         e = _best_error(err, raw)
         loc = e["loc"]
         raise ConfigError(Loc(path, _yaml_line(raw, loc)), _key_path(loc), _message(e)) from None
-    return doc, raw
+    return doc, raw, text.splitlines()
 
 
 def _plain(node: Any) -> Any:
@@ -240,22 +283,30 @@ def _line_at(raw: Any, *loc: Any) -> int:
     return _yaml_line(raw, ("test_suite_config",) + loc)
 
 
+def _raw_at(raw: Any, *path: Any) -> Any:
+    node = raw["test_suite_config"]
+    for part in path:
+        node = node[part]
+    return node
+
+
 def _file_plan(
-    entry: FileEntry, idx: int, raw: Any, path: str, roots: dict[str, str], test_type: Optional[str] = None
+    entry: FileEntry, idx: int, raw: Any, lines: list[str], path: str, roots: dict[str, str],
+    test_type: Optional[str] = None,
 ) -> FilePlan:
     floc = Loc(path, _line_at(raw, "files", idx))
     resolved = expand_path(entry.path, roots, os.path.dirname(os.path.abspath(path)), floc)
+    raw_tests = _raw_at(raw, "files", idx).get("tests") or []
     rules = []
-    seen: dict[tuple, Loc] = {}
     for t_idx, test in enumerate(entry.tests):
-        rule = Rule(entry_for_test_type(test, test_type), Loc(path, _line_at(raw, "files", idx, "tests", t_idx)))
-        for n_idx, pattern in enumerate(test.name_list):
-            key = (pattern, rule.selector_key)
-            if key in seen:
-                at = Loc(path, _line_at(raw, "files", idx, "tests", t_idx, "names", n_idx))
-                raise ConfigError(at, "names", f"duplicate entry '{pattern}' (first at {seen[key]})")
-            seen[key] = rule.loc
-        rules.append(rule)
+        rules.append(Rule(
+            entry_for_test_type(test, test_type),
+            Loc(path, _line_at(raw, "files", idx, "tests", t_idx)),
+            comment_reason=comments.item_reason(lines, raw_tests, t_idx),
+            name_reasons=tuple(comments.name_reasons(lines, raw_tests[t_idx]).items()),
+            name_lines=_name_lines(raw, ("files", idx, "tests", t_idx), test.name_list),
+        ))
+    reason = entry.reason or comments.item_reason(lines, _raw_at(raw, "files"), idx, keys=("collect",))
     return FilePlan(
         path=resolved,
         unlisted_mode=entry.unlisted_test_mode,
@@ -265,34 +316,86 @@ def _file_plan(
         rules=tuple(rules),
         loc=floc,
         collect=entry.collect,
-        reason=entry.reason,
+        reason=reason if not entry.collect else entry.reason,
+        unlisted_explicit="unlisted_test_mode" in entry.model_fields_set,
     )
 
 
-def _named(items, kind: str, spec_cls, raw: Any, path: str) -> Optional[dict[str, Named]]:
+def _name_lines(raw: Any, at: tuple, names: list[str]) -> tuple[tuple[str, int], ...]:
+    if not isinstance(_raw_at(raw, *at).get("names"), list):
+        return ()
+    return tuple((n, _line_at(raw, *at, "names", i)) for i, n in enumerate(names))
+
+
+def _hygiene(fp: FilePlan, entry: FileEntry) -> list[Problem]:
+    """Reasons Torch Spyre leaves to comments (or out): fine to load, flagged by --oot-strict."""
+    out = []
+    for rule in fp.rules:
+        if rule.entry.mode != Mode.mandatory_success and not rule.entry.reason:
+            where = f"only in a comment ('{_short(rule.reason)}')" if rule.reason else "missing"
+            out.append(Problem(rule.loc, "reason", f"mode '{rule.entry.mode.value}': 'reason' {where}", "hygiene"))
+    if not entry.collect and not entry.reason:
+        out.append(Problem(fp.loc, "reason", "collect: false without a 'reason'", "hygiene"))
+    if entry.unlisted_test_mode in (Mode.xfail, Mode.xfail_strict) and not entry.unlisted_reason:
+        out.append(Problem(fp.loc, "unlisted_reason",
+                           f"unlisted_test_mode '{entry.unlisted_test_mode.value}' without an 'unlisted_reason'", "hygiene"))
+    return out
+
+
+def _short(text: Optional[str], width: int = 60) -> str:
+    text = text or ""
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _named(items, kind: str, spec_cls, raw: Any, lines: list[str], path: str,
+           problems: list[Problem]) -> Optional[dict[str, Named]]:
     if items is None:
         return None
+    raw_items = _raw_at(raw, "global", kind)
     out: dict[str, Named] = {}
     for i, item in enumerate(items):
         spec = spec_cls(name=item) if isinstance(item, str) else item
         loc = Loc(path, _line_at(raw, "global", kind, i))
+        named = Named(spec, loc, comments.item_reason(lines, raw_items, i, keys=("force_xfail", "name")))
+        if spec.force_xfail and not spec.reason:
+            problems.append(Problem(loc, f"global.{kind}", f"'{spec.name}': force_xfail without a 'reason'", "hygiene"))
         if spec.name in out:
-            raise ConfigError(loc, f"global.{kind}", f"duplicate entry '{spec.name}' (first at {out[spec.name].loc})")
-        out[spec.name] = Named(spec, loc)
+            named = _merged_named(out[spec.name], named, kind, problems)
+        out[spec.name] = named
     return out
+
+
+def _merged_named(earlier: Named, later: Named, kind: str, problems: list[Problem]) -> Named:
+    """Later wins, key by key: what the later entry writes replaces, what it leaves out is kept
+    (so a feature config's bare '- name: float32' keeps device.yaml's precision)."""
+    written = {k: getattr(later.spec, k) for k in later.spec.model_fields_set if k != "name"}
+    merged = earlier.spec.model_copy(update=written)
+    if merged != earlier.spec:
+        same_file = earlier.loc.file == later.loc.file
+        problems.append(Problem(
+            later.loc, f"global.{kind}",
+            f"'{later.spec.name}' {'listed twice' if same_file else 'also at ' + str(earlier.loc)}: "
+            f"{', '.join(sorted(written)) or 'nothing'} taken from here (later wins)",
+            "warning" if same_file else "hygiene"))
+    elif earlier.loc.file == later.loc.file:
+        problems.append(Problem(later.loc, f"global.{kind}", f"'{later.spec.name}' listed twice (first at {earlier.loc})"))
+    return Named(merged, later.loc, later.comment_reason or earlier.comment_reason)
 
 
 def plan_from_file(path: str, roots: dict[str, str], test_type: Optional[str] = None) -> Plan:
     """One config; test_type (labels.py) drops entries, or all file entries, whose labels exclude it."""
-    doc, raw = load_document(path)
+    doc, raw, lines = _load(path)
     suite = doc.test_suite_config
     g = suite.global_
-    files = tuple(_file_plan(fe, i, raw, path, roots, test_type) for i, fe in enumerate(suite.files))
-    seen: dict[str, Loc] = {}
-    for fp in files:
-        if fp.path in seen:
-            raise ConfigError(fp.loc, "path", f"duplicate file entry (first at {seen[fp.path]})")
-        seen[fp.path] = fp.loc
+    problems: list[Problem] = []
+    files: tuple[FilePlan, ...] = ()
+    for i, fe in enumerate(suite.files):
+        fp = _file_plan(fe, i, raw, lines, path, roots, test_type)
+        if not glob.glob(fp.path):
+            problems.append(Problem(fp.loc, "path", f"'{fe.path}' matches no file (moved or removed upstream?)"))
+        problems += _hygiene(fp, fe)
+        problems += _unread_keys(fp, fe)
+        files = _merge_files(files, (fp,), problems)
     left_out: tuple[FilePlan, ...] = ()
     if suite_left_out(suite.labels, bool(files), test_type):
         reason = f"suite labels {list(suite.labels)} exclude test type '{test_type}'"
@@ -305,83 +408,157 @@ def plan_from_file(path: str, roots: dict[str, str], test_type: Optional[str] = 
     return Plan(
         files=files,
         global_=g,
-        ops=_named(g.supported_ops, "supported_ops", OpSpec, raw, path),
-        dtypes=_named(g.supported_dtypes, "supported_dtypes", DtypeSpec, raw, path),
-        modules=_named(g.supported_modules, "supported_modules", ModuleSpec, raw, path),
+        ops=_named(g.supported_ops, "supported_ops", OpSpec, raw, lines, path, problems),
+        dtypes=_named(g.supported_dtypes, "supported_dtypes", DtypeSpec, raw, lines, path, problems),
+        modules=_named(g.supported_modules, "supported_modules", ModuleSpec, raw, lines, path, problems),
         tags=tags,
         sources=(path,),
         left_out=left_out,
+        problems=tuple(problems),
     )
+
+
+def _unread_keys(fp: FilePlan, entry: FileEntry) -> list[Problem]:
+    """Torch Spyre's model-input specs are accepted but not applied: say so."""
+    out = []
+    for rule in fp.rules:
+        edits = rule.entry.edits
+        for group, key in ((edits and edits.ops, "edits.ops"), (edits and edits.modules, "edits.modules")):
+            for ref in (list(group.include) + list(group.exclude)) if group else ():
+                if isinstance(ref, str):
+                    continue
+                unread = [k for k in ("sample_inputs_func", "module_path", "constructor_inputs", "forward_inputs", "tags")
+                          if k in ref.model_fields_set]
+                if unread:
+                    out.append(Problem(rule.loc, key, f"'{ref.name}': {', '.join(unread)} not applied (not implemented here)"))
+    return out
 
 
 # ---------------------------------------------------------------- merge
 
 
-def _merge_named(a: Optional[dict[str, Named]], b: Optional[dict[str, Named]], kind: str):
+def _merge_named(a: Optional[dict[str, Named]], b: Optional[dict[str, Named]], kind: str, problems: list[Problem]):
     if a is None or b is None:
         return a if b is None else b
     out = dict(a)
     for name, item in b.items():
-        if name in out and out[name].spec != item.spec:
-            raise ConfigError(item.loc, f"global.{kind}", f"conflict for '{name}' with {out[name].loc}")
-        out.setdefault(name, item)
+        out[name] = _merged_named(out[name], item, kind, problems) if name in out else item
     return out
 
 
-def _merge_scalar_globals(a: GlobalConfig, b: GlobalConfig, where: Loc) -> GlobalConfig:
+def _merge_scalar_globals(a: GlobalConfig, b: GlobalConfig, where: Loc, problems: list[Problem]) -> GlobalConfig:
+    """Later file wins for every scalar it writes (a warning when it changes one)."""
     updates = {}
-    for key in ("backend", "device_type", "capabilities", "input_config"):
+    for key in ("backend", "device_type", "capabilities", "input_config", "compat", "relax_device_restrictions"):
         va, vb = getattr(a, key), getattr(b, key)
-        default = GlobalConfig.model_fields[key].default
-        if vb == default or vb == va:
+        if key not in b.model_fields_set or vb == va:
             continue
-        if va != default:
-            raise ConfigError(where, f"global.{key}", f"conflict: {va!r} vs {vb!r}")
+        if key in a.model_fields_set:
+            problems.append(Problem(where, f"global.{key}", f"{vb!r} overrides {va!r} of an earlier config (later wins)"))
         updates[key] = vb
-    return a.model_copy(update=updates)
+    return a.model_copy(update=updates)  # the updated keys join model_fields_set: a third file sees them
 
 
-def _merge_files(a: tuple[FilePlan, ...], b: tuple[FilePlan, ...]) -> tuple[FilePlan, ...]:
+def _merge_files(a: tuple[FilePlan, ...], b: tuple[FilePlan, ...], problems: list[Problem]) -> tuple[FilePlan, ...]:
+    """Entries for the same path are combined; a file-level setting written twice: the later wins."""
     out = {fp.path: fp for fp in a}
     for fp in b:
         prev = out.get(fp.path)
         if prev is None:
             out[fp.path] = fp
             continue
+        updates: dict[str, Any] = {}
         for attr in ("unlisted_mode", "relax_device_restrictions", "relax_only_for", "collect"):
-            if getattr(prev, attr) != getattr(fp, attr):
-                raise ConfigError(fp.loc, attr, f"conflict with {prev.loc}: {getattr(prev, attr)!s} vs {getattr(fp, attr)!s}")
-        known = {(p, r.selector_key): r.loc for r in prev.rules for p in r.patterns}
-        for rule in fp.rules:
-            for pattern in rule.patterns:
-                if (pattern, rule.selector_key) in known:
-                    raise ConfigError(rule.loc, "names", f"conflict: '{pattern}' is also listed at {known[(pattern, rule.selector_key)]}")
-        out[fp.path] = FilePlan(
-            prev.path, prev.unlisted_mode, prev.unlisted_reason or fp.unlisted_reason,
-            prev.relax_device_restrictions, prev.relax_only_for, prev.rules + fp.rules, prev.loc,
-            prev.collect, prev.reason or fp.reason,
-        )
+            if getattr(prev, attr) != getattr(fp, attr) and (attr != "unlisted_mode" or fp.unlisted_explicit):
+                problems.append(Problem(fp.loc, attr, f"{getattr(fp, attr)!s} overrides {getattr(prev, attr)!s} at {prev.loc} (later wins)"))
+                updates[attr] = getattr(fp, attr)
+        if "unlisted_mode" in updates:
+            updates["unlisted_reason"] = fp.unlisted_reason
+            updates["unlisted_explicit"] = True
+        out[fp.path] = dataclasses.replace(
+            prev, rules=prev.rules + fp.rules, reason=prev.reason or fp.reason,
+            unlisted_reason=updates.pop("unlisted_reason", prev.unlisted_reason or fp.unlisted_reason), **updates)
     return tuple(out.values())
 
 
 def merge(a: Plan, b: Plan) -> Plan:
     where = b.files[0].loc if b.files else Loc(b.sources[0], 1)
+    problems: list[Problem] = []
     return Plan(
-        files=_merge_files(a.files, b.files),
-        global_=_merge_scalar_globals(a.global_, b.global_, where),
-        ops=_merge_named(a.ops, b.ops, "supported_ops"),
-        dtypes=_merge_named(a.dtypes, b.dtypes, "supported_dtypes"),
-        modules=_merge_named(a.modules, b.modules, "supported_modules"),
+        files=_merge_files(a.files, b.files, problems),
+        global_=_merge_scalar_globals(a.global_, b.global_, where, problems),
+        ops=_merge_named(a.ops, b.ops, "supported_ops", problems),
+        dtypes=_merge_named(a.dtypes, b.dtypes, "supported_dtypes", problems),
+        modules=_merge_named(a.modules, b.modules, "supported_modules", problems),
         tags=a.tags | b.tags,
         sources=a.sources + b.sources,
         left_out=a.left_out + b.left_out,
+        problems=a.problems + b.problems + tuple(problems),
     )
 
 
-def load_plan(paths: list[str], roots: dict[str, str], test_type: Optional[str] = None) -> Plan:
-    """Load and merge several config files (in order); conflicts are errors.
+# ---------------------------------------------------------------- after merging: compat, duplicates
+
+
+def name_key(pattern: str, class_insensitive: bool) -> str:
+    """What a name means for duplicate detection: Class::method, or the method alone."""
+    return pattern.split("::", 1)[1] if class_insensitive and "::" in pattern else pattern
+
+
+def with_compat(fp: FilePlan, compat: Optional[str], relax_all: bool) -> FilePlan:
+    """Torch Spyre's reading of a file entry (configs/README.md, 'Coming from Torch Spyre')."""
+    if compat != COMPAT_TORCH_SPYRE:
+        return dataclasses.replace(fp, relax_device_restrictions=True) if relax_all else fp
+    updates: dict[str, Any] = dict(relax_device_restrictions=True, relax_only_for=True,
+                                   rules=tuple(dataclasses.replace(r, class_insensitive=True) for r in fp.rules))
+    if not fp.unlisted_explicit and fp.unlisted_mode == Mode.skip:
+        updates.update(unlisted_mode=Mode.xfail, unlisted_reason="unlisted (compat: torch_spyre defaults to xfail)")
+    return dataclasses.replace(fp, **updates)
+
+
+def dedupe(fp: FilePlan) -> tuple[FilePlan, list[Problem]]:
+    """A name written twice with the same selectors: the last entry takes it (as in Torch Spyre),
+    with a warning naming both places."""
+    owner: dict[tuple, int] = {}
+    names = [list(r.patterns) for r in fp.rules]
+    problems = []
+    for i, rule in enumerate(fp.rules):
+        for pattern in rule.patterns:
+            key = (name_key(pattern, rule.class_insensitive), rule.selector_key)
+            if key in owner:
+                j = owner[key]
+                earlier = fp.rules[j]
+                names[j] = [p for p in names[j] if name_key(p, earlier.class_insensitive) != key[0]]
+                problems.append(Problem(rule.loc_of(pattern), "names", f"duplicate entry '{pattern}' (also at "
+                                        f"{_also_at(earlier, pattern, key[0])}): this later entry wins ({rule.entry.mode.value})"))
+            owner[key] = i
+    rules = tuple(dataclasses.replace(r, names=tuple(n)) for r, n in zip(fp.rules, names) if n)
+    return dataclasses.replace(fp, rules=rules), problems
+
+
+def _also_at(rule: Rule, pattern: str, key: str) -> Loc:
+    same = next((p for p in rule.patterns if name_key(p, rule.class_insensitive) == key), pattern)
+    return rule.loc_of(same)
+
+
+def finish(plan: Plan, compat: Optional[str] = None) -> Plan:
+    """Apply compat (option, else global.compat) and the device-restriction switch; merge duplicates."""
+    compat = compat or plan.global_.compat
+    problems = list(plan.problems)
+    files = []
+    for fp in plan.files:
+        fp, found = dedupe(with_compat(fp, compat, plan.global_.relax_device_restrictions))
+        problems += found
+        files.append(fp)
+    return dataclasses.replace(plan, files=tuple(files), problems=tuple(problems))
+
+
+def load_plan(paths: list[str], roots: dict[str, str], test_type: Optional[str] = None,
+              compat: Optional[str] = None) -> Plan:
+    """Load and merge several config files (in order); a later file wins (configs/README.md).
 
     test_type: the run's --oot-test-type (None: labels do not filter).
+    compat: 'torch_spyre' reads every file as Torch Spyre does (also global.compat).
     """
     plan: Optional[Plan] = None
     for path in paths:
@@ -389,7 +566,7 @@ def load_plan(paths: list[str], roots: dict[str, str], test_type: Optional[str] 
         plan = one if plan is None else merge(plan, one)
     if plan is None:
         return Plan(files=(), global_=GlobalConfig(), ops=None, dtypes=None, modules=None, tags=frozenset())
-    return plan
+    return finish(plan, compat)
 
 
 def default_roots(upstream_root: Optional[str] = None) -> dict[str, str]:

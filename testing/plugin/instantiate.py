@@ -10,7 +10,12 @@ Installed once (pytest_configure), before any test module is imported:
 * ``DeviceTypeTestBase._get_dtypes`` — ``@dtypes``/``dtypesIf*`` lists are
   filtered (and widened by ``edits.dtypes.include``) in the lookup itself.
 * ``instantiate_device_type_tests`` — only_for/except_for dropped for files
-  whose config says ``relax_only_for``.
+  whose config says ``relax_only_for``; the device classes upstream would
+  instantiate here but this run does not (LAZY, META, other devices) are
+  recorded, so the run can say what it left out.
+* ``@ops`` dtypes are widened the way Torch Spyre does: dtypes a config lists
+  for an op (``supported_ops[].dtypes``) or a test (``edits.dtypes.include``)
+  that the OpInfo lacks are added to a per-test copy of the OpInfo.
 
 The device name comes from the backend (privateuse1 name) or the config.
 """
@@ -18,6 +23,7 @@ The device name comes from the backend (privateuse1 name) or the config.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import os
 import sys
@@ -62,6 +68,8 @@ class Adapter:
     mark_filter: MarkFilter
     stats: Stats = field(default_factory=Stats)
     seen: dict[str, set[tuple[str, str]]] = field(default_factory=lambda: defaultdict(set))
+    # file -> device classes upstream instantiates here that this run does not (e.g. TestViewOpsLAZY)
+    left_out_classes: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     _restore: list[Callable[[], None]] = field(default_factory=list)
     _current: Optional[tuple[FilePlan, str, str]] = None
 
@@ -92,8 +100,10 @@ class Adapter:
         @functools.wraps(orig_idtt)
         def instantiate_device_type_tests(generic_test_class, scope, except_for=None, only_for=None, **kw):
             fp = adapter._file_plan_of(generic_test_class)
+            upstream = (except_for, only_for)
             if fp is not None and fp.relax_only_for:
                 except_for = only_for = None
+            adapter._record_left_out(cdt, generic_test_class, upstream, (except_for, only_for), kw)
             return orig_idtt(generic_test_class, scope, except_for=except_for, only_for=only_for, **kw)
 
         base.instantiate_test = classmethod(instantiate_test)
@@ -108,6 +118,22 @@ class Adapter:
     def uninstall(self) -> None:
         while self._restore:
             self._restore.pop()()
+
+    def _record_left_out(self, cdt, generic_cls, upstream: tuple, ours: tuple, kw: dict) -> None:
+        """Device classes a plain run of this file would instantiate here, minus this run's."""
+        try:
+            mine = {b.device_type for b in cdt.get_desired_device_type_test_bases(*ours, **kw)}
+            previous = os.environ.pop("PYTORCH_TESTING_DEVICE_ONLY_FOR", None)
+            try:
+                theirs = {b.device_type for b in cdt.get_desired_device_type_test_bases(*upstream, **kw)}
+            finally:
+                if previous is not None:
+                    os.environ["PYTORCH_TESTING_DEVICE_ONLY_FOR"] = previous
+        except Exception:  # a torch without these internals: nothing to report, never a failed collection
+            return
+        names = [f"{generic_cls.__name__}{d.upper()}" for d in sorted(theirs - mine)]
+        if names:
+            self.left_out_classes[self._file_of(generic_cls)].extend(names)
 
     # ------------------------------------------------------------ plans
 
@@ -143,7 +169,8 @@ class Adapter:
         before = set(cls.__dict__)
         self._current = (fp, gcls, name)
         try:
-            with _narrowed(inner, self._op_prefilter(fp), self._module_prefilter(fp)) as empty:
+            with _narrowed(inner, self._op_prefilter(fp), self._module_prefilter(fp),
+                           self._widener(fp, gcls, name)) as empty:
                 if empty:
                     self.stats.generic_skipped += 1
                     return None
@@ -158,7 +185,7 @@ class Adapter:
         widened = any(r.entry.edits and r.entry.edits.ops and r.entry.edits.ops.include for r in fp.rules)
 
         def keep(op) -> bool:
-            if not widened and not op_allowed(self.support, None, op.full_name):
+            if not widened and not op_allowed(self.support, None, op.full_name, _op_keys(op)):
                 return False
             return self.mark_filter.may_select(marks_for(Variant("", "", "", op=op.full_name), None), open_prefixes=("dtype__", "bucket__", "module__"))
 
@@ -173,6 +200,30 @@ class Adapter:
             return self.mark_filter.may_select(marks_for(Variant("", "", "", module=mi.name), None), open_prefixes=("dtype__", "bucket__", "op__"))
 
         return keep
+
+    def _widener(self, fp: FilePlan, gcls: str, name: str) -> Callable[[Any, set], Any]:
+        """op -> a copy whose dtypes for this device include what the config lists (or op itself)."""
+        import torch
+
+        from testing.plugin.selection import match_rule
+
+        def widen(op, allowed: Optional[set]):
+            spec = self.support.ops.get(op.full_name) if self.support.ops is not None else None
+            wanted = set(spec.widen) if spec else set()
+            rule = match_rule(fp, Variant(gcls, name, name, op=op.full_name, aten=op.aten_name, op_names=_op_names(op)))
+            if rule and rule.entry.edits and rule.entry.edits.dtypes:
+                wanted |= {i if isinstance(i, str) else i.name for i in rule.entry.edits.dtypes.include}
+            have = set(op.supported_dtypes(self.device_type))
+            extra = {dt for dt in (getattr(torch, n, None) for n in sorted(wanted)) if isinstance(dt, torch.dtype)} - have
+            if not extra:
+                return op
+            if allowed is not None:
+                allowed |= extra
+            wide = copy.copy(op)
+            wide.dtypesIf = dict(op.dtypesIf, **{torch.device(self.device_type).type: have | extra})
+            return wide
+
+        return widen
 
     def _filtering(self, inner, fp: FilePlan, gcls: str, name: str):
         adapter = self
@@ -240,6 +291,7 @@ class Adapter:
             aten=getattr(op, "aten_name", None),
             dtypes=tuple(str(d).removeprefix("torch.") for d in dts),
             module=getattr(mi, "name", None),
+            op_names=_op_names(op) if op is not None else (),
         )
 
     # ------------------------------------------------------------ generated methods
@@ -249,7 +301,7 @@ class Adapter:
         kwargs = (getattr(fn, "__defaults__", None) or ({},))[0]
         kwargs = kwargs if isinstance(kwargs, dict) else {}
         v = self._variant(gcls, name, "", kwargs)
-        v = Variant(v.cls, v.test, attr, v.op, v.aten, v.dtypes, v.module)
+        v = dataclasses.replace(v, name=attr)
         d = self._keep(fp, v)
         if d is None:
             delattr(cls, attr)
@@ -257,6 +309,15 @@ class Adapter:
             return
         self.stats.variants_kept += 1
         setattr(cls, attr, _runtime_wrapper(fn, kwargs, d, self.device_type, v))
+
+
+def _op_names(op) -> tuple[str, ...]:
+    """OpInfo.name and its aliases: names a config may use for the op (opnames.py)."""
+    return tuple(n for n in (getattr(op, "name", None), *(a.name for a in getattr(op, "aliases", None) or ())) if n)
+
+
+def _op_keys(op) -> tuple[str, ...]:
+    return tuple(n for n in (op.full_name, getattr(op, "aten_name", None), *_op_names(op)) if n)
 
 
 def _restore_env(name: str, value: Optional[str]) -> None:
@@ -277,8 +338,9 @@ def _clone(fn):
 
 
 @contextmanager
-def _narrowed(parametrize_fn, keep_op, keep_module) -> Iterator[bool]:
-    """Temporarily narrow the op/module list of an @ops/@modules decorator instance."""
+def _narrowed(parametrize_fn, keep_op, keep_module, widen_op=None) -> Iterator[bool]:
+    """Temporarily narrow the op/module list of an @ops/@modules decorator instance,
+    and widen each kept op's dtypes (and the decorator's allowed_dtypes) where configured."""
     owner = getattr(parametrize_fn, "__self__", None)
     attr = None
     if owner is not None and hasattr(owner, "op_list"):
@@ -290,11 +352,19 @@ def _narrowed(parametrize_fn, keep_op, keep_module) -> Iterator[bool]:
         return
     original = getattr(owner, attr)
     narrowed = [x for x in original if keep(x)]
+    allowed = getattr(owner, "allowed_dtypes", None)
+    if attr == "op_list" and widen_op is not None:
+        wider = set(allowed) if allowed is not None else None
+        narrowed = [widen_op(op, wider) for op in narrowed]
+        if wider is not None:
+            owner.allowed_dtypes = wider
     setattr(owner, attr, narrowed)
     try:
         yield not narrowed
     finally:
         setattr(owner, attr, original)
+        if attr == "op_list" and allowed is not None:
+            owner.allowed_dtypes = allowed
 
 
 def _runtime_wrapper(fn, kwargs: dict, d: Decision, device: str, v: Variant):
@@ -313,7 +383,7 @@ def _runtime_wrapper(fn, kwargs: dict, d: Decision, device: str, v: Variant):
             if dtype in v.dtypes:
                 self.precision = max(self.precision, atol)
                 self.rel_tol = max(self.rel_tol, rtol)
-        with _relaxed(self, device) if d.relax else _nothing():
+        with _relaxed(self, device) if d.relax else _nothing(), _cpu_moved(self, d.cpu_move):
             return fn(self, param_kwargs=call_kwargs) if call_kwargs is not kwargs else fn(self)
 
     marks = [getattr(pytest.mark, m) for m in marks_for(v, d) if m != "xfail"]
@@ -329,6 +399,35 @@ def _runtime_wrapper(fn, kwargs: dict, d: Decision, device: str, v: Variant):
 @contextmanager
 def _nothing():
     yield
+
+
+@contextmanager
+def _cpu_moved(test_case, names: tuple[str, ...]):
+    """edits.functions.cpu_move: these TestCase methods get every tensor argument moved to CPU
+    first (nested in lists/dicts too), for this test only."""
+    if not names:
+        yield
+        return
+    import torch
+    from torch.utils._pytree import tree_map
+
+    def to_cpu(x):
+        return x.cpu() if isinstance(x, torch.Tensor) else x
+
+    for name in names:
+        original = getattr(test_case, name, None)
+        if not callable(original):
+            raise AttributeError(f"edits.functions.cpu_move: {type(test_case).__name__} has no method '{name}'")
+
+        def moved(*args, _original=original, **kwargs):
+            return _original(*tree_map(to_cpu, args), **tree_map(to_cpu, kwargs))
+
+        setattr(test_case, name, moved)
+    try:
+        yield
+    finally:
+        for name in names:
+            test_case.__dict__.pop(name, None)  # the class's method shows through again
 
 
 @contextmanager

@@ -15,8 +15,8 @@ from typing import Optional
 import pytest
 
 from testing.plugin import isolation, labels, reporting
-from testing.plugin.config import ConfigError, default_roots, load_plan
-from testing.plugin.selection import MarkFilter, Variant, decide, is_plugin_mark, marks_for, unknown_patterns
+from testing.plugin.config import COMPAT_TORCH_SPYRE, ConfigError, default_roots, load_plan
+from testing.plugin.selection import MarkFilter, Variant, decide, is_plugin_mark, marks_for, unknown_test_problems
 
 ADAPTER = pytest.StashKey["object"]()
 TEST_TYPE = pytest.StashKey[Optional[str]]()
@@ -25,7 +25,13 @@ TEST_TYPE = pytest.StashKey[Optional[str]]()
 def pytest_addoption(parser: pytest.Parser) -> None:
     g = parser.getgroup("oot", "out-of-tree backend test adaptation")
     g.addoption("--config", action="append", default=[], dest="oot_configs", metavar="YAML",
-                help="test-suite config (repeatable; merged in order, conflicts are errors)")
+                help="test-suite config (repeatable; merged in order, a later file wins)")
+    g.addoption("--oot-strict", dest="oot_strict", action="store_true",
+                help="config hygiene: every config problem (reason only in a comment, unknown or duplicate name, "
+                     "non-OpInfo op name, override) is an error with file:line")
+    g.addoption("--oot-compat", dest="oot_compat", choices=[COMPAT_TORCH_SPYRE],
+                help="read every config as Torch Spyre does (class-insensitive names, device restrictions "
+                     "and only_for relaxed, unlisted tests xfail); same as global.compat")
     g.addoption("--upstream-root", dest="oot_upstream_root", metavar="PATH",
                 help="PyTorch checkout for ${TORCH_ROOT} paths (default: $TORCH_ROOT)")
     g.addoption("--oot-backend", dest="oot_backend", metavar="MODULE",
@@ -85,7 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
     reporting.configure(config)
     roots = default_roots(config.option.oot_upstream_root)
     try:
-        plan = load_plan(list(config.option.oot_configs), roots, test_type)
+        plan = load_plan(list(config.option.oot_configs), roots, test_type, config.option.oot_compat)
     except ConfigError as exc:
         _fail(str(exc))
     _load_backend(config.option.oot_backend or plan.global_.backend)
@@ -95,17 +101,16 @@ def pytest_configure(config: pytest.Config) -> None:
     from testing.plugin.instantiate import Adapter
 
     known = capabilities.known_names()
-    caps = None
-    try:
-        capabilities.validate_names(plan, known)
-        if plan.global_.capabilities == "backend":
-            backend = config.option.oot_backend or plan.global_.backend
-            if not backend:
-                _fail(f"{plan.sources[0]}: global.capabilities: 'backend' needs global.backend or --oot-backend")
-            caps = capabilities.backend_capabilities(backend)
-        support = capabilities.build_support(plan, known, caps, device)
-    except ConfigError as exc:
-        _fail(str(exc))
+    caps = groups = None
+    if plan.global_.capabilities == "backend":
+        backend = config.option.oot_backend or plan.global_.backend
+        if not backend:
+            _fail(f"{plan.sources[0]}: global.capabilities: 'backend' needs global.backend or --oot-backend")
+        table = capabilities.backend_table(backend)
+        caps, groups = capabilities.normalize_capabilities(table), capabilities.capability_groups(table)
+    problems = list(plan.problems) + capabilities.validate_names(plan, known, groups)
+    support = capabilities.build_support(plan, known, caps, device, problems, groups)
+    reporting.report_problems(config, problems, config.option.oot_strict, at_configure=True)
     _register_marks(config, known, plan.tags)
     mark_filter = MarkFilter(config.option.markexpr, lambda n: is_plugin_mark(n, plan.tags))
     adapter = Adapter(plan, support, device, mark_filter)
@@ -137,13 +142,28 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         adapter.uninstall()
 
 
+def _uncollected(config: pytest.Config, path) -> bool:
+    adapter = config.stash.get(ADAPTER, None)
+    fp = adapter.plan.file_plan(str(path)) if adapter is not None else None
+    return fp is not None and not fp.collect
+
+
 def pytest_ignore_collect(collection_path, config: pytest.Config) -> Optional[bool]:
     """Files configured with collect: false are never imported."""
-    adapter = config.stash.get(ADAPTER, None)
-    if adapter is None:
-        return None
-    fp = adapter.plan.file_plan(str(collection_path))
-    return True if fp is not None and not fp.collect else None
+    return True if _uncollected(config, collection_path) else None
+
+
+class Uncollected(pytest.File):
+    """A collect: false file named on the command line (pytest_ignore_collect is not asked
+    for those): a node with no tests, so the file is never imported."""
+
+    def collect(self):
+        return []
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makemodule(module_path, parent):
+    return Uncollected.from_parent(parent, path=module_path) if _uncollected(parent.config, module_path) else None
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -153,8 +173,12 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     from testing.plugin import upstream
 
     test_type = config.stash.get(TEST_TYPE, None)
+    compat = config.option.oot_compat or adapter.plan.global_.compat
     lines = [f"oot: device={adapter.device_type} configs={len(adapter.plan.sources)}"
-             + (f" test_type={test_type}" if test_type else "")]
+             + (f" test_type={test_type}" if test_type else "") + (f" compat={compat}" if compat else "")]
+    lines.append(f"oot: only {adapter.device_type} device classes are instantiated "
+                 f"(PYTORCH_TESTING_DEVICE_ONLY_FOR={adapter.device_type}); other device classes a file "
+                 "instantiates (e.g. LAZY) are named after collection")
     left_out = adapter.plan.left_out_sources
     if left_out:
         lines.append(f"oot: configs left out (labels exclude test type '{test_type}'): {', '.join(left_out)}")
@@ -201,21 +225,20 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         if config.option.oot_timeout and config.pluginmanager.hasplugin("timeout"):
             item.add_marker(pytest.mark.timeout(config.option.oot_timeout))
         kept.append(item)
-    _check_unknown_tests(adapter, plain_seen)
+    _check_unknown_tests(config, adapter, plain_seen)
+    reporting.report_left_out_classes(config, adapter.left_out_classes)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
     isolation.worker_filter(config, items)
 
 
-def _check_unknown_tests(adapter, plain_seen: dict) -> None:
-    files = set(adapter.seen) | set(plain_seen)
-    for file in files:
+def _check_unknown_tests(config: pytest.Config, adapter, plain_seen: dict) -> None:
+    """Names a config lists that the checkout no longer has: a warning (--oot-strict: an error)."""
+    problems = []
+    for file in sorted(set(adapter.seen) | set(plain_seen)):
         fp = adapter.plan.file_plan(file)
-        if fp is None:
-            continue
-        seen = adapter.seen.get(file, set()) | plain_seen.get(file, set())
-        missing = unknown_patterns(fp, seen)
-        if missing:
-            rule, pattern = missing[0]
-            _fail(f"{rule.loc}: names: unknown test '{pattern}' (no such test in {os.path.basename(file)})")
+        if fp is not None:
+            seen = adapter.seen.get(file, set()) | plain_seen.get(file, set())
+            problems += unknown_test_problems(fp, seen, os.path.basename(file))
+    reporting.report_problems(config, problems, config.option.oot_strict, at_configure=False)

@@ -1,22 +1,32 @@
-"""Results: JUnit properties on every adapted test, a JSON summary, promotion candidates.
+"""Results: JUnit properties on every adapted test, a JSON summary, promotion candidates,
+config problems and collection errors.
 
 Only the process that owns the run writes files: in --isolate mode that is the
-controller, which sees the worker's reports replayed.
+controller, which sees the worker's reports replayed (test reports and
+collection reports alike: a replayed failed ``pytest_collectreport`` lands in
+the summary's ``collection_errors``).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
+import warnings
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
 import pytest
 
-from testing.plugin import isolation
+from testing.plugin import isolation, promotion
+from testing.plugin.files import write_atomic  # noqa: F401  (re-exported: callers import it from here)
+from testing.plugin.problems import Problem, strict_report, warnings_of
 from testing.plugin.selection import Decision, Variant, marks_for
+
+RECORDER = "oot-recorder"
+
+
+class OotConfigWarning(UserWarning):
+    """A config problem that does not stop the run (problems.py); -W error::... makes it fatal."""
 
 # Outcome names in the summary; 'crashed' is an ERROR whose worker died.
 OUTCOMES = ("passed", "failed", "error", "crashed", "skipped", "xfailed", "xpassed", "xpassed_strict")
@@ -90,7 +100,16 @@ def _first_line(report: pytest.TestReport) -> str:
     return text.strip().splitlines()[0][:300] if text.strip() else ""
 
 
-def summarize(results: dict[str, NodeResult]) -> dict[str, Any]:
+def collect_error_message(report) -> str:
+    """The exception line of a failed collection ('ImportError: cannot import name ...'), not
+    pytest's 'ImportError while importing test module' preamble."""
+    lines = [line for line in str(report.longrepr or "").splitlines() if line.strip()]
+    raised = [line[1:].strip() for line in lines if line.startswith("E ")]
+    return (raised[-1] if raised else lines[-1].strip() if lines else "")[:300]
+
+
+def summarize(results: dict[str, NodeResult], collection_errors: Iterable[dict] = (),
+              problems: Iterable[str] = (), left_out_classes: Optional[dict[str, list[str]]] = None) -> dict[str, Any]:
     by_bucket: dict[str, Counter] = defaultdict(Counter)
     by_op: dict[str, Counter] = defaultdict(Counter)
     by_dtype: dict[str, Counter] = defaultdict(Counter)
@@ -107,30 +126,23 @@ def summarize(results: dict[str, NodeResult]) -> dict[str, Any]:
             **{k: r.props[k] for k in ("op", "dtype", "module", "reason", "rule", "crash", "class", "variant") if k in r.props},
             **({"message": r.message} if r.message else {}),
         })
+    collection_errors = list(collection_errors)
+    counts = dict(Counter(r.outcome for r in results.values()))
+    if collection_errors:
+        counts["collection_error"] = len(collection_errors)
     return {
         "version": 1,
-        "counts": dict(Counter(r.outcome for r in results.values())),
+        "counts": counts,
         "by_bucket": {k: dict(v) for k, v in sorted(by_bucket.items())},
         "by_op": {k: dict(v) for k, v in sorted(by_op.items())},
         "by_dtype": {k: dict(v) for k, v in sorted(by_dtype.items())},
         "total_duration": round(sum(r.duration for r in results.values()), 6),
         "tests": tests,
         "promotion_candidates": [t["nodeid"] for t in tests if t["outcome"] in ("xpassed", "xpassed_strict")],
+        "collection_errors": collection_errors,
+        "config_problems": list(problems),
+        "left_out_device_classes": dict(sorted((left_out_classes or {}).items())),
     }
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Write via a temp file + os.replace: never a half-written result."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=os.path.basename(path))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 class Recorder:
@@ -139,25 +151,37 @@ class Recorder:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.results: dict[str, NodeResult] = {}
+        self.collection_errors: list[dict] = []
+        self.problems: list[str] = []
+        self.left_out_classes: dict[str, list[str]] = {}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.results.setdefault(report.nodeid, NodeResult(report.nodeid)).add(report)
 
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """A file that failed to import (or collect): counted and named in the summary."""
+        if report.failed:
+            self.collection_errors.append({"nodeid": report.nodeid, "file": str(report.fspath),
+                                           "message": collect_error_message(report)})
+
+    def summary(self) -> dict[str, Any]:
+        return summarize(self.results, self.collection_errors, self.problems, self.left_out_classes)
+
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        summary = summarize(self.results)
+        summary = self.summary()
         opt = self.config.option
         if opt.oot_summary:
             write_atomic(opt.oot_summary, json.dumps(summary, indent=1) + "\n")
         if opt.oot_promotion:
-            from testing.plugin import promotion
-
             promotion.write(opt.oot_promotion, summary, self.config)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
-        summary = summarize(self.results)
+        summary = self.summary()
+        tr = terminalreporter
+        for err in summary["collection_errors"]:
+            tr.write_line(f"oot: collection error: {err['nodeid']}: {err['message']}")
         if not summary["by_bucket"]:
             return
-        tr = terminalreporter
         tr.section("buckets (oot)")
         for bucket, counts in summary["by_bucket"].items():
             tr.write_line(f"{bucket}: " + ", ".join(f"{n} {o}" for o, n in sorted(counts.items())))
@@ -168,4 +192,43 @@ class Recorder:
 def configure(config: pytest.Config) -> None:
     if isolation.is_worker(config):
         return
-    config.pluginmanager.register(Recorder(config), "oot-recorder")
+    config.pluginmanager.register(Recorder(config), RECORDER)
+
+
+def _recorder(config: pytest.Config) -> Optional[Recorder]:
+    return config.pluginmanager.get_plugin(RECORDER)
+
+
+def report_problems(config: pytest.Config, problems: Iterable[Problem], strict: bool, at_configure: bool) -> None:
+    """--oot-strict: every problem is an error (file:line each, a usage error). Otherwise the
+    warning-level ones become OotConfigWarnings (pytest's warnings summary) and go into the summary."""
+    problems = list(problems)
+    if strict and problems:
+        raise pytest.UsageError(strict_report(problems))
+    shown = warnings_of(problems)
+    recorder = _recorder(config)
+    if recorder is not None:
+        recorder.problems.extend(str(p) for p in shown)
+    for p in shown:
+        try:
+            if at_configure:
+                config.issue_config_time_warning(OotConfigWarning(str(p)), stacklevel=2)
+            else:  # attributed to the config line, so the warnings summary names it
+                warnings.warn_explicit(OotConfigWarning(str(p)), OotConfigWarning, p.loc.file, p.loc.line)
+        except OotConfigWarning as exc:  # -W error::...OotConfigWarning: a usage error, not a crash
+            raise pytest.UsageError(str(exc)) from None
+
+
+def report_left_out_classes(config: pytest.Config, left_out: dict[str, list[str]]) -> None:
+    """Device classes upstream instantiates that this device's run leaves out: said after collection."""
+    if not left_out:
+        return
+    recorder = _recorder(config)
+    if recorder is not None:
+        recorder.left_out_classes.update({f: sorted(set(c)) for f, c in left_out.items()})
+    tr = config.pluginmanager.get_plugin("terminalreporter")
+    if tr is not None:
+        import os
+
+        for file, classes in sorted(left_out.items()):
+            tr.write_line(f"oot: device classes left out of {os.path.basename(file)}: {', '.join(sorted(set(classes)))}")

@@ -26,7 +26,7 @@ def render() -> str:
 def main(argv: list[str]) -> int:
     text = render()
     if "--write" in argv:
-        from testing.plugin.reporting import write_atomic
+        from testing.plugin.files import write_atomic
 
         write_atomic(SCHEMA_PATH, text)
         print(f"wrote {SCHEMA_PATH}")

@@ -8,14 +8,17 @@ these; tests exercise them directly.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
-from testing.plugin.config import FilePlan, Loc, Rule
+from testing.plugin.config import FilePlan, Rule
 from testing.plugin.models import Mode, Shapes
+from testing.plugin.opnames import candidates
+from testing.plugin.problems import Loc, Problem
 
 MARK_FAMILIES = ("op__", "dtype__", "module__", "bucket__")
 
@@ -31,6 +34,11 @@ class Variant:
     aten: Optional[str] = None  # OpInfo.aten_name (capabilities key)
     dtypes: tuple[str, ...] = ()
     module: Optional[str] = None  # ModuleInfo.name
+    op_names: tuple[str, ...] = ()  # other names of the op: OpInfo.name, aliases (config names may use them)
+
+    @property
+    def op_keys(self) -> tuple[str, ...]:
+        return tuple(n for n in (self.op, self.aten, *self.op_names) if n)
 
 
 @dataclass(frozen=True)
@@ -40,6 +48,7 @@ class OpSupport:
     precision: tuple[tuple[str, float, float], ...] = ()
     shapes: Optional[Shapes] = None
     xfail_reason: Optional[str] = None
+    widen: frozenset[str] = frozenset()  # dtypes the config lists for the op: added where the OpInfo lacks them
 
 
 @dataclass(frozen=True)
@@ -62,22 +71,25 @@ class Decision:
     precision: tuple[tuple[str, float, float], ...] = ()  # (dtype, atol, rtol)
     shapes: Optional[Shapes] = None
     relax: bool = False
+    cpu_move: tuple[str, ...] = ()  # TestCase methods whose tensor arguments go to CPU first
 
 
 # ---------------------------------------------------------------- name matching
 
 
-def _split(pattern: str) -> tuple[Optional[str], str]:
+def _split(pattern: str, class_insensitive: bool = False) -> tuple[Optional[str], str]:
+    """'Class::method' -> (Class, method); a bare method names that method in every class.
+    class_insensitive (compat: torch_spyre): the class part is ignored, as Torch Spyre does."""
     if "::" in pattern:
         cls, meth = pattern.split("::", 1)
-        return cls, meth
+        return (None if class_insensitive else cls), meth
     return None, pattern
 
 
-def _name_score(pattern: str, v: Variant) -> int:
+def _name_score(pattern: str, v: Variant, class_insensitive: bool = False) -> int:
     """0: no match; higher is more specific:
     exact variant > glob over variant names > exact test > glob over test names."""
-    cls, meth = _split(pattern)
+    cls, meth = _split(pattern, class_insensitive)
     if cls is not None and not fnmatch.fnmatchcase(v.cls, cls):
         return 0
     bonus = 1 if cls is not None else 0
@@ -96,11 +108,18 @@ def _any_match(patterns: Optional[list[str]], *values: Optional[str]) -> bool:
     return any(val is not None and fnmatch.fnmatchcase(val, p) for p in patterns or () for val in values)
 
 
+def op_matches(patterns: Optional[Iterable[str]], keys: Iterable[Optional[str]]) -> bool:
+    """Does any op name (OpInfo name, aten name, aten::x, overload, alias; opnames.py) name
+    an op known by these keys (Variant.op_keys)?"""
+    keys = [k for k in keys if k]
+    return any(fnmatch.fnmatchcase(k, c) for p in patterns or () for c in candidates(p) for k in keys)
+
+
 def _selectors_match(rule: Rule, v: Variant) -> Optional[int]:
     e = rule.entry
     score = 0
     if e.ops is not None:
-        if not _any_match(e.ops, v.op, v.aten):
+        if not op_matches(e.ops, v.op_keys):
             return None
         score += 2
     if e.dtypes is not None:
@@ -114,22 +133,28 @@ def _selectors_match(rule: Rule, v: Variant) -> Optional[int]:
     return score
 
 
-def match_rule(fp: FilePlan, v: Variant) -> Optional[Rule]:
-    """The most specific entry naming this variant; ties go to the first written."""
+def match(fp: FilePlan, v: Variant) -> Optional[tuple[Rule, str]]:
+    """The most specific entry naming this variant and the name that matched; ties go to the first written."""
     best, best_score = None, 0
     for rule in fp.rules:
         sel = _selectors_match(rule, v)
         if sel is None:
             continue
-        name = max((_name_score(p, v) for p in rule.patterns), default=0)
-        if name and name + sel > best_score:
-            best, best_score = rule, name + sel
+        score, pattern = max(((_name_score(p, v, rule.class_insensitive), p) for p in rule.patterns),
+                             key=lambda t: t[0], default=(0, ""))
+        if score and score + sel > best_score:
+            best, best_score = (rule, pattern), score + sel
     return best
 
 
-def pattern_may_name(pattern: str, cls: str, test: str) -> bool:
+def match_rule(fp: FilePlan, v: Variant) -> Optional[Rule]:
+    found = match(fp, v)
+    return found[0] if found else None
+
+
+def pattern_may_name(pattern: str, cls: str, test: str, class_insensitive: bool = False) -> bool:
     """Could this pattern name the generic test or one of its generated variants?"""
-    pcls, meth = _split(pattern)
+    pcls, meth = _split(pattern, class_insensitive)
     if pcls is not None and not fnmatch.fnmatchcase(cls, pcls):
         return False
     if any(c in meth for c in "*?["):
@@ -144,20 +169,43 @@ def should_instantiate(fp: FilePlan, cls: str, test: str) -> bool:
     if fp.unlisted_mode != Mode.skip:
         return True
     return any(
-        r.entry.mode != Mode.skip and any(pattern_may_name(p, cls, test) for p in r.patterns)
+        r.entry.mode != Mode.skip and any(pattern_may_name(p, cls, test, r.class_insensitive) for p in r.patterns)
         for r in fp.rules
     )
 
 
 def unknown_patterns(fp: FilePlan, seen: Iterable[tuple[str, str]]) -> list[tuple[Rule, str]]:
-    """Entries whose names match no test that exists in the file."""
+    """Entries whose names match no test that exists in the file (upstream removed or renamed it)."""
     seen = list(seen)
     return [
         (rule, p)
         for rule in fp.rules
         for p in rule.patterns
-        if not any(pattern_may_name(p, c, t) and _exists(p, c, t) for c, t in seen)
+        if not any(pattern_may_name(p, c, t, rule.class_insensitive) and _exists(p, c, t) for c, t in seen)
     ]
+
+
+def unknown_test_problems(fp: FilePlan, seen: Iterable[tuple[str, str]], file_name: str) -> list[Problem]:
+    """A warning per config name that names no test of the file, with the closest existing names."""
+    seen = list(seen)
+    out = []
+    for rule, pattern in unknown_patterns(fp, seen):
+        near = closest_tests(pattern, seen)
+        hint = f"; closest: {', '.join(near)}" if near else ""
+        out.append(Problem(rule.loc_of(pattern), "names", f"unknown test '{pattern}' (no such test in {file_name}: removed or renamed upstream?){hint}"))
+    return out
+
+
+def closest_tests(pattern: str, seen: Iterable[tuple[str, str]], n: int = 3) -> list[str]:
+    """The existing tests nearest to a name that matches none (for the warning), written the way
+    the pattern is: Class::method, or the method alone. Methods are compared without the class,
+    so a shared 'TestX::test_' prefix does not make every test look close."""
+    cls, meth = _split(pattern)
+    seen = sorted(set(seen))
+    near = difflib.get_close_matches(meth, sorted({t for _, t in seen}), n=n, cutoff=0.75)
+    if cls is None:
+        return near
+    return [f"{c}::{t}" for t in near for c in sorted({c for c, t2 in seen if t2 == t}, key=lambda c: c != cls)][:n]
 
 
 def _exists(pattern: str, cls: str, test: str) -> bool:
@@ -170,20 +218,22 @@ def _exists(pattern: str, cls: str, test: str) -> bool:
 # ---------------------------------------------------------------- support filters
 
 
-def _name_allowed(edit, supported, name: Optional[str]) -> bool:
-    """A per-test exclude wins, then a per-test include, then the device's support list."""
+def _name_allowed(edit, supported, name: Optional[str], keys: Iterable[str] = ()) -> bool:
+    """A per-test exclude wins, then a per-test include, then the device's support list.
+    keys: every name of an op (op_matches); modules match by ModuleInfo.name."""
     if name is None:
         return True
-    if edit and _any_match(_names(edit.exclude), name):
+    keys = tuple(keys) or (name,)
+    if edit and op_matches(_names(edit.exclude), keys):
         return False
-    if edit and _any_match(_names(edit.include), name):
+    if edit and op_matches(_names(edit.include), keys):
         return True
     return supported is None or name in supported
 
 
-def op_allowed(support: Support, rule: Optional[Rule], op: Optional[str]) -> bool:
+def op_allowed(support: Support, rule: Optional[Rule], op: Optional[str], keys: Iterable[str] = ()) -> bool:
     edits = rule.entry.edits if rule else None
-    return _name_allowed(edits.ops if edits else None, support.ops, op)
+    return _name_allowed(edits.ops if edits else None, support.ops, op, keys)
 
 
 def module_allowed(support: Support, rule: Optional[Rule], module: Optional[str]) -> bool:
@@ -257,14 +307,15 @@ def _shapes(support: Support, rule: Optional[Rule], v: Variant) -> Optional[Shap
 
 def decide(fp: FilePlan, support: Support, v: Variant) -> Optional[Decision]:
     """The bucket of one variant, or None when it must not be generated."""
-    rule = match_rule(fp, v)
+    found = match(fp, v)
+    rule = found[0] if found else None
     if rule is None:
         mode, reason = fp.unlisted_mode, fp.unlisted_reason
     else:
-        mode, reason = rule.entry.mode, rule.entry.reason
+        mode, reason = rule.entry.mode, rule.reason_for(found[1])
     if mode == Mode.skip:
         return None
-    if not (op_allowed(support, rule, v.op) and module_allowed(support, rule, v.module)):
+    if not (op_allowed(support, rule, v.op, v.op_keys) and module_allowed(support, rule, v.module)):
         return None
     if not all(dtype_allowed(support, rule, v.op, d, v.module) for d in v.dtypes):
         return None
@@ -280,7 +331,14 @@ def decide(fp: FilePlan, support: Support, v: Variant) -> Optional[Decision]:
         precision=_precision(support, rule, v),
         shapes=_shapes(support, rule, v),
         relax=fp.relax_device_restrictions or bool(rule and rule.entry.relax_device_restrictions),
+        cpu_move=cpu_move_names(rule),
     )
+
+
+def cpu_move_names(rule: Optional[Rule]) -> tuple[str, ...]:
+    """edits.functions.cpu_move of the entry: TestCase methods to wrap."""
+    functions = rule.entry.edits.functions if rule and rule.entry.edits else None
+    return tuple(_names(functions.cpu_move)) if functions else ()
 
 
 # ---------------------------------------------------------------- marks

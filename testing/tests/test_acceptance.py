@@ -97,24 +97,40 @@ def test_without_config_everything_is_generated_and_marked(pytester, fake_suite)
     assert [i.split("::")[-1] for i in ids] == ["test_op_sub_cpu_float64"]
 
 
-def test_unknown_test_name_is_a_usage_error(pytester, fake_suite, write_yaml):
+def test_unknown_test_name_warns_and_the_run_completes_strict_makes_it_an_error(pytester, fake_suite, write_yaml):
+    # a config naming a test the checkout no longer has (upstream removed or renamed it)
     cfg = write_yaml(f"""
         test_suite_config:
           files:
             - path: {fake_suite}
               tests:
-                - names: TestFake::test_nope
+                - names: TestFake::test_pass
+                - names: TestFake::test_passes
     """)
-    result = pytester.runpytest(*PLUGIN, "--config", cfg, "--collect-only")
+    result = pytester.runpytest(*PLUGIN, "--config", cfg)
+    assert result.ret == pytest.ExitCode.OK
+    assert result.parseoutcomes() == {"passed": 1, "deselected": 1, "warnings": 1}
+    result.stdout.fnmatch_lines(["*OotConfigWarning: *cfg.yaml:7: names: unknown test 'TestFake::test_passes' "
+                                 "(no such test in test_fake.py*closest: TestFake::test_pass*"])
+
+    result = pytester.runpytest(*PLUGIN, "--config", cfg, "--oot-strict", "--collect-only")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*cfg.yaml:6: names: unknown test 'TestFake::test_nope'*"])
+    result.stderr.fnmatch_lines(["*cfg.yaml:7: names: unknown test 'TestFake::test_passes'*[--oot-strict]"])
+    # pytest's own switch for warnings works too, as a usage error
+    result = pytester.runpytest(*PLUGIN, "--config", cfg, "-W", "error::testing.plugin.reporting.OotConfigWarning")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: *cfg.yaml:7: names: unknown test 'TestFake::test_passes'*"])
 
 
-def test_unknown_op_is_a_usage_error(pytester, fake_suite, write_yaml):
-    cfg = write_yaml("test_suite_config:\n  global:\n    supported_ops: [add, not_an_op]\n")
-    result = pytester.runpytest(*PLUGIN, "--config", cfg, "--collect-only")
+def test_unknown_op_warns_with_close_matches_strict_makes_it_an_error(pytester, fake_suite, write_yaml):
+    cfg = write_yaml("test_suite_config:\n  global:\n    device_type: cpu\n    supported_ops: [add, mull]\n")
+    result = pytester.runpytest(*PLUGIN, "--config", cfg, "--collect-only", "-q", "-k", "test_op and not nodtype")
+    ids = collected(result)
+    assert ids and all(i.startswith("test_op_add_cpu_") for i in ids), ids  # mull named nothing: only add
+    result.stdout.fnmatch_lines(["*cfg.yaml:4: global.supported_ops: unknown op 'mull' (ignored); closest: mul*"])
+    result = pytester.runpytest(*PLUGIN, "--config", cfg, "--oot-strict", "--collect-only")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*cfg.yaml:3: global.supported_ops: unknown op 'not_an_op'"])
+    result.stderr.fnmatch_lines(["*cfg.yaml:4: global.supported_ops: unknown op 'mull'*"])
 
 
 def labelled_configs(write_yaml, suite: str, other: str) -> tuple[str, str, str]:

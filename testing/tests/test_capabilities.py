@@ -3,8 +3,8 @@
 import pytest
 
 from testing.plugin import capabilities
-from testing.plugin.capabilities import build_support, normalize_capabilities, validate_names
-from testing.plugin.config import ConfigError, default_roots, load_plan
+from testing.plugin.capabilities import build_support, capability_groups, normalize_capabilities, validate_names
+from testing.plugin.config import default_roots, load_plan
 
 # The shape torch_spyre.capabilities() returns (a tiny fake).
 FAKE = {"version": 1, "ops": {
@@ -18,10 +18,20 @@ def known():
     return capabilities.known_names()
 
 
-def support_for(write_yaml, body, known, caps=FAKE):
+def support_for(write_yaml, body, known, caps=FAKE, problems=None):
     plan = load_plan([write_yaml("test_suite_config:\n  global:\n" + body)], default_roots())
-    validate_names(plan, known)
-    return build_support(plan, known, normalize_capabilities(caps) if caps else None, "spyre")
+    groups = capability_groups(caps) if caps else None
+    found = validate_names(plan, known, groups)
+    support = build_support(plan, known, normalize_capabilities(caps) if caps else None, "spyre", found, groups)
+    if problems is not None:
+        problems.extend(str(p) for p in found if p.severity == "warning")
+    return support
+
+
+def warnings_for(write_yaml, body, known, caps=FAKE) -> list[str]:
+    out: list[str] = []
+    support_for(write_yaml, body, known, caps, out)
+    return out
 
 
 def test_normalize_accepts_several_shapes():
@@ -42,26 +52,50 @@ def test_capabilities_drive_ops_and_dtypes(write_yaml, known):
     assert narrowed.ops["add"].dtypes == {"float32"}  # capability dtypes ∩ supported_dtypes
 
 
-def test_op_or_dtype_the_device_lacks_needs_a_reason(write_yaml, known):
-    with pytest.raises(ConfigError, match=r"cfg.yaml:4: global.supported_ops: 'mul': spyre has no aten::mul"):
-        support_for(write_yaml, "    capabilities: backend\n    supported_ops: [add, mul]\n", known)
-    with pytest.raises(ConfigError, match=r"'add': spyre has no aten::add for float64"):
-        support_for(write_yaml, "    supported_ops: [{name: add, dtypes: [float64]}]\n", known)
-    with pytest.raises(ConfigError, match=r"supported_dtypes: 'bool': no op of spyre supports it"):
-        support_for(write_yaml, "    supported_dtypes: [bool]\n", known)
+def test_what_the_device_lacks_is_left_out_with_a_warning_unless_reasoned(write_yaml, known):
+    problems = []
+    support = support_for(write_yaml, "    capabilities: backend\n    supported_ops: [add, mul]\n", known, problems=problems)
+    assert set(support.ops) == {"add"}
+    assert [p for p in problems if "cfg.yaml:4: global.supported_ops: 'mul': spyre has no aten::mul (capabilities): mul left out" in p]
+    problems = []
+    support = support_for(write_yaml, "    supported_ops: [{name: add, dtypes: [float64, float32]}]\n", known, problems=problems)
+    assert support.ops["add"].dtypes == {"float32"}
+    assert [p for p in problems if "'add': spyre has no aten::add for float64" in p]
+    problems = []
+    support = support_for(write_yaml, "    supported_dtypes: [bool, float16]\n", known, problems=problems)
+    assert support.dtypes == {"float16"} and [p for p in problems if "supported_dtypes: 'bool': no op of spyre supports it" in p]
     support = support_for(write_yaml, "    supported_ops: [add, {name: mul, reason: checks the refusal path}]\n", known)
     assert set(support.ops) == {"add", "mul"}
 
 
-def test_unknown_names_are_errors(write_yaml, known):
+def test_unknown_names_are_warnings_with_close_matches(write_yaml, known):
     for body, message in (
-        ("    supported_ops: [addd]\n", "unknown op 'addd'"),
-        ("    supported_dtypes: [float33]\n", "unknown dtype 'float33'"),
-        ("    supported_modules: [nn.Linearr]\n", "unknown module 'nn.Linearr'"),
+        ("    supported_ops: [addd]\n", "unknown op 'addd' (ignored); closest: add"),
+        ("    supported_dtypes: [float33]\n", "unknown dtype 'float33' (ignored); closest: float32"),
+        ("    supported_modules: [nn.Linearr]\n", "unknown module 'nn.Linearr' (ignored); closest: nn.Linear"),
         ("    supported_ops: [{name: add, dtypes: [f32]}]\n", "unknown dtype 'f32'"),
     ):
-        with pytest.raises(ConfigError, match=message):
-            support_for(write_yaml, body, known, caps=None)
+        problems = warnings_for(write_yaml, body, known, caps=None)
+        assert len(problems) == 1 and message in problems[0], problems
+
+
+def test_op_names_resolve_like_torch_spyre_writes_them(write_yaml, known):
+    body = ("    supported_ops: [gelu, 'aten::layer_norm', add.Tensor, copy_, absolute, div, realdiv, relufwd]\n")
+    problems = []
+    support = support_for(write_yaml, body, known, caps=None, problems=problems)
+    assert {"nn.functional.gelu", "nn.functional.layer_norm", "add", "abs"} <= set(support.ops)
+    assert {"div.no_rounding_mode", "div.trunc_rounding", "div.floor_rounding"} <= set(support.ops)  # OpInfo.name: every variant
+    # Torch Spyre's own kernel names resolve to nothing: warnings, not errors
+    assert [p.split(": ", 2)[2].split(" (")[0] for p in problems] == ["unknown op 'copy_'", "unknown op 'realdiv'",
+                                                                "unknown op 'relufwd'"]
+    # a name of the backend's capability table resolves to the OpInfos of every aten kernel in its group
+    table = {"ops": {"relufwd": {"aten": ["relu", "threshold"], "dtypes": ["float32"]}}}
+    support = support_for(write_yaml, "    supported_ops: [relufwd]\n", known, caps=table)
+    assert "nn.functional.relu" in set(support.ops) and "add" not in support.ops
+    plan = load_plan([write_yaml("test_suite_config:\n  global:\n    supported_ops: [gelu, add]\n")], default_roots())
+    hygiene = [str(p) for p in validate_names(plan, known) if p.severity == "hygiene"]
+    assert hygiene == [f"{plan.sources[0]}:3: global.supported_ops: 'gelu' is not an OpInfo name: resolved by aten_name to "
+                       "nn.functional.gelu"]
 
 
 def test_config_precision_overrides_and_no_caps(write_yaml, known):

@@ -1,0 +1,51 @@
+"""Config problems that do not stop a run: where they are and how serious.
+
+Torch Spyre's configs are read unchanged, so much of what a hygiene check
+flags (a reason written only as a comment, an aten op name, a name listed
+twice, a test upstream removed) must load. Each such finding is a Problem:
+
+* ``warning``: shown on every run (pytest's warnings summary and
+  ``--oot-summary``): something was dropped or overridden;
+* ``hygiene``: shown only by ``--oot-strict``, which turns every problem into
+  a file:line error (a config hygiene check for configs written here).
+
+Pure: no torch, no pytest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Literal
+
+Severity = Literal["warning", "hygiene"]
+
+
+@dataclass(frozen=True)
+class Loc:
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Problem:
+    loc: Loc
+    key: str
+    message: str
+    severity: Severity = "warning"
+
+    def __str__(self) -> str:
+        return f"{self.loc}: {self.key}: {self.message}" if self.key else f"{self.loc}: {self.message}"
+
+
+def warnings_of(problems: Iterable[Problem]) -> list[Problem]:
+    """The problems every run reports (hygiene ones only matter under --oot-strict)."""
+    return [p for p in problems if p.severity == "warning"]
+
+
+def strict_report(problems: Iterable[Problem]) -> str:
+    """One line per problem, in file:line order: the --oot-strict error text."""
+    ordered = sorted(set(problems), key=lambda p: (p.loc.file, p.loc.line, p.key, p.message))
+    return "\n".join(f"{p} [--oot-strict]" for p in ordered)
