@@ -81,7 +81,7 @@ def pytest_configure(config: pytest.Config) -> None:
         isolation.configure_controller(config)
         reporting.configure(config)
         return
-    isolation.configure_worker(config)
+    isolation.configure(config)
     reporting.configure(config)
     roots = default_roots(config.option.oot_upstream_root)
     try:
