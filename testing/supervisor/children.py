@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import traceback
-from typing import Callable, Optional
+from typing import Callable, Optional, Union
 
 ENV_FD = "OOT_EVENTS_FD"   # a spawned child writes its events to this inherited fd
 CHILD_FAILED = 70          # the forked function raised (EX_SOFTWARE)
@@ -96,13 +96,15 @@ class Forked:
 
 class Spawned:
     """A fresh interpreter running ``cmd``; it writes events to the fd named in
-    ``$OOT_EVENTS_FD`` (or, with ``events_on_stdout``, to its stdout). Output goes to
+    ``$OOT_EVENTS_FD`` (``cmd`` may also be a function of that fd, to name it in an
+    argument), or with ``events_on_stdout`` to its stdout. Output goes to
     ``log_path`` (None: inherited, e.g. into Bazel's test log)."""
 
-    def __init__(self, cmd: list[str], env: dict[str, str], cwd: Optional[str], log_path: Optional[str],
-                 stdin_text: Optional[str] = None, events_on_stdout: bool = False) -> None:
+    def __init__(self, cmd: Union[list[str], Callable[[int], list[str]]], env: dict[str, str], cwd: Optional[str],
+                 log_path: Optional[str], stdin_text: Optional[str] = None, events_on_stdout: bool = False) -> None:
         self.log_path = log_path
         self.fd, w = os.pipe()
+        cmd = cmd(w) if callable(cmd) else cmd
         env = dict(env) if events_on_stdout else dict(env, **{ENV_FD: str(w)})
         log = open(log_path, "ab") if log_path else None
         try:
