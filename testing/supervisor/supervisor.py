@@ -11,7 +11,7 @@ for the current progress) and ``sink`` (what to do with each event).
 from __future__ import annotations
 
 import os
-import select
+import selectors  # not `select`: tools/select shadows that name under some sys.paths
 import signal
 import time
 from dataclasses import dataclass, field
@@ -142,9 +142,26 @@ def _follow(child: Child, progress: Progress, sink, timeout, decode, should_stop
     the child, whether should_stop ended the run)."""
     buf, killed_why = b"", None
     exited_at = None
-    while True:
-        ready, _, _ = select.select([child.fd], [], [], 0.5)
-        if not ready:
+    with selectors.DefaultSelector() as selector:
+        selector.register(child.fd, selectors.EVENT_READ)
+        while True:
+            ready = selector.select(0.5)
+            if ready:
+                chunk = os.read(child.fd, 1 << 16)
+                if not chunk:
+                    return killed_why, False
+                buf += chunk
+                *lines, buf = buf.split(b"\n")
+                for line in lines:
+                    event = decode(line)
+                    if event is None:
+                        continue
+                    progress.observe(event)
+                    sink(event)
+                    if should_stop():
+                        child.kill()
+                        return killed_why, True
+                continue
             if progress.inflight and timeout and killed_why is None \
                     and time.monotonic() - progress.since > watchdog_limit(timeout):
                 child.kill()
@@ -154,18 +171,3 @@ def _follow(child: Child, progress: Progress, sink, timeout, decode, should_stop
                 exited_at = exited_at or time.monotonic()
                 if time.monotonic() - exited_at > 2.0:
                     return killed_why, False
-            continue
-        chunk = os.read(child.fd, 1 << 16)
-        if not chunk:
-            return killed_why, False
-        buf += chunk
-        *lines, buf = buf.split(b"\n")
-        for line in lines:
-            event = decode(line)
-            if event is None:
-                continue
-            progress.observe(event)
-            sink(event)
-            if should_stop():
-                child.kill()
-                return killed_why, True
