@@ -9,6 +9,8 @@ device lacks is an error unless the entry carries a ``reason``.
 
 from __future__ import annotations
 
+import collections.abc
+import functools
 import importlib
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
@@ -28,17 +30,55 @@ class KnownNames:
 
 
 def known_names() -> KnownNames:
-    """Names from the pinned torch: op_db, module_db and every torch dtype."""
+    """Names from the pinned torch: op_db, module_db and every torch dtype.
+
+    op_db and module_db are imported on the first lookup of an op or module name
+    (seconds of start-up a test file that never names one does not pay)."""
     import torch
+
+    dtypes = frozenset(str(v).removeprefix("torch.") for v in vars(torch).values() if isinstance(v, torch.dtype))
+    return KnownNames(ops=_LazyMapping(lambda: _databases()[0]), modules=_LazySet(lambda: _databases()[1]), dtypes=dtypes)
+
+
+@functools.lru_cache(maxsize=None)
+def _databases() -> tuple[dict[str, str], frozenset[str]]:
     from torch.testing._internal.common_methods_invocations import op_db, python_ref_db
     from torch.testing._internal.common_modules import module_db
 
-    dtypes = frozenset(str(v).removeprefix("torch.") for v in vars(torch).values() if isinstance(v, torch.dtype))
-    return KnownNames(
-        ops={op.full_name: _aten_key(op.aten_name or op.name) for op in list(op_db) + list(python_ref_db)},
-        modules=frozenset(m.name for m in module_db),
-        dtypes=dtypes,
-    )
+    ops = {op.full_name: _aten_key(op.aten_name or op.name) for op in list(op_db) + list(python_ref_db)}
+    return ops, frozenset(m.name for m in module_db)
+
+
+def databases_loaded() -> bool:
+    return _databases.cache_info().currsize > 0
+
+
+class _LazyMapping(collections.abc.Mapping):
+    def __init__(self, load) -> None:
+        self._load = load
+
+    def __getitem__(self, key):
+        return self._load()[key]
+
+    def __iter__(self):
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+
+class _LazySet(collections.abc.Set):
+    def __init__(self, load) -> None:
+        self._load = load
+
+    def __contains__(self, key) -> bool:
+        return key in self._load()
+
+    def __iter__(self):
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
 
 
 def _aten_key(name: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from typing import Optional
 
 import pytest
@@ -110,6 +111,7 @@ def pytest_configure(config: pytest.Config) -> None:
     mark_filter = MarkFilter(config.option.markexpr, lambda n: is_plugin_mark(n, plan.tags))
     adapter = Adapter(plan, support, device, mark_filter)
     adapter.install()
+    _register_database_marks_when_needed(config, known)
     config.stash[ADAPTER] = adapter
     config.stash[TEST_TYPE] = test_type
     if plan.global_.input_config and plan.global_.input_config.seed is not None:
@@ -122,13 +124,43 @@ def _register_marks(config: pytest.Config, known, tags) -> None:
     from testing.plugin.selection import mark_name
     from testing.plugin.models import Mode
 
-    lines = [f"{mark_name('op__', n)}: OpInfo {n}" for n in sorted(known.ops)]
-    lines += [f"{mark_name('dtype__', n)}: dtype {n}" for n in sorted(known.dtypes)]
-    lines += [f"{mark_name('module__', n)}: ModuleInfo {n}" for n in sorted(known.modules)]
+    lines = [f"{mark_name('dtype__', n)}: dtype {n}" for n in sorted(known.dtypes)]
     lines += [f"bucket__{m.value}: config bucket {m.value}" for m in Mode]
     lines += [f"{t}: config tag" for t in sorted(tags)]
     for line in lines:
         config.addinivalue_line("markers", line)
+
+
+def _register_database_marks(config: pytest.Config, known) -> None:
+    from testing.plugin.selection import mark_name
+
+    for n in sorted(known.ops):
+        config.addinivalue_line("markers", f"{mark_name('op__', n)}: OpInfo {n}")
+    for n in sorted(known.modules):
+        config.addinivalue_line("markers", f"{mark_name('module__', n)}: ModuleInfo {n}")
+
+
+def _register_database_marks_when_needed(config: pytest.Config, known) -> None:
+    """op__/module__ marks need op_db and module_db (seconds to import): register them now
+    if they are loaded, else just before the first device-generic test is generated
+    (only such tests carry them), so a file that never uses them does not pay."""
+    from testing.plugin import capabilities
+
+    if capabilities.databases_loaded() or "torch.testing._internal.common_methods_invocations" in sys.modules:
+        _register_database_marks(config, known)
+        return
+    from torch.testing._internal.common_device_type import DeviceTypeTestBase
+
+    adapted = DeviceTypeTestBase.__dict__["instantiate_test"]   # restored by adapter.uninstall()
+
+    def instantiate_test(cls, name, test, *, generic_cls=None):  # torch inspects this signature
+        if DeviceTypeTestBase.__dict__["instantiate_test"] is wrapper:
+            DeviceTypeTestBase.instantiate_test = adapted
+            _register_database_marks(config, known)
+        return adapted.__func__(cls, name, test, generic_cls=generic_cls)
+
+    wrapper = classmethod(instantiate_test)
+    DeviceTypeTestBase.instantiate_test = wrapper
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
