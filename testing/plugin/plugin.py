@@ -110,14 +110,59 @@ def pytest_configure(config: pytest.Config) -> None:
     _register_marks(config, known, plan.tags)
     mark_filter = MarkFilter(config.option.markexpr, lambda n: is_plugin_mark(n, plan.tags))
     adapter = Adapter(plan, support, device, mark_filter)
-    adapter.install()
-    _register_database_marks_when_needed(config, known)
+    _install_when_imported(adapter, lambda: _register_database_marks_when_needed(config, known))
     config.stash[ADAPTER] = adapter
     config.stash[TEST_TYPE] = test_type
     if plan.global_.input_config and plan.global_.input_config.seed is not None:
         import torch
 
         torch.manual_seed(plan.global_.input_config.seed)
+
+
+_DEVICE_TYPE_MODULE = "torch.testing._internal.common_device_type"
+
+
+def _install_when_imported(adapter, then) -> None:
+    """Patch torch's device-type machinery (instantiate.py) when a test file first imports
+    it, not before: importing it costs seconds (it pulls in dynamo/inductor), and plain
+    TestCase files never need it. The patches are in place before the importing file
+    binds any name from it."""
+    if _DEVICE_TYPE_MODULE in sys.modules:
+        adapter.install()
+        then()
+        return
+    finder = _AfterImport(_DEVICE_TYPE_MODULE, lambda: (adapter.install(), then()))
+    sys.meta_path.insert(0, finder)
+    adapter._restore.append(lambda: finder in sys.meta_path and sys.meta_path.remove(finder))
+
+
+class _AfterImport:
+    """A meta path finder that runs ``callback`` right after module ``name`` has executed."""
+
+    def __init__(self, name: str, callback) -> None:
+        self.name, self.callback = name, callback
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)
+        import importlib.machinery
+
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None:
+            return spec
+        loader, callback = spec.loader, self.callback
+
+        class Loader:
+            def create_module(self, spec):
+                return loader.create_module(spec)
+
+            def exec_module(self, module):
+                loader.exec_module(module)
+                callback()
+
+        spec.loader = Loader()
+        return spec
 
 
 def _register_marks(config: pytest.Config, known, tags) -> None:
