@@ -12,7 +12,9 @@ and left out, unless the entry carries a ``reason`` (then it is kept); under
 
 from __future__ import annotations
 
+import collections.abc
 import difflib
+import functools
 import importlib
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional
@@ -35,25 +37,67 @@ class KnownNames:
 
     def op_index(self, groups: Optional[Mapping[str, Iterable[str]]] = None) -> opnames.OpIndex:
         """The index, with the capability table's groups when there is one."""
-        base = self.index or opnames.OpIndex(frozenset(self.ops), {}, {}, {})
+        if self.index is not None:
+            base = self.index
+        elif isinstance(self.ops, _LazyMapping):  # known_names(): the index loads with op_db
+            base = _databases()[2]
+        else:
+            base = opnames.OpIndex(frozenset(self.ops), {}, {}, {})
         return opnames.OpIndex(base.full_names, base.by_name, base.by_alias, base.by_aten,
                                {k: frozenset(v) for k, v in (groups or {}).items()})
 
 
 def known_names() -> KnownNames:
-    """Names from the pinned torch: op_db, module_db and every torch dtype."""
+    """Names from the pinned torch: op_db, module_db and every torch dtype.
+
+    op_db and module_db are imported on the first lookup of an op or module name
+    (seconds of start-up a test file that never names one does not pay)."""
     import torch
+
+    dtypes = frozenset(str(v).removeprefix("torch.") for v in vars(torch).values() if isinstance(v, torch.dtype))
+    return KnownNames(ops=_LazyMapping(lambda: _databases()[0]), modules=_LazySet(lambda: _databases()[1]), dtypes=dtypes)
+
+
+@functools.lru_cache(maxsize=None)
+def _databases() -> tuple[dict[str, str], frozenset[str], opnames.OpIndex]:
     from torch.testing._internal.common_methods_invocations import op_db, python_ref_db
     from torch.testing._internal.common_modules import module_db
 
-    dtypes = frozenset(str(v).removeprefix("torch.") for v in vars(torch).values() if isinstance(v, torch.dtype))
     ops = list(op_db) + list(python_ref_db)
-    return KnownNames(
-        ops={op.full_name: _aten_key(op.aten_name or op.name) for op in ops},
-        modules=frozenset(m.name for m in module_db),
-        dtypes=dtypes,
-        index=opnames.build_index(ops),
-    )
+    names = {op.full_name: _aten_key(op.aten_name or op.name) for op in ops}
+    return names, frozenset(m.name for m in module_db), opnames.build_index(ops)
+
+
+def databases_loaded() -> bool:
+    return _databases.cache_info().currsize > 0
+
+
+class _LazyMapping(collections.abc.Mapping):
+    def __init__(self, load) -> None:
+        self._load = load
+
+    def __getitem__(self, key):
+        return self._load()[key]
+
+    def __iter__(self):
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+
+class _LazySet(collections.abc.Set):
+    def __init__(self, load) -> None:
+        self._load = load
+
+    def __contains__(self, key) -> bool:
+        return key in self._load()
+
+    def __iter__(self):
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
 
 
 _aten_key = opnames.aten_key

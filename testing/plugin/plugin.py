@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from typing import Optional
 
 import pytest
@@ -87,7 +88,7 @@ def pytest_configure(config: pytest.Config) -> None:
         isolation.configure_controller(config)
         reporting.configure(config)
         return
-    isolation.configure_worker(config)
+    isolation.configure(config)
     reporting.configure(config)
     roots = default_roots(config.option.oot_upstream_root)
     try:
@@ -114,7 +115,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _register_marks(config, known, plan.tags)
     mark_filter = MarkFilter(config.option.markexpr, lambda n: is_plugin_mark(n, plan.tags))
     adapter = Adapter(plan, support, device, mark_filter)
-    adapter.install()
+    _install_when_imported(adapter, lambda: _register_database_marks_when_needed(config, known))
     config.stash[ADAPTER] = adapter
     config.stash[TEST_TYPE] = test_type
     if plan.global_.input_config and plan.global_.input_config.seed is not None:
@@ -123,17 +124,93 @@ def pytest_configure(config: pytest.Config) -> None:
         torch.manual_seed(plan.global_.input_config.seed)
 
 
+_DEVICE_TYPE_MODULE = "torch.testing._internal.common_device_type"
+
+
+def _install_when_imported(adapter, then) -> None:
+    """Patch torch's device-type machinery (instantiate.py) when a test file first imports
+    it, not before: importing it costs seconds (it pulls in dynamo/inductor), and plain
+    TestCase files never need it. The patches are in place before the importing file
+    binds any name from it."""
+    if _DEVICE_TYPE_MODULE in sys.modules:
+        adapter.install()
+        then()
+        return
+    finder = _AfterImport(_DEVICE_TYPE_MODULE, lambda: (adapter.install(), then()))
+    sys.meta_path.insert(0, finder)
+    adapter._restore.append(lambda: finder in sys.meta_path and sys.meta_path.remove(finder))
+
+
+class _AfterImport:
+    """A meta path finder that runs ``callback`` right after module ``name`` has executed."""
+
+    def __init__(self, name: str, callback) -> None:
+        self.name, self.callback = name, callback
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)
+        import importlib.machinery
+
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None:
+            return spec
+        loader, callback = spec.loader, self.callback
+
+        class Loader:
+            def create_module(self, spec):
+                return loader.create_module(spec)
+
+            def exec_module(self, module):
+                loader.exec_module(module)
+                callback()
+
+        spec.loader = Loader()
+        return spec
+
+
 def _register_marks(config: pytest.Config, known, tags) -> None:
     from testing.plugin.selection import mark_name
     from testing.plugin.models import Mode
 
-    lines = [f"{mark_name('op__', n)}: OpInfo {n}" for n in sorted(known.ops)]
-    lines += [f"{mark_name('dtype__', n)}: dtype {n}" for n in sorted(known.dtypes)]
-    lines += [f"{mark_name('module__', n)}: ModuleInfo {n}" for n in sorted(known.modules)]
+    lines = [f"{mark_name('dtype__', n)}: dtype {n}" for n in sorted(known.dtypes)]
     lines += [f"bucket__{m.value}: config bucket {m.value}" for m in Mode]
     lines += [f"{t}: config tag" for t in sorted(tags)]
     for line in lines:
         config.addinivalue_line("markers", line)
+
+
+def _register_database_marks(config: pytest.Config, known) -> None:
+    from testing.plugin.selection import mark_name
+
+    for n in sorted(known.ops):
+        config.addinivalue_line("markers", f"{mark_name('op__', n)}: OpInfo {n}")
+    for n in sorted(known.modules):
+        config.addinivalue_line("markers", f"{mark_name('module__', n)}: ModuleInfo {n}")
+
+
+def _register_database_marks_when_needed(config: pytest.Config, known) -> None:
+    """op__/module__ marks need op_db and module_db (seconds to import): register them now
+    if they are loaded, else just before the first device-generic test is generated
+    (only such tests carry them), so a file that never uses them does not pay."""
+    from testing.plugin import capabilities
+
+    if capabilities.databases_loaded() or "torch.testing._internal.common_methods_invocations" in sys.modules:
+        _register_database_marks(config, known)
+        return
+    from torch.testing._internal.common_device_type import DeviceTypeTestBase
+
+    adapted = DeviceTypeTestBase.__dict__["instantiate_test"]   # restored by adapter.uninstall()
+
+    def instantiate_test(cls, name, test, *, generic_cls=None):  # torch inspects this signature
+        if DeviceTypeTestBase.__dict__["instantiate_test"] is wrapper:
+            DeviceTypeTestBase.instantiate_test = adapted
+            _register_database_marks(config, known)
+        return adapted.__func__(cls, name, test, generic_cls=generic_cls)
+
+    wrapper = classmethod(instantiate_test)
+    DeviceTypeTestBase.instantiate_test = wrapper
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -1,14 +1,23 @@
-"""Drive trace_worker subprocesses: one per test file, restarted past a crashing test."""
+"""Drive trace_worker subprocesses: one per test file, restarted past a crashing test.
+
+The restart loop is testing/supervisor's; trace_worker's stdout lines are read as its
+events (``decode_worker_line``), and a worker stuck in C code is killed by its watchdog.
+"""
 from __future__ import annotations
 
 import json
 import os
-import subprocess
+import shutil
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
+
+from testing.supervisor.children import Spawned
+from testing.supervisor.events import Begin, Crashed, End, Event, Payload
+from testing.supervisor.supervisor import Progress, describe_exit, supervise
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]   # the directory holding tools/
 
@@ -28,25 +37,19 @@ def _worker_env() -> dict[str, str]:
     return env
 
 
-def _run_once(spec: dict, on_event: Callable[[dict], None]) -> tuple[int, str | None, list[dict], str]:
-    proc = subprocess.Popen([sys.executable, "-m", "tools.select.trace_worker"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_worker_env(),
-                            cwd=str(PACKAGE_ROOT))
-    proc.stdin.write(json.dumps(spec))
-    proc.stdin.close()
-    in_flight, events = None, []
-    for line in proc.stdout:
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a test printed to stdout; not ours
-        if not isinstance(event, dict) or "event" not in event:
-            continue
-        in_flight = event["key"] if event["event"] == "start" else None if event["event"] == "done" else in_flight
-        events.append(event)
-        on_event(event)
-    stderr = proc.stderr.read()
-    return proc.wait(), in_flight, events, stderr
+def decode_worker_line(line: bytes) -> Event | None:
+    """trace_worker's stdout lines as the supervisor's events (the raw dict rides along)."""
+    try:
+        event = json.loads(line)
+    except (ValueError, UnicodeDecodeError):
+        return None  # a test printed to stdout; not ours
+    if not isinstance(event, dict) or "event" not in event:
+        return None
+    if event["event"] == "start":
+        return Begin(event["key"], event)
+    if event["event"] == "done":
+        return End(event["key"], event)
+    return Payload(event)
 
 
 def trace_file(path: Path, test_hashes: dict[str, str], opinfo_hashes: dict[str, str], known_keys: set[str],
@@ -66,28 +69,43 @@ def trace_file(path: Path, test_hashes: dict[str, str], opinfo_hashes: dict[str,
 
 def _trace_shard(path: Path, test_hashes: dict[str, str], opinfo_hashes: dict[str, str], known_keys: set[str],
                  on_event: Callable[[dict], None], timeout: float, shard: tuple[int, int]) -> FileTrace:
-    """One worker's share; a crash marks that test and the worker restarts past it."""
+    """One worker's share; a crash marks that test and the next worker resumes past it."""
     result = FileTrace()
-    skip: list[str] = []
-    while True:
+    logs = tempfile.mkdtemp(prefix="trace-")
+    workers: list[Spawned] = []
+
+    def launch(progress: Progress) -> Spawned:
         spec = {"path": str(path.resolve()), "root": str(PACKAGE_ROOT), "test_hashes": test_hashes,
-                "opinfo_hashes": opinfo_hashes, "known_keys": sorted(known_keys), "skip_keys": skip,
-                "timeout": timeout, "shard": list(shard)}
-        code, in_flight, events, stderr = _run_once(spec, on_event)
-        for event in events:
-            if event["event"] == "variants":
-                result.items, result.torch_version = event["items"], event.get("torch", "")
-            elif event["event"] == "done":
-                result.done.append(event)
-            elif event["event"] == "import_error":
-                result.import_error = event["error"]
-        if code == 0 or in_flight is None:
-            if code != 0 and not events:
-                result.import_error = f"trace worker exited with {code}: {stderr.strip().splitlines()[-1:] or ''}"
-            return result
-        crash = {"event": "done", "key": in_flight, "status": "crash", "dtype": None, "ops": [], "kernel_ops": [], "compare_ops": [],
-                 "error": f"process died with exit code {code}"}
-        result.done.append(crash)
-        on_event(crash)
-        skip.append(in_flight)
-        known_keys = known_keys | {e["key"] for e in result.done}
+                "opinfo_hashes": opinfo_hashes, "known_keys": sorted(known_keys | progress.done),
+                "skip_keys": sorted(progress.done), "timeout": timeout, "shard": list(shard)}
+        workers.append(Spawned([sys.executable, "-m", "tools.select.trace_worker"], _worker_env(), str(PACKAGE_ROOT),
+                               os.path.join(logs, f"worker-{len(workers)}.log"), stdin_text=json.dumps(spec),
+                               events_on_stdout=True))
+        return workers[-1]
+
+    def sink(event: Event) -> None:
+        if isinstance(event, Begin):
+            on_event(event.info)
+        elif isinstance(event, End):
+            result.done.append(event.info)
+            on_event(event.info)
+        elif isinstance(event, Payload):
+            if event.data["event"] == "variants":
+                result.items, result.torch_version = event.data["items"], event.data.get("torch", "")
+            elif event.data["event"] == "import_error":
+                result.import_error = event.data["error"]
+            on_event(event.data)
+        elif isinstance(event, Crashed):
+            crash = {"event": "done", "key": event.key, "status": "crash", "dtype": None, "ops": [], "kernel_ops": [],
+                     "compare_ops": [], "error": f"process died: {event.why}"}
+            result.done.append(crash)
+            on_event(crash)
+
+    try:
+        progress = supervise(launch, sink, timeout=timeout, decode=decode_worker_line, clean_exit_finishes=True)
+        if progress.status and not result.items and result.import_error is None:
+            last = workers[-1].tail(1).strip()
+            result.import_error = f"trace worker exited with {describe_exit(progress.status)}: {last}"
+    finally:
+        shutil.rmtree(logs, ignore_errors=True)
+    return result

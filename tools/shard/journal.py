@@ -1,15 +1,18 @@
-"""The progress journal one pytest process writes as it runs.
+"""The progress journal one pytest process writes as it runs, in the supervisor's events.
 
-JSON lines, flushed one at a time, so that after the process dies (a
-segfault, an abort, a kill) the supervisor still knows what was selected,
-what finished and which test was running when it died.
+One typed event a line (testing/supervisor/events.py), flushed one at a time,
+so that after the process dies (a segfault, an abort, a kill) the supervisor
+still knows what was selected, what finished and which test was running when
+it died. The runner passes a pipe (``/dev/fd/N``) and follows it live; a file
+works the same and is read back with ``read``.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
+
+from testing.supervisor.events import Begin, End, Event, Finished, Planned, decode, encode
 
 
 @dataclass
@@ -30,26 +33,37 @@ class JournalState:
         started = set(self.started)
         return [n for n in self.selected if n not in started]
 
+    def observe(self, event: Event) -> None:
+        if isinstance(event, Planned):
+            self.selected = list(event.keys)
+        elif isinstance(event, Begin):
+            self.started.append(event.key)
+        elif isinstance(event, End):
+            self.finished[event.key] = (event.info["outcome"], float(event.info["seconds"]))
+        elif isinstance(event, Finished):
+            self.complete = True
+
 
 class JournalWriter:
     def __init__(self, path: Path) -> None:
         self._out: IO[str] = open(path, "a", encoding="utf-8", buffering=1)
 
-    def _write(self, **event: object) -> None:
-        self._out.write(json.dumps(event) + "\n")
+    def _write(self, event: Event) -> None:
+        self._out.write(encode(event))
         self._out.flush()
 
     def selected(self, nodeids: list[str]) -> None:
-        self._write(event="selected", nodeids=nodeids)
+        self._write(Planned(list(nodeids)))
 
     def start(self, nodeid: str) -> None:
-        self._write(event="start", nodeid=nodeid)
+        self._write(Begin(nodeid))
 
-    def end(self, nodeid: str, outcome: str, seconds: float) -> None:
-        self._write(event="end", nodeid=nodeid, outcome=outcome, seconds=round(seconds, 6))
+    def end(self, nodeid: str, outcome: str, seconds: float, detail: str = "") -> None:
+        info = {"outcome": outcome, "seconds": round(seconds, 6)}
+        self._write(End(nodeid, {**info, "detail": detail} if detail else info))
 
     def complete(self) -> None:
-        self._write(event="complete")
+        self._write(Finished())
         self._out.close()
 
 
@@ -59,17 +73,7 @@ def read(path: Path) -> JournalState:
     if not path.exists():
         return state
     for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        kind = event.get("event")
-        if kind == "selected":
-            state.selected = list(event["nodeids"])
-        elif kind == "start":
-            state.started.append(event["nodeid"])
-        elif kind == "end":
-            state.finished[event["nodeid"]] = (event["outcome"], float(event["seconds"]))
-        elif kind == "complete":
-            state.complete = True
+        event = decode(line)
+        if event is not None:
+            state.observe(event)
     return state

@@ -44,6 +44,7 @@ class ShardSession:
         self.writer = journal.JournalWriter(Path(opt.shard_journal)) if opt.shard_journal else None
         self.phases: dict[str, list[str]] = {}
         self.seconds: dict[str, float] = {}
+        self.crashes: dict[str, str] = {}
         self.kept = 0
         _acknowledge_bazel_sharding()
 
@@ -93,8 +94,16 @@ class ShardSession:
         phases = self.phases.setdefault(report.nodeid, [])
         phases.append(phase_outcome(report.when, report.outcome, hasattr(report, "wasxfail")))
         self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
-        if report.when == "teardown" and self.writer:
-            self.writer.end(report.nodeid, combine(phases), self.seconds[report.nodeid])
+        crash = dict(report.user_properties).get("crash")
+        if crash:  # a zygote's child died on this test (testing/supervisor)
+            self.crashes[report.nodeid] = crash
+
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        # at logfinish, not on the teardown report: a crashed test has no teardown
+        if self.writer and nodeid in self.phases:
+            crash = self.crashes.get(nodeid)
+            self.writer.end(nodeid, "crashed" if crash else combine(self.phases[nodeid]),
+                            self.seconds[nodeid], crash or "")
 
     def pytest_sessionfinish(self) -> None:
         if self.writer:

@@ -1,11 +1,16 @@
 """Run one shard's tests with crash recovery and test-level reruns.
 
-    python -m tools.shard.runner [--reruns N] [--junitxml OUT] [--summary OUT] -- <pytest args>
+    python -m tools.shard.runner [--reruns N] [--isolate-mode fork|restart] [--junitxml OUT] [--summary OUT] -- <pytest args>
 
-pytest runs in child processes with the shard plugin journaling progress:
+pytest runs in child processes with the shard plugin journaling progress into a
+pipe, as the crash-restart supervisor's events (testing/supervisor):
   1. the shard runs (sharding comes from the environment, as in any pytest);
-  2. if a child dies (segfault, abort, kill), the test it was running is
-     recorded as crashed and the tests it never started run in a new child;
+     with --isolate-mode fork (the default) the child pytest is a zygote: it
+     imports and collects once and forks per batch, so a test that kills its
+     process (segfault, abort) is recorded as crashed at the cost of one fork;
+  2. if a child pytest itself dies (restart mode, or where fork is unsafe), the
+     test it was running is recorded as crashed and the tests it never started
+     run in a new child;
   3. tests whose last attempt failed, errored or crashed are rerun up to N
      times, each round in a fresh child; fail-then-pass is reported as flaky.
 The merged JUnit XML goes to --junitxml (default $XML_OUTPUT_FILE), and a JSON
@@ -18,15 +23,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
-import subprocess
 import sys
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.shard import journal
+from testing.supervisor import supervisor
+from testing.supervisor.children import Spawned
+from testing.supervisor.events import Crashed, End, NotRun
+from testing.supervisor.supervisor import Progress, describe_exit, supervise
 from tools.shard.junit import Attempt, build_report, case_for, final_case, index_cases, write_atomic
 from tools.shard.outcomes import BAD, Verdict, classify, to_rerun
 
@@ -34,74 +40,99 @@ NO_TESTS = 5  # pytest's "no tests collected"
 
 
 @dataclass
-class Child:
-    returncode: int
-    state: journal.JournalState
-    cases: dict
-
-
-@dataclass
 class Workspace:
     root: Path
+    mode: str = "fork"
     children: list[dict] = field(default_factory=list)
 
-    def paths(self) -> tuple[Path, Path, Path]:
+    def paths(self) -> tuple[Path, Path]:
         n = len(self.children)
-        return self.root / f"journal.{n}.jsonl", self.root / f"junit.{n}.xml", self.root / f"only.{n}.txt"
+        return self.root / f"junit.{n}.xml", self.root / f"only.{n}.txt"
 
 
-def describe_exit(code: int) -> str:
-    if code < 0:
-        try:
-            return f"killed by signal {-code} ({signal.Signals(-code).name})"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit status {code}"
+class PytestChild(Spawned):
+    """One pytest process of the shard; its exit is recorded in the summary's ``processes``."""
 
+    def __init__(self, ws: Workspace, pytest_args: list[str], only: list[str] | None) -> None:
+        self.ws, self.tests = ws, None if only is None else len(only)
+        self.xml_path, only_path = ws.paths()
+        cmd = [sys.executable, "-m", "pytest", *pytest_args, "-p", "tools.shard.plugin", f"--junitxml={self.xml_path}"]
+        if ws.mode == "fork":
+            cmd += ["-p", "testing.supervisor.zygote"]
+        if only is not None:
+            only_path.write_text("".join(f"{n}\n" for n in only), encoding="utf-8")
+            cmd.append(f"--shard-only={only_path}")
+        # the journal is the pipe the supervisor follows
+        super().__init__(lambda fd: cmd + [f"--shard-journal=/dev/fd/{fd}"], dict(os.environ), None, None)
+        self.recorded = False
 
-def run_child(pytest_args: list[str], only: list[str] | None, ws: Workspace) -> Child:
-    journal_path, xml_path, only_path = ws.paths()
-    cmd = [sys.executable, "-m", "pytest", *pytest_args, "-p", "tools.shard.plugin",
-           f"--shard-journal={journal_path}", f"--junitxml={xml_path}"]
-    if only is not None:
-        only_path.write_text("".join(f"{n}\n" for n in only), encoding="utf-8")
-        cmd.append(f"--shard-only={only_path}")
-    code = subprocess.call(cmd)
-    ws.children.append({"returncode": code, "detail": describe_exit(code), "tests": None if only is None else len(only)})
-    return Child(code, journal.read(journal_path), index_cases(xml_path))
+    def wait(self) -> int:
+        code = super().wait()
+        if not self.recorded:
+            self.recorded = True
+            self.ws.children.append({"returncode": code, "detail": describe_exit(code), "tests": self.tests})
+        return code
 
 
 def _log(message: str) -> None:
     print(f"[shard runner] {message}", file=sys.stderr, flush=True)
 
 
+class ShardRun:
+    """The supervisor's launch and sink for one run over the shard (or the tests `only`)."""
+
+    def __init__(self, pytest_args: list[str], only: list[str] | None, ws: Workspace) -> None:
+        self.pytest_args, self.only, self.ws = pytest_args, only, ws
+        self.attempts: dict[str, Attempt] = {}
+        self.ended_in: dict[str, PytestChild] = {}
+        self.children: list[PytestChild] = []
+        self.progress: Progress | None = None
+
+    def launch(self, progress: Progress) -> PytestChild:
+        self.progress = progress
+        pending = self.only if not self.children else progress.remaining()
+        self.children.append(PytestChild(self.ws, self.pytest_args, pending))
+        return self.children[-1]
+
+    def sink(self, event) -> None:
+        if isinstance(event, End):
+            info = event.info
+            self.attempts[event.key] = Attempt(info["outcome"], float(info["seconds"]), None, info.get("detail", ""))
+            self.ended_in[event.key] = self.children[-1]
+        elif isinstance(event, Crashed):
+            self.attempts[event.key] = Attempt("crashed", 0.0, None, event.why)
+            left = [k for k in self.progress.remaining() or [] if k != event.key]
+            _log(f"pytest {event.why} while running {event.key}; "
+                 f"rerunning the {len(left)} tests not yet run in a new process")
+        elif isinstance(event, NotRun):
+            for key in event.keys:
+                self.attempts[key] = Attempt("error", 0.0, None, event.reason)
+
+    def with_cases(self) -> dict[str, Attempt]:
+        """Each attempt with its <testcase> from the JUnit XML of the child that ran it."""
+        cases = {id(child): index_cases(child.xml_path) for child in self.children}
+        for nodeid, child in self.ended_in.items():
+            a = self.attempts[nodeid]
+            self.attempts[nodeid] = Attempt(a.outcome, a.seconds, case_for(nodeid, cases[id(child)]), a.detail)
+        return self.attempts
+
+
 def run_until_done(pytest_args: list[str], only: list[str] | None, ws: Workspace) -> tuple[dict[str, Attempt], int | None]:
     """Run the tests (all selected, or `only`) to the end, restarting after
     crashes with the tests not yet started. Returns attempts per test, and
     pytest's status if it could not select tests at all (else None)."""
-    attempts: dict[str, Attempt] = {}
-    pending = only
-    while True:
-        child = run_child(pytest_args, pending, ws)
-        state = child.state
-        if not state.selected and not state.complete and not state.started:
-            if pending:  # it selected before; now dies during collection: give up on the rest
-                for nodeid in pending:
-                    attempts[nodeid] = Attempt("error", 0.0, None, f"not run: pytest {describe_exit(child.returncode)} before any test")
-                return attempts, None
-            return attempts, child.returncode
-        for nodeid, (outcome, seconds) in state.finished.items():
-            attempts[nodeid] = Attempt(outcome, seconds, case_for(nodeid, child.cases))
-        if state.complete:
-            return attempts, (NO_TESTS if not state.selected and only is None else None)
-        culprit = state.running
-        if culprit is not None:
-            attempts[culprit] = Attempt("crashed", 0.0, None, describe_exit(child.returncode))
-        pending = state.remaining()
-        _log(f"pytest {describe_exit(child.returncode)} while running {culprit or '(between tests)'}; "
-             f"rerunning the {len(pending)} tests not yet run in a new process")
-        if not pending:
+    run = ShardRun(pytest_args, only, ws)
+    progress = supervise(run.launch, run.sink, max_restarts=supervisor.MAX_RESTARTS)
+    attempts = run.with_cases()
+    if progress.planned is None:
+        if only:  # it selected before; now dies during collection: give up on the rest
+            for nodeid in only:
+                attempts[nodeid] = Attempt("error", 0.0, None, f"not run: pytest {describe_exit(progress.status)} before any test")
             return attempts, None
+        return attempts, progress.status
+    if not progress.planned and only is None:
+        return attempts, NO_TESTS
+    return attempts, None
 
 
 def run_shard(pytest_args: list[str], reruns: int, ws: Workspace) -> tuple[dict[str, Verdict], dict[str, list[Attempt]], int | None]:
@@ -148,6 +179,9 @@ def _default_summary() -> Path | None:
 def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     parser = argparse.ArgumentParser(prog="python -m tools.shard.runner", description=__doc__.split("\n\n")[0])
     parser.add_argument("--reruns", type=int, default=2, help="reruns of a failing test (default 2)")
+    parser.add_argument("--isolate-mode", choices=("fork", "restart"), default="fork",
+                        help="fork: the child pytest is a zygote, a crash costs one fork (default); "
+                             "restart: a crash costs a new pytest process")
     parser.add_argument("--junitxml", type=Path, default=_default_junit(), help="merged JUnit XML")
     parser.add_argument("--summary", type=Path, default=_default_summary(),
                         help="JSON summary (verdicts, attempts, durations)")
@@ -165,7 +199,7 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
 def main(argv: list[str] | None = None) -> int:
     args, pytest_args = parse_args(sys.argv[1:] if argv is None else argv)
     with tempfile.TemporaryDirectory(prefix="shard-", dir=os.environ.get("TEST_TMPDIR")) as tmp:
-        ws = Workspace(Path(tmp))
+        ws = Workspace(Path(tmp), args.isolate_mode)
         verdicts, history, status = run_shard(pytest_args, args.reruns, ws)
         if status is not None and status != NO_TESTS:
             _log(f"pytest could not run the tests ({describe_exit(status)})")

@@ -52,9 +52,10 @@ def env(pytester, monkeypatch):
     return dict(os.environ)
 
 
-def test_crash_flaky_and_failure_are_told_apart(pytester, env):
+@pytest.mark.parametrize("mode", ["fork", "restart"])
+def test_crash_flaky_and_failure_are_told_apart(pytester, env, mode):
     pytester.makepyfile(test_mix=SUITE)
-    proc, tests, summary = run(pytester, "--reruns=2", env=env)
+    proc, tests, summary = run(pytester, "--reruns=2", f"--isolate-mode={mode}", env=env)
     assert proc.returncode == 1, proc.stderr
     outcome = {n.split("::")[1]: t["outcome"] for n, t in tests.items()}
     assert outcome == {**{f"test_ok[{i}]": "passed" for i in range(4)},
@@ -63,13 +64,18 @@ def test_crash_flaky_and_failure_are_told_apart(pytester, env):
     assert tests["test_mix.py::test_flaky"]["attempts"] == ["failed", "passed"]
     assert tests["test_mix.py::test_broken"]["attempts"] == ["failed"] * 3
     assert summary["counts"] == {"crashed": 1, "failed": 1, "flaky": 1, "passed": 5}
-    assert "rerunning the 3 tests not yet run" in proc.stderr
-    assert "signal 11" in summary["processes"][0]["detail"]
+    if mode == "restart":  # the crash took the pytest process down: the rest ran in a new one
+        assert "rerunning the 3 tests not yet run" in proc.stderr
+        assert "signal 11" in summary["processes"][0]["detail"]
+    else:  # the zygote forked again: one pytest process per round (first run + 2 reruns)
+        assert "rerunning" not in proc.stderr.replace("rerun 1/2", "").replace("rerun 2/2", "")
+        assert len(summary["processes"]) == 3
 
 
-def test_merged_junit_marks_flaky_and_crash(pytester, env):
+@pytest.mark.parametrize("mode", ["fork", "restart"])
+def test_merged_junit_marks_flaky_and_crash(pytester, env, mode):
     pytester.makepyfile(test_mix=SUITE)
-    run(pytester, "--reruns=1", env=env)
+    run(pytester, "--reruns=1", f"--isolate-mode={mode}", env=env)
     root = ET.parse(pytester.path / "out.xml").getroot()
     cases = {c.get("name"): c for c in root.iter("testcase")}
     assert len(cases) == 8
