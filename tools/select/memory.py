@@ -37,23 +37,27 @@ class TracePlan:
     and the aten ops the device table lists (units of other ops get one representative trace)."""
     out_features: dict[str, str] = field(default_factory=dict)
     trace_dtypes: frozenset[str] | None = None
-    device_ops: frozenset[str] | None = None
+    device_ops: dict[str, tuple[str, ...]] | None = None     # aten packet -> dtypes the table lists
 
     @classmethod
     def for_device(cls, caps: CapabilityTable | None, out_features: dict[str, str] | None = None) -> "TracePlan":
         if caps is None:
             return cls(dict(out_features or {}))
-        return cls(dict(out_features or {}), frozenset(caps.dtypes), frozenset(packet(op) for op in caps.ops))
+        ops: dict[str, set[str]] = {}
+        for name, cap in caps.ops.items():
+            ops.setdefault(packet(name), set()).update(cap.dtypes)
+        return cls(dict(out_features or {}), frozenset(caps.dtypes), {op: tuple(sorted(d)) for op, d in sorted(ops.items())})
 
     def request(self, tests: list) -> dict:
         untraced = {f"{t['cls']}::{t['name']}": f"uses {', '.join(sorted(set(json.loads(t['features'])) & self.out_features.keys()))}"
                     for t in tests if set(json.loads(t["features"])) & self.out_features.keys()}
         return {"untraced": untraced,
                 "trace_dtypes": sorted(self.trace_dtypes) if self.trace_dtypes is not None else None,
-                "device_ops": sorted(self.device_ops) if self.device_ops is not None else None}
+                "device_ops": dict(self.device_ops) if self.device_ops is not None else None}
 
     def state(self) -> list:
-        return [TRACE_VERSION, sorted(self.out_features), sorted(self.trace_dtypes or ()), sorted(self.device_ops or ())]
+        return [TRACE_VERSION, sorted(self.out_features), sorted(self.trace_dtypes or ()),
+                sorted((self.device_ops or {}).items())]
 
 
 @dataclass(frozen=True)
@@ -120,7 +124,7 @@ class MemoryBuilder:
                  plan: TracePlan | None = None) -> None:
         self.memory = memory
         self.plan = plan or TracePlan()
-        self.embedder = embedder or emb.MiniLMEmbedder()
+        self.embedder = embedder or emb.MiniLMEmbedder(progress=progress)
         self.trace = trace
         self.progress = progress
         self.trace_timeout = trace_timeout

@@ -11,7 +11,8 @@ will generate, which may differ from CPU's (``dtypesIfCPU``, ``only_for``).
 Spec (stdin): path, root, test_hashes {"Class::test": hash}, opinfo_hashes, known_keys,
 skip_keys, timeout, shard [i, n], untraced {"Class::test": why} (out of scope: listed, not
 run), trace_dtypes [dtype] | null (trace each unit at every device dtype in this set; null:
-one representative dtype), device_ops [aten name] | null (units of other ops: one dtype).
+one representative dtype), device_ops {aten name: [dtype]} | null (op variants are traced at
+the dtypes listed for their aten name; units of ops not listed: one representative dtype).
 
 Protocol (stdout, one JSON per line):
   {"event": "variants", "items": [{cls, test, variant, aten, dtypes, device, restrictions, key}],
@@ -415,7 +416,7 @@ def plan(spec: dict, groups: dict, probe: DeviceProbe, torch_version: str) -> tu
     untraced: dict = spec.get("untraced") or {}
     known = set(spec.get("known_keys", [])) | set(spec.get("skip_keys", []))
     trace_dtypes = set(spec["trace_dtypes"]) if spec.get("trace_dtypes") is not None else None
-    device_ops = set(spec["device_ops"]) if spec.get("device_ops") is not None else None
+    device_ops = spec.get("device_ops")        # aten name -> dtypes the device table lists for it
     items, todo = [], []
     for (generic, base, variant), by_dtype in sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0]))):
         test_hash = test_hashes.get(f"{generic}::{base}")
@@ -428,9 +429,13 @@ def plan(spec: dict, groups: dict, probe: DeviceProbe, torch_version: str) -> tu
                       "restrictions": probe.restrictions.get(generic, {}), "key": key})
         if f"{generic}::{base}" in untraced:
             continue
-        # module variants and units the probe missed (aten None) are traced at every dtype
-        runs_op = device_ops is None or device["aten"] is None or _aten_key(device["aten"], variant) in device_ops
-        for dtype in dtypes_to_trace(list(by_dtype), device["device"], trace_dtypes, runs_op):
+        # module variants and units the probe missed (aten None) are traced at every device dtype;
+        # an op variant at the dtypes the table lists for its aten name (what the plugin generates)
+        wanted = trace_dtypes
+        if device_ops is not None and device["aten"] is not None:
+            wanted = set(device_ops.get(_aten_key(device["aten"], variant), ())) & (trace_dtypes or set())
+        runs_op = device_ops is None or device["aten"] is None or bool(wanted)
+        for dtype in dtypes_to_trace(list(by_dtype), device["device"], wanted, runs_op):
             tkey = dtype_trace_key(key, dtype)
             if tkey not in known:
                 todo.append((tkey, dtype, by_dtype[dtype]))
