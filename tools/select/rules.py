@@ -57,6 +57,8 @@ def _refusals(facts: UnitFacts, caps: CapabilityTable, dtype: str) -> str | None
             return f"CPU {trace.status}: {trace.error}"[:120] if trace.error else f"CPU {trace.status}"
         if trace.status in ("skipped", "xfailed"):
             return f"upstream {trace.status} it on CPU"
+        if trace.status == "trace_error":
+            return "the tracer cannot follow it (passes untraced)"
         blockers = sorted({f"{_short(op)}({seen})" for op in trace.kernel_ops
                            for seen in trace.kernel_dtypes.get(op, (dtype,))
                            if not caps.supports(op, seen, storage=True)})
