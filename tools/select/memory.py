@@ -16,7 +16,7 @@ from typing import Iterable
 from tqdm import tqdm
 
 from . import embeddings as emb
-from . import opinfo_index, summaries
+from . import opinfo_index, restrictions, summaries
 from .capabilities import CapabilityTable, packet
 from .store import Memory
 from .symbols import FileSymbols, parse_file
@@ -36,6 +36,7 @@ class TracePlan:
     the dtypes the device computes in (each unit is traced at every one of them it generates),
     and the aten ops the device table lists (units of other ops get one representative trace)."""
     out_features: dict[str, str] = field(default_factory=dict)
+    device: str | None = None          # its name: tests whose decorators keep them off it are not run
     trace_dtypes: frozenset[str] | None = None
     device_ops: dict[str, tuple[str, ...]] | None = None     # aten packet -> dtypes the table lists
 
@@ -46,17 +47,26 @@ class TracePlan:
         ops: dict[str, set[str]] = {}
         for name, cap in caps.ops.items():
             ops.setdefault(packet(name), set()).update(cap.dtypes)
-        return cls(dict(out_features or {}), frozenset(caps.dtypes), {op: tuple(sorted(d)) for op, d in sorted(ops.items())})
+        return cls(dict(out_features or {}), caps.device, frozenset(caps.dtypes),
+                   {op: tuple(sorted(d)) for op, d in sorted(ops.items())})
+
+    def untraced_reason(self, test) -> str | None:
+        """Why a test need not run at all: stage 3 skips it whatever its trace would say."""
+        outside = sorted(set(json.loads(test["features"])) & self.out_features.keys())
+        if outside:
+            return f"uses {', '.join(outside)}"
+        if self.device:
+            return restrictions.blocking(json.loads(test["decorators"]), None, self.device)
+        return None
 
     def request(self, tests: list) -> dict:
-        untraced = {f"{t['cls']}::{t['name']}": f"uses {', '.join(sorted(set(json.loads(t['features'])) & self.out_features.keys()))}"
-                    for t in tests if set(json.loads(t["features"])) & self.out_features.keys()}
+        untraced = {f"{t['cls']}::{t['name']}": why for t in tests if (why := self.untraced_reason(t))}
         return {"untraced": untraced,
                 "trace_dtypes": sorted(self.trace_dtypes) if self.trace_dtypes is not None else None,
                 "device_ops": dict(self.device_ops) if self.device_ops is not None else None}
 
     def state(self) -> list:
-        return [TRACE_VERSION, sorted(self.out_features), sorted(self.trace_dtypes or ()),
+        return [TRACE_VERSION, sorted(self.out_features), self.device, sorted(self.trace_dtypes or ()),
                 sorted((self.device_ops or {}).items())]
 
 

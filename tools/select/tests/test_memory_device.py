@@ -66,8 +66,9 @@ def test_out_of_scope_tests_are_not_traced(built):
     assert verdict.mode == rules.SKIP and "autograd" in verdict.rationale
 
 
-def test_device_restrictions_are_bucketed_skip(built):
+def test_device_restrictions_are_bucketed_skip_and_not_traced(built):
     caps, _, units = built
     for name in ("test_cpu_only", "test_native_only"):
-        assert units[name].status == "passed"                 # fine on CPU ...
-        assert rules.decide(units[name], caps, OUT).mode == rules.SKIP   # ... never runs on spyre
+        assert units[name].traces == ()                       # it never runs on spyre: no trace needed
+        verdict = DeterministicEngine().decide([units[name]], Context(caps, OUT, {}))[units[name].unit_id]
+        assert verdict.mode == rules.SKIP and "skip itself on spyre" in verdict.rationale
