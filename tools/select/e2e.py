@@ -35,7 +35,7 @@ def run_plugin(configs: list[Path], out: Path, timeout: float, targets: list[str
     for config in configs:
         cmd += ["--config", str(config)]
     if upstream is not None:
-        cmd += ["--oot-upstream-root", str(upstream)]
+        cmd += ["--upstream-root", str(upstream)]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     with open(out / "log.txt", "w") as log:
         subprocess.run(cmd + targets, cwd=workspace(), env=env, stdout=log, stderr=subprocess.STDOUT)
