@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Mapping
 
 from . import embeddings as emb
+from . import generation
 from .atomic import write_text
 from .capabilities import CapabilityTable
 from .configgen import build_config
@@ -27,9 +28,12 @@ def context(memory: Memory, caps: CapabilityTable, out_features: Mapping[str, st
 
 
 def run(memory: Memory, caps: CapabilityTable, engine: DecisionEngine, out_features: Mapping[str, str],
-        classes: dict[str, set[str]] | None = None) -> tuple[list[UnitFacts], dict[str, Verdict]]:
+        classes: dict[str, set[str]] | None = None, view: "generation.DeviceView | None" = None,
+        ) -> tuple[list[UnitFacts], dict[str, Verdict]]:
+    """Facts -> engine verdicts -> (with a device view) only what the plugin will generate."""
     units = gather(memory, classes)
-    return units, engine.decide(units, context(memory, caps, out_features))
+    verdicts = engine.decide(units, context(memory, caps, out_features))
+    return units, (generation.narrow(units, verdicts, view) if view is not None else verdicts)
 
 
 def save_decisions(path: str | Path, units: list[UnitFacts], verdicts: Mapping[str, Verdict]) -> None:
@@ -49,3 +53,23 @@ def load_decisions(path: str | Path) -> tuple[dict[str, Verdict], dict[str, str]
 def write_config(path: str | Path, units: list[UnitFacts], verdicts: Mapping[str, Verdict], caps: CapabilityTable,
                  backend: str | None, engine: str, header: str = "") -> Path:
     return yamlio.write(path, build_config(units, verdicts, caps.device, backend, engine, header))
+
+
+def write_checked(path: str | Path, units: list[UnitFacts], verdicts: dict[str, Verdict], caps: CapabilityTable,
+                  backend: str | None, engine: str, view: "generation.DeviceView", header: str = "",
+                  ) -> tuple[dict[str, Verdict], generation.Check]:
+    """Write, load it back through the plugin, and demote any mandatory unit that still yields no
+    test (then write again): what is left mandatory is what the plugin runs on the device."""
+    write_config(path, units, verdicts, caps, backend, engine, header)
+    check = generation.verify(path, units, verdicts, view)
+    if check.silent_units:
+        verdicts = dict(verdicts)
+        for unit_id in check.silent_units:
+            old = verdicts[unit_id]
+            verdicts[unit_id] = Verdict("skip", f"the plugin generates no test of it on {caps.device} from this "
+                                        f"config (no entry selects a variant it generates); was: {old.short_reason}",
+                                        source=old.source, evidence=old.evidence)
+        write_config(path, units, verdicts, caps, backend, engine, header)
+        again = generation.verify(path, units, verdicts, view)
+        check = generation.Check(check.silent_units + again.silent_units, again.silent_entries)
+    return verdicts, check

@@ -48,6 +48,7 @@ class OpCapability:
     internal_precision: str = "exact"      # e.g. "float16": computed through a narrower type
     layout: str = "any"                    # "contiguous": refuses strided inputs
     group: str = ""                        # the table entry it came from
+    storage_dtypes: frozenset[str] = frozenset()   # held/moved/filled, not computed in
 
 
 @dataclass(frozen=True)
@@ -63,13 +64,14 @@ class CapabilityTable:
         # in-place/out forms (uniform_, add_) run the same kernel as their functional base
         return self.ops.get(op) or self.ops.get(base) or self.ops.get(base.rstrip("_"))
 
-    def supports(self, op: str, dtype: str | None = None) -> bool:
+    def supports(self, op: str, dtype: str | None = None, storage: bool = False) -> bool:
+        """``storage``: a dtype the op only holds or moves (copy of a float64 tensor) counts too."""
         if packet(op) in HARNESS_OPS or packet(op).rstrip("_") in HARNESS_OPS:
             return True
         cap = self.lookup(op)
         if cap is None:
             return False
-        return dtype is None or dtype in cap.dtypes
+        return dtype is None or dtype in cap.dtypes or (storage and dtype in cap.storage_dtypes)
 
     @property
     def dtypes(self) -> frozenset[str]:
@@ -88,7 +90,8 @@ class CapabilityTable:
             "features": dict(self.features),
             "ops": {
                 name: {"dtypes": sorted(cap.dtypes), "precision": {k: dict(v) for k, v in cap.precision.items()},
-                       "internal_precision": cap.internal_precision, "layout": cap.layout}
+                       "internal_precision": cap.internal_precision, "layout": cap.layout,
+                       "storage_dtypes": sorted(cap.storage_dtypes)}
                 for name, cap in sorted(self.ops.items())
             },
         }
@@ -108,7 +111,8 @@ def _op_capability(op: str, value: Any) -> OpCapability:
             raw_precision = value.get("precision")
             internal = raw_precision if isinstance(raw_precision, str) else "exact"
             precision = dict(raw_precision) if isinstance(raw_precision, Mapping) else {}
-            extra = dict(internal_precision=internal, layout=str(value.get("layout", "any")), group=op)
+            extra = dict(internal_precision=internal, layout=str(value.get("layout", "any")), group=op,
+                         storage_dtypes=frozenset(_dtype_name(d) for d in value.get("storage_dtypes") or ()))
             if isinstance(inner, Mapping):  # dtype -> precision
                 precision.update({_dtype_name(k): dict(v or {}) for k, v in inner.items()})
                 return OpCapability(frozenset(_dtype_name(d) for d in inner), precision, **extra)

@@ -98,25 +98,49 @@ def cmd_scope(args) -> int:
     return 0
 
 
+def _trace_plan(args):
+    """What the device needs traced: its table (default backend:torch_spyre; without one, each
+    unit is traced at one dtype) and the features out of scope (scope file or stage-1 record)."""
+    from tools.select.memory import TracePlan
+    caps = None
+    try:
+        caps = _caps(args)
+    except SelectError as exc:
+        if args.capabilities:
+            raise
+        print(f"select: note: {exc}; tracing one dtype per unit", file=sys.stderr)
+    out = {}
+    if args.scope_record:
+        from tools.select import yamlio
+        out = dict(yamlio.load(resolve(args.scope_record))["selection"].get("features_out") or {})
+    elif caps is not None:
+        out = _scope_out(args, caps)
+    return TracePlan.for_device(caps, out)
+
+
 def cmd_memory(args) -> int:
     from tools.select.memory import MemoryBuilder
+    plan = _trace_plan(args)
     with _memory(args) as memory:
         only = set(_classes(args) or {}) or None
         stats = MemoryBuilder(memory, trace=not args.no_trace, progress=not args.no_progress,
-                              trace_timeout=args.trace_timeout, jobs=args.jobs).build(_roots(args), only)
+                              trace_timeout=args.trace_timeout, jobs=args.jobs, plan=plan).build(_roots(args), only)
         print(f"stage 2: {stats.line()}")
         print("memory: " + ", ".join(f"{k} {v}" for k, v in memory.counts().items()))
     return 0
 
 
 def cmd_bucket(args) -> int:
-    from tools.select import bucket
+    from tools.select import bucket, generation
     caps = _caps(args)
+    view = generation.device_view(caps, [resolve(c) for c in args.base_config])
     with _memory(args) as memory:
-        units, verdicts = bucket.run(memory, caps, _engine(args), _scope_out(args, caps), _classes(args))
+        units, verdicts = bucket.run(memory, caps, _engine(args), _scope_out(args, caps), _classes(args), view)
     if not units:
         raise SelectError("the memory holds no test units; run `select memory` over some suites first")
-    bucket.write_config(resolve(args.out), units, verdicts, caps, args.backend, args.engine)
+    verdicts, check = bucket.write_checked(resolve(args.out), units, verdicts, caps, args.backend, args.engine, view)
+    for where in check.silent_entries:
+        print(f"select: warning: {where}: mandatory_success entry selects no test on {caps.device}", file=sys.stderr)
     if args.decisions_out:
         bucket.save_decisions(resolve(args.decisions_out), units, verdicts)
     modes = {}
@@ -124,6 +148,8 @@ def cmd_bucket(args) -> int:
         modes[v.mode] = modes.get(v.mode, 0) + 1
     print(f"stage 3: {len(units)} units -> " + ", ".join(f"{n} {m}" for m, n in sorted(modes.items()))
           + f"; config {args.out}")
+    print(f"plugin check: every mandatory_success unit yields a test on {caps.device}"
+          + (f" ({len(check.silent_units)} that would not were made skip)" if check.silent_units else ""))
     return 0
 
 
@@ -176,7 +202,13 @@ def cmd_delta(args) -> int:
 
 def cmd_query(args) -> int:
     with _memory(args) as memory:
-        for test_id, variant in memory.tests_using(args.op):
+        users = memory.tests_using(args.op)
+        if not users:
+            ops = memory.counts()["op_index"]
+            print(f"select: {args.op}: no traced test runs this op ({ops} op uses indexed; "
+                  "spell it add, add.Tensor or aten::add)", file=sys.stderr)
+            return 1
+        for test_id, variant in users:
             print(f"{test_id}[{variant}]" if variant else test_id)
     return 0
 
@@ -217,7 +249,12 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("memory", help="stage 2: build/update the repository memory (incremental)")
     _common(p, roots=True)
-    p.add_argument("--scope-record", metavar="YAML", help="index only the files a stage-1 record chose")
+    p.add_argument("--scope-record", metavar="YAML",
+                   help="index only the files a stage-1 record chose; its out-of-scope features are not traced")
+    p.add_argument("--capabilities", metavar="SRC",
+                   help="device table: units are traced at every dtype the device runs them in "
+                        "(default: backend:torch_spyre when importable, else one dtype per unit)")
+    p.add_argument("--scope", metavar="YAML", help="scope file: tests using out-of-scope features are not traced")
     p.add_argument("--no-trace", action="store_true", help="skip the traced CPU execution (symbols+embeddings only)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--trace-timeout", type=float, default=60.0, help="seconds per traced test (default: %(default)s)")
@@ -228,6 +265,9 @@ def parser() -> argparse.ArgumentParser:
     _common(p, caps=True, engine=True)
     p.add_argument("--out", required=True, help="config YAML to write")
     p.add_argument("--decisions-out", metavar="JSON", help="also write the decisions (input for `delta --prior`)")
+    p.add_argument("--base-config", action="append", default=[], metavar="YAML",
+                   help="config the generated one will run with, e.g. configs/spyre/device.yaml (repeatable): "
+                        "its supported ops/dtypes decide what the plugin generates")
     p.set_defaults(func=cmd_bucket)
 
     p = sub.add_parser("refine", help="stage 4: propose config changes from a run's JUnit XML and logs")
@@ -259,13 +299,20 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()   # a closed pipe surfaces here, inside the handler below
+        return code
     except SelectError as exc:
         print(f"select: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("select: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # `select query ... | head`: the reader left; say nothing, and keep Python from
+        # complaining again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

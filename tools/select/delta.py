@@ -161,7 +161,18 @@ def overlay(unit: UnitFacts, changes: Mapping[str, OpChange], device: str, versi
     if removed and status in ("xfailed", "skipped"):
         status, error = None, f"{version} removes {removed[0].action}"
     dtypes = tuple(sorted((set(unit.dtypes) | change.dtypes_added) - change.dtypes_removed)) if unit.dtypes else unit.dtypes
-    return replace(unit, status=status, error=error, dtypes=dtypes)
+    return replace(unit, status=status, error=error, dtypes=dtypes, device=_device_dtypes(unit, dtypes))
+
+
+def _device_dtypes(unit: UnitFacts, dtypes: tuple[str, ...]) -> tuple:
+    """The device's generated variants follow the new version's dtypes (names patterned on a kept one)."""
+    if not unit.device or not dtypes:
+        return unit.device
+    kept = tuple(e for e in unit.device if "_".join(e[1]) in dtypes)
+    have = {"_".join(e[1]) for e in kept}
+    name, members = unit.device[0]
+    stem = name[: -len("_".join(members))] if members and name.endswith("_".join(members)) else name + "_"
+    return kept + tuple((f"{stem}{d}", (d,)) for d in dtypes if d not in have)
 
 
 @dataclass
@@ -207,5 +218,6 @@ def added_units(units: list[UnitFacts], changes: Mapping[str, OpChange], version
             continue
         for template in templates.values():
             new.append(replace(template, unit_id=f"{template.test_id}[{name}]", variant=name, status=None, ops=(),
-                               kernel_ops=(), compare_ops=(), dtypes=(), error=f"OpInfo added in {version}; no trace yet"))
+                               kernel_ops=(), compare_ops=(), dtypes=(), error=f"OpInfo added in {version}; no trace yet",
+                               aten=None, device=(), traces=()))
     return new

@@ -2,6 +2,7 @@
 again, and check that no mandatory_success test fails.
 
     tools/bazel run //tools/select:e2e -- [--db MEMORY] [--workdir DIR] [--capabilities SRC]
+                                          [--upstream-root CHECKOUT --files 'test/test_view_ops.py' ...]
 
 Heavy (two full runs of the in-tree suites on spyre plus a memory build): manual only.
 """
@@ -15,9 +16,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tools.select import bucket, capabilities, refine, results, scope
+from tools.select import bucket, capabilities, generation, refine, results, scope
 from tools.select.engines import DeterministicEngine
-from tools.select.memory import MemoryBuilder, SourceRoot
+from tools.select.memory import MemoryBuilder, SourceRoot, TracePlan
 from tools.select.store import Memory
 
 
@@ -25,17 +26,19 @@ def workspace() -> Path:
     return Path(os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd())
 
 
-def run_plugin(configs: list[Path], out: Path, timeout: float) -> dict:
-    """The plugin over testing/suites; returns its JSON summary."""
+def run_plugin(configs: list[Path], out: Path, timeout: float, targets: list[str], upstream: Path | None) -> dict:
+    """The plugin over the target files; returns its JSON summary."""
     out.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "pytest", "-p", "testing.plugin", "-p", "no:cacheprovider", "-q",
            "--rootdir", str(workspace()), "--oot-timeout", str(timeout),
            "--junitxml", str(out / "junit.xml"), "--oot-summary", str(out / "summary.json")]
     for config in configs:
         cmd += ["--config", str(config)]
+    if upstream is not None:
+        cmd += ["--upstream-root", str(upstream)]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     with open(out / "log.txt", "w") as log:
-        subprocess.run(cmd + ["testing/suites"], cwd=workspace(), env=env, stdout=log, stderr=subprocess.STDOUT)
+        subprocess.run(cmd + targets, cwd=workspace(), env=env, stdout=log, stderr=subprocess.STDOUT)
     return json.loads((out / "summary.json").read_text())
 
 
@@ -44,33 +47,53 @@ def mandatory_failures(summary: dict) -> int:
     return sum(n for outcome, n in counts.items() if outcome in ("failed", "error", "crashed"))
 
 
+def units_without_test(units, verdicts, cases, device: str) -> list[str]:
+    """Mandatory units none of whose device variants appears among the run's results."""
+    ran = {(c.cls, c.variant) for c in cases}
+    return [u.unit_id for u in units if verdicts[u.unit_id].mode == "mandatory_success"
+            and not any((v.cls, v.name) in ran for v in generation.variants(u, device))]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", help="memory to reuse (default: build one in the workdir)")
     parser.add_argument("--workdir", help="where configs and results go (default: a temp dir)")
     parser.add_argument("--capabilities", default="backend:torch_spyre")
     parser.add_argument("--timeout", type=float, default=120.0, help="per-test timeout in the runs")
+    parser.add_argument("--upstream-root", help="a PyTorch checkout: run its --files instead of testing/suites")
+    parser.add_argument("--files", action="append", default=[], help="test files under --upstream-root (repeatable)")
     args = parser.parse_args(argv)
     work = Path(args.workdir or tempfile.mkdtemp(prefix="select-e2e-"))
     caps = capabilities.load(args.capabilities)
     out = scope.out_features(scope.load_scope(Path(__file__).with_name("scope.example.yaml")), caps)
-    with Memory(args.db or work / "memory.db") as memory:
-        MemoryBuilder(memory, progress=sys.stderr.isatty()).build(
-            [SourceRoot("${REPO_ROOT}", workspace(), "testing/suites/test_*.py")])
-        units, verdicts = bucket.run(memory, caps, DeterministicEngine(), out)
-    config = work / "spyre.generated.yaml"
-    bucket.write_config(config, units, verdicts, caps, "torch_spyre", "deterministic")
+    upstream = Path(args.upstream_root).resolve() if args.upstream_root else None
+    if upstream is not None:
+        roots = [SourceRoot("${TORCH_ROOT}", upstream, f) for f in args.files]
+        targets = [str(upstream / f) for f in args.files]
+    else:
+        roots, targets = [SourceRoot("${REPO_ROOT}", workspace(), "testing/suites/test_*.py")], ["testing/suites"]
     device = workspace() / "configs" / "spyre" / "device.yaml"
-    first = run_plugin([device, config], work / "run1", args.timeout)
+    view = generation.device_view(caps, [device])
+    with Memory(args.db or work / "memory.db") as memory:
+        stats = MemoryBuilder(memory, progress=sys.stderr.isatty(), plan=TracePlan.for_device(caps, out)).build(roots)
+        print(f"memory: {stats.line()}")
+        units, verdicts = bucket.run(memory, caps, DeterministicEngine(), out, view=view)
+    config = work / "spyre.generated.yaml"
+    verdicts, check = bucket.write_checked(config, units, verdicts, caps, "torch_spyre", "deterministic", view)
+    mandatory = sum(v.mode == "mandatory_success" for v in verdicts.values())
+    first = run_plugin([device, config], work / "run1", args.timeout, targets, upstream)
     cases = results.read_junit(work / "run1" / "junit.xml")
+    silent = units_without_test(units, verdicts, cases, caps.device)
     refinement = refine.refine([config], cases, source="run1/junit.xml")
     refinement.write()
-    second = run_plugin([device, config], work / "run2", args.timeout)
-    print(f"generated: {len(units)} units; run 1: {first['counts']} "
-          f"({mandatory_failures(first)} mandatory_success failures)")
+    second = run_plugin([device, config], work / "run2", args.timeout, targets, upstream)
+    print(f"generated: {len(units)} units, {mandatory} mandatory_success "
+          f"({len(check.silent_units)} demoted by the plugin check); {len(silent)} mandatory units yield no test in run 1")
+    print(f"run 1: {first['counts']} ({mandatory_failures(first)} mandatory_success failures)")
     print(f"refined once: {len(refinement.proposals)} proposals; run 2: {second['counts']} "
           f"({mandatory_failures(second)} mandatory_success failures); files in {work}")
-    return 1 if mandatory_failures(second) else 0
+    (work / "silent_units.txt").write_text("".join(f"{u}\n" for u in silent))
+    return 1 if mandatory_failures(second) or silent else 0
 
 
 if __name__ == "__main__":

@@ -38,14 +38,19 @@ class MiniLMEmbedder:
 
     name = MODEL_NAME
 
-    def __init__(self, batch_size: int = 32) -> None:
+    def __init__(self, batch_size: int = 32, progress: bool = True) -> None:
         self._model = None
         self._batch_size = batch_size
+        self._progress = progress
 
     def _load(self):
         if self._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            if not self._progress:   # the model loader draws its own bars ("Loading weights")
+                os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+                from transformers.utils import logging as hf_logging
+                hf_logging.disable_progress_bar()
             from sentence_transformers import SentenceTransformer
             self._model = SentenceTransformer(model_path(), device="cpu")
         return self._model

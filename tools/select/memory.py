@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +16,8 @@ from typing import Iterable
 from tqdm import tqdm
 
 from . import embeddings as emb
-from . import opinfo_index, summaries
+from . import opinfo_index, restrictions, summaries
+from .capabilities import CapabilityTable, packet
 from .store import Memory
 from .symbols import FileSymbols, parse_file
 from .tracing import trace_file
@@ -24,6 +26,48 @@ from .tracing import trace_file
 # Bump when symbol/summary extraction changes: files are re-indexed (cheap), while embeddings
 # and traces stay keyed by content and are reused.
 INDEX_VERSION = "2"
+# Bump when what a trace records changes: every file's worker runs again (known keys still skip).
+TRACE_VERSION = "3"
+
+
+@dataclass(frozen=True)
+class TracePlan:
+    """What the device needs traced: scope features left out (those tests are not run at all),
+    the dtypes the device computes in (each unit is traced at every one of them it generates),
+    and the aten ops the device table lists (units of other ops get one representative trace)."""
+    out_features: dict[str, str] = field(default_factory=dict)
+    device: str | None = None          # its name: tests whose decorators keep them off it are not run
+    trace_dtypes: frozenset[str] | None = None
+    device_ops: dict[str, tuple[str, ...]] | None = None     # aten packet -> dtypes the table lists
+
+    @classmethod
+    def for_device(cls, caps: CapabilityTable | None, out_features: dict[str, str] | None = None) -> "TracePlan":
+        if caps is None:
+            return cls(dict(out_features or {}))
+        ops: dict[str, set[str]] = {}
+        for name, cap in caps.ops.items():
+            ops.setdefault(packet(name), set()).update(cap.dtypes)
+        return cls(dict(out_features or {}), caps.device, frozenset(caps.dtypes),
+                   {op: tuple(sorted(d)) for op, d in sorted(ops.items())})
+
+    def untraced_reason(self, test) -> str | None:
+        """Why a test need not run at all: stage 3 skips it whatever its trace would say."""
+        outside = sorted(set(json.loads(test["features"])) & self.out_features.keys())
+        if outside:
+            return f"uses {', '.join(outside)}"
+        if self.device:
+            return restrictions.blocking(json.loads(test["decorators"]), None, self.device)
+        return None
+
+    def request(self, tests: list) -> dict:
+        untraced = {f"{t['cls']}::{t['name']}": why for t in tests if (why := self.untraced_reason(t))}
+        return {"untraced": untraced,
+                "trace_dtypes": sorted(self.trace_dtypes) if self.trace_dtypes is not None else None,
+                "device_ops": dict(self.device_ops) if self.device_ops is not None else None}
+
+    def state(self) -> list:
+        return [TRACE_VERSION, sorted(self.out_features), self.device, sorted(self.trace_dtypes or ()),
+                sorted((self.device_ops or {}).items())]
 
 
 @dataclass(frozen=True)
@@ -86,9 +130,11 @@ def _opinfo_hashes(memory: Memory) -> dict[str, str]:
 
 class MemoryBuilder:
     def __init__(self, memory: Memory, embedder: emb.Embedder | None = None, trace: bool = True,
-                 progress: bool = True, trace_timeout: float = 60.0, jobs: int = 2) -> None:
+                 progress: bool = True, trace_timeout: float = 60.0, jobs: int = 2,
+                 plan: TracePlan | None = None) -> None:
         self.memory = memory
-        self.embedder = embedder or emb.MiniLMEmbedder()
+        self.plan = plan or TracePlan()
+        self.embedder = embedder or emb.MiniLMEmbedder(progress=progress)
         self.trace = trace
         self.progress = progress
         self.trace_timeout = trace_timeout
@@ -154,35 +200,46 @@ class MemoryBuilder:
     def _trace(self, files: list[tuple[str, Path]], stats: BuildStats) -> None:
         hashes = _opinfo_hashes(self.memory)
         import torch
-        state = hashlib.sha256(json.dumps([sorted(hashes.items()), torch.__version__]).encode()).hexdigest()
+        state = hashlib.sha256(json.dumps([sorted(hashes.items()), torch.__version__, self.plan.state()]).encode()).hexdigest()
         todo = [(rel, p) for rel, p in files
                 if self.memory.get_meta(f"traced:{rel}") != f"{self.memory.file_hash(rel)}:{state}"]
         known = self.memory.known_trace_keys()
-        with self._bar(total=0, desc="trace", unit="test") as bar:
+        with self._bar(total=len(todo), desc="trace files", unit="file", position=0) as files_bar:
             for rel, path in todo:
-                bar.set_postfix_str(Path(rel).name)
+                files_bar.set_postfix_str(Path(rel).name)
                 rows = [t for t in self.memory.tests(rel) if t["device_generic"]]
                 test_hashes = {f"{t['cls']}::{t['name']}": t["content_hash"] for t in rows}
                 # parametrised files have hundreds of variants: worth a second worker's import cost
                 jobs = self.jobs if any(t["kind"] in ("ops", "modules") for t in rows) else 1
-                result = trace_file(path, test_hashes, hashes, known, self._on_event(bar), self.trace_timeout, jobs)
-                for done in result.done:
-                    self.memory.put_trace(done["key"], done["status"], done.get("dtype"), done["ops"],
-                                          done.get("kernel_ops", []), done["compare_ops"], done.get("error", ""))
-                    stats.traced += 1
-                    stats.crashed += done["status"] == "crash"
+                with self._bar(desc=f"  {Path(rel).name}", unit="test", position=1, leave=False) as bar:
+                    result = trace_file(path, test_hashes, hashes, known, self._saver(rel, bar, stats),
+                                        self.trace_timeout, jobs, self.plan.request(rows))
                 known |= {d["key"] for d in result.done}
                 self.memory.put_variants(rel, result.items)
                 self.memory.set_import_error(rel, result.import_error)
                 self.memory.set_meta(f"traced:{rel}", f"{self.memory.file_hash(rel)}:{state}")
+                files_bar.update(1)
         self.memory.rebuild_op_index()
 
-    @staticmethod
-    def _on_event(bar):
+    def _saver(self, rel: str, bar, stats: BuildStats):
+        """Event handler (called from the workers' threads): every result is stored the moment
+        it arrives, so a stopped run keeps what it traced; the bar's total is the file's whole
+        to-do list, known from the first worker's announcement and never changed after."""
+        lock = threading.Lock()
+        announced = []
+
         def handle(event: dict) -> None:
-            if event["event"] == "start":
-                bar.total += 1
-                bar.refresh()
-            elif event["event"] == "done":
-                bar.update(1)
+            with lock:
+                if event["event"] == "variants" and not announced:
+                    announced.append(True)
+                    self.memory.put_variants(rel, event["items"])
+                    bar.total = event.get("todo", 0)
+                    bar.refresh()
+                elif event["event"] == "done":
+                    self.memory.put_trace(event["key"], event["status"], event.get("dtype"), event.get("ops", []),
+                                          event.get("kernel_ops", []), event.get("compare_ops", []),
+                                          event.get("error", ""), event.get("kernel_dtypes", {}), event.get("note", ""))
+                    stats.traced += 1
+                    stats.crashed += event["status"] == "crash"
+                    bar.update(1)
         return handle

@@ -105,7 +105,7 @@ def _new_entry(proposal: Proposal) -> CommentedMap:
     entry["names"] = proposal.key
     entry["mode"] = proposal.mode
     if proposal.reason:
-        entry["reason"] = proposal.reason
+        entry["reason"] = yamlio.clean(proposal.reason)
     if proposal.precision:
         _set_precision(entry, proposal.precision)
     return entry
@@ -125,7 +125,7 @@ def apply(doc, proposal: Proposal, source: str) -> bool:
         return False
     tests = file_entry.setdefault("tests", CommentedSeq())
     index = _find(tests, proposal.key)
-    note = f"refined from {source}: {proposal.rationale}"
+    note = yamlio.clean(f"refined from {source}: {proposal.rationale}")
     if index is None:
         tests.append(_new_entry(proposal))
         tests.yaml_set_comment_before_after_key(len(tests) - 1, before="\n".join(textwrap.wrap(note, 110)), indent=8)
@@ -133,7 +133,7 @@ def apply(doc, proposal: Proposal, source: str) -> bool:
     entry = tests[index]
     entry["mode"] = proposal.mode
     if proposal.reason:
-        entry["reason"] = proposal.reason
+        entry["reason"] = yamlio.clean(proposal.reason)
     elif "reason" in entry:
         del entry["reason"]
     if proposal.precision:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from . import restrictions
 from .capabilities import CapabilityTable, packet
 from .facts import UnitFacts
 
@@ -36,24 +37,49 @@ def _short(op: str) -> str:
 # random_ for ints), so a trace at one dtype says nothing about the others.
 INPUT_CREATION = frozenset({"uniform_", "normal_", "random_", "bernoulli_", "randperm", "fill_", "zero_",
                             "arange", "linspace", "eye", "randint", "rand", "randn", "full", "scalar_tensor"})
+FLOATING = frozenset({"float32", "float16", "bfloat16", "float64"})
+CPU_FAILED = ("crash", "timeout", "failed", "error")
 
 
 def unsupported_ops(facts: UnitFacts, caps: CapabilityTable) -> list[str]:
     return sorted({_short(op) for op in facts.kernel_ops if not caps.supports(op)})
 
 
-def runnable_dtypes(facts: UnitFacts, caps: CapabilityTable) -> tuple[list[str], dict[str, list[str]]]:
-    """Dtypes every kernel op supports, and for each refused dtype the ops refusing it."""
-    candidates = list(facts.dtypes)
-    refused: dict[str, list[str]] = {}
-    for dtype in candidates:
+def _refusals(facts: UnitFacts, caps: CapabilityTable, dtype: str) -> str | None:
+    """Why ``dtype`` cannot run on the device, or None. With a trace at that dtype, every dtype
+    each kernel saw is checked (a float32 test may build float64 references); without one, the
+    kernels of another dtype's trace stand in (input-creation ops excepted: they differ by dtype)."""
+    if not set(facts.members(dtype)) <= caps.dtypes:
+        return "no kernel"
+    trace = facts.trace_at(dtype)
+    if trace is not None:
+        if trace.status in CPU_FAILED:
+            return f"CPU {trace.status}: {trace.error}"[:120] if trace.error else f"CPU {trace.status}"
+        if trace.status in ("skipped", "xfailed"):
+            return f"upstream {trace.status} it on CPU"
+        if trace.status == "trace_error":
+            return "the tracer cannot follow it (passes untraced)"
+        blockers = sorted({f"{_short(op)}({seen})" for op in trace.kernel_ops
+                           for seen in trace.kernel_dtypes.get(op, (dtype,))
+                           if not caps.supports(op, seen, storage=True)})
+    else:
         blockers = sorted({_short(op) for op in facts.kernel_ops
                            if packet(op) not in INPUT_CREATION and not caps.supports(op, dtype)})
-        if dtype not in caps.dtypes:
-            blockers = ["<device has no such dtype>"]
-        if blockers:
-            refused[dtype] = blockers
-    return [d for d in candidates if d not in refused], refused
+    return f"{', '.join(blockers)} {'lacks' if len(blockers) == 1 else 'lack'} it" if blockers else None
+
+
+def runnable_dtypes(facts: UnitFacts, caps: CapabilityTable) -> tuple[list[str], dict[str, str]]:
+    """Dtypes the device generates that every kernel supports, and for each refused one why."""
+    refused = {d: why for d in facts.device_dtypes if (why := _refusals(facts, caps, d))}
+    return [d for d in facts.device_dtypes if d not in refused], refused
+
+
+def refusal_text(refused: dict[str, str]) -> str:
+    """float64, complex64: no kernel; int8: abs(int8) lack it -- one clause per reason."""
+    by_reason: dict[str, list[str]] = {}
+    for dtype, why in sorted(refused.items()):
+        by_reason.setdefault(why, []).append(dtype)
+    return "; ".join(f"{', '.join(ds)}: {why}" for why, ds in sorted(by_reason.items(), key=lambda kv: kv[1]))
 
 
 def _layout_conflict(facts: UnitFacts, caps: CapabilityTable) -> list[str]:
@@ -63,18 +89,39 @@ def _layout_conflict(facts: UnitFacts, caps: CapabilityTable) -> list[str]:
     return sorted({packet(op) for op in facts.kernel_ops if (c := caps.lookup(op)) and c.layout == "contiguous"})
 
 
+def reduced_precision(facts: UnitFacts, caps: CapabilityTable, ok: list[str]) -> dict[str, str]:
+    """Kernels computed through a narrower type on values the test compares: only floating
+    dtypes, only when the test compares numbers (a repr or an integer test never needs a knob)."""
+    floats = [d for d in ok if set(facts.members(d)) & FLOATING] or ([] if facts.device_dtypes else ["float32"])
+    if not floats or not facts.compare_ops:
+        return {}
+    out = {}
+    for op in facts.kernel_ops:
+        cap = caps.lookup(op)
+        if cap is None or cap.internal_precision in ("exact", "") or packet(op) in INPUT_CREATION:
+            continue   # random inputs are drawn, not compared against CPU
+        seen = set().union(*(t.kernel_dtypes.get(op, ()) for t in facts.traces)) if facts.traces else set(floats)
+        if seen & FLOATING or not seen:
+            out[_short(op)] = cap.internal_precision
+    return dict(sorted(out.items()))
+
+
 def decide(facts: UnitFacts, caps: CapabilityTable, out_features: dict[str, str]) -> Verdict | None:
-    if facts.status is None:
+    blocked = restrictions.blocking(facts.decorators, facts.restrictions, caps.device)
+    if blocked:
+        return Verdict(SKIP, blocked)
+    outside = sorted(set(facts.features) & out_features.keys())
+    if outside:   # before the trace: out-of-scope tests are not traced at all
+        return Verdict(SKIP, f"uses {', '.join(outside)}; {out_features[outside[0]]}")
+    if facts.status is None or facts.status == "trace_error":
         return None
     if facts.status in ("crash", "timeout"):
         return Verdict(SKIP, f"the CPU reference run {facts.status}ed ({facts.error}); a crash cannot be xfailed")
     if facts.status in ("failed", "error"):
-        return Verdict(SKIP, f"fails on CPU already ({facts.error or facts.status}); nothing to learn on {caps.device}")
+        return Verdict(SKIP, f"fails on CPU already, untraced too ({facts.error or facts.status}); "
+                             f"nothing to learn on {caps.device}")
     if facts.status in ("skipped", "xfailed"):
         return Verdict(SKIP, f"upstream {facts.status} it on CPU ({facts.error or 'decorator'})")
-    outside = sorted(set(facts.features) & out_features.keys())
-    if outside:
-        return Verdict(SKIP, f"uses {', '.join(outside)}; {out_features[outside[0]]}")
     missing = unsupported_ops(facts, caps)
     if missing:
         return Verdict(SKIP, f"needs aten ops missing from the {caps.device} table: {', '.join(missing)}",
@@ -83,18 +130,20 @@ def decide(facts: UnitFacts, caps: CapabilityTable, out_features: dict[str, str]
     if layout:
         return Verdict(SKIP, f"exercises strided inputs but {', '.join(layout)} refuse non-contiguous tensors on {caps.device}")
     ok, refused = runnable_dtypes(facts, caps)
-    refused_text = "; ".join(f"{d} refused by {', '.join(ops)}" for d, ops in sorted(refused.items()))
-    if facts.dtypes and not ok:
-        return Verdict(SKIP, f"no generated dtype runs on {caps.device}: {refused_text}",
+    if facts.device_dtypes and not ok:
+        return Verdict(SKIP, f"no dtype it is generated in runs on {caps.device}: {refusal_text(refused)}",
                        skipped_dtypes=tuple(sorted(refused)))
     kernels = ", ".join(sorted({_short(o) for o in facts.kernel_ops})) or "only composite/view ops"
-    reduced = sorted({c.internal_precision for o in facts.kernel_ops if (c := caps.lookup(o)) and
-                      c.internal_precision not in ("exact", "")})
-    rationale = f"every traced kernel is in the {caps.device} table ({kernels})"
-    if facts.dtypes:
+    traced = sorted({t.dtype for t in facts.traces if t.dtype and t.dtype in ok})
+    rationale = f"every kernel it reaches is in the {caps.device} table ({kernels})"
+    if traced:
+        rationale += f"; traced in {', '.join(traced)}"
+    if ok:
         rationale += f"; runs in {', '.join(ok)}"
     if refused:
-        rationale += f"; not generated for {refused_text}"
+        rationale += f"; left out {refusal_text(refused)}"
+    reduced = reduced_precision(facts, caps, ok)
     if reduced:
-        rationale += f"; computed through {', '.join(reduced)}, so refinement may add a precision knob"
+        rationale += (f"; {', '.join(reduced)} compute through {', '.join(sorted(set(reduced.values())))} "
+                      f"on {caps.device}: refinement may add a tolerance")
     return Verdict(MANDATORY, rationale, dtypes=tuple(ok), skipped_dtypes=tuple(sorted(refused)))

@@ -27,13 +27,40 @@ CREATE INDEX IF NOT EXISTS tests_by_file ON tests(file);
 CREATE TABLE IF NOT EXISTS embeddings (embed_hash TEXT PRIMARY KEY, model TEXT NOT NULL, vector BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS variants (
     test_id TEXT NOT NULL, variant TEXT NOT NULL, dtypes TEXT NOT NULL, trace_key TEXT NOT NULL,
+    aten TEXT, device TEXT NOT NULL, restrictions TEXT NOT NULL,
     PRIMARY KEY (test_id, variant));
 CREATE TABLE IF NOT EXISTS traces (
-    trace_key TEXT PRIMARY KEY, status TEXT NOT NULL, dtype TEXT, ops TEXT NOT NULL,
-    kernel_ops TEXT NOT NULL, compare_ops TEXT NOT NULL, error TEXT NOT NULL);
+    trace_key TEXT PRIMARY KEY, unit_key TEXT NOT NULL, dtype TEXT, status TEXT NOT NULL, ops TEXT NOT NULL,
+    kernel_ops TEXT NOT NULL, kernel_dtypes TEXT NOT NULL, compare_ops TEXT NOT NULL, error TEXT NOT NULL,
+    note TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS traces_by_unit ON traces(unit_key);
 CREATE TABLE IF NOT EXISTS op_index (op TEXT NOT NULL, test_id TEXT NOT NULL, variant TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS op_index_by_op ON op_index(op);
 """
+
+
+# Bump when the variants/traces tables change shape: they are dropped and rebuilt (a cache).
+SCHEMA_VERSION = "2"
+_DERIVED = ("variants", "traces", "op_index")
+
+
+@dataclass(frozen=True)
+class TraceRow:
+    """One traced CPU execution of a unit at one dtype."""
+    dtype: str | None
+    status: str
+    ops: tuple[str, ...]
+    kernel_ops: tuple[str, ...]
+    kernel_dtypes: dict[str, tuple[str, ...]]   # kernel op -> dtypes it saw
+    compare_ops: tuple[str, ...]
+    error: str
+    note: str = ""
+
+
+def unit_key_of(trace_key: str) -> tuple[str, str | None]:
+    """``<unit key>|<dtype>`` -> (unit key, dtype or None)."""
+    unit, _, dtype = trace_key.partition("|")
+    return unit, dtype or None
 
 
 @dataclass(frozen=True)
@@ -48,19 +75,43 @@ class VariantRow:
     kernel_ops: tuple[str, ...]      # the subset a device must implement itself
     compare_ops: tuple[str, ...]
     error: str
+    aten: str | None = None                        # OpInfo.aten_name (op variants)
+    device: tuple[tuple[str, tuple[str, ...]], ...] = ()   # what the device generates: (name template, dtypes)
+    restrictions: dict = None                      # class-level only_for / except_for
+    traces: tuple[TraceRow, ...] = ()              # one per traced dtype
 
     @property
     def unit_id(self) -> str:
         return f"{self.test_id}[{self.variant}]" if self.variant else self.test_id
 
 
+def _trace_order(trace: TraceRow) -> tuple:
+    preferred = ("float32", "float16", "bfloat16", "int64", "int32", "bool")
+    return (preferred.index(trace.dtype) if trace.dtype in preferred else len(preferred), str(trace.dtype))
+
+
 class Memory:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(str(self.path))
+        # trace workers report from threads; every write goes through one lock (see memory.py)
+        self.db = sqlite3.connect(str(self.path), check_same_thread=False)
         self.db.row_factory = sqlite3.Row
+        self._migrate()
         self.db.executescript(SCHEMA)
+        self.set_meta("schema_version", SCHEMA_VERSION)
+
+    def _migrate(self) -> None:
+        have = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "meta" not in have:
+            return
+        row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if row is not None and row[0] == SCHEMA_VERSION:
+            return
+        with self.db:
+            for table in _DERIVED:
+                self.db.execute(f"DROP TABLE IF EXISTS {table}")
+            self.db.execute("DELETE FROM meta WHERE key LIKE 'traced:%'")
 
     def close(self) -> None:
         self.db.close()
@@ -158,23 +209,43 @@ class Memory:
         with self.db:
             ids = [r[0] for r in self.db.execute("SELECT test_id FROM tests WHERE file=?", (file,))]
             self.db.executemany("DELETE FROM variants WHERE test_id=?", [(i,) for i in ids])
-            self.db.executemany("INSERT OR REPLACE INTO variants VALUES (?, ?, ?, ?)",
-                                [(f"{file}::{i['cls']}::{i['test']}", i["variant"], json.dumps(i["dtypes"]), i["key"])
+            self.db.executemany("INSERT OR REPLACE INTO variants VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                [(f"{file}::{i['cls']}::{i['test']}", i["variant"], json.dumps(i["dtypes"]), i["key"],
+                                  i.get("aten"), json.dumps(i.get("device", [])), json.dumps(i.get("restrictions", {})))
                                  for i in items])
 
     def put_trace(self, key: str, status: str, dtype: str | None, ops: list[str], kernel_ops: list[str],
-                  compare_ops: list[str], error: str) -> None:
+                  compare_ops: list[str], error: str, kernel_dtypes: dict | None = None, note: str = "") -> None:
+        unit, keyed_dtype = unit_key_of(key)
+        dtype = dtype or keyed_dtype       # a crash report names the key only
         with self.db:
-            self.db.execute("INSERT OR REPLACE INTO traces VALUES (?, ?, ?, ?, ?, ?, ?)",
-                            (key, status, dtype, json.dumps(ops), json.dumps(kernel_ops), json.dumps(compare_ops), error))
+            self.db.execute("INSERT OR REPLACE INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            (key, unit, dtype, status, json.dumps(ops), json.dumps(kernel_ops),
+                             json.dumps(kernel_dtypes or {}), json.dumps(compare_ops), error, note))
+
+    def _traces_by_unit(self) -> dict[str, list[TraceRow]]:
+        load = lambda text: tuple(json.loads(text or "[]"))  # noqa: E731
+        out: dict[str, list[TraceRow]] = {}
+        for r in self.db.execute("SELECT unit_key, dtype, status, ops, kernel_ops, kernel_dtypes, compare_ops, error,"
+                                 " note FROM traces ORDER BY trace_key"):
+            dtypes = {op: tuple(d) for op, d in json.loads(r[5] or "{}").items()}
+            out.setdefault(r[0], []).append(TraceRow(r[1], r[2], load(r[3]), load(r[4]), dtypes, load(r[6]), r[7], r[8]))
+        return out
 
     def variants(self) -> list[VariantRow]:
-        rows = self.db.execute(
-            "SELECT v.test_id, v.variant, v.dtypes, v.trace_key, t.status, t.ops, t.kernel_ops, t.compare_ops, t.error"
-            " FROM variants v LEFT JOIN traces t ON v.trace_key=t.trace_key ORDER BY v.test_id, v.variant")
+        traces = self._traces_by_unit()
         load = lambda text: tuple(json.loads(text or "[]"))  # noqa: E731
-        return [VariantRow(r[0], r[1], load(r[2]), r[3], r[4], load(r[5]), load(r[6]), load(r[7]), r[8] or "")
-                for r in rows]
+        rows = []
+        for r in self.db.execute("SELECT test_id, variant, dtypes, trace_key, aten, device, restrictions FROM variants"
+                                 " ORDER BY test_id, variant"):
+            mine = tuple(sorted(traces.get(r[3], ()), key=_trace_order))
+            primary = next((t for t in mine if t.status == "passed"), mine[0] if mine else None)
+            union = lambda field: tuple(sorted({op for t in mine for op in getattr(t, field)}))  # noqa: E731
+            device = tuple((name, tuple(dtypes)) for name, dtypes in json.loads(r[5] or "[]"))
+            rows.append(VariantRow(r[0], r[1], load(r[2]), r[3], primary.status if primary else None,
+                                   union("ops"), union("kernel_ops"), union("compare_ops"),
+                                   primary.error if primary else "", r[4], device, json.loads(r[6] or "{}"), mine))
+        return rows
 
     def rebuild_op_index(self) -> int:
         with self.db:
@@ -184,10 +255,12 @@ class Memory:
         return len(rows)
 
     def tests_using(self, op: str) -> list[tuple[str, str]]:
-        """Reverse index: which (test, variant) pairs run ``op`` (full name or packet)."""
+        """Reverse index: which (test, variant) pairs run ``op``: a packet (``add``) or an
+        overload (``add.Tensor``), with or without the ``aten::`` prefix."""
+        op = op.removeprefix("aten::").removeprefix("aten.")
         rows = self.db.execute(
-            "SELECT DISTINCT test_id, variant FROM op_index WHERE op=? OR op=? OR op LIKE ? ORDER BY 1, 2",
-            (op, f"aten::{op}", f"aten::{op}.%"))
+            "SELECT DISTINCT test_id, variant FROM op_index WHERE op=? OR op GLOB ? ORDER BY 1, 2",
+            (f"aten::{op}", "aten::" + "".join(f"[{c}]" if c in "*?[" else c for c in op) + ".*"))
         return [(r[0], r[1]) for r in rows]
 
     def counts(self) -> dict[str, int]:

@@ -53,13 +53,17 @@ def decode_worker_line(line: bytes) -> Event | None:
 
 
 def trace_file(path: Path, test_hashes: dict[str, str], opinfo_hashes: dict[str, str], known_keys: set[str],
-               on_event: Callable[[dict], None] = lambda e: None, timeout: float = 60.0, jobs: int = 1) -> FileTrace:
-    """Trace every untraced variant of one file in ``jobs`` parallel workers (round-robin shards)."""
+               on_event: Callable[[dict], None] = lambda e: None, timeout: float = 60.0, jobs: int = 1,
+               request: dict | None = None) -> FileTrace:
+    """Trace every untraced variant of one file in ``jobs`` parallel workers (round-robin shards).
+    ``request``: what to trace beyond the defaults (trace_worker's spec: untraced, trace_dtypes,
+    device_ops)."""
+    request = dict(request or {})
     if jobs <= 1:
-        return _trace_shard(path, test_hashes, opinfo_hashes, known_keys, on_event, timeout, (0, 1))
+        return _trace_shard(path, test_hashes, opinfo_hashes, known_keys, on_event, timeout, (0, 1), request)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         parts = list(pool.map(lambda i: _trace_shard(path, test_hashes, opinfo_hashes, known_keys, on_event,
-                                                     timeout, (i, jobs)), range(jobs)))
+                                                     timeout, (i, jobs), request), range(jobs)))
     merged = FileTrace(items=parts[0].items, torch_version=parts[0].torch_version,
                        import_error=next((p.import_error for p in parts if p.import_error), None))
     for part in parts:
@@ -68,7 +72,8 @@ def trace_file(path: Path, test_hashes: dict[str, str], opinfo_hashes: dict[str,
 
 
 def _trace_shard(path: Path, test_hashes: dict[str, str], opinfo_hashes: dict[str, str], known_keys: set[str],
-                 on_event: Callable[[dict], None], timeout: float, shard: tuple[int, int]) -> FileTrace:
+                 on_event: Callable[[dict], None], timeout: float, shard: tuple[int, int],
+                 request: dict | None = None) -> FileTrace:
     """One worker's share; a crash marks that test and the next worker resumes past it."""
     result = FileTrace()
     logs = tempfile.mkdtemp(prefix="trace-")
@@ -77,7 +82,8 @@ def _trace_shard(path: Path, test_hashes: dict[str, str], opinfo_hashes: dict[st
     def launch(progress: Progress) -> Spawned:
         spec = {"path": str(path.resolve()), "root": str(PACKAGE_ROOT), "test_hashes": test_hashes,
                 "opinfo_hashes": opinfo_hashes, "known_keys": sorted(known_keys | progress.done),
-                "skip_keys": sorted(progress.done), "timeout": timeout, "shard": list(shard)}
+                "skip_keys": sorted(progress.done), "timeout": timeout, "shard": list(shard),
+                **(request or {})}
         workers.append(Spawned([sys.executable, "-m", "tools.select.trace_worker"], _worker_env(), str(PACKAGE_ROOT),
                                os.path.join(logs, f"worker-{len(workers)}.log"), stdin_text=json.dumps(spec),
                                events_on_stdout=True))

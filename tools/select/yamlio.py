@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,23 @@ from ruamel.yaml import YAML, YAMLError
 
 from .atomic import write_text
 from .errors import SelectError
+
+
+# ANSI escape sequences (colours, bold) as pytest and torch print them; removed outright.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]")
+# What YAML cannot hold in a comment or a plain scalar: C0/C1 controls except tab, DEL,
+# surrogates, and the non-characters the YAML reader refuses.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def clean(text: str, one_line: bool = True) -> str:
+    """Text safe to write into YAML (comments included): ANSI sequences stripped, other control
+    characters spelled ``\\xNN``, newlines folded to spaces unless ``one_line`` is False."""
+    text = _ANSI.sub("", str(text))
+    if one_line:
+        text = " ".join(text.splitlines())
+    text = text.replace("\r", "")
+    return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else "?", text)
 
 
 def round_trip() -> YAML:

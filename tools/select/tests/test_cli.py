@@ -29,8 +29,13 @@ def test_scope_memory_bucket_refine(capsys, tmp_path, fixtures, suite_copy, monk
                         "--suites", "suite/test_*.py", "--out", str(tmp_path / "record.yaml"))
     assert code == 0 and "1 of 1 files chosen" in out
     db = str(tmp_path / "m.db")
-    code, out, _ = _run(capsys, "memory", "--db", db, "--suites", "suite/test_*.py", "--no-progress", "--jobs", "1")
-    assert code == 0 and "1 files (1 changed), 4 tests" in out and "8 traced" in out
+    code, out, err = _run(capsys, "memory", "--db", db, "--suites", "suite/test_*.py", "--no-progress", "--jobs", "1",
+                          "--capabilities", caps)
+    assert code == 0 and "1 files (1 changed), 4 tests" in out
+    # per op, the dtypes its table entry lists: add/mul/abs/cumsum float32+int64, exp float32;
+    # test_matmul_square float32, test_where_plain once; test_backward_sum (autograd is out) never
+    assert "11 traced" in out
+    assert "it/s" not in err and "\r" not in err and "%|" not in err   # --no-progress: no bar at all
     config = tmp_path / "cfg.yaml"
     code, out, _ = _run(capsys, "bucket", "--db", db, "--capabilities", caps, "--scope-record",
                         str(tmp_path / "record.yaml"), "--out", str(config), "--decisions-out", str(tmp_path / "d.json"))
@@ -41,7 +46,13 @@ def test_scope_memory_bucket_refine(capsys, tmp_path, fixtures, suite_copy, monk
     mm = next(v for k, v in decisions.items() if k.endswith("test_matmul_square"))
     assert mm["mode"] == "skip" and "mm" in mm["rationale"]
     code, out, _ = _run(capsys, "query", "--db", db, "aten::cumsum")
-    assert out.strip().endswith("test_matches_cpu[cumsum]")
+    assert code == 0 and out.strip().endswith("test_matches_cpu[cumsum]")
+    for spelling in ("aten::add", "add", "add.Tensor", "aten.add.Tensor"):
+        code, out, _ = _run(capsys, "query", "--db", db, spelling)
+        assert code == 0 and "test_matches_cpu[add]" in out, spelling
+    code, out, err = _run(capsys, "query", "--db", db, "aten::no_such_op")
+    assert code == 1 and out == "" and "aten::no_such_op: no traced test runs this op" in err
+    _query_into_closed_pipe(db)
     code, out, err = _run(capsys, "refine", "--config", str(config), "--junit", str(fixtures / "run.xml"))
     assert code == 0 and "review the diff" in err
 
@@ -56,3 +67,25 @@ def test_errors_are_one_line(capsys, tmp_path, fixtures):
     assert code == 2 and "cannot read JUnit XML" in err and err.count("\n") == 1
     code, _, err = _run(capsys, "bucket", "--db", str(tmp_path / "none.db"), "--engine", "llm", "--out", "o.yaml")
     assert code == 2
+
+
+def _query_into_closed_pipe(db):
+    """`select query ... | head` where head has already left: no traceback, exit 141."""
+    import os
+    import subprocess
+    import sys
+    read, write = os.pipe()
+    os.close(read)
+    proc = subprocess.run([sys.executable, "-m", "tools.select.cli", "query", "--db", db, "add"], stdout=write,
+                          stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    os.close(write)
+    assert proc.returncode == 141 and "Traceback" not in proc.stderr and "BrokenPipeError" not in proc.stderr
+
+
+def test_progress_bars_show_unless_silenced(capsys, tmp_path, fixtures, suite_copy, monkeypatch):
+    monkeypatch.setenv("BUILD_WORKSPACE_DIRECTORY", str(suite_copy))
+    code, _, err = _run(capsys, "memory", "--db", str(tmp_path / "a.db"), "--suites", "suite/test_*.py", "--no-trace")
+    assert code == 0 and "index" in err and "file" in err
+    code, _, err = _run(capsys, "memory", "--db", str(tmp_path / "b.db"), "--suites", "suite/test_*.py", "--no-trace",
+                        "--no-progress")
+    assert code == 0 and "index" not in err and "%|" not in err

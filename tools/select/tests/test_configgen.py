@@ -39,9 +39,32 @@ def test_entries_group_by_bucket_and_dtypes_with_comments(small_caps):
 
 
 def test_config_is_valid_for_the_plugin(small_caps):
-    models = pytest.importorskip("testing.plugin.models")
+    from testing.plugin import models   # a hard dependency: this is the schema check
     _, _, text = _config(small_caps)
     models.ConfigDocument.model_validate(YAML(typ="safe").load(io.StringIO(text)))
+
+
+def test_control_characters_never_reach_the_yaml(tmp_path, small_caps):
+    """A CPU error with ANSI colours (as test_pickle prints them) goes through bucket into a
+    rationale and a reason; the plugin's own loader must still read the config."""
+    from testing.plugin.config import load_plan
+    from tools.select.bucket import write_config
+    ansi = "\x1b[1mAssertionError\x1b[0m: pickled \x1b[31mtensor\x1b[0m differs\x07\x00 at\rline"
+    units = [unit(status="failed", error=ansi), unit(variant="exp", kernel_ops=("aten::exp",))]
+    verdicts = DeterministicEngine().decide(units, Context(small_caps, {}, {}))
+    assert "\x1b" in verdicts[units[0].unit_id].rationale
+    path = write_config(tmp_path / "gen.yaml", units, verdicts, small_caps, "torch_spyre", "deterministic")
+    text = path.read_text()
+    assert "\x1b" not in text and "\x07" not in text and "\x00" not in text
+    assert "AssertionError: pickled tensor differs\\x07\\x00 at line" in text
+    plan = load_plan([str(path)], {"REPO_ROOT": str(tmp_path)})
+    reasons = [r.entry.reason for fp in plan.files for r in fp.rules if r.entry.reason]
+    assert any("pickled tensor differs" in r for r in reasons)
+
+
+def test_clean_keeps_tabs_and_escapes_the_rest():
+    assert yamlio.clean("a\tb\x1b[0;31mc\x1bd\x7f") == "a\tbc\\x1bd\\x7f"
+    assert yamlio.clean("one\ntwo") == "one two" and yamlio.clean("one\ntwo", one_line=False) == "one\ntwo"
 
 
 def test_decisions_round_trip(tmp_path, small_caps):

@@ -1,4 +1,5 @@
 """Memory build over the fixture suite: real SQLite, real traced CPU runs (subprocess)."""
+import shutil
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,57 @@ def test_real_minilm_embeddings_are_normalised():
     assert vectors.shape == (3, 384)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
     assert nearest(vectors[0], vectors[1:], 1)[0][0] == 0   # 'add' is closer to 'sum' than to 'matmul'
+
+
+# ---------------------------------------------------------------- saved as they come, fixed totals
+
+
+class _Bar:
+    def __init__(self):
+        self.total, self.n, self.totals = None, 0, []
+
+    def refresh(self):
+        self.totals.append(self.total)
+
+    def update(self, n):
+        self.n += n
+
+
+def _event(key, status="passed"):
+    return {"event": "done", "key": f"{key}|float32", "status": status, "dtype": "float32", "ops": ["aten::add.Tensor"],
+            "kernel_ops": ["aten::add.Tensor"], "kernel_dtypes": {"aten::add.Tensor": ["float32"]}, "compare_ops": []}
+
+
+def test_a_stopped_run_keeps_what_it_traced(tmp_path, monkeypatch):
+    """Each result is in SQLite the moment its event arrives: interrupting the build after two
+    traces leaves both stored (and the file not marked done, so the next run finishes it)."""
+    from tools.select import memory as memory_module
+    repo = tmp_path / "repo"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "suite", repo / "suite")
+
+    def interrupted(path, test_hashes, hashes, known, on_event, timeout, jobs, request):
+        on_event({"event": "variants", "items": [], "todo": 8})
+        on_event(_event("k1"))
+        on_event(_event("k2", "failed"))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(memory_module, "trace_file", interrupted)
+    with Memory(tmp_path / "m.db") as memory:
+        builder = MemoryBuilder(memory, HashEmbedder(), progress=False)
+        with pytest.raises(KeyboardInterrupt):
+            builder.build([SourceRoot("${REPO_ROOT}", repo, "suite/test_*.py")])
+    with Memory(tmp_path / "m.db") as memory:
+        assert memory.known_trace_keys() == {"k1|float32", "k2|float32"}
+        assert not any(k.startswith("traced:") for k in [r[0] for r in memory.db.execute("SELECT key FROM meta")])
+
+
+def test_the_trace_bar_total_is_fixed_from_the_first_announcement(tmp_path):
+    from tools.select.memory import BuildStats
+    with Memory(tmp_path / "m.db") as memory:
+        bar, stats = _Bar(), BuildStats()
+        handle = MemoryBuilder(memory, HashEmbedder(), progress=False)._saver("f.py", bar, stats)
+        handle({"event": "variants", "items": [], "todo": 3})
+        handle(_event("a"))
+        handle({"event": "variants", "items": [], "todo": 2})   # a restarted worker announces its rest
+        handle(_event("b"))
+        assert bar.totals == [3] and bar.total == 3 and bar.n == 2 and stats.traced == 2
