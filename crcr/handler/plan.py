@@ -152,16 +152,32 @@ def _rel(workspace: Path, path: Path) -> str:
         return str(path)
 
 
-def _features_under(workspace: Path, root: Path, name_root: Path) -> list[Feature]:
-    files = sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
-                   and "schema" not in p.relative_to(root).parts) if root.is_dir() else []
+def _config_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
+                  and "schema" not in p.relative_to(root).parts) if root.is_dir() else []
+
+
+def _device_wide(workspace: Path, root: Path) -> dict[Path, tuple[str, ...]]:
+    """{directory relative to root: its configs without `files`} (device-wide settings)."""
+    found: dict[Path, tuple[str, ...]] = {}
+    for p in _config_files(root):
+        if not lists_files(p):
+            rel = p.parent.relative_to(root)
+            found[rel] = found.get(rel, ()) + (_rel(workspace, p),)
+    return found
+
+
+def _features_under(workspace: Path, root: Path, name_root: Path,
+                    inherit: Optional[dict[Path, tuple[str, ...]]] = None) -> list[Feature]:
+    files = _config_files(root)
     groups: dict[Path, list[Path]] = {}
     for p in files:
         groups.setdefault(p.parent, []).append(p)
     features: list[Feature] = []
     for directory, members in sorted(groups.items()):
         prefix = "-".join(directory.relative_to(name_root).parts)
-        shared = tuple(_rel(workspace, p) for p in members if not lists_files(p))
+        shared = (inherit or {}).get(directory.relative_to(root), ()) + tuple(
+            _rel(workspace, p) for p in members if not lists_files(p))
         own = [p for p in members if lists_files(p)]
         for p in own:
             features.append(("-".join(filter(None, [prefix, p.stem])), shared + (_rel(workspace, p),)))
@@ -174,13 +190,17 @@ def discover_features(workspace: Path, extra: Sequence[Path] = ()) -> list[Featu
     """(feature name, configs) from configs/**/*.yaml (schema/ excluded); one catch-all if none.
 
     `extra` config directories (e.g. the generated upstream fixture's) add features
-    named after the directory: <dir>/nn.yaml -> `<dir>-nn`.
+    named after the directory (<dir>/spyre/nn.yaml -> `<dir>-spyre-nn`); their
+    subdirectories inherit the device-wide configs of the same directory under
+    configs/ (<dir>/spyre/ gets configs/spyre/device.yaml).
     """
-    features = _features_under(workspace, workspace / "configs", workspace / "configs")
+    root = workspace / "configs"
+    features = _features_under(workspace, root, root)
+    inherit = _device_wide(workspace, root)
     for directory in extra:
         if not directory.is_dir():
             raise ConfigError(f"--extra-configs {directory}: not a directory")
-        features += _features_under(workspace, directory, directory.parent)
+        features += _features_under(workspace, directory, directory.parent, inherit)
     return features or [(ALL_FEATURE, ())]
 
 

@@ -61,6 +61,7 @@ class LegResult:
     junit: tuple[Path, ...]
     notes: tuple[str, ...] = ()
     failing_files: tuple[str, ...] = ()  # upstream test files (checkout-relative) with failures
+    details: Optional[Path] = None  # <job>.results.json: counts, notes, attribution
 
 
 def inside_bazel(env: Mapping[str, str]) -> bool:
@@ -101,8 +102,9 @@ def pytest_command(leg: Leg, ws: Path, junit: Path, select: Optional[str], extra
     if suites.upstream and not suites.files:
         # node ids (and JUnit classnames) relative to the checkout: test/nn/test_x.py::...
         argv += ["--rootdir", str(upstream.root)]
-    # smoke > 1 runs one duration-balanced slice of the leg's shard (local quick cycle)
-    total = leg.shard_total * max(1, smoke)
+    # smoke > 1 runs one duration-balanced slice of the leg's shard (local quick cycle);
+    # legs on upstream's files run whole: they are what the dispatch is about
+    total = leg.shard_total * (1 if suites.upstream else max(1, smoke))
     if total > 1 and (ws / "tools" / "shard" / "plugin.py").exists():
         argv += ["-p", SHARD_PLUGIN, "--shard-index", str(leg.shard_index), "--shard-total", str(total)]
     if select:

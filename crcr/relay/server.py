@@ -2,7 +2,7 @@
 
 Relay routes: POST /github/callback (404 elsewhere, 405 for other methods).
 HUD routes: GET /hud, /crcr/<owner>/<repo>, /api/crcr/results.
-Emulator-only: /.well-known/jwks, /_emulator/oidc/token (an
+Emulator-only: /.well-known/jwks, /_emulator/notes (handler notes on HUD rows), /_emulator/oidc/token (an
 ACTIONS_ID_TOKEN_REQUEST_URL stand-in), /_emulator/dispatch,
 /_emulator/faults, /_emulator/sweep, /_emulator/state.
 """
@@ -82,6 +82,10 @@ class _Handler(BaseHTTPRequestHandler):
             except (TypeError, ValueError):
                 return self._send(400, {"detail": "timeout must be a number"})
             return self._send(200, {"ok": True, "timed_out": self.emulator.relay.sweep(timeout)})
+        if path == "/_emulator/notes" and isinstance(data, dict):
+            hits = self.emulator.relay.hud.annotate(str(data.get("delivery_id", "")), str(data.get("job_name", "")),
+                                      str(data.get("note", "")))
+            return self._send(200 if hits else 404, {"ok": bool(hits), "rows": hits})
         if path == "/_emulator/faults" and isinstance(data, dict):
             try:
                 self.emulator.faults.configure(float(data.get("rate", 0)), data.get("kinds", ()),

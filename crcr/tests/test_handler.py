@@ -124,7 +124,7 @@ def test_local_cycle_reports_every_leg_to_the_embedded_emulator(ws, tmp_path):
     script = tmp_path / "fake_leg.py"
     script.write_text(FAKE_LEG)
     out = tmp_path / "out"
-    code = handler.run(["--workspace", str(ws), "--out", str(out), "--runner", "pytest",
+    code = handler.run(["--workspace", str(ws), "--out", str(out), "--runner", "pytest", "--upstream", "none",
                         "--test-command", f"{{python}} {script} {{junit}} {{config}}"],
                        {"CRCR_STATE_DIR": str(tmp_path / "state")})
     assert code == 1  # the modules leg failed its tests

@@ -56,10 +56,11 @@ def classify_fetch_error(url: str, sha: str, stderr: str) -> str:
 
 
 def git(args: Sequence[str], cwd: Optional[Path] = None, env: Optional[Mapping[str, str]] = None,
-        check: bool = True, timeout: float = 1800) -> subprocess.CompletedProcess:
+        check: bool = True, timeout: float = 1800, input: Optional[str] = None) -> subprocess.CompletedProcess:
     argv = ["git", *args]
     try:
-        proc = subprocess.run(argv, cwd=cwd, env=git_env(env), capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(argv, cwd=cwd, env=git_env(env), capture_output=True, text=True, timeout=timeout,
+                              input=input)
     except FileNotFoundError:
         raise UpstreamError("git is not installed (needed for the upstream checkout)") from None
     except subprocess.TimeoutExpired:
