@@ -26,6 +26,7 @@ from crcr.fsutil import atomic_write_json
 from crcr.handler.plan import (Leg, auto_shards, check_core_configs, discover_features, matrix, plan_candidates,
                                plan_legs)
 from crcr.handler.runner import check_runner_can_run, choose_runner, run_leg
+from crcr.upstream.gitcmd import check_sha
 from crcr.handler.upstream import MODES, LegHooks, backend_id, open_store, prepare, resolve_mode
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pull_request_synchronize.json"
@@ -143,7 +144,8 @@ def cmd_plan(planned: Planned, env: Mapping[str, str]) -> int:
     print(f"{'run' if planned.decision.run else 'skip'}: {planned.decision.reason}", file=sys.stderr)
     if env.get("GITHUB_OUTPUT"):
         with open(env["GITHUB_OUTPUT"], "a") as out:
-            out.write(f"matrix={json.dumps(m)}\nrun={'true' if planned.decision.run else 'false'}\n")
+            out.write(f"matrix={json.dumps(m)}\nrun={'true' if planned.decision.run else 'false'}\n"
+                      f"upstream_sha={check_sha(planned.dispatch.sha)}\n")
     return 0
 
 

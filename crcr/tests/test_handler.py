@@ -91,6 +91,7 @@ def test_plan_mode_writes_github_outputs(pr_event, ws, tmp_path, capsys):
     printed = json.loads(capsys.readouterr().out)
     assert len(printed["include"]) == 2
     assert "run=true" in out.read_text()
+    assert f"upstream_sha={pr_event['client_payload']['payload']['pull_request']['head']['sha']}\n" in out.read_text()
 
 
 def test_skipped_dispatch_plans_nothing(pr_event, ws, tmp_path, capsys):
