@@ -149,12 +149,14 @@ def cmd_plan(planned: Planned, env: Mapping[str, str]) -> int:
     return 0
 
 
-def make_hooks(args, planned: Planned, env: Mapping[str, str], ws: Path, mode: str, fixture, out: Path) -> LegHooks:
+def make_hooks(args, planned: Planned, env: Mapping[str, str], ws: Path, mode: str, fixture, out: Path,
+               backend: Optional[str] = None) -> LegHooks:
     """The checkout and core overlay for this dispatch, and the last-green store."""
     setup = prepare(mode, args, planned.dispatch.sha, env, fixture)
     print(setup.describe(), file=sys.stderr)
     state = args.state_dir or default_state_dir(env)
-    return LegHooks(setup, open_store(args, env, state), backend_id(ws, (args.backend or ["HEAD"])[0]), out)
+    backend = backend or backend_id(ws, (args.backend or ["HEAD"])[0])
+    return LegHooks(setup, open_store(args, env, state), backend, out)
 
 
 def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path, hooks: LegHooks) -> int:
@@ -221,9 +223,10 @@ def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] =
         args.smoke = 1
     if args.smoke < 1:
         raise ConfigError("--smoke must be >= 1")
+    backend = backend_id(ws, (args.backend or ["HEAD"])[0])  # once: both runs test the same tree
     if fixture:
-        run_baseline(args, env, ws, mode, fixture, out)
-    hooks = make_hooks(args, planned, env, ws, mode, fixture, out)
+        run_baseline(args, env, ws, mode, fixture, out, backend)
+    hooks = make_hooks(args, planned, env, ws, mode, fixture, out, backend)
     try:
         code = run_cycle(args, planned.dispatch, planned.legs, env, ws, hooks)
         hooks.store.record_run(hooks.setup.url, hooks.setup.sha)
@@ -232,12 +235,12 @@ def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] =
         hooks.close()
 
 
-def run_baseline(args, env: Mapping[str, str], ws: Path, mode: str, fixture, out: Path) -> None:
+def run_baseline(args, env: Mapping[str, str], ws: Path, mode: str, fixture, out: Path, backend: str) -> None:
     """Embedded default: upstream main at the fixture's base is dispatched first (as
     the relay would have), once, so the upstream legs have a last green to attribute against."""
     from crcr.handler.cycle import console, run_cycle
     hooks = make_hooks(args, load_plan(args, env, ws, fixture, fixture.baseline_event), env, ws, mode, fixture,
-                       out / "baseline")
+                       out / "baseline", backend)
     try:
         if hooks.store.has_run(hooks.setup.url, fixture.base):
             console.print(f"baseline: {fixture.base[:12]} already run (last green results recorded)")

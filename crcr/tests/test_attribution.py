@@ -57,3 +57,9 @@ def test_commits_in_range_touching_the_failing_files(tmp_path):
     from dataclasses import replace
     summary = replace(got, commits=tuple(commits)).summary()
     assert summary.startswith(f"only upstream moved: {shas[0]}..{shas[3]}; suspects: {shas[3][:12]} change test")
+
+
+def test_two_dirty_trees_on_one_commit_are_told_apart():
+    got = attribute("t", Inputs(A + "-dirty-222", B, B), Inputs(A + "-dirty-111", A, A))
+    assert got.verdict == "backend_moved"
+    assert got.message.startswith("backend moved: aaaaaaaaaaaa-dirty-111..aaaaaaaaaaaa-dirty-222")

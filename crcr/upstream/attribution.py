@@ -59,12 +59,18 @@ class Attribution:
         return text + (f" ({self.error})" if self.error else "")
 
 
+def _short(backend: str) -> str:
+    """A commit to 12 digits, keeping a '-dirty-<hash>' suffix (two dirty trees differ there)."""
+    sha, sep, rest = backend.partition("-")
+    return sha[:12] + (sep + rest if sep else "")
+
+
 def attribute(job_name: str, now: Inputs, last: Optional[Inputs]) -> Attribution:
     if last is None:
         return Attribution(job_name, "no_green", "no green result recorded for this job yet", None, now)
     if last.backend != now.backend:
         return Attribution(job_name, "backend_moved",
-                           f"backend moved: {last.backend[:12]}..{now.backend[:12]} "
+                           f"backend moved: {_short(last.backend)}..{_short(now.backend)} "
                            f"(upstream {last.suite[:12]}..{now.suite[:12]})", last, now)
     if (last.suite, last.core) == (now.suite, now.core):
         return Attribution(job_name, "unchanged", "nothing moved since the last green run: flaky test or "
