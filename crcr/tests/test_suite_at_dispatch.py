@@ -102,3 +102,71 @@ def test_failures_map_to_checkout_files(tmp_path):
     assert failing_cases([junit]) == [("test.nn.test_flat.TestFlatSPYRE", "t1")]
     assert file_of_testcase("test.nn.test_flat.TestFlatSPYRE", [tmp_path]) == "test/nn/test_flat.py"
     assert file_of_testcase("testing.suites.test_x.T", [tmp_path]) is None
+
+
+def _event_for(pr_event, sha, tmp_path):
+    import json
+    pr_event["client_payload"]["payload"]["pull_request"]["head"]["sha"] = sha
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(pr_event))
+    return path
+
+
+PASSING_LEG = ("{python} -c \"import sys, pathlib; root = pathlib.Path(sys.argv[2]); "
+               "ok = (root / 'test/nn/test_flat.py').exists(); "
+               "open(sys.argv[1], 'w').write('<testsuite><testcase name=\\'a\\'/></testsuite>'); sys.exit(0 if ok else 1)\" "
+               "{junit} {upstream_root}")
+
+
+def test_run_leg_fetches_the_dispatched_sha_from_an_upstream_url(pr_event, tree, tmp_path, capsys, monkeypatch):
+    import os
+    from crcr.handler import main as handler
+    from crcr.upstream.localrepo import build_repo, file_url
+    ws, _, extra = tree
+    shas = build_repo(tmp_path / "u.git", [("one", {"test/nn/test_flat.py": "x = 1\n", "version.txt": "2.13.0a0\n"})],
+                      dict(os.environ))
+    event = _event_for(pr_event, shas[0], tmp_path)
+    env = {**os.environ, "CRCR_STATE_DIR": str(tmp_path / "state"), "OOT_UPSTREAM_CACHE": str(tmp_path / "cache")}
+    env.pop("OOT_UPSTREAM_URL", None)
+    argv = ["run-leg", "--leg", "0", "--event", str(event), "--workspace", str(ws), "--extra-configs", str(extra),
+            "--upstream-url", file_url(tmp_path / "u.git"), "--core-base", shas[0], "--test-command", PASSING_LEG]
+    assert handler.run(argv, env) == 0
+    out = capsys.readouterr()
+    assert "test-upstream-nn: success (1 passed" in out.out
+    assert f"checkout {tmp_path / 'cache' / 'checkouts' / shas[0]}" in out.err
+    # the dispatched SHA must exist upstream: one line, exit 2
+    event = _event_for(pr_event, "f" * 40, tmp_path)
+    for key in ("CRCR_STATE_DIR", "OOT_UPSTREAM_CACHE"):  # main() reads the process environment
+        monkeypatch.setenv(key, env[key])
+    code = handler.main(argv[:4] + [str(event)] + argv[5:])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err[-1] == f"dispatch_handler: upstream {file_url(tmp_path / 'u.git')} has no commit {'f' * 40}"
+
+
+def test_a_given_checkout_at_another_commit_is_refused(pr_event, tree, tmp_path, capsys):
+    import os
+    from crcr.handler import main as handler
+    from crcr.upstream.gitcmd import git
+    ws, checkout, extra = tree
+    git(["init", "-q", str(checkout)])
+    git(["add", "-A"], cwd=checkout)
+    git(["-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "-m", "x"], cwd=checkout)
+    event = _event_for(pr_event, "e" * 40, tmp_path)
+    code = handler.main(["run-leg", "--leg", "0", "--event", str(event), "--workspace", str(ws),
+                         "--extra-configs", str(extra), "--upstream-root", str(checkout),
+                         "--state-dir", str(tmp_path / "s"), "--test-command", PASSING_LEG])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err[-1].startswith(f"dispatch_handler: --upstream-root {checkout} is at ")
+    assert err[-1].endswith(f"not the dispatched {'e' * 40}")
+
+
+def test_mode_resolution():
+    from argparse import Namespace
+    from crcr.handler.upstream import resolve_mode
+    a = lambda **kw: Namespace(**{"upstream": "auto", "upstream_root": None, "upstream_url": None, "event": None, **kw})
+    assert resolve_mode(a(), {}) == "fixture"
+    assert resolve_mode(a(event="e.json"), {}) == "none"
+    assert resolve_mode(a(), {"GITHUB_EVENT_PATH": "e.json"}) == "none"
+    assert resolve_mode(a(event="e.json"), {"OOT_UPSTREAM_URL": "file:///u.git"}) == "fetch"
+    assert resolve_mode(a(upstream_root=Path("/x"), upstream="none"), {}) == "root"
+    assert resolve_mode(a(upstream="fetch", event="e.json"), {}) == "fetch"
