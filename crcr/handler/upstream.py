@@ -106,7 +106,7 @@ def prepare(mode: str, args, sha: str, env: Mapping[str, str], fixture=None) -> 
         source = UpstreamSource(url, cache) if url else None
         head = _root_head(root)
         if head and head != sha:
-            raise ConfigError(f"--upstream-root {root} is at {head}, not the dispatched {sha}")
+            raise ConfigError(f"--upstream-root is at {head}, not the dispatched {sha} ({root})")
         setup = UpstreamSetup("root", url or "", sha, root, source)
         if not source:
             return replace(setup, core_note="core: pinned wheel (set --upstream-url for the core diff)")

@@ -140,7 +140,7 @@ def test_run_leg_fetches_the_dispatched_sha_from_an_upstream_url(pr_event, tree,
         monkeypatch.setenv(key, env[key])
     code = handler.main(argv[:4] + [str(event)] + argv[5:])
     err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and err[-1] == f"dispatch_handler: upstream {file_url(tmp_path / 'u.git')} has no commit {'f' * 40}"
+    assert code == 2 and err[-1].startswith(f"dispatch_handler: upstream has no commit {'f' * 40} (file://")
 
 
 def test_a_given_checkout_at_another_commit_is_refused(pr_event, tree, tmp_path, capsys):
@@ -156,8 +156,8 @@ def test_a_given_checkout_at_another_commit_is_refused(pr_event, tree, tmp_path,
                          "--extra-configs", str(extra), "--upstream-root", str(checkout),
                          "--state-dir", str(tmp_path / "s"), "--test-command", PASSING_LEG])
     err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and err[-1].startswith(f"dispatch_handler: --upstream-root {checkout} is at ")
-    assert err[-1].endswith(f"not the dispatched {'e' * 40}")
+    assert code == 2 and err[-1].startswith("dispatch_handler: --upstream-root is at ")
+    assert f", not the dispatched {'e' * 40} (" in err[-1]
 
 
 def test_mode_resolution():

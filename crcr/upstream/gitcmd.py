@@ -46,7 +46,7 @@ def classify_fetch_error(url: str, sha: str, stderr: str) -> str:
     low = stderr.lower()
     if any(s in low for s in ("not our ref", "unadvertised object", "couldn't find remote ref",
                               "no such remote ref", "unable to read tree", "bad object", "invalid index-pack")):
-        return f"upstream {url} has no commit {sha}"
+        return f"upstream has no commit {sha} ({url})"  # the SHA first: long URLs get cut
     if any(s in low for s in ("could not read from remote", "unable to access", "does not appear to be a git repository",
                               "could not resolve host", "connection refused", "repository not found",
                               "'origin' does not appear")):
