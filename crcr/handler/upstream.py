@@ -12,7 +12,6 @@ event was given, else none.
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping, Optional
