@@ -156,7 +156,7 @@ def make_hooks(args, planned: Planned, env: Mapping[str, str], ws: Path, mode: s
     print(setup.describe(), file=sys.stderr)
     state = args.state_dir or default_state_dir(env)
     backend = backend or backend_id(ws, (args.backend or ["HEAD"])[0])
-    return LegHooks(setup, open_store(args, env, state), backend, out)
+    return LegHooks(setup, open_store(args, env, state), backend, out, env)
 
 
 def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path, hooks: LegHooks) -> int:

@@ -62,6 +62,7 @@ class LegResult:
     notes: tuple[str, ...] = ()
     failing_files: tuple[str, ...] = ()  # upstream test files (checkout-relative) with failures
     details: Optional[Path] = None  # <job>.results.json: counts, notes, attribution
+    failing_tests: tuple[str, ...] = ()  # file::Class::test of upstream failures, as instantiated
 
 
 def inside_bazel(env: Mapping[str, str]) -> bool:
@@ -256,5 +257,8 @@ def run_leg(leg: Leg, ws: Path, out_dir: Path, *, runner: str, env: Mapping[str,
     if conclusion == "neutral" and code == 0:
         notes.append(NO_TESTS_NOTE)
     roots = [upstream.root] if upstream.root else []
-    failing = tuple(dict.fromkeys(f for f in (file_of_testcase(c, roots) for c, _ in failing_cases(files)) if f))
-    return LegResult(conclusion, code, counts, time.time() - started, tuple(files), tuple(notes), failing)
+    located = [(file_of_testcase(c, roots), c, n) for c, n in failing_cases(files)]
+    failing = tuple(dict.fromkeys(f for f, _, _ in located if f))
+    tests = tuple(f"{f}::{c.rsplit('.', 1)[-1]}::{n}" for f, c, n in located if f)
+    return LegResult(conclusion, code, counts, time.time() - started, tuple(files), tuple(notes), failing,
+                     failing_tests=tests)

@@ -20,13 +20,15 @@ from crcr.errors import ConfigError
 from crcr.fsutil import atomic_write_json
 from crcr.handler.plan import Leg
 from crcr.handler.runner import LegResult, Upstream
-from crcr.upstream.attribution import Attribution, GreenStore, Inputs, attribute, suspect_paths
+from crcr.upstream.attribution import (Attribution, GreenStore, Inputs, attribute, ops_of_failures, suspect_paths,
+                                       touches_op)
 from crcr.upstream.gitcmd import UpstreamError, check_sha, git
 from crcr.upstream.overlay import CoreDelta, build_overlay, core_delta, wheel_git_version, wheel_torch_dir
 from crcr.upstream.source import URL_ENV, UpstreamSource, default_cache
 
 MODES = ("auto", "fetch", "fixture", "none")
 GREEN_STORE_ENV = "CRCR_GREEN_STORE"
+SELECT_MEMORY_ENV = "CRCR_SELECT_MEMORY"
 
 
 def resolve_mode(args, env: Mapping[str, str]) -> str:
@@ -140,8 +142,16 @@ def open_store(args, env: Mapping[str, str], state_dir: Path) -> GreenStore:
     return GreenStore(path)
 
 
+def select_memory(env: Mapping[str, str]) -> Path:
+    """tools/select's repository memory (its op index), where present."""
+    if env.get(SELECT_MEMORY_ENV):
+        return Path(env[SELECT_MEMORY_ENV])
+    base = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path(env.get("HOME") or Path.home()) / ".cache"
+    return base / "oot-ci" / "select" / "memory.db"
+
+
 def after_leg(setup: UpstreamSetup, store: GreenStore, leg: Leg, result: LegResult, backend: str,
-              out: Path) -> tuple[LegResult, Optional[Attribution]]:
+              out: Path, env: Mapping[str, str]) -> tuple[LegResult, Optional[Attribution]]:
     """Record a green leg; explain a red one. Writes <out>/<job>.results.json either way."""
     found = None
     key = setup.url or "none"
@@ -153,16 +163,23 @@ def after_leg(setup: UpstreamSetup, store: GreenStore, leg: Leg, result: LegResu
         if found.range and setup.source:
             core_files = [p for _, p in setup.delta.python] + list(setup.delta.native) if setup.delta else []
             paths = suspect_paths(result.failing_files, core_files)
+            ops = ops_of_failures(select_memory(env), result.failing_tests)
             try:
-                commits = tuple(setup.source.commits_between(*found.range, paths)) if paths else ()
-                found = replace(found, commits=commits, paths=paths)
+                commits = setup.source.commits_between(*found.range, paths) if paths else []
+                if ops:  # and the commits touching files named for an op the failing tests dispatch
+                    every = setup.source.commits_between(*found.range)
+                    keep = {c.sha for c in commits} | {c.sha for c in every
+                                                       if any(touches_op(f, op) for f in c.files for op in ops)}
+                    commits = [c for c in every if c.sha in keep]
+                found = replace(found, commits=tuple(commits), paths=paths, ops=ops)
             except UpstreamError as err:
-                found = replace(found, paths=paths, error=str(err))
+                found = replace(found, paths=paths, ops=ops, error=str(err))
         result = replace(result, notes=result.notes + (found.summary(),))
     details = out / f"{leg.job_name}.results.json"
     atomic_write_json(details, {"job_name": leg.job_name, "conclusion": result.conclusion,
                                 "test_results": result.counts.as_results(), "notes": list(result.notes),
                                 "failing_files": list(result.failing_files),
+                                "failing_tests": list(result.failing_tests),
                                 "upstream": {"mode": setup.mode, "url": setup.url, "sha": setup.sha,
                                              "root": str(setup.root or ""),
                                              "core": setup.delta.as_json() if setup.delta else None},
@@ -174,8 +191,9 @@ class LegHooks:
     """What the cycle and run-leg do around each leg for upstream: the inputs a leg
     runs with, and afterwards the record or attribution (collected for the report)."""
 
-    def __init__(self, setup: UpstreamSetup, store: Optional[GreenStore], backend: str, out: Path):
-        self.setup, self.store, self.backend, self.out = setup, store, backend, out
+    def __init__(self, setup: UpstreamSetup, store: Optional[GreenStore], backend: str, out: Path,
+                 env: Optional[Mapping[str, str]] = None):
+        self.setup, self.store, self.backend, self.out, self.env = setup, store, backend, out, dict(env or {})
         self.attributions: list[Attribution] = []
 
     def upstream_for(self, leg: Leg) -> Upstream:
@@ -184,7 +202,7 @@ class LegHooks:
     def finish(self, leg: Leg, result: LegResult) -> LegResult:
         if self.store is None:
             return result
-        result, found = after_leg(self.setup, self.store, leg, result, self.backend, self.out)
+        result, found = after_leg(self.setup, self.store, leg, result, self.backend, self.out, self.env)
         if found:
             self.attributions.append(found)
         return result

@@ -8,6 +8,7 @@ range `<last green suite>..<suite>` is where to look.
 """
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
 from dataclasses import asdict, dataclass, field
@@ -40,6 +41,7 @@ class Attribution:
     range: Optional[tuple[str, str]] = None  # upstream (old, new) to search
     commits: tuple = field(default=())  # upstream Commit values in range touching the paths
     paths: tuple[str, ...] = ()
+    ops: tuple[str, ...] = ()  # aten ops the failing tests dispatch (tools/select's op index)
     error: str = ""
 
     def as_json(self) -> dict:
@@ -109,3 +111,40 @@ class GreenStore:
 def suspect_paths(failing_files: Sequence[str], core_files: Sequence[str]) -> tuple[str, ...]:
     """Where an upstream cause can live: the failing tests' files and the core files that changed."""
     return tuple(dict.fromkeys([*failing_files, *core_files]))
+
+
+# -- the aten ops failing tests dispatch (tools/select's repository memory) ----------
+DEVICE_SUFFIX = re.compile(r"(PRIVATEUSE1|SPYRE|CPU|CUDA|META)$")
+
+
+def ops_of_failures(memory_db: Path, failing_tests: Sequence[str]) -> tuple[str, ...]:
+    """Ops the op index records for these tests (`file::Class::test_x_spyre_float32` as run;
+    the index keys the generic `file::Class::test_x`). Empty when the memory is absent."""
+    if not failing_tests or not memory_db.is_file():
+        return ()
+    db = sqlite3.connect(f"file:{memory_db}?mode=ro", uri=True)
+    try:
+        ops: list[str] = []
+        for test in failing_tests:
+            file, _, rest = test.partition("::")
+            cls, _, name = rest.partition("::")
+            prefix = f"{file}::{DEVICE_SUFFIX.sub('', cls)}::"
+            rows = db.execute("SELECT DISTINCT test_id, op FROM op_index WHERE test_id LIKE ? ESCAPE '\\'",
+                              (prefix.replace("_", "\\_") + "%",)).fetchall()
+            ops += [op for test_id, op in rows if name.startswith(test_id[len(prefix):])]
+        return tuple(sorted(set(ops)))
+    except sqlite3.DatabaseError:
+        return ()  # another layout or a broken file: attribution goes on without ops
+    finally:
+        db.close()
+
+
+def op_name(op: str) -> str:
+    """'aten::add.Tensor' -> 'add'."""
+    return op.split("::")[-1].split(".")[0].lower()
+
+
+def touches_op(path: str, op: str) -> bool:
+    """A file named for the op (torch/nn/modules/flatten.py for aten::flatten); a heuristic,
+    since which sources implement an op is not recorded anywhere cheaper than a build."""
+    return op_name(op) in re.split(r"[/_.\-]", path.lower())
