@@ -58,8 +58,9 @@ class Session:
             # the guard (cancelled) stays in the outbox; deliver it now if we can
             self.client.finish_job(guard, completed_body(cp, ctx, "cancelled"))
             raise
-        outcomes.append(self.client.finish_job(guard, completed_body(cp, ctx, result.conclusion,
-                                                                     test_results=result.counts.as_results())))
+        outcomes.append(self.client.finish_job(guard, completed_body(
+            cp, ctx, result.conclusion, test_results=result.counts.as_results(),
+            artifact_url=result.details.as_uri() if result.details else None)))
         if any(not o.hud_confirmed for o in outcomes):
             console.print(f"[yellow]{leg.job_name}: callbacks recorded, HUD unconfirmed "
                           f"(the relay answered 5xx or timed out first); the HUD row may be stale[/yellow]")
@@ -115,8 +116,9 @@ def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Itera
             client.close()
 
 
-def _summary(legs: Sequence[Leg], results: dict[int, LegResult], session: Session) -> Table:
-    t = Table(title="CRCR legs")
+def _summary(legs: Sequence[Leg], results: dict[int, LegResult], session: Session,
+             title: str = "CRCR legs") -> Table:
+    t = Table(title=title)
     for col in ("job_name", "conclusion", "passed", "failed", "skipped", "seconds", "callbacks"):
         t.add_column(col)
     for leg in legs:
@@ -127,7 +129,22 @@ def _summary(legs: Sequence[Leg], results: dict[int, LegResult], session: Sessio
     return t
 
 
-def run_cycle(args, dispatch: Dispatch, legs: Sequence[Leg], env: Mapping[str, str], ws: Path) -> int:
+def _notes(legs: Sequence[Leg], results: dict[int, LegResult]) -> list[str]:
+    """Leg notes below the table: the core line once, then each leg's own (attribution, skips)."""
+    notes = [n for r in results.values() for n in r.notes[:1] if n.startswith("core:")]
+    lines = sorted(set(notes))
+    for leg in legs:
+        r = results.get(leg.index)
+        for note in (r.notes if r else ()):
+            if not note.startswith("core:"):
+                lines.append(f"{leg.job_name}: {note}")
+    return lines
+
+
+def run_cycle(args, dispatch: Dispatch, legs: Sequence[Leg], env: Mapping[str, str], ws: Path,
+              hooks: Optional["LegHooks"] = None) -> int:
+    from crcr.handler.upstream import LegHooks, UpstreamSetup
+    hooks = hooks or LegHooks(UpstreamSetup("none", "", dispatch.sha), None, "HEAD", Path("."))
     runner = choose_runner(args.runner, env)
     check_runner_can_run(legs, runner, args.test_command)
     out = args.out or (args.state_dir or default_state_dir(env)) / "out"
@@ -139,16 +156,40 @@ def run_cycle(args, dispatch: Dispatch, legs: Sequence[Leg], env: Mapping[str, s
             task = progress.add_task("legs", total=len(legs))
             for leg in legs:
                 progress.update(task, description=f"leg {leg.job_name}")
-                results[leg.index] = session.run(leg, lambda: run_leg(
+                results[leg.index] = session.run(leg, lambda: hooks.finish(leg, run_leg(
                     leg, ws, out, runner=runner, env=env, timeout=args.leg_timeout, select=args.select,
-                    template=args.test_command, target_template=args.target_template, smoke=args.smoke))
+                    template=args.test_command, target_template=args.target_template, smoke=args.smoke,
+                    upstream=hooks.upstream_for(leg))))
                 progress.advance(task)
-        console.print(_summary(legs, results, session))
-        missing = _check_hud(session, legs, out) if session.hud_url else []
+        console.print(_summary(legs, results, session, f"CRCR legs: {dispatch.event_type} at {dispatch.sha[:12]}"))
+        for line in _notes(legs, results):
+            console.print(line, markup=False, soft_wrap=True)
+        if hooks.store is not None:
+            console.print(f"attribution: {hooks.write_report()}")
+        missing = []
+        if session.hud_url:
+            _annotate_hud(session, legs, results)
+            missing = _check_hud(session, legs, out)
     if missing:
         return EXIT_HUD_MISSING
     ok = all(r.conclusion in ("success", "neutral") for r in results.values())
     return 0 if ok else 1
+
+
+def _annotate_hud(session: Session, legs: Sequence[Leg], results: dict[int, LegResult]) -> None:
+    """Emulator only: leg notes (core, attribution) onto their HUD rows; the real HUD
+    shows them through artifact_url, the leg's results JSON."""
+    base = session.hud_url.rsplit("/hud", 1)[0]
+    transport = HttpTransport()
+    try:
+        for leg in legs:
+            r = results.get(leg.index)
+            if r is not None and r.notes:
+                fetch(transport, "POST", f"{base}/_emulator/notes", {
+                    "delivery_id": session.dispatch.delivery_id, "job_name": leg.job_name,
+                    "note": "; ".join(r.notes)})
+    finally:
+        transport.close()
 
 
 def _check_hud(session: Session, legs: Sequence[Leg], out: Path) -> list[str]:

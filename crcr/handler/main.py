@@ -1,12 +1,13 @@
 """dispatch_handler: from one relay dispatch to reported test legs.
 
-    tools/bazel run //crcr:dispatch_handler                   # full local cycle (bundled example)
+    tools/bazel run //crcr:dispatch_handler                   # full local cycle (generated upstream)
     tools/bazel run //crcr:dispatch_handler -- --event e.json plan
-    python -m crcr.handler.main run-leg --leg 1 --runner bazel
+    python -m crcr.handler.main run-leg --leg 1 --runner pytest --upstream-root ~/pytorch
 
 Modes: `plan` prints the GitHub matrix JSON; `run-leg` runs one leg in a CI
 job; `cycle` (default) runs every leg locally, each reporting in_progress ->
-completed. Without --relay-url the embedded relay/HUD emulator is started.
+completed. Without --relay-url the embedded relay/HUD emulator is started;
+without an event, the upstream is the generated fixture (crcr/upstream/fixture.py).
 """
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ from crcr.fsutil import atomic_write_json
 from crcr.handler.plan import (Leg, auto_shards, check_core_configs, discover_features, matrix, plan_candidates,
                                plan_legs)
 from crcr.handler.runner import check_runner_can_run, choose_runner, run_leg
+from crcr.upstream.gitcmd import check_sha
+from crcr.handler.upstream import MODES, LegHooks, backend_id, open_store, prepare, resolve_mode
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pull_request_synchronize.json"
 # The local cycle runs one duration-balanced tenth of every leg (tools/shard),
@@ -52,13 +55,13 @@ def workspace_root(env: Mapping[str, str], given: Optional[Path]) -> Path:
     return here
 
 
-def event_source(args, env: Mapping[str, str]) -> Path:
-    """--event, else $GITHUB_EVENT_PATH, else the bundled example."""
+def event_source(args, env: Mapping[str, str], fixture=None) -> Path:
+    """--event, else $GITHUB_EVENT_PATH, else the generated fixture's dispatch, else the bundled example."""
     if args.event:
         return args.event
     if env.get("GITHUB_EVENT_PATH"):
         return Path(env["GITHUB_EVENT_PATH"])
-    return EXAMPLE
+    return fixture.event if fixture else EXAMPLE
 
 
 # Space-separated --core-config default, so a workflow sets it once for plan and run-leg.
@@ -72,8 +75,8 @@ def read_bazelrc(ws: Path) -> str:
         raise ConfigError(f"--core-config needs {ws / '.bazelrc'}: {err.strerror}") from None
 
 
-def load_plan(args, env: Mapping[str, str], ws: Path) -> Planned:
-    path = event_source(args, env)
+def load_plan(args, env: Mapping[str, str], ws: Path, fixture=None, event: Optional[Path] = None) -> Planned:
+    path = event or event_source(args, env, fixture)
     try:
         text = path.read_bytes()
     except OSError as err:
@@ -82,7 +85,8 @@ def load_plan(args, env: Mapping[str, str], ws: Path) -> Planned:
     decision = decide(d)
     legs = []
     if decision.run:
-        features = discover_features(ws)
+        extra = list(args.extra_configs or []) + ([fixture.configs] if fixture else [])
+        features = discover_features(ws, [Path(e).resolve() for e in extra])
         cores = args.core_config or env.get(CORE_CONFIGS_ENV, "").split()
         if cores:
             check_core_configs(cores, read_bazelrc(ws))
@@ -116,6 +120,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--repo", help="downstream owner/repo (env GITHUB_REPOSITORY)")
     p.add_argument("--state-dir", type=Path, help="outbox dir (env CRCR_STATE_DIR)")
     p.add_argument("--serve", action="store_true", help="keep the embedded HUD up after the cycle")
+    g = p.add_argument_group("upstream at the dispatched SHA (suite and core)")
+    g.add_argument("--upstream", choices=MODES, default="auto",
+                   help="fixture: generated local repo; fetch: git from --upstream-url; none: in-tree suites on "
+                        "the pinned wheel; auto: --upstream-root, else fetch if a URL is set, else fixture "
+                        "without an event, else none")
+    g.add_argument("--upstream-root", type=Path, help="use this pytorch checkout (at the dispatched SHA) as is")
+    g.add_argument("--upstream-url", help="git URL of pytorch (env OOT_UPSTREAM_URL; default GitHub's)")
+    g.add_argument("--upstream-cache", type=Path,
+                   help="checkouts by SHA (env OOT_UPSTREAM_CACHE; default ~/.cache/oot-ci/upstream)")
+    g.add_argument("--core-base", help="commit the wheel was built from (default torch.version.git_version)")
+    g.add_argument("--extra-configs", action="append", type=Path,
+                   help="another config directory whose configs are features (repeatable)")
     p.add_argument("--leg", type=int, help="run-leg: index into the plan")
     p.add_argument("--report", action="store_true", help="run-leg: send the in_progress/completed pair itself")
     p.add_argument("--results-out", type=Path, help="run-leg: write test_results JSON here")
@@ -128,53 +144,119 @@ def cmd_plan(planned: Planned, env: Mapping[str, str]) -> int:
     print(f"{'run' if planned.decision.run else 'skip'}: {planned.decision.reason}", file=sys.stderr)
     if env.get("GITHUB_OUTPUT"):
         with open(env["GITHUB_OUTPUT"], "a") as out:
-            out.write(f"matrix={json.dumps(m)}\nrun={'true' if planned.decision.run else 'false'}\n")
+            out.write(f"matrix={json.dumps(m)}\nrun={'true' if planned.decision.run else 'false'}\n"
+                      f"upstream_sha={check_sha(planned.dispatch.sha)}\n")
     return 0
 
 
-def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path) -> int:
+def make_hooks(args, planned: Planned, env: Mapping[str, str], ws: Path, mode: str, fixture, out: Path,
+               backend: Optional[str] = None) -> LegHooks:
+    """The checkout and core overlay for this dispatch, and the last-green store."""
+    setup = prepare(mode, args, planned.dispatch.sha, env, fixture)
+    print(setup.describe(), file=sys.stderr)
+    state = args.state_dir or default_state_dir(env)
+    backend = backend or backend_id(ws, (args.backend or ["HEAD"])[0])
+    return LegHooks(setup, open_store(args, env, state), backend, out, env)
+
+
+def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path, hooks: LegHooks) -> int:
     if args.leg is None or not 0 <= args.leg < len(planned.legs):
         raise ConfigError(f"--leg must be 0..{len(planned.legs) - 1}")
     leg = planned.legs[args.leg]
-    out = args.out or (args.state_dir or default_state_dir(env)) / "out"
+    out = hooks.out
     runner = choose_runner(args.runner, env)
     check_runner_can_run([leg], runner, args.test_command)
     callback = None  # how the leg's own callbacks went (--report only)
+
+    def work():
+        return hooks.finish(leg, run_leg(leg, ws, out, runner=runner, env=env, timeout=args.leg_timeout,
+                                         select=args.select, template=args.test_command,
+                                         target_template=args.target_template, upstream=hooks.upstream_for(leg)))
     if args.report:
         from crcr.handler.cycle import reporting_session
         with reporting_session(args, planned.dispatch, env) as session:
-            result = session.run(leg, lambda: run_leg(leg, ws, out, runner=runner, env=env, timeout=args.leg_timeout,
-                                                     select=args.select, template=args.test_command,
-                                                     target_template=args.target_template))
+            result = session.run(leg, work)
             callback = session.callback_label(leg.job_name)
     else:
-        result = run_leg(leg, ws, out, runner=runner, env=env, timeout=args.leg_timeout, select=args.select,
-                         template=args.test_command, target_template=args.target_template)
+        result = work()
     if args.results_out:
         atomic_write_json(args.results_out, {**result.counts.as_results(), **({"callback": callback} if callback else {})})
     print(f"{leg.job_name}: {result.conclusion} ({result.counts.passed} passed, {result.counts.failed} failed, "
           f"{result.counts.skipped} skipped) in {result.seconds:.1f}s" + (f"; callbacks: {callback}" if callback else ""))
+    for note in result.notes:
+        print(f"  {note}")
+    if result.details:
+        print(f"  details: {result.details}")
     return 0 if result.conclusion in ("success", "neutral") else 1
+
+
+def make_fixture(args, env: Mapping[str, str]):
+    from crcr.upstream.fixture import generate
+    from crcr.upstream.overlay import wheel_torch_dir, wheel_version
+    torch_dir = wheel_torch_dir()
+    dest = (args.state_dir or default_state_dir(env)) / "upstream-fixture"
+    fixture = generate(dest, torch_dir, wheel_version(torch_dir), env)
+    print(f"upstream fixture: {fixture.url} base {fixture.base[:12]} head {fixture.head[:12]} "
+          f"(dispatch {fixture.event})", file=sys.stderr)
+    return fixture
 
 
 def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] = None) -> int:
     env = dict(os.environ if env is None else env)
     args = _parser().parse_args(argv)
     ws = workspace_root(env, args.workspace)
-    planned = load_plan(args, env, ws)
+    mode = resolve_mode(args, env)
+    fixture = make_fixture(args, env) if mode == "fixture" else None
+    planned = load_plan(args, env, ws, fixture)
     if args.mode == "plan":
         return cmd_plan(planned, env)
     if not planned.decision.run:
         print(f"skip: {planned.decision.reason}")
         return 0
+    out = args.out or (args.state_dir or default_state_dir(env)) / "out"
     if args.mode == "run-leg":
-        return cmd_run_leg(args, planned, env, ws)
+        hooks = make_hooks(args, planned, env, ws, mode, fixture, out)
+        try:
+            return cmd_run_leg(args, planned, env, ws, hooks)
+        finally:
+            hooks.close()
     from crcr.handler.cycle import run_cycle
     if args.full:
         args.smoke = 1
     if args.smoke < 1:
         raise ConfigError("--smoke must be >= 1")
-    return run_cycle(args, planned.dispatch, planned.legs, env, ws)
+    backend = backend_id(ws, (args.backend or ["HEAD"])[0])  # once: both runs test the same tree
+    if fixture:
+        run_baseline(args, env, ws, mode, fixture, out, backend)
+    hooks = make_hooks(args, planned, env, ws, mode, fixture, out, backend)
+    try:
+        code = run_cycle(args, planned.dispatch, planned.legs, env, ws, hooks)
+        hooks.store.record_run(hooks.setup.url, hooks.setup.sha)
+        return code
+    finally:
+        hooks.close()
+
+
+def run_baseline(args, env: Mapping[str, str], ws: Path, mode: str, fixture, out: Path, backend: str) -> None:
+    """Embedded default: upstream main at the fixture's base is dispatched first (as
+    the relay would have), once, so the upstream legs have a last green to attribute against."""
+    from crcr.handler.cycle import console, run_cycle
+    hooks = make_hooks(args, load_plan(args, env, ws, fixture, fixture.baseline_event), env, ws, mode, fixture,
+                       out / "baseline", backend)
+    try:
+        if hooks.store.has_run(hooks.setup.url, fixture.base):
+            console.print(f"baseline: {fixture.base[:12]} already run (last green results recorded)")
+            return
+        console.print(f"baseline: upstream main at {fixture.base[:12]} first, to record each job's last green")
+        planned = load_plan(args, env, ws, fixture, fixture.baseline_event)
+        # only the legs on upstream's files: in-tree legs record their last green
+        # from this and later cycles (running them twice would double the wait)
+        legs = [leg for leg in planned.legs
+                if leg.config and (ws / leg.config).resolve().is_relative_to(fixture.configs)] or planned.legs
+        run_cycle(args, planned.dispatch, legs, env, ws, hooks)
+        hooks.store.record_run(hooks.setup.url, fixture.base)
+    finally:
+        hooks.close()
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

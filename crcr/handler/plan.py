@@ -89,24 +89,45 @@ def _config_body(path: Path):
     return doc.get("test_suite_config", doc) if isinstance(doc, dict) else None
 
 
-def config_suites(workspace: Path, config: str) -> list[str]:
-    """In-tree test files a feature config lists (`${REPO_ROOT}/...`, globs allowed).
+@dataclass(frozen=True)
+class Suites:
+    """Test files a feature config lists, resolved: in-tree (`${REPO_ROOT}/...`) and
+    upstream (`${TORCH_ROOT}/...`, against the checkout); `missing` are upstream
+    entries the checkout lacks (or all of them when there is no checkout)."""
+    files: tuple[str, ...] = ()
+    upstream: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
 
-    `${TORCH_ROOT}` entries need an upstream checkout (testing's --upstream-root)
-    and are left to runs that pass one.
-    """
+
+def _expand(base: Path, pattern: str) -> list[Path]:
+    if any(c in pattern for c in "*?["):
+        return sorted(base.glob(pattern))
+    return [base / pattern] if (base / pattern).exists() else []
+
+
+def config_suites(workspace: Path, config: str, torch_root: Optional[Path] = None) -> Suites:
+    """Resolve a config's `files` entries (globs allowed) to paths for pytest."""
     try:
         body = _config_body(workspace / config)
     except (OSError, yaml.YAMLError):
-        return []
+        return Suites()
     entries = body.get("files") if isinstance(body, dict) else None
-    found: list[str] = []
+    files: list[str] = []
+    upstream: list[str] = []
+    missing: list[str] = []
     for entry in entries if isinstance(entries, list) else []:
         path = entry.get("path") if isinstance(entry, dict) else None
-        if isinstance(path, str) and path.startswith("${REPO_ROOT}/"):
-            for hit in sorted(workspace.glob(path[len("${REPO_ROOT}/"):])):
-                found.append(str(hit.relative_to(workspace)))
-    return list(dict.fromkeys(found))
+        if not isinstance(path, str):
+            continue
+        if path.startswith("${REPO_ROOT}/"):
+            files += [str(hit.relative_to(workspace)) for hit in _expand(workspace, path[len("${REPO_ROOT}/"):])]
+        elif path.startswith("${TORCH_ROOT}/"):
+            rel = path[len("${TORCH_ROOT}/"):]
+            hits = _expand(torch_root, rel) if torch_root else []
+            upstream += [str(hit) for hit in hits]
+            if not hits:
+                missing.append(rel)
+    return Suites(tuple(dict.fromkeys(files)), tuple(dict.fromkeys(upstream)), tuple(missing))
 
 
 def lists_files(path: Path) -> bool:
@@ -123,24 +144,63 @@ def lists_files(path: Path) -> bool:
 Feature = tuple[str, tuple[str, ...]]
 
 
-def discover_features(workspace: Path) -> list[Feature]:
-    """(feature name, configs) from configs/**/*.yaml (schema/ excluded); one catch-all if none."""
-    root = workspace / "configs"
-    files = sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
-                   and "schema" not in p.relative_to(root).parts) if root.is_dir() else []
+def _rel(workspace: Path, path: Path) -> str:
+    """Workspace-relative when inside it (as the matrix shows them), else absolute."""
+    try:
+        return str(path.relative_to(workspace))
+    except ValueError:
+        return str(path)
+
+
+def _config_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
+                  and "schema" not in p.relative_to(root).parts) if root.is_dir() else []
+
+
+def _device_wide(workspace: Path, root: Path) -> dict[Path, tuple[str, ...]]:
+    """{directory relative to root: its configs without `files`} (device-wide settings)."""
+    found: dict[Path, tuple[str, ...]] = {}
+    for p in _config_files(root):
+        if not lists_files(p):
+            rel = p.parent.relative_to(root)
+            found[rel] = found.get(rel, ()) + (_rel(workspace, p),)
+    return found
+
+
+def _features_under(workspace: Path, root: Path, name_root: Path,
+                    inherit: Optional[dict[Path, tuple[str, ...]]] = None) -> list[Feature]:
+    files = _config_files(root)
     groups: dict[Path, list[Path]] = {}
     for p in files:
         groups.setdefault(p.parent, []).append(p)
     features: list[Feature] = []
     for directory, members in sorted(groups.items()):
-        rel = lambda p: str(p.relative_to(workspace))
-        prefix = "-".join(directory.relative_to(root).parts)
-        shared = tuple(rel(p) for p in members if not lists_files(p))
+        prefix = "-".join(directory.relative_to(name_root).parts)
+        shared = (inherit or {}).get(directory.relative_to(root), ()) + tuple(
+            _rel(workspace, p) for p in members if not lists_files(p))
         own = [p for p in members if lists_files(p)]
         for p in own:
-            features.append(("-".join(filter(None, [prefix, p.stem])), shared + (rel(p),)))
+            features.append(("-".join(filter(None, [prefix, p.stem])), shared + (_rel(workspace, p),)))
         if not own and shared:
             features.append((prefix or ALL_FEATURE, shared))
+    return features
+
+
+def discover_features(workspace: Path, extra: Sequence[Path] = ()) -> list[Feature]:
+    """(feature name, configs) from configs/**/*.yaml (schema/ excluded); one catch-all if none.
+
+    `extra` config directories (e.g. the generated upstream fixture's) add features
+    named after the directory (<dir>/spyre/nn.yaml -> `<dir>-spyre-nn`); their
+    subdirectories inherit the device-wide configs of the same directory under
+    configs/ (<dir>/spyre/ gets configs/spyre/device.yaml).
+    """
+    root = workspace / "configs"
+    features = _features_under(workspace, root, root)
+    inherit = _device_wide(workspace, root)
+    for directory in extra:
+        if not directory.is_dir():
+            raise ConfigError(f"--extra-configs {directory}: not a directory")
+        features += _features_under(workspace, directory, directory.parent, inherit)
     return features or [(ALL_FEATURE, ())]
 
 

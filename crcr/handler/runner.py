@@ -25,15 +25,31 @@ from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
 from crcr.errors import ConfigError
-from crcr.handler.plan import Leg, config_suites
+from crcr.handler.outcome import NO_TESTS_NOTE, conclusion_for, failing_cases, leg_conclusion, file_of_testcase
+from crcr.handler.plan import Leg, Suites, config_suites
 from crcr.junit import Counts, parse_junit
+
+__all__ = ["conclusion_for", "run_leg", "LegResult", "Upstream"]
 
 PLUGIN_MODULE = "testing.plugin.plugin"
 SHARD_PLUGIN = "tools.shard.plugin"
 SUITES = "testing/suites"
 BAZEL_RAN_TESTS = (0, 3)  # bazel exit codes: 0 all passed, 3 some tests failed
 BAZEL_NO_TESTS = 4
-PLACEHOLDERS = ("python", "workspace", "config", "configs", "feature", "junit", "shard_index", "shard_total", "job_name")
+PLACEHOLDERS = ("python", "workspace", "config", "configs", "feature", "junit", "shard_index", "shard_total", "job_name",
+                "upstream_root")
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """What of upstream a leg runs against (DESIGN.md "three candidates")."""
+    root: Optional[Path] = None  # checkout at the suite SHA, for ${TORCH_ROOT} config paths
+    sha: str = ""  # the suite SHA of that checkout ("" = unknown, e.g. a hand-made tree)
+    core_path: Optional[Path] = None  # put first on PYTHONPATH: the wheel with the core overlay
+    core_note: str = ""  # "core: ..." line for results and summaries
+
+
+NO_UPSTREAM = Upstream()
 
 
 @dataclass(frozen=True)
@@ -43,6 +59,10 @@ class LegResult:
     counts: Counts
     seconds: float
     junit: tuple[Path, ...]
+    notes: tuple[str, ...] = ()
+    failing_files: tuple[str, ...] = ()  # upstream test files (checkout-relative) with failures
+    details: Optional[Path] = None  # <job>.results.json: counts, notes, attribution
+    failing_tests: tuple[str, ...] = ()  # file::Class::test of upstream failures, as instantiated
 
 
 def inside_bazel(env: Mapping[str, str]) -> bool:
@@ -66,21 +86,31 @@ def check_runner_can_run(legs: Sequence[Leg], runner: str, template: Optional[st
                               "needs --runner bazel and no --test-command")
 
 
+def leg_suites(leg: Leg, ws: Path, upstream: Upstream = NO_UPSTREAM) -> Suites:
+    return config_suites(ws, leg.config, upstream.root) if leg.config else Suites()
+
+
 def pytest_command(leg: Leg, ws: Path, junit: Path, select: Optional[str], extra: Sequence[str] = (),
-                   smoke: int = 1) -> list[str]:
+                   smoke: int = 1, upstream: Upstream = NO_UPSTREAM) -> list[str]:
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}"]
+    suites = leg_suites(leg, ws, upstream)
     if (ws / "testing" / "plugin" / "plugin.py").exists():
         argv += ["-p", PLUGIN_MODULE]
         for config in leg.configs:
             argv += ["--config", config]
-    # smoke > 1 runs one duration-balanced slice of the leg's shard (local quick cycle)
-    total = leg.shard_total * max(1, smoke)
+        if upstream.root:
+            argv += ["--upstream-root", str(upstream.root)]
+    if suites.upstream and not suites.files:
+        # node ids (and JUnit classnames) relative to the checkout: test/nn/test_x.py::...
+        argv += ["--rootdir", str(upstream.root)]
+    # smoke > 1 runs one duration-balanced slice of the leg's shard (local quick cycle);
+    # legs on upstream's files run whole: they are what the dispatch is about
+    total = leg.shard_total * (1 if suites.upstream else max(1, smoke))
     if total > 1 and (ws / "tools" / "shard" / "plugin.py").exists():
         argv += ["-p", SHARD_PLUGIN, "--shard-index", str(leg.shard_index), "--shard-total", str(total)]
     if select:
         argv += ["-m", select]
-    suites = config_suites(ws, leg.config) if leg.config else []
-    return argv + list(extra) + (suites or [SUITES])
+    return argv + list(extra) + (list(suites.files + suites.upstream) or [SUITES])
 
 
 def config_key(config: str) -> str:
@@ -99,8 +129,10 @@ def bazel_targets(leg: Leg, template: str) -> list[str]:
         raise ConfigError(f"--target-template {template!r}: {err}") from None
 
 
-def bazel_command(leg: Leg, ws: Path, template: str) -> list[str]:
+def bazel_command(leg: Leg, ws: Path, template: str, upstream: Upstream = NO_UPSTREAM) -> list[str]:
     argv = [str(ws / "tools" / "bazel"), "test", *bazel_targets(leg, template), "--test_output=errors"]
+    if upstream.root:
+        argv.append(f"--test_arg=--upstream-root={upstream.root}")
     if leg.candidate.bazel_config:
         argv.append(f"--config={leg.candidate.bazel_config}")
     if leg.shard_total > 1:
@@ -110,7 +142,7 @@ def bazel_command(leg: Leg, ws: Path, template: str) -> list[str]:
     return argv
 
 
-def template_command(template: str, leg: Leg, ws: Path, junit: Path) -> list[str]:
+def template_command(template: str, leg: Leg, ws: Path, junit: Path, upstream: Upstream = NO_UPSTREAM) -> list[str]:
     """Split the user's template once, then fill placeholders inside each argument."""
     try:
         parts = shlex.split(template)
@@ -121,7 +153,8 @@ def template_command(template: str, leg: Leg, ws: Path, junit: Path) -> list[str
     values = {"python": sys.executable, "workspace": str(ws), "config": leg.config or "",
               "configs": ",".join(leg.configs),
               "feature": leg.feature, "junit": str(junit), "shard_index": str(leg.shard_index),
-              "shard_total": str(leg.shard_total), "job_name": leg.job_name}
+              "shard_total": str(leg.shard_total), "job_name": leg.job_name,
+              "upstream_root": str(upstream.root or "")}
     out = []
     for part in parts:
         for key in PLACEHOLDERS:
@@ -130,25 +163,14 @@ def template_command(template: str, leg: Leg, ws: Path, junit: Path) -> list[str
     return out
 
 
-def child_env(ws: Path, env: Mapping[str, str]) -> dict[str, str]:
-    """Our sys.path (runfiles: pip deps, built extensions) plus the workspace."""
-    paths = [str(ws)] + [p for p in sys.path if p and Path(p).is_dir()]
+def child_env(ws: Path, env: Mapping[str, str], core_path: Optional[Path] = None) -> dict[str, str]:
+    """Our sys.path (runfiles: pip deps, built extensions) plus the workspace;
+    the core overlay first, so `import torch` finds the wheel at the dispatched SHA."""
+    paths = ([str(core_path)] if core_path else []) + [str(ws)] + [p for p in sys.path if p and Path(p).is_dir()]
     merged = dict(env)
     merged["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     merged.setdefault("PYTHONDONTWRITEBYTECODE", "1")
     return merged
-
-
-def conclusion_for(exit_code: int, timed_out: bool, interrupted: bool) -> str:
-    if timed_out:
-        return "timed_out"
-    if interrupted or exit_code in (-signal.SIGINT, -signal.SIGTERM, 130):
-        return "cancelled"
-    if exit_code == 0:
-        return "success"
-    if exit_code == 5:  # pytest: nothing collected for this leg
-        return "neutral"
-    return "failure"
 
 
 def bazel_junit(ws: Path, targets: Sequence[str]) -> list[Path]:
@@ -191,20 +213,39 @@ def run_command(argv: list[str], cwd: Path, env: Mapping[str, str], timeout: flo
             out.close()
 
 
+def skipped_leg(leg: Leg, upstream: Upstream, suites: Suites) -> Optional[str]:
+    """Why a leg cannot run at all (its upstream files are not there), else None."""
+    if suites.missing and not (suites.files or suites.upstream):
+        where = f"the checkout at {upstream.sha[:12] or upstream.root}" if upstream.root else "no upstream checkout"
+        return f"{leg.config}: {where} lacks {', '.join(suites.missing)}"
+    return None
+
+
 def run_leg(leg: Leg, ws: Path, out_dir: Path, *, runner: str, env: Mapping[str, str], timeout: float,
             select: Optional[str] = None, template: Optional[str] = None,
-            target_template: str = "//testing:config_{key}", smoke: int = 1) -> LegResult:
+            target_template: str = "//testing:config_{key}", smoke: int = 1,
+            upstream: Upstream = NO_UPSTREAM) -> LegResult:
     out_dir.mkdir(parents=True, exist_ok=True)
     junit = out_dir / f"{leg.job_name}.xml"
     junit.unlink(missing_ok=True)
     started = time.time()
+    suites = leg_suites(leg, ws, upstream)
+    notes = [upstream.core_note] if upstream.core_note else []
+    if suites.missing and (suites.files or suites.upstream):
+        notes.append(f"not in the checkout: {', '.join(suites.missing)}")
+    reason = skipped_leg(leg, upstream, suites)
+    if reason:
+        return LegResult("neutral", 0, Counts(), time.time() - started, (), tuple(notes + [reason]))
     if template:
-        argv = template_command(template, leg, ws, junit)
+        argv = template_command(template, leg, ws, junit, upstream)
     elif runner == "pytest":
-        argv = pytest_command(leg, ws, junit, select, smoke=smoke)
+        argv = pytest_command(leg, ws, junit, select, smoke=smoke, upstream=upstream)
     else:
-        argv = bazel_command(leg, ws, target_template)
-    code, timed_out = run_command(argv, ws, child_env(ws, env), timeout, out_dir / f"{leg.job_name}.log")
+        argv = bazel_command(leg, ws, target_template, upstream)
+        if upstream.core_path:
+            notes.append("core overlay not applied by the bazel runner (use --runner pytest)")
+    code, timed_out = run_command(argv, ws, child_env(ws, env, upstream.core_path), timeout,
+                                  out_dir / f"{leg.job_name}.log")
     bazel = runner == "bazel" and not template
     files = [junit] if junit.exists() else []
     if bazel and code in BAZEL_RAN_TESTS:  # on a build failure test.xml files are stale
@@ -212,4 +253,12 @@ def run_leg(leg: Leg, ws: Path, out_dir: Path, *, runner: str, env: Mapping[str,
     if bazel and code == BAZEL_NO_TESTS:
         code = 5  # same meaning as pytest's "nothing collected"
     counts = parse_junit(files) if files else Counts()
-    return LegResult(conclusion_for(code, timed_out, False), code, counts, time.time() - started, tuple(files))
+    conclusion = leg_conclusion(code, timed_out, counts)
+    if conclusion == "neutral" and code == 0:
+        notes.append(NO_TESTS_NOTE)
+    roots = [upstream.root] if upstream.root else []
+    located = [(file_of_testcase(c, roots), c, n) for c, n in failing_cases(files)]
+    failing = tuple(dict.fromkeys(f for f, _, _ in located if f))
+    tests = tuple(f"{f}::{c.rsplit('.', 1)[-1]}::{n}" for f, c, n in located if f)
+    return LegResult(conclusion, code, counts, time.time() - started, tuple(files), tuple(notes), failing,
+                     failing_tests=tests)

@@ -122,6 +122,15 @@ class HudStore:
         with self._lock:
             self._rows.setdefault(record["key"], {}).update(record)
 
+    def annotate(self, delivery_id: str, job_name: str, note: str) -> int:
+        """Emulator only (POST /_emulator/notes): a free-text `note` on a job's rows, e.g.
+        the handler's regression attribution; the real HUD links artifact_url instead."""
+        with self._lock:
+            hits = [r for r in self._rows.values() if r.get("delivery_id") == delivery_id and r.get("job_name") == job_name]
+            for r in hits:
+                r["note"] = str(note)[:2000]
+            return len(hits)
+
     def rows(self, repo: Optional[str] = None) -> list[dict]:
         with self._lock:
             return [dict(r) for r in self._rows.values() if repo is None or r["downstream_repo"] == repo]
@@ -140,10 +149,17 @@ def _cell(row: dict) -> str:
         bits.append(f"{row.get('tests_passed') or 0}/{row['tests_total']} passed")
     if row.get("queue_time") is not None:
         bits.append(f"queued {row['queue_time']:.1f}s")
+    bits += _note_lines(row)
     css = "stale" if row.get("stale") else \
         {"success": "ok", "failure": "bad", "timed_out": "bad", "cancelled": "warn"}.get(status, "run")
     link = html.escape(str(row.get("url") or "#"), quote=True)
     return f'<td class="{css}"><a href="{link}">' + "<br>".join(bits) + "</a></td>"
+
+
+def _note_lines(row: dict) -> list[str]:
+    """An emulator note (see HudStore.annotate), escaped, one line per '; ' part."""
+    note = row.get("note")
+    return [f'<small class="note">{html.escape(part)}</small>' for part in note.split("; ")] if note else []
 
 
 def _pr_label(row: dict) -> str:

@@ -4,7 +4,7 @@ Relay routes as the relay's local FastAPI server answers them: POST
 /github/callback; a trailing slash -> 307 to the path without it; other
 methods -> 405 "Method Not Allowed"; unknown paths -> 404 "Not Found".
 HUD routes: GET /hud, /crcr/<owner>/<repo>, /api/crcr/results.
-Emulator-only: /.well-known/jwks, /_emulator/oidc/token (an
+Emulator-only: /.well-known/jwks, /_emulator/notes (handler notes on HUD rows), /_emulator/oidc/token (an
 ACTIONS_ID_TOKEN_REQUEST_URL stand-in), /_emulator/dispatch,
 /_emulator/faults, /_emulator/sweep, /_emulator/state.
 """
@@ -109,6 +109,10 @@ class _Handler(BaseHTTPRequestHandler):
             except (TypeError, ValueError):
                 return self._send(400, {"detail": "timeout must be a number"})
             return self._send(200, {"ok": True, "timed_out": self.emulator.relay.sweep(timeout)})
+        if path == "/_emulator/notes" and isinstance(data, dict):
+            hits = self.emulator.relay.hud.annotate(str(data.get("delivery_id", "")), str(data.get("job_name", "")),
+                                      str(data.get("note", "")))
+            return self._send(200 if hits else 404, {"ok": bool(hits), "rows": hits})
         if path == "/_emulator/faults" and isinstance(data, dict):
             try:
                 self.emulator.configure_faults(data)

@@ -91,6 +91,7 @@ def test_plan_mode_writes_github_outputs(pr_event, ws, tmp_path, capsys):
     printed = json.loads(capsys.readouterr().out)
     assert len(printed["include"]) == 2
     assert "run=true" in out.read_text()
+    assert f"upstream_sha={pr_event['client_payload']['payload']['pull_request']['head']['sha']}\n" in out.read_text()
 
 
 def test_skipped_dispatch_plans_nothing(pr_event, ws, tmp_path, capsys):
@@ -124,7 +125,7 @@ def test_local_cycle_reports_every_leg_to_the_embedded_emulator(ws, tmp_path):
     script = tmp_path / "fake_leg.py"
     script.write_text(FAKE_LEG)
     out = tmp_path / "out"
-    code = handler.run(["--workspace", str(ws), "--out", str(out), "--runner", "pytest",
+    code = handler.run(["--workspace", str(ws), "--out", str(out), "--runner", "pytest", "--upstream", "none",
                         "--test-command", f"{{python}} {script} {{junit}} {{config}}"],
                        {"CRCR_STATE_DIR": str(tmp_path / "state")})
     assert code == 1  # the modules leg failed its tests

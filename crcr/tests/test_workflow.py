@@ -132,3 +132,43 @@ def test_action_script_treats_payload_and_inputs_as_data(tmp_path):
     args = (tmp_path / "args").read_text().splitlines()
     assert args[:3] == ["completed", "--conclusion", evil]  # passed through as one argument
     assert not mark.exists()
+
+
+def _test_steps():
+    return load(WORKFLOW)["jobs"]["test"]["steps"]
+
+
+def test_legs_check_out_pytorch_at_the_validated_dispatched_sha():
+    wf = load(WORKFLOW)
+    assert wf["jobs"]["build"]["outputs"]["upstream_sha"] == "${{ steps.plan.outputs.upstream_sha }}"
+    steps = _test_steps()
+    validate = next(s for s in steps if s.get("id") == "upstream")
+    assert validate["env"]["SHA"] == "${{ needs.build.outputs.upstream_sha }}"
+    checkout = next(s for s in steps if s.get("with", {}).get("repository") == "pytorch/pytorch")
+    w = checkout["with"]
+    assert w["ref"] == "${{ steps.upstream.outputs.sha }}" and w["path"] == "pytorch"
+    assert w["fetch-depth"] == 1 and w["persist-credentials"] is False
+    assert set(w["sparse-checkout"].split()) == {"/test/", "/torch/**/*.py", "/version.txt"}
+    cache = next(s for s in steps if s.get("id") == "pytorch-cache")
+    assert cache["with"]["path"] == "pytorch" and "${{ steps.upstream.outputs.sha }}" in cache["with"]["key"]
+    assert checkout["if"] == "steps.pytorch-cache.outputs.cache-hit != 'true'"
+    order = [s.get("id") or s.get("name") or s.get("uses") for s in steps]
+    assert order.index("upstream") < order.index("pytorch-cache") < order.index("Run leg")
+    leg = next(s for s in steps if s.get("name") == "Run leg")
+    assert '--upstream-root "$GITHUB_WORKSPACE/pytorch"' in leg["run"] and '--runner "$RUNNER_KIND"' in leg["run"]
+
+
+def test_sha_validation_step_refuses_hostile_values(tmp_path):
+    step = next(s for s in _test_steps() if s.get("id") == "upstream")
+    mark = tmp_path / "PWNED"
+    out = tmp_path / "gh_output"
+    for bad in (f"$(touch {mark})", "a" * 39, "a" * 40 + "\ntouch x", "HEAD", "A" * 40, ""):
+        r = subprocess.run(["bash", "-e", "-c", step["run"]], env={"PATH": "/usr/bin:/bin", "SHA": bad,
+                                                                   "GITHUB_OUTPUT": str(out)},
+                           capture_output=True, text=True, timeout=30)
+        assert r.returncode != 0 and "not 40 hex" in r.stdout, bad
+    assert not out.exists() and not mark.exists()
+    good = "0123456789abcdef" * 2 + "01234567"
+    r = subprocess.run(["bash", "-e", "-c", step["run"]], env={"PATH": "/usr/bin:/bin", "SHA": good,
+                                                               "GITHUB_OUTPUT": str(out)}, capture_output=True, text=True)
+    assert r.returncode == 0 and out.read_text() == f"sha={good}\n"

@@ -1,0 +1,58 @@
+"""Pure: a leg's conclusion from its exit status and counts, and which test
+files its failures live in (for regression attribution)."""
+from __future__ import annotations
+
+import signal
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Iterable, Optional
+
+from crcr.junit import Counts
+
+NO_TESTS_NOTE = "0 tests executed: neutral, not success"
+
+
+def conclusion_for(exit_code: int, timed_out: bool, interrupted: bool) -> str:
+    if timed_out:
+        return "timed_out"
+    if interrupted or exit_code in (-signal.SIGINT, -signal.SIGTERM, 130):
+        return "cancelled"
+    if exit_code == 0:
+        return "success"
+    if exit_code == 5:  # pytest: nothing collected for this leg
+        return "neutral"
+    return "failure"
+
+
+def leg_conclusion(exit_code: int, timed_out: bool, counts: Counts) -> str:
+    """As conclusion_for, but a clean exit that executed no test is neutral:
+    a green cell must mean tests ran (skipped ones do not count; no JUnit = none ran)."""
+    verdict = conclusion_for(exit_code, timed_out, False)
+    if verdict == "success" and counts.passed + counts.failed == 0:
+        return "neutral"
+    return verdict
+
+
+def failing_cases(paths: Iterable[Path]) -> list[tuple[str, str]]:
+    """(classname, name) of every failed or errored testcase."""
+    found = []
+    for path in paths:
+        try:
+            root = ET.parse(path).getroot()
+        except (OSError, ET.ParseError):
+            continue
+        for case in root.iter("testcase"):
+            if any(child.tag in ("failure", "error") for child in case):
+                found.append((case.get("classname", ""), case.get("name", "")))
+    return found
+
+
+def file_of_testcase(classname: str, roots: Iterable[Path]) -> Optional[str]:
+    """pytest's dotted classname -> the test file, relative to the root it was run from."""
+    parts = classname.split(".")
+    for root in roots:
+        for i in range(len(parts), 0, -1):
+            rel = "/".join(parts[:i]) + ".py"
+            if (root / rel).is_file():
+                return rel
+    return None

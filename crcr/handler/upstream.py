@@ -1,0 +1,221 @@
+"""Glue between a dispatch and upstream at its SHA: which upstream a run uses,
+its checkout (suite at dispatch), the core overlay (core at dispatch) and,
+after each leg, the last-green record or the attribution of a red result.
+
+Modes (`--upstream`): `fixture` (the embedded default: the generated local
+repository), `fetch` (git from `--upstream-url` / $OOT_UPSTREAM_URL, default
+GitHub), `none` (in-tree suites on the pinned wheel); `--upstream-root PATH`
+uses a checkout someone else made (actions/checkout, or by hand). `auto`: a
+given root, else fetch when a URL is configured, else the fixture when no
+event was given, else none.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Mapping, Optional
+
+from crcr.errors import ConfigError
+from crcr.fsutil import atomic_write_json
+from crcr.handler.plan import Leg
+from crcr.handler.runner import LegResult, Upstream
+from crcr.upstream.attribution import (Attribution, GreenStore, Inputs, attribute, ops_of_failures, suspect_paths,
+                                       touches_op)
+from crcr.upstream.gitcmd import UpstreamError, check_sha, git
+from crcr.upstream.overlay import CoreDelta, build_overlay, core_delta, wheel_git_version, wheel_torch_dir
+from crcr.upstream.source import URL_ENV, UpstreamSource, default_cache
+
+MODES = ("auto", "fetch", "fixture", "none")
+GREEN_STORE_ENV = "CRCR_GREEN_STORE"
+SELECT_MEMORY_ENV = "CRCR_SELECT_MEMORY"
+
+
+def resolve_mode(args, env: Mapping[str, str]) -> str:
+    if args.upstream_root:
+        return "root"
+    if args.upstream != "auto":
+        return args.upstream
+    if args.upstream_url or env.get(URL_ENV):
+        return "fetch"
+    if not args.event and not env.get("GITHUB_EVENT_PATH"):
+        return "fixture"
+    return "none"
+
+
+@dataclass(frozen=True)
+class UpstreamSetup:
+    mode: str
+    url: str  # "" = no upstream
+    sha: str  # the suite (and core) SHA the legs run at
+    root: Optional[Path] = None
+    source: Optional[UpstreamSource] = None
+    delta: Optional[CoreDelta] = None
+    core_path: Optional[Path] = None
+    core_note: str = "core: pinned wheel (no upstream checkout)"
+
+    def for_leg(self, leg: Leg) -> Upstream:
+        if leg.candidate.bazel_config:  # another pinned core: no overlay
+            return Upstream(self.root, self.sha, None, f"core: pinned --config={leg.candidate.bazel_config}")
+        return Upstream(self.root, self.sha, self.core_path, self.core_note)
+
+    def inputs(self, leg: Leg, backend: str) -> Inputs:
+        core = leg.candidate.bazel_config or (self.sha if self.delta else "pinned-wheel")
+        return Inputs(backend, core, self.sha)
+
+    def describe(self) -> str:
+        where = f"{self.root}" if self.root else "none"
+        return f"upstream ({self.mode}): {self.url or '-'} at {self.sha[:12]}, checkout {where}; {self.core_note}"
+
+
+def _root_head(root: Path) -> Optional[str]:
+    if not (root / ".git").exists():
+        return None
+    r = git(["rev-parse", "HEAD"], cwd=root, check=False)
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+def _core(source: UpstreamSource, root: Path, base: Optional[str], sha: str, cache: Path) -> tuple:
+    """(delta, overlay dir, note) for core at `sha`: the wheel plus upstream's Python changes."""
+    try:
+        torch_dir = wheel_torch_dir()
+    except FileNotFoundError:
+        return None, None, "core: no torch importable here; nothing to overlay"
+    base = base or wheel_git_version(torch_dir)
+    if not base:
+        return None, None, f"core: pinned wheel ({torch_dir / 'version.py'} names no git_version)"
+    try:
+        delta = core_delta(check_sha(base, "core base SHA"), sha, source.changed_files(base, sha))
+    except UpstreamError as err:
+        return None, None, f"core: pinned wheel; no core diff ({err})"
+    absent = [p for s, p in delta.python if s != "D" and not (root / p).is_file()]
+    if absent:
+        return delta, None, f"core: pinned wheel; the checkout lacks {len(absent)} changed core files ({absent[0]})"
+    return delta, build_overlay(torch_dir, root, delta, cache), delta.note()
+
+
+def prepare(mode: str, args, sha: str, env: Mapping[str, str], fixture=None) -> UpstreamSetup:
+    """Make the checkout and the core overlay for this run (one per run, shared by its legs)."""
+    if mode == "none":
+        return UpstreamSetup("none", "", sha)
+    cache = args.upstream_cache or default_cache(env)
+    if mode == "root":
+        root = args.upstream_root.resolve()
+        if not root.is_dir():
+            raise ConfigError(f"--upstream-root {args.upstream_root}: not a directory")
+        url = args.upstream_url or env.get(URL_ENV)
+        source = UpstreamSource(url, cache) if url else None
+        head = _root_head(root)
+        if head and head != sha:
+            raise ConfigError(f"--upstream-root is at {head}, not the dispatched {sha} ({root})")
+        setup = UpstreamSetup("root", url or "", sha, root, source)
+        if not source:
+            return replace(setup, core_note="core: pinned wheel (set --upstream-url for the core diff)")
+    else:
+        source = (UpstreamSource(fixture.url, cache) if mode == "fixture"
+                  else UpstreamSource.from_settings(args.upstream_url, args.upstream_cache, env))
+        setup = UpstreamSetup(mode, source.url, sha, source.checkout(sha), source)
+    base = args.core_base or (fixture.base if fixture else None)
+    delta, core_path, note = _core(source, setup.root, base, sha, cache)
+    return replace(setup, delta=delta, core_path=core_path, core_note=note)
+
+
+# -- after a leg: last green or attribution ----------------------------------------
+def backend_id(ws: Path, ref: str) -> str:
+    """The backend's commit; uncommitted changes get a content hash, so an edit is a move."""
+    if ref != "HEAD" or not (ws / ".git").exists():
+        return ref
+    head = git(["rev-parse", "HEAD"], cwd=ws, check=False)
+    if head.returncode != 0:
+        return ref
+    diff = git(["diff", "HEAD", "--no-ext-diff", "--", "."], cwd=ws, check=False).stdout
+    untracked = git(["ls-files", "-z", "--others", "--exclude-standard"], cwd=ws, check=False).stdout
+    if untracked:  # new files count too: their names and contents
+        names = "\n".join(sorted(n for n in untracked.split("\0") if n))
+        diff += names + git(["hash-object", "--stdin-paths"], cwd=ws, check=False, input=names).stdout
+    sha = head.stdout.strip()
+    return f"{sha}-dirty-{hashlib.sha256(diff.encode()).hexdigest()[:12]}" if diff else sha
+
+
+def open_store(args, env: Mapping[str, str], state_dir: Path) -> GreenStore:
+    path = Path(env[GREEN_STORE_ENV]) if env.get(GREEN_STORE_ENV) else state_dir / "last_green.sqlite"
+    return GreenStore(path)
+
+
+def select_memory(env: Mapping[str, str]) -> Path:
+    """tools/select's repository memory (its op index), where present."""
+    if env.get(SELECT_MEMORY_ENV):
+        return Path(env[SELECT_MEMORY_ENV])
+    base = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path(env.get("HOME") or Path.home()) / ".cache"
+    return base / "oot-ci" / "select" / "memory.db"
+
+
+def after_leg(setup: UpstreamSetup, store: GreenStore, leg: Leg, result: LegResult, backend: str,
+              out: Path, env: Mapping[str, str]) -> tuple[LegResult, Optional[Attribution]]:
+    """Record a green leg; explain a red one. Writes <out>/<job>.results.json either way."""
+    found = None
+    key = setup.url or "none"
+    now = setup.inputs(leg, backend)
+    if result.conclusion == "success":
+        store.record_green(key, leg.job_name, now)
+    elif result.conclusion in ("failure", "timed_out"):
+        found = attribute(leg.job_name, now, store.last_green(key, leg.job_name))
+        if found.range and setup.source:
+            core_files = [p for _, p in setup.delta.python] + list(setup.delta.native) if setup.delta else []
+            paths = suspect_paths(result.failing_files, core_files)
+            ops = ops_of_failures(select_memory(env), result.failing_tests)
+            try:
+                commits = setup.source.commits_between(*found.range, paths) if paths else []
+                if ops:  # and the commits touching files named for an op the failing tests dispatch
+                    every = setup.source.commits_between(*found.range)
+                    keep = {c.sha for c in commits} | {c.sha for c in every
+                                                       if any(touches_op(f, op) for f in c.files for op in ops)}
+                    commits = [c for c in every if c.sha in keep]
+                found = replace(found, commits=tuple(commits), paths=paths, ops=ops)
+            except UpstreamError as err:
+                found = replace(found, paths=paths, ops=ops, error=str(err))
+        result = replace(result, notes=result.notes + (found.summary(),))
+    details = out / f"{leg.job_name}.results.json"
+    atomic_write_json(details, {"job_name": leg.job_name, "conclusion": result.conclusion,
+                                "test_results": result.counts.as_results(), "notes": list(result.notes),
+                                "failing_files": list(result.failing_files),
+                                "failing_tests": list(result.failing_tests),
+                                "upstream": {"mode": setup.mode, "url": setup.url, "sha": setup.sha,
+                                             "root": str(setup.root or ""),
+                                             "core": setup.delta.as_json() if setup.delta else None},
+                                "inputs": vars(now), "attribution": found.as_json() if found else None})
+    return replace(result, details=details), found
+
+
+class LegHooks:
+    """What the cycle and run-leg do around each leg for upstream: the inputs a leg
+    runs with, and afterwards the record or attribution (collected for the report)."""
+
+    def __init__(self, setup: UpstreamSetup, store: Optional[GreenStore], backend: str, out: Path,
+                 env: Optional[Mapping[str, str]] = None):
+        self.setup, self.store, self.backend, self.out, self.env = setup, store, backend, out, dict(env or {})
+        self.attributions: list[Attribution] = []
+
+    def upstream_for(self, leg: Leg) -> Upstream:
+        return self.setup.for_leg(leg)
+
+    def finish(self, leg: Leg, result: LegResult) -> LegResult:
+        if self.store is None:
+            return result
+        result, found = after_leg(self.setup, self.store, leg, result, self.backend, self.out, self.env)
+        if found:
+            self.attributions.append(found)
+        return result
+
+    def write_report(self) -> Path:
+        path = self.out / "attribution.json"
+        atomic_write_json(path, {"upstream": {"mode": self.setup.mode, "url": self.setup.url, "sha": self.setup.sha,
+                                              "core": self.setup.delta.as_json() if self.setup.delta else None,
+                                              "core_note": self.setup.core_note},
+                                 "backend": self.backend,
+                                 "attributions": [a.as_json() for a in self.attributions]})
+        return path
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
