@@ -172,7 +172,7 @@ def test_strict_mode_reports_each_torch_spyre_ism_with_file_and_line(pytester, c
         "31: names: duplicate entry 'TestUnaryUfuncs::test_frexp' (also at {cfg}:23): this later entry wins (xfail) [--oot-strict]",
         "44: global.supported_ops: 'gelu' is not an OpInfo name: resolved by aten_name to nn.functional.gelu [--oot-strict]",
         "45: global.supported_ops: 'aten::exp.default' is not an OpInfo name: resolved by full_name ('exp') to exp [--oot-strict]",
-        "46: global.supported_ops: unknown op 'relufwd' (ignored); closest: relu, relu6 [--oot-strict]",
+        "46: global.supported_ops: unknown op 'relufwd' (ignored); closest: relu, rrelu, relu6 [--oot-strict]",
     ], result.stderr.str()
     # a config that is clean of those passes strict mode's config checks; unknown tests are checked after collection
     clean = textwrap.dedent("""\
