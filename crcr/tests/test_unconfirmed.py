@@ -91,14 +91,14 @@ def test_run_leg_summary_line_and_results_json(emu, ws, tmp_path, capsys):
            "ACTIONS_ID_TOKEN_REQUEST_TOKEN": emu.request_token_for(REPO)}
     results = tmp_path / "r.json"
     emu.configure_faults(HUD_DOWN_ON_COMPLETED)
-    code = handler.run(["run-leg", "--leg", "0", "--report", "--relay-url", emu.url, "--results-out", str(results),
+    code = handler.run(["run-leg", "--upstream", "none", "--leg", "0", "--report", "--relay-url", emu.url, "--results-out", str(results),
                         *leg_args(ws)], env)
     assert code == 0
-    line = capsys.readouterr().out.strip().splitlines()[-1]
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("test-modules:"))
     assert line.startswith("test-modules: success (2 passed") and line.endswith("; callbacks: recorded, HUD unconfirmed")
     data = json.loads(results.read_text())
     assert (data["passed"], data["failed"], data["callback"]) == (2, 0, "recorded, HUD unconfirmed")
-    code = handler.run(["run-leg", "--leg", "1", "--report", "--relay-url", emu.url, "--results-out", str(results),
+    code = handler.run(["run-leg", "--upstream", "none", "--leg", "1", "--report", "--relay-url", emu.url, "--results-out", str(results),
                         *leg_args(ws)], env)
     assert code == 0 and capsys.readouterr().out.strip().endswith("; callbacks: delivered")
     assert json.loads(results.read_text())["callback"] == "delivered"

@@ -95,7 +95,9 @@ class ShardRun:
         return self.children[-1]
 
     def sink(self, event) -> None:
-        if isinstance(event, End):
+        # The journal's End carries the outcome; a zygote child's own End (testing.supervisor's
+        # pytest_events, when the leg also runs --isolate) only marks progress.
+        if isinstance(event, End) and "outcome" in (event.info or {}):
             info = event.info
             self.attempts[event.key] = Attempt(info["outcome"], float(info["seconds"]), None, info.get("detail", ""))
             self.ended_in[event.key] = self.children[-1]
