@@ -100,7 +100,8 @@ def test_run_leg_summary_line_and_results_json(emu, ws, tmp_path, capsys):
     assert (data["passed"], data["failed"], data["callback"]) == (2, 0, "recorded, HUD unconfirmed")
     code = handler.run(["run-leg", "--upstream", "none", "--leg", "1", "--report", "--relay-url", emu.url, "--results-out", str(results),
                         *leg_args(ws)], env)
-    assert code == 0 and capsys.readouterr().out.strip().endswith("; callbacks: delivered")
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("test-ops:"))
+    assert code == 0 and line.endswith("; callbacks: delivered")
     assert json.loads(results.read_text())["callback"] == "delivered"
 
 
