@@ -67,8 +67,8 @@ def test_wheel_holds_the_plugin_and_its_schema_only():
         packaged_schema = whl.read("testing/plugin/test_suite_config.schema.json").decode()
     code = {n for n in names if ".dist-info/" not in n and not n.endswith(".json")}
     # The same modules as //testing:plugin (its sources are this test's data).
-    expected = {"testing/__init__.py"} | {f"testing/{p}" for p in ("plugin", "supervisor") for p in
-                                          (f"{p}/{f.name}" for f in Path("testing", p).glob("*.py"))}
+    expected = {"testing/__init__.py"} | {f"testing/{pkg}/{f.name}" for pkg in ("plugin", "supervisor")
+                                          for f in Path("testing", pkg).glob("*.py")}
     assert "testing/plugin/plugin.py" in expected and code == expected, sorted(code ^ expected)
     assert not [n for n in names if n.startswith(("configs/", "testing/tests/", "testing/suites/"))]
     assert packaged_schema == SCHEMA.read_text()
