@@ -134,7 +134,11 @@ def verify(config: str | Path, units: list[UnitFacts], verdicts: Mapping[str, Ve
     plugin's ``decide`` about every variant of every mandatory unit."""
     try:
         plan = load_plan([str(s) for s in view.base.sources] + [str(config)], ROOTS)
-        plugin_caps.validate_names(plan, view.known)
+        # The plugin only warns about names that resolve to nothing; in a config select wrote itself
+        # such a name is a bug, so it stays an error here.
+        unknown = [p for p in plugin_caps.validate_names(plan, view.known) if p.severity == "warning"]
+        if unknown:
+            raise ConfigError(str(unknown[0]))
         support = view.support_with(plan)
     except ConfigError as exc:
         raise SelectError(f"the written config does not load in the plugin: {exc}") from exc
