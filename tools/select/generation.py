@@ -137,11 +137,11 @@ def verify(config: str | Path, units: list[UnitFacts], verdicts: Mapping[str, Ve
         # The plugin only warns about names that resolve to nothing; in a config select wrote itself
         # such a name is a bug, so it stays an error here.
         unknown = [p for p in plugin_caps.validate_names(plan, view.known) if p.severity == "warning"]
-        if unknown:
-            raise ConfigError(str(unknown[0]))
         support = view.support_with(plan)
     except ConfigError as exc:
         raise SelectError(f"the written config does not load in the plugin: {exc}") from exc
+    if unknown:
+        raise SelectError(f"the written config does not load in the plugin: {unknown[0]}")
     used: set[Loc] = set()
     silent = []
     plans: dict[str, object] = {}
