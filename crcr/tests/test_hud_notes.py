@@ -10,9 +10,8 @@ def test_note_lands_on_its_rows_and_is_escaped():
     hud = HudStore()
     base = {"downstream_repo": "a/b", "workflow_name": "CRCR", "check_run_id": "1", "status": "completed",
             "conclusion": "failure"}
-    hud.upsert({**base, "delivery_id": "d1", "job_name": "test-nn"})
-    hud.upsert({**base, "delivery_id": "d1", "job_name": "test-ops"})
-    hud.upsert({**base, "delivery_id": "d2", "job_name": "test-nn"})
+    for delivery, job in (("d1", "test-nn"), ("d1", "test-ops"), ("d2", "test-nn")):
+        hud.upsert({**base, "delivery_id": delivery, "job_name": job, "key": f"a/b/{delivery}/CRCR/{job}/1"})
     assert hud.annotate("d1", "test-nn", "only upstream moved: a..b; <script>x</script>") == 1
     notes = {(r["delivery_id"], r["job_name"]): r.get("note") for r in hud.rows()}
     assert notes[("d1", "test-ops")] is None and notes[("d2", "test-nn")] is None
