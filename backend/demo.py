@@ -12,7 +12,9 @@ def main() -> None:
     x = torch.randn(4, device="spyre") + 1
     print(f"torch.randn(4, device='spyre') + 1 = {x}")
     print(f"same seed on CPU, float32          = {(torch.manual_seed(0), torch.randn(4) + 1)[1]}")
-    print(f"spyre computes float32 through float16; capability table: {len(torch_spyre.capabilities()['ops'])} ops")
+    print(
+        f"spyre computes float32 through float16; capability table: {len(torch_spyre.capabilities()['ops'])} ops"
+    )
     try:
         torch.ones(2, dtype=torch.float64, device="spyre").exp()
     except TypeError as err:

@@ -4,6 +4,7 @@ Shapes: L1, L2, L4 are lists of `owner/repo` or one-key maps
 `owner/repo: oncall1, oncall2`; L3 maps a device to `{owner/repo: [oncalls]}`.
 A repo may appear once. Matching is exact and case-sensitive, like the relay.
 """
+
 from __future__ import annotations
 
 import io
@@ -37,8 +38,13 @@ class Entry:
 def _where(source: str, node: Any, key: Any = None) -> str:
     lc = getattr(node, "lc", None)
     try:
-        line = (lc.key(key)[0] if key is not None and isinstance(node, dict) else
-                lc.item(key)[0] if key is not None else lc.line) + 1
+        line = (
+            lc.key(key)[0]
+            if key is not None and isinstance(node, dict)
+            else lc.item(key)[0]
+            if key is not None
+            else lc.line
+        ) + 1
     except (AttributeError, KeyError, IndexError, TypeError):
         return source
     return f"{source}:{line}"
@@ -66,7 +72,7 @@ def _list_level(level: str, items: Any, source: str, node: Any) -> list[Entry]:
         if isinstance(item, str):
             out.append(Entry(item, level))
         elif isinstance(item, dict) and len(item) == 1:
-            (repo, oncalls), = item.items()
+            ((repo, oncalls),) = item.items()
             out.append(Entry(str(repo), level, _oncalls(oncalls, where)))
         else:
             raise ConfigError(f"{where}: {level} items are `owner/repo` or `owner/repo: oncalls`")
@@ -106,13 +112,19 @@ def parse_allowlist(text: str, source: str = "allowlist.yml") -> dict[str, Entry
         raise ConfigError(f"{_where(source, doc, unknown[0])}: unknown key {unknown[0]!r} (expected L1..L4)")
     entries: dict[str, Entry] = {}
     for level in LEVELS:
-        found = _l3(doc.get(level), source, doc) if level == "L3" else _list_level(level, doc.get(level), source, doc)
+        found = (
+            _l3(doc.get(level), source, doc)
+            if level == "L3"
+            else _list_level(level, doc.get(level), source, doc)
+        )
         for e in found:
             if not _REPO.match(e.repo):
                 raise ConfigError(f"{_where(source, doc, level)}: bad repo name {e.repo!r} under {level}")
             if e.repo in entries:
-                raise ConfigError(f"{_where(source, doc, level)}: {e.repo} listed twice "
-                                  f"({entries[e.repo].level} and {level})")
+                raise ConfigError(
+                    f"{_where(source, doc, level)}: {e.repo} listed twice "
+                    f"({entries[e.repo].level} and {level})"
+                )
             entries[e.repo] = e
     return entries
 

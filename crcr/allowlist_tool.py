@@ -7,6 +7,7 @@
 `print` emits the YAML to paste (and checks it parses as the relay would);
 `validate` parses a whole file like the relay and reports our repo's level.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,7 +34,9 @@ def cmd_print(args) -> int:
     if not levels[0]:
         raise ConfigError("pass --level L1..L4 or --all-levels")
     for level in levels:
-        snippet = render_entry(args.repo, level, _oncalls(args.oncall), args.device if level == "L3" else None)
+        snippet = render_entry(
+            args.repo, level, _oncalls(args.oncall), args.device if level == "L3" else None
+        )
         entry = parse_allowlist(snippet, f"generated {level} entry")[args.repo]  # what the relay would read
         print(f"# {level}: {WHAT_LEVEL_MEANS[level]}")
         print(snippet, end="")
@@ -56,8 +59,11 @@ def cmd_validate(args) -> int:
             near = [r for r in entries if r.lower() == args.repo.lower()]
             hint = f" (casing differs: {near[0]}; the relay matches exactly)" if near else ""
             raise ConfigError(f"{args.repo} is not in {args.file}{hint}")
-        print(f"{args.repo}: {entry.level}" + (f" device {entry.device}" if entry.device else "")
-              + (f" oncalls {', '.join(entry.oncalls)}" if entry.oncalls else ""))
+        print(
+            f"{args.repo}: {entry.level}"
+            + (f" device {entry.device}" if entry.device else "")
+            + (f" oncalls {', '.join(entry.oncalls)}" if entry.oncalls else "")
+        )
         if args.expect_level and entry.level != args.expect_level:
             raise ConfigError(f"{args.repo} is {entry.level}, expected {args.expect_level}")
     return 0

@@ -1,4 +1,5 @@
 """Three functions over `CallbackClient`, plus building one from the environment."""
+
 from __future__ import annotations
 
 import os
@@ -29,10 +30,16 @@ def default_state_dir(env: Mapping[str, str]) -> Path:
     return Path(base) / "crcr"
 
 
-def client_from_env(url: Optional[str] = None, token: Optional[str] = None, repo: Optional[str] = None,
-                    state_dir: Optional[Path] = None, env: Optional[Mapping[str, str]] = None,
-                    timeout: float = DEFAULT_TIMEOUT, rate_limit: Optional[int] = None,
-                    policy: Optional[Retry] = None) -> CallbackClient:
+def client_from_env(
+    url: Optional[str] = None,
+    token: Optional[str] = None,
+    repo: Optional[str] = None,
+    state_dir: Optional[Path] = None,
+    env: Optional[Mapping[str, str]] = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    rate_limit: Optional[int] = None,
+    policy: Optional[Retry] = None,
+) -> CallbackClient:
     env = os.environ if env is None else env
     url = url or env.get("CRCR_CALLBACK_URL")
     if not url:
@@ -42,25 +49,48 @@ def client_from_env(url: Optional[str] = None, token: Optional[str] = None, repo
         raise ConfigError("no repository: pass --repo or set GITHUB_REPOSITORY")
     state = Path(state_dir) if state_dir else default_state_dir(env)
     budget = RateBudget(**({"limit": rate_limit} if rate_limit else {}), path=state / "budget.json")
-    return CallbackClient(url, provider_from_env(env, token), repo, outbox=Outbox(state / "outbox"),
-                          budget=budget, timeout=timeout, policy=policy)
+    return CallbackClient(
+        url,
+        provider_from_env(env, token),
+        repo,
+        outbox=Outbox(state / "outbox"),
+        budget=budget,
+        timeout=timeout,
+        policy=policy,
+    )
 
 
 def report_in_progress(client: CallbackClient, client_payload: dict, ctx: RunContext) -> Outcome:
     return client.post(in_progress_body(client_payload, ctx))
 
 
-def report_completed(client: CallbackClient, client_payload: dict, ctx: RunContext, conclusion: str,
-                     test_results: Optional[dict] = None, artifact_url: Optional[str] = None) -> Outcome:
-    return client.post(completed_body(client_payload, ctx, conclusion, test_results=test_results,
-                                      artifact_url=artifact_url))
+def report_completed(
+    client: CallbackClient,
+    client_payload: dict,
+    ctx: RunContext,
+    conclusion: str,
+    test_results: Optional[dict] = None,
+    artifact_url: Optional[str] = None,
+) -> Outcome:
+    return client.post(
+        completed_body(client_payload, ctx, conclusion, test_results=test_results, artifact_url=artifact_url)
+    )
 
 
-def self_report(client: CallbackClient, kind: str, upstream_sha: str, ctx: RunContext, conclusion: str,
-                test_results: Optional[dict] = None, started_at: Optional[str] = None) -> Outcome:
+def self_report(
+    client: CallbackClient,
+    kind: str,
+    upstream_sha: str,
+    ctx: RunContext,
+    conclusion: str,
+    test_results: Optional[dict] = None,
+    started_at: Optional[str] = None,
+) -> Outcome:
     """Nightly/periodic (§2.7): a single completed callback keyed by the tested SHA."""
     try:
         sha = check_sha(upstream_sha)
     except ValueError:
         raise ConfigError(f"--sha {upstream_sha!r} is not a 40-hex commit SHA") from None
-    return client.post(nightly_body(kind, sha, ctx, conclusion, test_results=test_results, started_at=started_at))
+    return client.post(
+        nightly_body(kind, sha, ctx, conclusion, test_results=test_results, started_at=started_at)
+    )

@@ -3,16 +3,16 @@
 The body is the dispatch client_payload echoed verbatim plus a `workflow`
 block; every block is validated by `WorkflowBlock` before it leaves here.
 """
+
 from __future__ import annotations
 
 import re
 import time
 from dataclasses import dataclass, replace
-from typing import Mapping, Optional
+from typing import Mapping, Optional, get_args
 
 from crcr.errors import ConfigError
 from crcr.models import Conclusion, TestResults, WorkflowBlock, parse
-from typing import get_args
 
 CONCLUSIONS = frozenset(get_args(Conclusion))
 ISO_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
@@ -44,25 +44,40 @@ class RunContext:
     run_url: str = ""
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str], job_name: Optional[str] = None,
-                 check_run_id: Optional[str] = None) -> "RunContext":
+    def from_env(
+        cls, env: Mapping[str, str], job_name: Optional[str] = None, check_run_id: Optional[str] = None
+    ) -> "RunContext":
         run_id = env.get("GITHUB_RUN_ID", "")
         attempt = env.get("GITHUB_RUN_ATTEMPT", "1") or "1"
         server, repo = env.get("GITHUB_SERVER_URL", "https://github.com"), env.get("GITHUB_REPOSITORY", "")
         if not run_id or not env.get("GITHUB_WORKFLOW"):
-            raise ConfigError("GITHUB_RUN_ID/GITHUB_WORKFLOW are not set (pass --run-id/--workflow outside Actions)")
-        return cls(workflow_name=env["GITHUB_WORKFLOW"], run_id=run_id, run_attempt=attempt,
-                   job_name=job_name or env.get("CRCR_JOB_NAME") or env.get("GITHUB_JOB", ""),
-                   check_run_id=check_run_id or env.get("CRCR_CHECK_RUN_ID") or f"{run_id}-{attempt}",
-                   run_url=f"{server}/{repo}/actions/runs/{run_id}" if repo else "")
+            raise ConfigError(
+                "GITHUB_RUN_ID/GITHUB_WORKFLOW are not set (pass --run-id/--workflow outside Actions)"
+            )
+        return cls(
+            workflow_name=env["GITHUB_WORKFLOW"],
+            run_id=run_id,
+            run_attempt=attempt,
+            job_name=job_name or env.get("CRCR_JOB_NAME") or env.get("GITHUB_JOB", ""),
+            check_run_id=check_run_id or env.get("CRCR_CHECK_RUN_ID") or f"{run_id}-{attempt}",
+            run_url=f"{server}/{repo}/actions/runs/{run_id}" if repo else "",
+        )
 
     def for_leg(self, job_name: str, check_run_id: Optional[str] = None) -> "RunContext":
         return replace(self, job_name=job_name, check_run_id=check_run_id or self.check_run_id)
 
 
 def _block(ctx: RunContext, **fields) -> dict:
-    raw = dict(schema_version="1", name=ctx.workflow_name, url=ctx.run_url, run_id=ctx.run_id,
-               run_attempt=ctx.run_attempt, job_name=ctx.job_name, check_run_id=ctx.check_run_id, **fields)
+    raw = dict(
+        schema_version="1",
+        name=ctx.workflow_name,
+        url=ctx.run_url,
+        run_id=ctx.run_id,
+        run_attempt=ctx.run_attempt,
+        job_name=ctx.job_name,
+        check_run_id=ctx.check_run_id,
+        **fields,
+    )
     return parse(WorkflowBlock, raw, "workflow").model_dump(mode="json", exclude_none=False)
 
 
@@ -71,23 +86,44 @@ def in_progress_body(client_payload: dict, ctx: RunContext, now: Optional[float]
     return {**client_payload, "workflow": _strip_completed_only(wf)}
 
 
-def completed_body(client_payload: dict, ctx: RunContext, conclusion: str, now: Optional[float] = None,
-                   test_results: Optional[dict] = None, artifact_url: Optional[str] = None,
-                   started_at: Optional[str] = None) -> dict:
+def completed_body(
+    client_payload: dict,
+    ctx: RunContext,
+    conclusion: str,
+    now: Optional[float] = None,
+    test_results: Optional[dict] = None,
+    artifact_url: Optional[str] = None,
+    started_at: Optional[str] = None,
+) -> dict:
     if conclusion not in CONCLUSIONS:
         raise ConfigError(f"conclusion {conclusion!r} is not one of {sorted(CONCLUSIONS)}")
     results = parse(TestResults, test_results, "test_results").model_dump() if test_results else None
-    wf = _block(ctx, status="completed", conclusion=conclusion, completed_at=iso_now(now),
-                started_at=started_at, test_results=results, artifact_url=artifact_url)
+    wf = _block(
+        ctx,
+        status="completed",
+        conclusion=conclusion,
+        completed_at=iso_now(now),
+        started_at=started_at,
+        test_results=results,
+        artifact_url=artifact_url,
+    )
     if wf.get("test_results") and wf["test_results"].get("total") is None:
         wf["test_results"].pop("total")
-    return {**client_payload, "workflow": {k: v for k, v in wf.items()
-                                           if v is not None or k in ("conclusion", "started_at")}}
+    return {
+        **client_payload,
+        "workflow": {k: v for k, v in wf.items() if v is not None or k in ("conclusion", "started_at")},
+    }
 
 
-def nightly_body(kind: str, upstream_sha: str, ctx: RunContext, conclusion: str,
-                 now: Optional[float] = None, test_results: Optional[dict] = None,
-                 started_at: Optional[str] = None) -> dict:
+def nightly_body(
+    kind: str,
+    upstream_sha: str,
+    ctx: RunContext,
+    conclusion: str,
+    now: Optional[float] = None,
+    test_results: Optional[dict] = None,
+    started_at: Optional[str] = None,
+) -> dict:
     """Self-report (§2.7): one completed callback, delivery_id = the tested SHA.
 
     It is the job's only callback, so it carries the job's `started_at` (no
@@ -97,9 +133,14 @@ def nightly_body(kind: str, upstream_sha: str, ctx: RunContext, conclusion: str,
         raise ConfigError(f"self-report kind must be nightly or periodic, not {kind!r}")
     if started_at is not None and not ISO_Z.match(started_at):
         raise ConfigError(f"started_at {started_at!r} is not an ISO-8601 UTC time like 2026-05-04T20:48:28Z")
-    synthetic = {"event_type": kind, "delivery_id": upstream_sha,
-                 "payload": {"repository": {"full_name": "pytorch/pytorch"}, "head_sha": upstream_sha}}
-    return completed_body(synthetic, ctx, conclusion, now, test_results, started_at=started_at or iso_now(now))
+    synthetic = {
+        "event_type": kind,
+        "delivery_id": upstream_sha,
+        "payload": {"repository": {"full_name": "pytorch/pytorch"}, "head_sha": upstream_sha},
+    }
+    return completed_body(
+        synthetic, ctx, conclusion, now, test_results, started_at=started_at or iso_now(now)
+    )
 
 
 def _strip_completed_only(wf: dict) -> dict:

@@ -4,6 +4,7 @@ The relay answers 429 past 100/min/repo (§2.9). Staying under it on our side
 avoids the 429 storms other downstreams hit. With a `path`, the sliding
 window is shared (under flock) by every process of this machine.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -29,8 +30,14 @@ def wait_needed(stamps: list[float], now: float, limit: int, window: float) -> f
 
 
 class RateBudget:
-    def __init__(self, limit: int = DEFAULT_LIMIT, window: float = WINDOW, path: Optional[Path] = None,
-                 clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep):
+    def __init__(
+        self,
+        limit: int = DEFAULT_LIMIT,
+        window: float = WINDOW,
+        path: Optional[Path] = None,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
         if limit < 1:
             raise ValueError("rate budget limit must be >= 1")
         self.limit, self.window, self.path = limit, window, path

@@ -10,6 +10,7 @@ by the relay), 2 bad input, 3 rejected by the relay, 4 still pending.
 "recorded, HUD unconfirmed" (the relay has it, HUD may not) exits 0 too,
 with a warning (an Actions annotation inside GitHub Actions).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,11 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="crcr-callback", description=__doc__.split("\n\n")[0])
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--url", help="relay base or callback URL (env CRCR_CALLBACK_URL)")
-    common.add_argument("--token-env", default=None,
-                        help="name of an env var holding a ready OIDC token (else minted from Actions)")
+    common.add_argument(
+        "--token-env",
+        default=None,
+        help="name of an env var holding a ready OIDC token (else minted from Actions)",
+    )
     common.add_argument("--repo", help="downstream owner/repo (env GITHUB_REPOSITORY)")
     common.add_argument("--state-dir", type=Path, help="outbox + rate budget dir (env CRCR_STATE_DIR)")
     common.add_argument("--timeout", type=float, default=10.0, help="seconds per HTTP attempt")
@@ -56,13 +60,19 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     for name in ("in-progress", "completed"):
         s = sub.add_parser(name, parents=[common, job] + ([results] if name == "completed" else []))
-        s.add_argument("--payload-file", type=Path, help="client_payload or event JSON (env CLIENT_PAYLOAD, GITHUB_EVENT_PATH)")
+        s.add_argument(
+            "--payload-file",
+            type=Path,
+            help="client_payload or event JSON (env CLIENT_PAYLOAD, GITHUB_EVENT_PATH)",
+        )
         if name == "completed":
             s.add_argument("--artifact-url")
     n = sub.add_parser("nightly", parents=[common, job, results], help="self-report (no dispatch)")
     n.add_argument("--sha", required=True, help="the pytorch commit tested")
     n.add_argument("--kind", choices=("nightly", "periodic"), default="nightly")
-    n.add_argument("--started-at", help="when the job started, ISO-8601 UTC (env CRCR_STARTED_AT; default: now)")
+    n.add_argument(
+        "--started-at", help="when the job started, ISO-8601 UTC (env CRCR_STARTED_AT; default: now)"
+    )
     sub.add_parser("flush", parents=[common])
     return p
 
@@ -94,8 +104,11 @@ def _read(path: Path) -> str:
 
 def _context(args, env) -> RunContext:
     merged = dict(env)
-    for key, value in (("GITHUB_WORKFLOW", args.workflow), ("GITHUB_RUN_ID", args.run_id),
-                       ("GITHUB_RUN_ATTEMPT", args.run_attempt)):
+    for key, value in (
+        ("GITHUB_WORKFLOW", args.workflow),
+        ("GITHUB_RUN_ID", args.run_id),
+        ("GITHUB_RUN_ATTEMPT", args.run_attempt),
+    ):
         if value:
             merged[key] = value
     ctx = RunContext.from_env(merged, args.job_name, args.check_run_id)
@@ -108,10 +121,14 @@ def _warn_unconfirmed(outcome, what: str, env) -> None:
     """Loud, not fatal: the relay refuses a resend, so only a human can check the HUD row."""
     if outcome.hud_confirmed:
         return
-    msg = (f"{what}: recorded by the relay, HUD unconfirmed (an earlier attempt hit a relay 5xx or a timeout); "
-           "the HUD row may stay stale")
-    print(f"::warning::{msg}" if env.get("GITHUB_ACTIONS") == "true" else f"crcr-callback: warning: {msg}",
-          file=sys.stderr)
+    msg = (
+        f"{what}: recorded by the relay, HUD unconfirmed (an earlier attempt hit a relay 5xx or a timeout); "
+        "the HUD row may stay stale"
+    )
+    print(
+        f"::warning::{msg}" if env.get("GITHUB_ACTIONS") == "true" else f"crcr-callback: warning: {msg}",
+        file=sys.stderr,
+    )
 
 
 def _results(args) -> Optional[dict]:
@@ -130,15 +147,18 @@ def _results(args) -> Optional[dict]:
 def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
     env = os.environ if env is None else env
     args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="crcr: %(message)s", stream=sys.stderr)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, format="crcr: %(message)s", stream=sys.stderr
+    )
     token = env.get(args.token_env) if args.token_env else None
     if args.token_env and not token:
         raise ConfigError(f"--token-env {args.token_env}: variable is empty")
     if args.max_retries < 0 or args.backoff < 0:
         raise ConfigError("--max-retries and --backoff must be >= 0")
     policy = default_policy(total=args.max_retries, backoff=args.backoff, jitter=args.backoff)
-    client = client_from_env(args.url, token, args.repo, args.state_dir, env, args.timeout, args.rate_limit, policy)
+    client = client_from_env(
+        args.url, token, args.repo, args.state_dir, env, args.timeout, args.rate_limit, policy
+    )
     try:
         for o in client.flush():
             print(f"replayed: {o.label} ({o.attempts} attempts)")
@@ -147,14 +167,29 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
             return 0
         ctx = _context(args, env)
         if args.command == "nightly":
-            outcome = self_report(client, args.kind, args.sha, ctx, args.conclusion, _results(args),
-                                  args.started_at or env.get("CRCR_STARTED_AT") or None)
+            outcome = self_report(
+                client,
+                args.kind,
+                args.sha,
+                ctx,
+                args.conclusion,
+                _results(args),
+                args.started_at or env.get("CRCR_STARTED_AT") or None,
+            )
         elif args.command == "in-progress":
             outcome = report_in_progress(client, load_client_payload(args.payload_file, env), ctx)
         else:
-            outcome = report_completed(client, load_client_payload(args.payload_file, env), ctx,
-                                       args.conclusion, _results(args), args.artifact_url)
-        print(f"{args.command} {ctx.job_name}: {outcome.label} (HTTP {outcome.http_status}, {outcome.attempts} attempts)")
+            outcome = report_completed(
+                client,
+                load_client_payload(args.payload_file, env),
+                ctx,
+                args.conclusion,
+                _results(args),
+                args.artifact_url,
+            )
+        print(
+            f"{args.command} {ctx.job_name}: {outcome.label} (HTTP {outcome.http_status}, {outcome.attempts} attempts)"
+        )
         _warn_unconfirmed(outcome, f"{args.command} {ctx.job_name}", env)
         return 0
     finally:

@@ -10,6 +10,7 @@ client timeout (HUD slow, the relay still retrying it) says nothing about
 HUD. Such a callback counts as delivered (the relay refuses any resend) but
 its outcome is RECORDED_HUD_UNCONFIRMED, and callers must say so loudly.
 """
+
 from __future__ import annotations
 
 import json
@@ -94,10 +95,19 @@ class Guard:
 
 
 class CallbackClient:
-    def __init__(self, base_url: str, tokens: TokenProvider, repo: str, *,
-                 outbox: Outbox, transport: Optional[BaseTransport] = None,
-                 policy: Optional[Retry] = None, budget: Optional[RateBudget] = None,
-                 timeout: float = DEFAULT_TIMEOUT, sleep: Callable[[float], None] = time.sleep):
+    def __init__(
+        self,
+        base_url: str,
+        tokens: TokenProvider,
+        repo: str,
+        *,
+        outbox: Outbox,
+        transport: Optional[BaseTransport] = None,
+        policy: Optional[Retry] = None,
+        budget: Optional[RateBudget] = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
         self.url = callback_url(base_url)
         self.repo = repo
         self.outbox = outbox
@@ -165,14 +175,19 @@ class CallbackClient:
                 return Outcome(IGNORED if ignored else DELIVERED, resp.status, item.entry["attempts"])
             if retries.should_retry_status(policy, resp.status):
                 maybe_sent = maybe_sent or resp.status >= 500  # state may be saved before a 5xx
-                policy = self._next(policy, item, lambda p: retries.after_status(p, url, resp.status),
-                                    f"HTTP {resp.status}")
+                policy = self._next(
+                    policy, item, lambda p: retries.after_status(p, url, resp.status), f"HTTP {resp.status}"
+                )
                 continue
             if maybe_sent and is_already_recorded(resp):
                 self.outbox.done(item)
-                log.warning("callback recorded by the relay, HUD unconfirmed: an earlier attempt of this body "
-                            "failed after the relay may have saved it (HUD 5xx or timeout); the HUD row may be stale")
-                return Outcome(RECORDED_HUD_UNCONFIRMED, resp.status, item.entry["attempts"], relay_detail(resp))
+                log.warning(
+                    "callback recorded by the relay, HUD unconfirmed: an earlier attempt of this body "
+                    "failed after the relay may have saved it (HUD 5xx or timeout); the HUD row may be stale"
+                )
+                return Outcome(
+                    RECORDED_HUD_UNCONFIRMED, resp.status, item.entry["attempts"], relay_detail(resp)
+                )
             if resp.status == 401 and not refreshed:
                 refreshed = True  # an expired token is worth one fresh mint
                 self._tokens.invalidate()
@@ -181,16 +196,17 @@ class CallbackClient:
             raise CallbackRejected(resp.status, relay_detail(resp))
 
     def _send(self, url: str, body: dict) -> Response:
-        headers = {"Content-Type": "application/json",
-                   "Authorization": f"Bearer {self._tokens.token()}"}
+        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {self._tokens.token()}"}
         return self._transport.send(Request("POST", url, headers, json.dumps(body).encode(), self._timeout))
 
     def _next(self, policy: Retry, item: Item, step, why: str) -> Retry:
         try:
             policy = step(policy)
         except MaxRetryError:
-            raise DeliveryPending(f"gave up after {item.entry['attempts']} attempts ({why}); "
-                                  f"kept in outbox {item.path.name} for the next start") from None
+            raise DeliveryPending(
+                f"gave up after {item.entry['attempts']} attempts ({why}); "
+                f"kept in outbox {item.path.name} for the next start"
+            ) from None
         delay = retries.backoff_seconds(policy)
         log.info("callback attempt %d: %s; retrying in %.1fs", item.entry["attempts"], why, delay)
         self._sleep(delay)

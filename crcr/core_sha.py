@@ -3,6 +3,7 @@
 Nightly/periodic self-reports (§2.7) use it as their delivery_id.
     tools/bazel run //crcr:core_sha
 """
+
 from __future__ import annotations
 
 import sys

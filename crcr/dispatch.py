@@ -3,6 +3,7 @@
 `load_dispatch` turns raw JSON (a repository_dispatch event or a bare
 client_payload) into a frozen `Dispatch`; `decide` says run or skip and why.
 """
+
 from __future__ import annotations
 
 import json
@@ -60,11 +61,20 @@ def _from_pr(cp: ClientPayload) -> Dispatch:
     pr = ev.pull_request
     labels = tuple(label.name for label in pr.labels)
     return Dispatch(
-        client_payload=cp.model_dump(mode="json"), event_type=cp.event_type,
-        delivery_id=cp.delivery_id, upstream_repo=ev.repository.full_name,
-        sha=pr.head.sha, ref=pr.head.ref, pr_number=pr.number, base_sha=pr.base.sha,
-        action=ev.action, landed=bool(pr.merged) or LANDED_LABEL in labels,
-        deleted=False, labels=labels, title=pr.title)
+        client_payload=cp.model_dump(mode="json"),
+        event_type=cp.event_type,
+        delivery_id=cp.delivery_id,
+        upstream_repo=ev.repository.full_name,
+        sha=pr.head.sha,
+        ref=pr.head.ref,
+        pr_number=pr.number,
+        base_sha=pr.base.sha,
+        action=ev.action,
+        landed=bool(pr.merged) or LANDED_LABEL in labels,
+        deleted=False,
+        labels=labels,
+        title=pr.title,
+    )
 
 
 def _from_push(cp: ClientPayload) -> Dispatch:
@@ -73,10 +83,20 @@ def _from_push(cp: ClientPayload) -> Dispatch:
         raise PayloadError("payload.after: all-zero SHA on a push that is not a deletion")
     tag = _CIFLOW_TAG.match(ev.ref)
     return Dispatch(
-        client_payload=cp.model_dump(mode="json"), event_type=cp.event_type,
-        delivery_id=cp.delivery_id, upstream_repo=ev.repository.full_name,
-        sha=ev.after, ref=ev.ref, pr_number=int(tag.group(1)) if tag else None,
-        base_sha=None, action=None, landed=False, deleted=ev.deleted, labels=(), title="")
+        client_payload=cp.model_dump(mode="json"),
+        event_type=cp.event_type,
+        delivery_id=cp.delivery_id,
+        upstream_repo=ev.repository.full_name,
+        sha=ev.after,
+        ref=ev.ref,
+        pr_number=int(tag.group(1)) if tag else None,
+        base_sha=None,
+        action=None,
+        landed=False,
+        deleted=ev.deleted,
+        labels=(),
+        title="",
+    )
 
 
 def load_dispatch(raw: Any) -> Dispatch:

@@ -3,6 +3,7 @@
 Errors are one line by construction: `str(err)` never contains a newline, so a
 CLI can print it as-is and a log line stays a line.
 """
+
 from __future__ import annotations
 
 

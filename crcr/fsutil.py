@@ -1,4 +1,5 @@
 """Crash-safe file writes: temp file in the same directory, fsync, os.replace."""
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """Test counts from JUnit XML (pytest's --junitxml, Bazel's test.xml)."""
+
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET

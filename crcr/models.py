@@ -3,6 +3,7 @@
 Only the fields we act on are modelled; the webhook body stays verbatim
 (`extra="allow"`) because it is echoed back to the relay unchanged.
 """
+
 from __future__ import annotations
 
 import re

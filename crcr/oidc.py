@@ -3,13 +3,14 @@
 Tokens are secrets: they are registered with the log redactor the moment
 they exist and never appear in an error message.
 """
+
 from __future__ import annotations
 
 import json
 import logging
 import time
 from typing import Mapping, Optional
-from urllib.parse import urlencode, urlsplit, urlunsplit, parse_qsl
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import jwt
 
@@ -82,11 +83,19 @@ def _with_audience(url: str, audience: str) -> str:
 class ActionsOidcToken(TokenProvider):
     """GET $ACTIONS_ID_TOKEN_REQUEST_URL&audience=... with the request token (§2.1)."""
 
-    def __init__(self, request_url: str, request_token: str, audience: str = AUDIENCE,
-                 transport: Optional[BaseTransport] = None, clock=time.time):
+    def __init__(
+        self,
+        request_url: str,
+        request_token: str,
+        audience: str = AUDIENCE,
+        transport: Optional[BaseTransport] = None,
+        clock=time.time,
+    ):
         if not request_url or not request_token:
-            raise TokenError("ACTIONS_ID_TOKEN_REQUEST_URL/_TOKEN are not set: "
-                             "the job needs `permissions: id-token: write`")
+            raise TokenError(
+                "ACTIONS_ID_TOKEN_REQUEST_URL/_TOKEN are not set: "
+                "the job needs `permissions: id-token: write`"
+            )
         register_secret(request_token)
         self._url, self._request_token, self._audience = request_url, request_token, audience
         self._transport = transport or HttpTransport()
@@ -105,8 +114,11 @@ class ActionsOidcToken(TokenProvider):
         return self._cached
 
     def _mint(self) -> str:
-        req = Request("GET", _with_audience(self._url, self._audience),
-                      {"Authorization": f"bearer {self._request_token}", "Accept": "application/json"})
+        req = Request(
+            "GET",
+            _with_audience(self._url, self._audience),
+            {"Authorization": f"bearer {self._request_token}", "Accept": "application/json"},
+        )
         resp = self._transport.send(req)
         if resp.status != 200:
             raise TokenError(f"OIDC token request answered {resp.status}")
@@ -120,12 +132,20 @@ class ActionsOidcToken(TokenProvider):
         return value
 
 
-def provider_from_env(env: Mapping[str, str], given: Optional[str] = None,
-                      audience: str = AUDIENCE, transport: Optional[BaseTransport] = None) -> TokenProvider:
+def provider_from_env(
+    env: Mapping[str, str],
+    given: Optional[str] = None,
+    audience: str = AUDIENCE,
+    transport: Optional[BaseTransport] = None,
+) -> TokenProvider:
     """A given token wins; else mint from the Actions environment."""
     if given:
         return StaticToken(given)
     if env.get("CRCR_TOKEN"):
         return StaticToken(env["CRCR_TOKEN"])
-    return ActionsOidcToken(env.get("ACTIONS_ID_TOKEN_REQUEST_URL", ""),
-                            env.get("ACTIONS_ID_TOKEN_REQUEST_TOKEN", ""), audience, transport)
+    return ActionsOidcToken(
+        env.get("ACTIONS_ID_TOKEN_REQUEST_URL", ""),
+        env.get("ACTIONS_ID_TOKEN_REQUEST_TOKEN", ""),
+        audience,
+        transport,
+    )

@@ -10,6 +10,7 @@ replaces it with the real completed body; if the owner dies (SIGKILL, OOM,
 lost runner), the next start delivers the guard so HUD never shows the job
 stuck "running".
 """
+
 from __future__ import annotations
 
 import json
@@ -65,8 +66,14 @@ class Outbox:
         return self.root / f"{prefix}-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.json"
 
     def put(self, url: str, repo: str, body: dict, *, guard: bool = False) -> Item:
-        entry = {"kind": "guard" if guard else "callback", "url": url, "repo": repo, "body": body,
-                 "attempts": 0, "created": time.time()}
+        entry = {
+            "kind": "guard" if guard else "callback",
+            "url": url,
+            "repo": repo,
+            "body": body,
+            "attempts": 0,
+            "created": time.time(),
+        }
         if guard:
             entry["owner"] = owner_token()
         item = Item(self._new_path("g" if guard else "c"), entry)

@@ -4,6 +4,7 @@ These run on untrusted dispatch fields before anything else looks at them.
 Validation is not what keeps us safe from shell injection (a legal ref may
 contain `$`, `(` or `;`); never passing payload fields through a shell is.
 """
+
 from __future__ import annotations
 
 import re

@@ -4,6 +4,7 @@ Only 429, 5xx and network errors are retried; backoff is exponential with
 jitter. The client drives the loop (one transport attempt per step) so it can
 tell "first attempt" from "retry" when a 400 state-transition answer arrives.
 """
+
 from __future__ import annotations
 
 import random
@@ -30,11 +31,22 @@ class CallbackRetry(Retry):
 
 
 def default_policy(total: int = 6, backoff: float = 1.0, jitter: float = 1.0, cap: float = 30.0) -> Retry:
-    return CallbackRetry(total=total, connect=total, read=total, status=total, other=0,
-                 allowed_methods=None,  # POST included: the relay's state machine makes replays safe
-                 status_forcelist=RETRY_STATUSES, backoff_factor=backoff,
-                 backoff_jitter=jitter, backoff_max=cap, respect_retry_after_header=True,
-                 raise_on_status=False, raise_on_redirect=False, redirect=0)
+    return CallbackRetry(
+        total=total,
+        connect=total,
+        read=total,
+        status=total,
+        other=0,
+        allowed_methods=None,  # POST included: the relay's state machine makes replays safe
+        status_forcelist=RETRY_STATUSES,
+        backoff_factor=backoff,
+        backoff_jitter=jitter,
+        backoff_max=cap,
+        respect_retry_after_header=True,
+        raise_on_status=False,
+        raise_on_redirect=False,
+        redirect=0,
+    )
 
 
 def should_retry_status(policy: Retry, status: int) -> bool:

@@ -3,6 +3,7 @@
 `HttpTransport` uses requests with retries disabled (the client owns the
 retry policy); `MockTransport` wraps a plain function for tests.
 """
+
 from __future__ import annotations
 
 import json
@@ -57,9 +58,14 @@ class HttpTransport(BaseTransport):
 
     def send(self, request: Request) -> Response:
         try:
-            r = self._session.request(request.method, request.url, data=request.body,
-                                      headers=dict(request.headers), timeout=request.timeout,
-                                      allow_redirects=False)
+            r = self._session.request(
+                request.method,
+                request.url,
+                data=request.body,
+                headers=dict(request.headers),
+                timeout=request.timeout,
+                allow_redirects=False,
+            )
         except requests.RequestException as err:
             # Say what kind of failure, never the request (it carries the token).
             raise TransportError(f"{type(err).__name__} talking to {request.url}") from None
@@ -79,8 +85,9 @@ class MockTransport(BaseTransport):
         return self._handler(request)
 
 
-def fetch(transport: BaseTransport, method: str, url: str, payload: Any = None,
-          timeout: float = DEFAULT_TIMEOUT) -> Response:
+def fetch(
+    transport: BaseTransport, method: str, url: str, payload: Any = None, timeout: float = DEFAULT_TIMEOUT
+) -> Response:
     """One plain request (no auth) that must succeed: a non-2xx is a RelayError, never requests' HTTPError."""
     body = b"" if payload is None else json.dumps(payload).encode()
     headers = {"Content-Type": "application/json"} if payload is not None else {}
@@ -90,8 +97,9 @@ def fetch(transport: BaseTransport, method: str, url: str, payload: Any = None,
     return resp
 
 
-def fetch_json(transport: BaseTransport, method: str, url: str, payload: Any = None,
-               timeout: float = DEFAULT_TIMEOUT) -> Any:
+def fetch_json(
+    transport: BaseTransport, method: str, url: str, payload: Any = None, timeout: float = DEFAULT_TIMEOUT
+) -> Any:
     resp = fetch(transport, method, url, payload, timeout)
     try:
         return json.loads(resp.body)

@@ -26,7 +26,9 @@ def python_env(**overrides: str) -> dict[str, str]:
     return env
 
 
-def run_python(code: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+def run_python(
+    code: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         env=env if env is not None else python_env(),

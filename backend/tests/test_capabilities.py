@@ -19,7 +19,20 @@ def test_covers_a_first_release(ops):
     aten = [name for entry in ops.values() for name in entry["aten"]]
     assert len(aten) == len(set(aten)), "an aten op is listed twice"
     assert len(aten) >= 60
-    for family in ("add", "mm", "bmm", "addmm", "softmax", "log_softmax", "where", "clamp", "cat", "sum", "fill", "copy"):
+    for family in (
+        "add",
+        "mm",
+        "bmm",
+        "addmm",
+        "softmax",
+        "log_softmax",
+        "where",
+        "clamp",
+        "cat",
+        "sum",
+        "fill",
+        "copy",
+    ):
         assert family in ops
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 import torch
-
 from conftest import python_env, run_python
 
 
@@ -17,7 +16,15 @@ def test_device_module_is_registered():
 
 
 def test_round_trip_to_cpu_is_exact_for_every_storage_dtype():
-    for dtype in (torch.float32, torch.float16, torch.bfloat16, torch.int32, torch.int64, torch.bool, torch.float64):
+    for dtype in (
+        torch.float32,
+        torch.float16,
+        torch.bfloat16,
+        torch.int32,
+        torch.int64,
+        torch.bool,
+        torch.float64,
+    ):
         host = (torch.arange(12) - 5).to(dtype).reshape(3, 4)
         dev = host.to("spyre")
         assert dev.device == torch.device("spyre:0")

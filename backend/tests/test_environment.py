@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import python_env, run_python
+
 from torch_spyre.environment import check_environment
 
 
 @pytest.mark.parametrize(
     "environ",
-    [{}, {"SPYRE_DEVICE_COUNT": "2"}, {"SPYRE_DEVICE_COUNT": "0"}, {"SPYRE_CPU_FALLBACK": "1"}, {"SPYRE_TRACE": "0"}],
+    [
+        {},
+        {"SPYRE_DEVICE_COUNT": "2"},
+        {"SPYRE_DEVICE_COUNT": "0"},
+        {"SPYRE_CPU_FALLBACK": "1"},
+        {"SPYRE_TRACE": "0"},
+    ],
 )
 def test_good_values(environ):
     check_environment(environ)

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 import torch
 
-
 WHEEL_ENV = "SPYRE_WHEEL"
 
 
@@ -34,8 +33,19 @@ def install(wheel: Path, target: Path) -> None:
     which is all pip does for a wheel without scripts or headers."""
     if importlib.util.find_spec("pip") is not None:
         subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-             "--no-compile", "--target", str(target), str(wheel)],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--no-deps",
+                "--no-index",
+                "--no-compile",
+                "--target",
+                str(target),
+                str(wheel),
+            ],
             check=True,
             env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
         )

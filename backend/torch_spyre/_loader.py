@@ -42,7 +42,11 @@ def manifest_entries(manifest: Path) -> list[Path]:
         lines = manifest.read_text().splitlines()
     except OSError:
         return []
-    return [Path(line.split(" ", 1)[1]) for line in lines if " " in line and line.split(" ", 1)[0].endswith(suffix)]
+    return [
+        Path(line.split(" ", 1)[1])
+        for line in lines
+        if " " in line and line.split(" ", 1)[0].endswith(suffix)
+    ]
 
 
 def find_library(package_dir: Path, environ: dict[str, str]) -> Path:

@@ -1,12 +1,13 @@
 """Glue for reporting legs: a client (real relay or embedded emulator) and the
 local cycle that runs every leg with its own in_progress -> completed pair."""
+
 from __future__ import annotations
 
 import contextlib
 import json
 import time
 from pathlib import Path
-from typing import Callable, Iterator, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Optional, Sequence
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -24,6 +25,9 @@ from crcr.handler.runner import LegResult, check_runner_can_run, choose_runner, 
 from crcr.oidc import ActionsOidcToken
 from crcr.outbox import Outbox
 from crcr.transport import HttpTransport, fetch, fetch_json
+
+if TYPE_CHECKING:  # imported lazily at run time: crcr.upstream is needed only by a cycle
+    from crcr.handler.upstream import LegHooks
 
 LOCAL_REPO = "local/oot-ci"
 console = Console(stderr=True)
@@ -58,12 +62,23 @@ class Session:
             # the guard (cancelled) stays in the outbox; deliver it now if we can
             self.client.finish_job(guard, completed_body(cp, ctx, "cancelled"))
             raise
-        outcomes.append(self.client.finish_job(guard, completed_body(
-            cp, ctx, result.conclusion, test_results=result.counts.as_results(),
-            artifact_url=result.details.as_uri() if result.details else None)))
+        outcomes.append(
+            self.client.finish_job(
+                guard,
+                completed_body(
+                    cp,
+                    ctx,
+                    result.conclusion,
+                    test_results=result.counts.as_results(),
+                    artifact_url=result.details.as_uri() if result.details else None,
+                ),
+            )
+        )
         if any(not o.hud_confirmed for o in outcomes):
-            console.print(f"[yellow]{leg.job_name}: callbacks recorded, HUD unconfirmed "
-                          f"(the relay answered 5xx or timed out first); the HUD row may be stale[/yellow]")
+            console.print(
+                f"[yellow]{leg.job_name}: callbacks recorded, HUD unconfirmed "
+                f"(the relay answered 5xx or timed out first); the HUD row may be stale[/yellow]"
+            )
         return result
 
 
@@ -84,6 +99,7 @@ def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Itera
         client.close()
         return
     from crcr.relay.server import RelayEmulator
+
     repo = args.repo or env.get("GITHUB_REPOSITORY") or LOCAL_REPO
     state = args.state_dir or default_state_dir(env) / "local"
     with RelayEmulator({repo: Entry(repo, "L2")}) as emu:
@@ -94,15 +110,27 @@ def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Itera
                 raise ConfigError(f"${EMULATOR_FAULTS_ENV}: {err}") from None
         transport = HttpTransport()
         try:
-            fetch(transport, "POST", f"{emu.url}/_emulator/dispatch", {"repo": repo, "client_payload": dispatch.client_payload})
+            fetch(
+                transport,
+                "POST",
+                f"{emu.url}/_emulator/dispatch",
+                {"repo": repo, "client_payload": dispatch.client_payload},
+            )
         finally:
             transport.close()
-        console.print(f"relay emulator: {emu.url}/github/callback  dispatch recorded ({dispatch.delivery_id})")
+        console.print(
+            f"relay emulator: {emu.url}/github/callback  dispatch recorded ({dispatch.delivery_id})"
+        )
         # The emulated Actions token endpoint: the client mints exactly as in CI.
         tokens = ActionsOidcToken(emu.token_request_url, emu.request_token_for(repo))
         # A private outbox: leftovers of another relay must not be replayed at this one.
-        client = CallbackClient(emu.url, tokens, repo, outbox=Outbox(state / "outbox-emulator"),
-                                budget=RateBudget(path=state / "budget.json"))
+        client = CallbackClient(
+            emu.url,
+            tokens,
+            repo,
+            outbox=Outbox(state / "outbox-emulator"),
+            budget=RateBudget(path=state / "budget.json"),
+        )
         for stale in client.outbox.pending():
             client.outbox.bury(stale, "left by an earlier emulator session")
         try:
@@ -116,16 +144,29 @@ def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Itera
             client.close()
 
 
-def _summary(legs: Sequence[Leg], results: dict[int, LegResult], session: Session,
-             title: str = "CRCR legs") -> Table:
+def _summary(
+    legs: Sequence[Leg], results: dict[int, LegResult], session: Session, title: str = "CRCR legs"
+) -> Table:
     t = Table(title=title)
     for col in ("job_name", "conclusion", "passed", "failed", "skipped", "seconds", "callbacks"):
         t.add_column(col)
     for leg in legs:
         r = results.get(leg.index)
-        t.add_row(leg.job_name, *(["not run", "", "", "", ""] if r is None else
-                                  [r.conclusion, str(r.counts.passed), str(r.counts.failed),
-                                   str(r.counts.skipped), f"{r.seconds:.1f}"]), session.callback_label(leg.job_name))
+        t.add_row(
+            leg.job_name,
+            *(
+                ["not run", "", "", "", ""]
+                if r is None
+                else [
+                    r.conclusion,
+                    str(r.counts.passed),
+                    str(r.counts.failed),
+                    str(r.counts.skipped),
+                    f"{r.seconds:.1f}",
+                ]
+            ),
+            session.callback_label(leg.job_name),
+        )
     return t
 
 
@@ -135,15 +176,22 @@ def _notes(legs: Sequence[Leg], results: dict[int, LegResult]) -> list[str]:
     lines = sorted(set(notes))
     for leg in legs:
         r = results.get(leg.index)
-        for note in (r.notes if r else ()):
+        for note in r.notes if r else ():
             if not note.startswith("core:"):
                 lines.append(f"{leg.job_name}: {note}")
     return lines
 
 
-def run_cycle(args, dispatch: Dispatch, legs: Sequence[Leg], env: Mapping[str, str], ws: Path,
-              hooks: Optional["LegHooks"] = None) -> int:
+def run_cycle(
+    args,
+    dispatch: Dispatch,
+    legs: Sequence[Leg],
+    env: Mapping[str, str],
+    ws: Path,
+    hooks: Optional["LegHooks"] = None,
+) -> int:
     from crcr.handler.upstream import LegHooks, UpstreamSetup
+
     hooks = hooks or LegHooks(UpstreamSetup("none", "", dispatch.sha), None, "HEAD", Path("."))
     runner = choose_runner(args.runner, env)
     check_runner_can_run(legs, runner, args.test_command)
@@ -151,17 +199,39 @@ def run_cycle(args, dispatch: Dispatch, legs: Sequence[Leg], env: Mapping[str, s
     results: dict[int, LegResult] = {}
     console.print(f"{len(legs)} legs, runner={runner}, outputs in {out}")
     with reporting_session(args, dispatch, env) as session:
-        with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                      TimeElapsedColumn(), console=console) as progress:
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total}"),
+            TimeElapsedColumn(),
+            console=console,
+        ) as progress:
             task = progress.add_task("legs", total=len(legs))
             for leg in legs:
                 progress.update(task, description=f"leg {leg.job_name}")
-                results[leg.index] = session.run(leg, lambda: hooks.finish(leg, run_leg(
-                    leg, ws, out, runner=runner, env=env, timeout=args.leg_timeout, select=args.select,
-                    template=args.test_command, target_template=args.target_template, smoke=args.smoke,
-                    upstream=hooks.upstream_for(leg))))
+                results[leg.index] = session.run(
+                    leg,
+                    lambda: hooks.finish(
+                        leg,
+                        run_leg(
+                            leg,
+                            ws,
+                            out,
+                            runner=runner,
+                            env=env,
+                            timeout=args.leg_timeout,
+                            select=args.select,
+                            template=args.test_command,
+                            target_template=args.target_template,
+                            smoke=args.smoke,
+                            upstream=hooks.upstream_for(leg),
+                        ),
+                    ),
+                )
                 progress.advance(task)
-        console.print(_summary(legs, results, session, f"CRCR legs: {dispatch.event_type} at {dispatch.sha[:12]}"))
+        console.print(
+            _summary(legs, results, session, f"CRCR legs: {dispatch.event_type} at {dispatch.sha[:12]}")
+        )
         for line in _notes(legs, results):
             console.print(line, markup=False, soft_wrap=True)
         if hooks.store is not None:
@@ -185,9 +255,16 @@ def _annotate_hud(session: Session, legs: Sequence[Leg], results: dict[int, LegR
         for leg in legs:
             r = results.get(leg.index)
             if r is not None and r.notes:
-                fetch(transport, "POST", f"{base}/_emulator/notes", {
-                    "delivery_id": session.dispatch.delivery_id, "job_name": leg.job_name,
-                    "note": "; ".join(r.notes)})
+                fetch(
+                    transport,
+                    "POST",
+                    f"{base}/_emulator/notes",
+                    {
+                        "delivery_id": session.dispatch.delivery_id,
+                        "job_name": leg.job_name,
+                        "note": "; ".join(r.notes),
+                    },
+                )
     finally:
         transport.close()
 
@@ -202,7 +279,9 @@ def _check_hud(session: Session, legs: Sequence[Leg], out: Path) -> list[str]:
     finally:
         transport.close()
     delivery = session.dispatch.delivery_id
-    done = {r["job_name"] for r in rows if r.get("status") == "completed" and r.get("delivery_id") == delivery}
+    done = {
+        r["job_name"] for r in rows if r.get("status") == "completed" and r.get("delivery_id") == delivery
+    }
     missing = [leg.job_name for leg in legs if leg.job_name not in done]
     snapshot = out / "hud.html"
     snapshot.write_text(page)

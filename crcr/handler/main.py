@@ -9,6 +9,7 @@ job; `cycle` (default) runs every leg locally, each reporting in_progress ->
 completed. Without --relay-url the embedded relay/HUD emulator is started;
 without an event, the upstream is the generated fixture (crcr/upstream/fixture.py).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,11 +24,18 @@ from crcr.api import default_state_dir
 from crcr.dispatch import Decision, Dispatch, decide, load_dispatch_text
 from crcr.errors import CallbackRejected, ConfigError, CrcrError, DeliveryPending
 from crcr.fsutil import atomic_write_json
-from crcr.handler.plan import (Leg, auto_shards, check_core_configs, discover_features, matrix, plan_candidates,
-                               plan_legs)
+from crcr.handler.plan import (
+    Leg,
+    auto_shards,
+    check_core_configs,
+    discover_features,
+    matrix,
+    plan_candidates,
+    plan_legs,
+)
 from crcr.handler.runner import check_runner_can_run, choose_runner, run_leg
-from crcr.upstream.gitcmd import check_sha
 from crcr.handler.upstream import MODES, LegHooks, backend_id, open_store, prepare, resolve_mode
+from crcr.upstream.gitcmd import check_sha
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pull_request_synchronize.json"
 # The local cycle runs one duration-balanced tenth of every leg (tools/shard),
@@ -90,30 +98,46 @@ def load_plan(args, env: Mapping[str, str], ws: Path, fixture=None, event: Optio
         cores = args.core_config or env.get(CORE_CONFIGS_ENV, "").split()
         if cores:
             check_core_configs(cores, read_bazelrc(ws))
-        legs = plan_legs(plan_candidates(d, args.backend or ["HEAD"], cores), features, auto_shards(features, args.shards))
+        legs = plan_legs(
+            plan_candidates(d, args.backend or ["HEAD"], cores), features, auto_shards(features, args.shards)
+        )
     return Planned(d, decision, legs)
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dispatch_handler", description=__doc__.split("\n\n")[0])
     p.add_argument("mode", nargs="?", choices=("cycle", "plan", "run-leg"), default="cycle")
-    p.add_argument("--event", type=Path, help="event JSON (default $GITHUB_EVENT_PATH, else the bundled example)")
+    p.add_argument(
+        "--event", type=Path, help="event JSON (default $GITHUB_EVENT_PATH, else the bundled example)"
+    )
     p.add_argument("--workspace", type=Path, help="repo root (default $BUILD_WORKSPACE_DIRECTORY or cwd)")
     p.add_argument("--backend", action="append", help="backend refs, newest first (default HEAD)")
-    p.add_argument("--core-config", action="append",
-                   help="also test the newest backend on the core this Bazel --config selects "
-                        "(e.g. torch-2.14.1); separate non-primary legs, bazel runner only "
-                        "(default: $CRCR_CORE_CONFIGS, space-separated)")
+    p.add_argument(
+        "--core-config",
+        action="append",
+        help="also test the newest backend on the core this Bazel --config selects "
+        "(e.g. torch-2.14.1); separate non-primary legs, bazel runner only "
+        "(default: $CRCR_CORE_CONFIGS, space-separated)",
+    )
     p.add_argument("--shards", type=int, default=0, help="legs per feature, tools/shard balanced (0 = auto)")
     p.add_argument("--runner", default="auto", help="auto|pytest|bazel (auto: pytest inside bazel run)")
-    p.add_argument("--test-command", help="leg command template, e.g. '{python} -m pytest --junitxml={junit} ...'")
+    p.add_argument(
+        "--test-command", help="leg command template, e.g. '{python} -m pytest --junitxml={junit} ...'"
+    )
     p.add_argument("--select", help="pytest -m expression for the pytest runner")
-    p.add_argument("--smoke", type=int, default=SMOKE_SLICES,
-                   help="local cycle: run 1/N of each leg (duration-balanced); 1 = all")
+    p.add_argument(
+        "--smoke",
+        type=int,
+        default=SMOKE_SLICES,
+        help="local cycle: run 1/N of each leg (duration-balanced); 1 = all",
+    )
     p.add_argument("--full", action="store_true", help="local cycle: run whole legs (same as --smoke 1)")
-    p.add_argument("--target-template", default="//testing:config_{key}",
-                   help="Bazel target per leg: {key} = spyre_op_consistency for configs/spyre/op_consistency.yaml; "
-                        "also {stem}, {feature}")
+    p.add_argument(
+        "--target-template",
+        default="//testing:config_{key}",
+        help="Bazel target per leg: {key} = spyre_op_consistency for configs/spyre/op_consistency.yaml; "
+        "also {stem}, {feature}",
+    )
     p.add_argument("--leg-timeout", type=float, default=900.0, help="seconds per leg")
     p.add_argument("--out", type=Path, help="logs, JUnit, HUD snapshot (default <state dir>/out)")
     p.add_argument("--relay-url", help="relay base URL (env CRCR_CALLBACK_URL); none = embedded emulator")
@@ -121,19 +145,34 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--state-dir", type=Path, help="outbox dir (env CRCR_STATE_DIR)")
     p.add_argument("--serve", action="store_true", help="keep the embedded HUD up after the cycle")
     g = p.add_argument_group("upstream at the dispatched SHA (suite and core)")
-    g.add_argument("--upstream", choices=MODES, default="auto",
-                   help="fixture: generated local repo; fetch: git from --upstream-url; none: in-tree suites on "
-                        "the pinned wheel; auto: --upstream-root, else fetch if a URL is set, else fixture "
-                        "without an event, else none")
-    g.add_argument("--upstream-root", type=Path, help="use this pytorch checkout (at the dispatched SHA) as is")
+    g.add_argument(
+        "--upstream",
+        choices=MODES,
+        default="auto",
+        help="fixture: generated local repo; fetch: git from --upstream-url; none: in-tree suites on "
+        "the pinned wheel; auto: --upstream-root, else fetch if a URL is set, else fixture "
+        "without an event, else none",
+    )
+    g.add_argument(
+        "--upstream-root", type=Path, help="use this pytorch checkout (at the dispatched SHA) as is"
+    )
     g.add_argument("--upstream-url", help="git URL of pytorch (env OOT_UPSTREAM_URL; default GitHub's)")
-    g.add_argument("--upstream-cache", type=Path,
-                   help="checkouts by SHA (env OOT_UPSTREAM_CACHE; default ~/.cache/oot-ci/upstream)")
+    g.add_argument(
+        "--upstream-cache",
+        type=Path,
+        help="checkouts by SHA (env OOT_UPSTREAM_CACHE; default ~/.cache/oot-ci/upstream)",
+    )
     g.add_argument("--core-base", help="commit the wheel was built from (default torch.version.git_version)")
-    g.add_argument("--extra-configs", action="append", type=Path,
-                   help="another config directory whose configs are features (repeatable)")
+    g.add_argument(
+        "--extra-configs",
+        action="append",
+        type=Path,
+        help="another config directory whose configs are features (repeatable)",
+    )
     p.add_argument("--leg", type=int, help="run-leg: index into the plan")
-    p.add_argument("--report", action="store_true", help="run-leg: send the in_progress/completed pair itself")
+    p.add_argument(
+        "--report", action="store_true", help="run-leg: send the in_progress/completed pair itself"
+    )
     p.add_argument("--results-out", type=Path, help="run-leg: write test_results JSON here")
     return p
 
@@ -144,13 +183,23 @@ def cmd_plan(planned: Planned, env: Mapping[str, str]) -> int:
     print(f"{'run' if planned.decision.run else 'skip'}: {planned.decision.reason}", file=sys.stderr)
     if env.get("GITHUB_OUTPUT"):
         with open(env["GITHUB_OUTPUT"], "a") as out:
-            out.write(f"matrix={json.dumps(m)}\nrun={'true' if planned.decision.run else 'false'}\n"
-                      f"upstream_sha={check_sha(planned.dispatch.sha)}\n")
+            out.write(
+                f"matrix={json.dumps(m)}\nrun={'true' if planned.decision.run else 'false'}\n"
+                f"upstream_sha={check_sha(planned.dispatch.sha)}\n"
+            )
     return 0
 
 
-def make_hooks(args, planned: Planned, env: Mapping[str, str], ws: Path, mode: str, fixture, out: Path,
-               backend: Optional[str] = None) -> LegHooks:
+def make_hooks(
+    args,
+    planned: Planned,
+    env: Mapping[str, str],
+    ws: Path,
+    mode: str,
+    fixture,
+    out: Path,
+    backend: Optional[str] = None,
+) -> LegHooks:
     """The checkout and core overlay for this dispatch, and the last-green store."""
     setup = prepare(mode, args, planned.dispatch.sha, env, fixture)
     print(setup.describe(), file=sys.stderr)
@@ -169,20 +218,39 @@ def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path, hooks:
     callback = None  # how the leg's own callbacks went (--report only)
 
     def work():
-        return hooks.finish(leg, run_leg(leg, ws, out, runner=runner, env=env, timeout=args.leg_timeout,
-                                         select=args.select, template=args.test_command,
-                                         target_template=args.target_template, upstream=hooks.upstream_for(leg)))
+        return hooks.finish(
+            leg,
+            run_leg(
+                leg,
+                ws,
+                out,
+                runner=runner,
+                env=env,
+                timeout=args.leg_timeout,
+                select=args.select,
+                template=args.test_command,
+                target_template=args.target_template,
+                upstream=hooks.upstream_for(leg),
+            ),
+        )
+
     if args.report:
         from crcr.handler.cycle import reporting_session
+
         with reporting_session(args, planned.dispatch, env) as session:
             result = session.run(leg, work)
             callback = session.callback_label(leg.job_name)
     else:
         result = work()
     if args.results_out:
-        atomic_write_json(args.results_out, {**result.counts.as_results(), **({"callback": callback} if callback else {})})
-    print(f"{leg.job_name}: {result.conclusion} ({result.counts.passed} passed, {result.counts.failed} failed, "
-          f"{result.counts.skipped} skipped) in {result.seconds:.1f}s" + (f"; callbacks: {callback}" if callback else ""))
+        atomic_write_json(
+            args.results_out, {**result.counts.as_results(), **({"callback": callback} if callback else {})}
+        )
+    print(
+        f"{leg.job_name}: {result.conclusion} ({result.counts.passed} passed, {result.counts.failed} failed, "
+        f"{result.counts.skipped} skipped) in {result.seconds:.1f}s"
+        + (f"; callbacks: {callback}" if callback else "")
+    )
     for note in result.notes:
         print(f"  {note}")
     if result.details:
@@ -193,11 +261,15 @@ def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path, hooks:
 def make_fixture(args, env: Mapping[str, str]):
     from crcr.upstream.fixture import generate
     from crcr.upstream.overlay import wheel_torch_dir, wheel_version
+
     torch_dir = wheel_torch_dir()
     dest = (args.state_dir or default_state_dir(env)) / "upstream-fixture"
     fixture = generate(dest, torch_dir, wheel_version(torch_dir), env)
-    print(f"upstream fixture: {fixture.url} base {fixture.base[:12]} head {fixture.head[:12]} "
-          f"(dispatch {fixture.event})", file=sys.stderr)
+    print(
+        f"upstream fixture: {fixture.url} base {fixture.base[:12]} head {fixture.head[:12]} "
+        f"(dispatch {fixture.event})",
+        file=sys.stderr,
+    )
     return fixture
 
 
@@ -221,6 +293,7 @@ def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] =
         finally:
             hooks.close()
     from crcr.handler.cycle import run_cycle
+
     if args.full:
         args.smoke = 1
     if args.smoke < 1:
@@ -241,18 +314,32 @@ def run_baseline(args, env: Mapping[str, str], ws: Path, mode: str, fixture, out
     """Embedded default: upstream main at the fixture's base is dispatched first (as
     the relay would have), once, so the upstream legs have a last green to attribute against."""
     from crcr.handler.cycle import console, run_cycle
-    hooks = make_hooks(args, load_plan(args, env, ws, fixture, fixture.baseline_event), env, ws, mode, fixture,
-                       out / "baseline", backend)
+
+    hooks = make_hooks(
+        args,
+        load_plan(args, env, ws, fixture, fixture.baseline_event),
+        env,
+        ws,
+        mode,
+        fixture,
+        out / "baseline",
+        backend,
+    )
     try:
         if hooks.store.has_run(hooks.setup.url, fixture.base):
             console.print(f"baseline: {fixture.base[:12]} already run (last green results recorded)")
             return
-        console.print(f"baseline: upstream main at {fixture.base[:12]} first, to record each job's last green")
+        console.print(
+            f"baseline: upstream main at {fixture.base[:12]} first, to record each job's last green"
+        )
         planned = load_plan(args, env, ws, fixture, fixture.baseline_event)
         # only the legs on upstream's files: in-tree legs record their last green
         # from this and later cycles (running them twice would double the wait)
-        legs = [leg for leg in planned.legs
-                if leg.config and (ws / leg.config).resolve().is_relative_to(fixture.configs)] or planned.legs
+        legs = [
+            leg
+            for leg in planned.legs
+            if leg.config and (ws / leg.config).resolve().is_relative_to(fixture.configs)
+        ] or planned.legs
         run_cycle(args, planned.dispatch, legs, env, ws, hooks)
         hooks.store.record_run(hooks.setup.url, fixture.base)
     finally:

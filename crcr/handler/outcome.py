@@ -1,5 +1,6 @@
 """Pure: a leg's conclusion from its exit status and counts, and which test
 files its failures live in (for regression attribution)."""
+
 from __future__ import annotations
 
 import signal

@@ -14,6 +14,7 @@ duration-balanced plugin. Config files without `files` (device-wide settings
 such as configs/<device>/device.yaml) are passed to every leg of their
 directory; a directory with only such files is one feature.
 """
+
 from __future__ import annotations
 
 import re
@@ -56,14 +57,21 @@ class Leg:
         return self.configs[-1] if self.configs else None
 
     def matrix_entry(self) -> dict:
-        entry = {"leg": self.index, "job_name": self.job_name, "feature": self.feature,
-                 "configs": " ".join(self.configs), "shard_index": self.shard_index, "shard_total": self.shard_total}
+        entry = {
+            "leg": self.index,
+            "job_name": self.job_name,
+            "feature": self.feature,
+            "configs": " ".join(self.configs),
+            "shard_index": self.shard_index,
+            "shard_total": self.shard_total,
+        }
         entry.update({f"candidate_{k}": v for k, v in asdict(self.candidate).items()})
         return entry
 
 
-def plan_candidates(d: Dispatch, backends: Sequence[str] = ("HEAD",),
-                    core_configs: Sequence[str] = ()) -> list[Candidate]:
+def plan_candidates(
+    d: Dispatch, backends: Sequence[str] = ("HEAD",), core_configs: Sequence[str] = ()
+) -> list[Candidate]:
     if not backends:
         raise ConfigError("at least one backend ref is needed")
     newest, *older = backends
@@ -80,8 +88,10 @@ def check_core_configs(configs: Sequence[str], bazelrc: str) -> None:
         if not re.fullmatch(r"[A-Za-z0-9._-]+", cfg):
             raise ConfigError(f"--core-config {cfg!r}: not a Bazel config name")
         if cfg not in defined:
-            raise ConfigError(f"--core-config {cfg}: .bazelrc has no build:{cfg} "
-                              f"(defined: {', '.join(sorted(defined)) or 'none'})")
+            raise ConfigError(
+                f"--core-config {cfg}: .bazelrc has no build:{cfg} "
+                f"(defined: {', '.join(sorted(defined)) or 'none'})"
+            )
 
 
 def _config_body(path: Path):
@@ -94,6 +104,7 @@ class Suites:
     """Test files a feature config lists, resolved: in-tree (`${REPO_ROOT}/...`) and
     upstream (`${TORCH_ROOT}/...`, against the checkout); `missing` are upstream
     entries the checkout lacks (or all of them when there is no checkout)."""
+
     files: tuple[str, ...] = ()
     upstream: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()
@@ -120,9 +131,11 @@ def config_suites(workspace: Path, config: str, torch_root: Optional[Path] = Non
         if not isinstance(path, str):
             continue
         if path.startswith("${REPO_ROOT}/"):
-            files += [str(hit.relative_to(workspace)) for hit in _expand(workspace, path[len("${REPO_ROOT}/"):])]
+            files += [
+                str(hit.relative_to(workspace)) for hit in _expand(workspace, path[len("${REPO_ROOT}/") :])
+            ]
         elif path.startswith("${TORCH_ROOT}/"):
-            rel = path[len("${TORCH_ROOT}/"):]
+            rel = path[len("${TORCH_ROOT}/") :]
             hits = _expand(torch_root, rel) if torch_root else []
             upstream += [str(hit) for hit in hits]
             if not hits:
@@ -153,8 +166,15 @@ def _rel(workspace: Path, path: Path) -> str:
 
 
 def _config_files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
-                  and "schema" not in p.relative_to(root).parts) if root.is_dir() else []
+    return (
+        sorted(
+            p
+            for p in root.rglob("*")
+            if p.suffix in (".yaml", ".yml") and p.is_file() and "schema" not in p.relative_to(root).parts
+        )
+        if root.is_dir()
+        else []
+    )
 
 
 def _device_wide(workspace: Path, root: Path) -> dict[Path, tuple[str, ...]]:
@@ -167,8 +187,9 @@ def _device_wide(workspace: Path, root: Path) -> dict[Path, tuple[str, ...]]:
     return found
 
 
-def _features_under(workspace: Path, root: Path, name_root: Path,
-                    inherit: Optional[dict[Path, tuple[str, ...]]] = None) -> list[Feature]:
+def _features_under(
+    workspace: Path, root: Path, name_root: Path, inherit: Optional[dict[Path, tuple[str, ...]]] = None
+) -> list[Feature]:
     files = _config_files(root)
     groups: dict[Path, list[Path]] = {}
     for p in files:
@@ -177,7 +198,8 @@ def _features_under(workspace: Path, root: Path, name_root: Path,
     for directory, members in sorted(groups.items()):
         prefix = "-".join(directory.relative_to(name_root).parts)
         shared = (inherit or {}).get(directory.relative_to(root), ()) + tuple(
-            _rel(workspace, p) for p in members if not lists_files(p))
+            _rel(workspace, p) for p in members if not lists_files(p)
+        )
         own = [p for p in members if lists_files(p)]
         for p in own:
             features.append(("-".join(filter(None, [prefix, p.stem])), shared + (_rel(workspace, p),)))
@@ -211,8 +233,9 @@ def auto_shards(features: Sequence[Feature], requested: int) -> int:
     return requested or (2 if len(features) == 1 else 1)
 
 
-def plan_legs(candidates: Sequence[Candidate], features: Sequence[Feature],
-              shards: int = 1, base: str = "test") -> list[Leg]:
+def plan_legs(
+    candidates: Sequence[Candidate], features: Sequence[Feature], shards: int = 1, base: str = "test"
+) -> list[Leg]:
     if shards < 1:
         raise ConfigError("--shards must be >= 1")
     legs: list[Leg] = []
@@ -221,8 +244,9 @@ def plan_legs(candidates: Sequence[Candidate], features: Sequence[Feature],
             for shard in range(shards):
                 parts = [] if cand.primary else [cand.name]
                 parts += [feature] + ([f"{shard + 1}of{shards}"] if shards > 1 else [])
-                legs.append(Leg(len(legs), cand, feature, tuple(configs), shard, shards,
-                                leg_job_name(base, *parts)))
+                legs.append(
+                    Leg(len(legs), cand, feature, tuple(configs), shard, shards, leg_job_name(base, *parts))
+                )
     names = [leg.job_name for leg in legs]
     if len(set(names)) != len(names):  # same-job rule: each leg must be its own HUD row
         raise ConfigError("two legs would share a job_name; rename a config")

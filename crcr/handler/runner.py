@@ -11,6 +11,7 @@ Two runners:
 A user template (`--test-command`) replaces either; placeholders are
 substituted per argument, so no value is ever re-parsed by a shell.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,7 +26,13 @@ from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
 from crcr.errors import ConfigError
-from crcr.handler.outcome import NO_TESTS_NOTE, conclusion_for, failing_cases, leg_conclusion, file_of_testcase
+from crcr.handler.outcome import (
+    NO_TESTS_NOTE,
+    conclusion_for,
+    failing_cases,
+    file_of_testcase,
+    leg_conclusion,
+)
 from crcr.handler.plan import Leg, Suites, config_suites
 from crcr.junit import Counts, parse_junit
 
@@ -36,13 +43,24 @@ SHARD_PLUGIN = "tools.shard.plugin"
 SUITES = "testing/suites"
 BAZEL_RAN_TESTS = (0, 3)  # bazel exit codes: 0 all passed, 3 some tests failed
 BAZEL_NO_TESTS = 4
-PLACEHOLDERS = ("python", "workspace", "config", "configs", "feature", "junit", "shard_index", "shard_total", "job_name",
-                "upstream_root")
+PLACEHOLDERS = (
+    "python",
+    "workspace",
+    "config",
+    "configs",
+    "feature",
+    "junit",
+    "shard_index",
+    "shard_total",
+    "job_name",
+    "upstream_root",
+)
 
 
 @dataclass(frozen=True)
 class Upstream:
     """What of upstream a leg runs against (DESIGN.md "three candidates")."""
+
     root: Optional[Path] = None  # checkout at the suite SHA, for ${TORCH_ROOT} config paths
     sha: str = ""  # the suite SHA of that checkout ("" = unknown, e.g. a hand-made tree)
     core_path: Optional[Path] = None  # put first on PYTHONPATH: the wheel with the core overlay
@@ -82,16 +100,25 @@ def check_runner_can_run(legs: Sequence[Leg], runner: str, template: Optional[st
     since the pytest runner and command templates have just the handler's own torch."""
     for leg in legs:
         if leg.candidate.bazel_config and (runner != "bazel" or template):
-            raise ConfigError(f"{leg.job_name}: testing the core of --config={leg.candidate.bazel_config} "
-                              "needs --runner bazel and no --test-command")
+            raise ConfigError(
+                f"{leg.job_name}: testing the core of --config={leg.candidate.bazel_config} "
+                "needs --runner bazel and no --test-command"
+            )
 
 
 def leg_suites(leg: Leg, ws: Path, upstream: Upstream = NO_UPSTREAM) -> Suites:
     return config_suites(ws, leg.config, upstream.root) if leg.config else Suites()
 
 
-def pytest_command(leg: Leg, ws: Path, junit: Path, select: Optional[str], extra: Sequence[str] = (),
-                   smoke: int = 1, upstream: Upstream = NO_UPSTREAM) -> list[str]:
+def pytest_command(
+    leg: Leg,
+    ws: Path,
+    junit: Path,
+    select: Optional[str],
+    extra: Sequence[str] = (),
+    smoke: int = 1,
+    upstream: Upstream = NO_UPSTREAM,
+) -> list[str]:
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}"]
     suites = leg_suites(leg, ws, upstream)
     if (ws / "testing" / "plugin" / "plugin.py").exists():
@@ -142,7 +169,9 @@ def bazel_command(leg: Leg, ws: Path, template: str, upstream: Upstream = NO_UPS
     return argv
 
 
-def template_command(template: str, leg: Leg, ws: Path, junit: Path, upstream: Upstream = NO_UPSTREAM) -> list[str]:
+def template_command(
+    template: str, leg: Leg, ws: Path, junit: Path, upstream: Upstream = NO_UPSTREAM
+) -> list[str]:
     """Split the user's template once, then fill placeholders inside each argument."""
     try:
         parts = shlex.split(template)
@@ -150,11 +179,18 @@ def template_command(template: str, leg: Leg, ws: Path, junit: Path, upstream: U
         raise ConfigError(f"--test-command: {err}") from None
     if not parts:
         raise ConfigError("--test-command is empty")
-    values = {"python": sys.executable, "workspace": str(ws), "config": leg.config or "",
-              "configs": ",".join(leg.configs),
-              "feature": leg.feature, "junit": str(junit), "shard_index": str(leg.shard_index),
-              "shard_total": str(leg.shard_total), "job_name": leg.job_name,
-              "upstream_root": str(upstream.root or "")}
+    values = {
+        "python": sys.executable,
+        "workspace": str(ws),
+        "config": leg.config or "",
+        "configs": ",".join(leg.configs),
+        "feature": leg.feature,
+        "junit": str(junit),
+        "shard_index": str(leg.shard_index),
+        "shard_total": str(leg.shard_total),
+        "job_name": leg.job_name,
+        "upstream_root": str(upstream.root or ""),
+    }
     out = []
     for part in parts:
         for key in PLACEHOLDERS:
@@ -166,7 +202,9 @@ def template_command(template: str, leg: Leg, ws: Path, junit: Path, upstream: U
 def child_env(ws: Path, env: Mapping[str, str], core_path: Optional[Path] = None) -> dict[str, str]:
     """Our sys.path (runfiles: pip deps, built extensions) plus the workspace;
     the core overlay first, so `import torch` finds the wheel at the dispatched SHA."""
-    paths = ([str(core_path)] if core_path else []) + [str(ws)] + [p for p in sys.path if p and Path(p).is_dir()]
+    paths = (
+        ([str(core_path)] if core_path else []) + [str(ws)] + [p for p in sys.path if p and Path(p).is_dir()]
+    )
     merged = dict(env)
     merged["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     merged.setdefault("PYTHONDONTWRITEBYTECODE", "1")
@@ -185,13 +223,20 @@ def bazel_junit(ws: Path, targets: Sequence[str]) -> list[Path]:
     return found
 
 
-def run_command(argv: list[str], cwd: Path, env: Mapping[str, str], timeout: float,
-                log_path: Optional[Path] = None) -> tuple[int, bool]:
+def run_command(
+    argv: list[str], cwd: Path, env: Mapping[str, str], timeout: float, log_path: Optional[Path] = None
+) -> tuple[int, bool]:
     """(exit code, timed out). Output goes to `log_path` (or ours), never through a shell."""
     out = open(log_path, "wb") if log_path else None
     try:
-        proc = subprocess.Popen(argv, cwd=cwd, env=dict(env), stdout=out, stderr=subprocess.STDOUT if out else None,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=dict(env),
+            stdout=out,
+            stderr=subprocess.STDOUT if out else None,
+            start_new_session=True,
+        )
         try:
             return proc.wait(timeout=timeout), False
         except subprocess.TimeoutExpired:
@@ -216,15 +261,29 @@ def run_command(argv: list[str], cwd: Path, env: Mapping[str, str], timeout: flo
 def skipped_leg(leg: Leg, upstream: Upstream, suites: Suites) -> Optional[str]:
     """Why a leg cannot run at all (its upstream files are not there), else None."""
     if suites.missing and not (suites.files or suites.upstream):
-        where = f"the checkout at {upstream.sha[:12] or upstream.root}" if upstream.root else "no upstream checkout"
+        where = (
+            f"the checkout at {upstream.sha[:12] or upstream.root}"
+            if upstream.root
+            else "no upstream checkout"
+        )
         return f"{leg.config}: {where} lacks {', '.join(suites.missing)}"
     return None
 
 
-def run_leg(leg: Leg, ws: Path, out_dir: Path, *, runner: str, env: Mapping[str, str], timeout: float,
-            select: Optional[str] = None, template: Optional[str] = None,
-            target_template: str = "//testing:config_{key}", smoke: int = 1,
-            upstream: Upstream = NO_UPSTREAM) -> LegResult:
+def run_leg(
+    leg: Leg,
+    ws: Path,
+    out_dir: Path,
+    *,
+    runner: str,
+    env: Mapping[str, str],
+    timeout: float,
+    select: Optional[str] = None,
+    template: Optional[str] = None,
+    target_template: str = "//testing:config_{key}",
+    smoke: int = 1,
+    upstream: Upstream = NO_UPSTREAM,
+) -> LegResult:
     out_dir.mkdir(parents=True, exist_ok=True)
     junit = out_dir / f"{leg.job_name}.xml"
     junit.unlink(missing_ok=True)
@@ -244,8 +303,9 @@ def run_leg(leg: Leg, ws: Path, out_dir: Path, *, runner: str, env: Mapping[str,
         argv = bazel_command(leg, ws, target_template, upstream)
         if upstream.core_path:
             notes.append("core overlay not applied by the bazel runner (use --runner pytest)")
-    code, timed_out = run_command(argv, ws, child_env(ws, env, upstream.core_path), timeout,
-                                  out_dir / f"{leg.job_name}.log")
+    code, timed_out = run_command(
+        argv, ws, child_env(ws, env, upstream.core_path), timeout, out_dir / f"{leg.job_name}.log"
+    )
     bazel = runner == "bazel" and not template
     files = [junit] if junit.exists() else []
     if bazel and code in BAZEL_RAN_TESTS:  # on a build failure test.xml files are stale
@@ -260,5 +320,13 @@ def run_leg(leg: Leg, ws: Path, out_dir: Path, *, runner: str, env: Mapping[str,
     located = [(file_of_testcase(c, roots), c, n) for c, n in failing_cases(files)]
     failing = tuple(dict.fromkeys(f for f, _, _ in located if f))
     tests = tuple(f"{f}::{c.rsplit('.', 1)[-1]}::{n}" for f, c, n in located if f)
-    return LegResult(conclusion, code, counts, time.time() - started, tuple(files), tuple(notes), failing,
-                     failing_tests=tests)
+    return LegResult(
+        conclusion,
+        code,
+        counts,
+        time.time() - started,
+        tuple(files),
+        tuple(notes),
+        failing,
+        failing_tests=tests,
+    )

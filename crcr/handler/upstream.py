@@ -9,6 +9,7 @@ uses a checkout someone else made (actions/checkout, or by hand). `auto`: a
 given root, else fetch when a URL is configured, else the fixture when no
 event was given, else none.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -20,8 +21,15 @@ from crcr.errors import ConfigError
 from crcr.fsutil import atomic_write_json
 from crcr.handler.plan import Leg
 from crcr.handler.runner import LegResult, Upstream
-from crcr.upstream.attribution import (Attribution, GreenStore, Inputs, attribute, ops_of_failures, suspect_paths,
-                                       touches_op)
+from crcr.upstream.attribution import (
+    Attribution,
+    GreenStore,
+    Inputs,
+    attribute,
+    ops_of_failures,
+    suspect_paths,
+    touches_op,
+)
 from crcr.upstream.gitcmd import UpstreamError, check_sha, git
 from crcr.upstream.overlay import CoreDelta, build_overlay, core_delta, wheel_git_version, wheel_torch_dir
 from crcr.upstream.source import URL_ENV, UpstreamSource, default_cache
@@ -90,7 +98,11 @@ def _core(source: UpstreamSource, root: Path, base: Optional[str], sha: str, cac
         return None, None, f"core: pinned wheel; no core diff ({err})"
     absent = [p for s, p in delta.python if s != "D" and not (root / p).is_file()]
     if absent:
-        return delta, None, f"core: pinned wheel; the checkout lacks {len(absent)} changed core files ({absent[0]})"
+        return (
+            delta,
+            None,
+            f"core: pinned wheel; the checkout lacks {len(absent)} changed core files ({absent[0]})",
+        )
     return delta, build_overlay(torch_dir, root, delta, cache), delta.note()
 
 
@@ -112,8 +124,11 @@ def prepare(mode: str, args, sha: str, env: Mapping[str, str], fixture=None) -> 
         if not source:
             return replace(setup, core_note="core: pinned wheel (set --upstream-url for the core diff)")
     else:
-        source = (UpstreamSource(fixture.url, cache) if mode == "fixture"
-                  else UpstreamSource.from_settings(args.upstream_url, args.upstream_cache, env))
+        source = (
+            UpstreamSource(fixture.url, cache)
+            if mode == "fixture"
+            else UpstreamSource.from_settings(args.upstream_url, args.upstream_cache, env)
+        )
         setup = UpstreamSetup(mode, source.url, sha, source.checkout(sha), source)
     base = args.core_base or (fixture.base if fixture else None)
     delta, core_path, note = _core(source, setup.root, base, sha, cache)
@@ -146,12 +161,23 @@ def select_memory(env: Mapping[str, str]) -> Path:
     """tools/select's repository memory (its op index), where present."""
     if env.get(SELECT_MEMORY_ENV):
         return Path(env[SELECT_MEMORY_ENV])
-    base = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path(env.get("HOME") or Path.home()) / ".cache"
+    base = (
+        Path(env["XDG_CACHE_HOME"])
+        if env.get("XDG_CACHE_HOME")
+        else Path(env.get("HOME") or Path.home()) / ".cache"
+    )
     return base / "oot-ci" / "select" / "memory.db"
 
 
-def after_leg(setup: UpstreamSetup, store: GreenStore, leg: Leg, result: LegResult, backend: str,
-              out: Path, env: Mapping[str, str]) -> tuple[LegResult, Optional[Attribution]]:
+def after_leg(
+    setup: UpstreamSetup,
+    store: GreenStore,
+    leg: Leg,
+    result: LegResult,
+    backend: str,
+    out: Path,
+    env: Mapping[str, str],
+) -> tuple[LegResult, Optional[Attribution]]:
     """Record a green leg; explain a red one. Writes <out>/<job>.results.json either way."""
     found = None
     key = setup.url or "none"
@@ -168,22 +194,35 @@ def after_leg(setup: UpstreamSetup, store: GreenStore, leg: Leg, result: LegResu
                 commits = setup.source.commits_between(*found.range, paths) if paths else []
                 if ops:  # and the commits touching files named for an op the failing tests dispatch
                     every = setup.source.commits_between(*found.range)
-                    keep = {c.sha for c in commits} | {c.sha for c in every
-                                                       if any(touches_op(f, op) for f in c.files for op in ops)}
+                    keep = {c.sha for c in commits} | {
+                        c.sha for c in every if any(touches_op(f, op) for f in c.files for op in ops)
+                    }
                     commits = [c for c in every if c.sha in keep]
                 found = replace(found, commits=tuple(commits), paths=paths, ops=ops)
             except UpstreamError as err:
                 found = replace(found, paths=paths, ops=ops, error=str(err))
         result = replace(result, notes=result.notes + (found.summary(),))
     details = out / f"{leg.job_name}.results.json"
-    atomic_write_json(details, {"job_name": leg.job_name, "conclusion": result.conclusion,
-                                "test_results": result.counts.as_results(), "notes": list(result.notes),
-                                "failing_files": list(result.failing_files),
-                                "failing_tests": list(result.failing_tests),
-                                "upstream": {"mode": setup.mode, "url": setup.url, "sha": setup.sha,
-                                             "root": str(setup.root or ""),
-                                             "core": setup.delta.as_json() if setup.delta else None},
-                                "inputs": vars(now), "attribution": found.as_json() if found else None})
+    atomic_write_json(
+        details,
+        {
+            "job_name": leg.job_name,
+            "conclusion": result.conclusion,
+            "test_results": result.counts.as_results(),
+            "notes": list(result.notes),
+            "failing_files": list(result.failing_files),
+            "failing_tests": list(result.failing_tests),
+            "upstream": {
+                "mode": setup.mode,
+                "url": setup.url,
+                "sha": setup.sha,
+                "root": str(setup.root or ""),
+                "core": setup.delta.as_json() if setup.delta else None,
+            },
+            "inputs": vars(now),
+            "attribution": found.as_json() if found else None,
+        },
+    )
     return replace(result, details=details), found
 
 
@@ -191,8 +230,14 @@ class LegHooks:
     """What the cycle and run-leg do around each leg for upstream: the inputs a leg
     runs with, and afterwards the record or attribution (collected for the report)."""
 
-    def __init__(self, setup: UpstreamSetup, store: Optional[GreenStore], backend: str, out: Path,
-                 env: Optional[Mapping[str, str]] = None):
+    def __init__(
+        self,
+        setup: UpstreamSetup,
+        store: Optional[GreenStore],
+        backend: str,
+        out: Path,
+        env: Optional[Mapping[str, str]] = None,
+    ):
         self.setup, self.store, self.backend, self.out, self.env = setup, store, backend, out, dict(env or {})
         self.attributions: list[Attribution] = []
 
@@ -209,11 +254,20 @@ class LegHooks:
 
     def write_report(self) -> Path:
         path = self.out / "attribution.json"
-        atomic_write_json(path, {"upstream": {"mode": self.setup.mode, "url": self.setup.url, "sha": self.setup.sha,
-                                              "core": self.setup.delta.as_json() if self.setup.delta else None,
-                                              "core_note": self.setup.core_note},
-                                 "backend": self.backend,
-                                 "attributions": [a.as_json() for a in self.attributions]})
+        atomic_write_json(
+            path,
+            {
+                "upstream": {
+                    "mode": self.setup.mode,
+                    "url": self.setup.url,
+                    "sha": self.setup.sha,
+                    "core": self.setup.delta.as_json() if self.setup.delta else None,
+                    "core_note": self.setup.core_note,
+                },
+                "backend": self.backend,
+                "attributions": [a.as_json() for a in self.attributions],
+            },
+        )
         return path
 
     def close(self) -> None:

@@ -1,4 +1,5 @@
 """Run the relay/HUD emulator in the foreground: python -m crcr.relay --port 8787."""
+
 from __future__ import annotations
 
 import argparse
@@ -15,8 +16,12 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="crcr-relay", description=__doc__)
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--allowlist", type=Path, help="allowlist.yml (default: a built-in sample)")
-    p.add_argument("--repo", action="append", default=[],
-                   help="print an Actions request token for this repo (added at L2 if not allowlisted)")
+    p.add_argument(
+        "--repo",
+        action="append",
+        default=[],
+        help="print an Actions request token for this repo (added at L2 if not allowlisted)",
+    )
     p.add_argument("--fault-rate", type=float, default=0.0)
     args = p.parse_args(argv)
     try:
@@ -34,8 +39,11 @@ def main(argv=None) -> int:
     emu = RelayEmulator(allowlist, args.port, faults)
     print(f"relay: {emu.url}/github/callback  HUD: {emu.url}/hud", flush=True)
     for repo in args.repo:  # a request token is not an OIDC token; it only lets a job mint one
-        print(f"ACTIONS_ID_TOKEN_REQUEST_URL={emu.token_request_url} request token for {repo}: "
-              f"{emu.request_token_for(repo)}", flush=True)
+        print(
+            f"ACTIONS_ID_TOKEN_REQUEST_URL={emu.token_request_url} request token for {repo}: "
+            f"{emu.request_token_for(repo)}",
+            flush=True,
+        )
     try:
         emu.serve_forever()
     except KeyboardInterrupt:

@@ -9,6 +9,7 @@ of that callback fails with a 5xx) and `hud_slow` (every HUD attempt takes
 (see `HudLink` in pipeline.py) and then answers 500. `none` is a scripted
 request that gets no fault (to aim a fault at a later request).
 """
+
 from __future__ import annotations
 
 import random
@@ -42,8 +43,14 @@ class FaultPlan:
         if bad:
             raise ValueError(f"unknown fault kind {bad[0]!r}; known: {', '.join(KINDS)}")
 
-    def configure(self, rate: float, kinds: Iterable[str], latency: float, seed: Optional[int],
-                  script: Iterable[str] = ()) -> None:
+    def configure(
+        self,
+        rate: float,
+        kinds: Iterable[str],
+        latency: float,
+        seed: Optional[int],
+        script: Iterable[str] = (),
+    ) -> None:
         kinds, script = tuple(kinds), tuple(script)
         self.validate(rate, kinds + script)
         if latency < 0:

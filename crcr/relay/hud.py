@@ -11,6 +11,7 @@ The page is the emulator's own: it also knows the relay's side, so a job the
 relay recorded but HUD never confirmed is shown as *stale* (see `stale_jobs`
 in pipeline.py) — the real HUD cannot see that, which is exactly the problem.
 """
+
 from __future__ import annotations
 
 import html
@@ -88,28 +89,45 @@ def hud_record(envelope: dict) -> dict:
         "downstream_repo": repo,
         "upstream_repo": _get(_get(payload, "repository"), "full_name") or "pytorch/pytorch",
         "pr_number": _get(pr, "number") if _get(pr, "number") is not None else 0,
-        "pytorch_head_sha": next((v for v in (head, _get(payload, "head_sha"), delivery) if v is not None), ""),
-        "delivery_id": delivery, "event_type": cb.get("event_type") or None,
-        "workflow_name": wf.get("name"), "job_name": wf["job_name"], "check_run_id": js_string(wf["check_run_id"]),
+        "pytorch_head_sha": next(
+            (v for v in (head, _get(payload, "head_sha"), delivery) if v is not None), ""
+        ),
+        "delivery_id": delivery,
+        "event_type": cb.get("event_type") or None,
+        "workflow_name": wf.get("name"),
+        "job_name": wf["job_name"],
+        "check_run_id": js_string(wf["check_run_id"]),
         "run_id": wf.get("run_id") if wf.get("run_id") is not None else "",
         "run_attempt": js_number_or_one(wf.get("run_attempt")),
-        "status": wf.get("status"), "url": wf.get("url") or "",
+        "status": wf.get("status"),
+        "url": wf.get("url") or "",
         "downstream_repo_level": trusted.get("downstream_repo_level") or None,
         "queue_time": (trusted.get("ci_metrics") or {}).get("queue_time"),
         "execution_time": (trusted.get("ci_metrics") or {}).get("execution_time"),
-        "started_at": wf.get("started_at") or None, "artifact_url": wf.get("artifact_url") or None,
+        "started_at": wf.get("started_at") or None,
+        "artifact_url": wf.get("artifact_url") or None,
     }
     if wf.get("status") == "completed":
         record.update(conclusion=wf.get("conclusion"), completed_at=wf.get("completed_at") or None)
         results = wf.get("test_results")
         if results:
-            counts = {k: results.get(k) if isinstance(results, dict) and _is_number(results.get(k)) else None
-                      for k in ("passed", "failed", "skipped", "total")}
-            record.update(tests_passed=counts["passed"], tests_failed=counts["failed"], tests_skipped=counts["skipped"],
-                          tests_total=counts["total"] if counts["total"] is not None else
-                          sum(counts[k] or 0 for k in ("passed", "failed", "skipped")))
-    record["key"] = "/".join(js_string(v) for v in (repo, delivery, wf.get("name"), wf["job_name"])) \
-        + "/" + record["check_run_id"]
+            counts = {
+                k: results.get(k) if isinstance(results, dict) and _is_number(results.get(k)) else None
+                for k in ("passed", "failed", "skipped", "total")
+            }
+            record.update(
+                tests_passed=counts["passed"],
+                tests_failed=counts["failed"],
+                tests_skipped=counts["skipped"],
+                tests_total=counts["total"]
+                if counts["total"] is not None
+                else sum(counts[k] or 0 for k in ("passed", "failed", "skipped")),
+            )
+    record["key"] = (
+        "/".join(js_string(v) for v in (repo, delivery, wf.get("name"), wf["job_name"]))
+        + "/"
+        + record["check_run_id"]
+    )
     return {k: v for k, v in record.items() if v is not None}
 
 
@@ -126,7 +144,11 @@ class HudStore:
         """Emulator only (POST /_emulator/notes): a free-text `note` on a job's rows, e.g.
         the handler's regression attribution; the real HUD links artifact_url instead."""
         with self._lock:
-            hits = [r for r in self._rows.values() if r.get("delivery_id") == delivery_id and r.get("job_name") == job_name]
+            hits = [
+                r
+                for r in self._rows.values()
+                if r.get("delivery_id") == delivery_id and r.get("job_name") == job_name
+            ]
             for r in hits:
                 r["note"] = str(note)[:2000]
             return len(hits)
@@ -150,8 +172,11 @@ def _cell(row: dict) -> str:
     if row.get("queue_time") is not None:
         bits.append(f"queued {row['queue_time']:.1f}s")
     bits += _note_lines(row)
-    css = "stale" if row.get("stale") else \
-        {"success": "ok", "failure": "bad", "timed_out": "bad", "cancelled": "warn"}.get(status, "run")
+    css = (
+        "stale"
+        if row.get("stale")
+        else {"success": "ok", "failure": "bad", "timed_out": "bad", "cancelled": "warn"}.get(status, "run")
+    )
     link = html.escape(str(row.get("url") or "#"), quote=True)
     return f'<td class="{css}"><a href="{link}">' + "<br>".join(bits) + "</a></td>"
 
@@ -174,14 +199,27 @@ def with_stale(rows: list[dict], stale: list[dict]) -> list[dict]:
     """Rows with the relay's unconfirmed jobs marked (`stale`), missing ones added as placeholders."""
     out = [dict(r) for r in rows]
     for job in stale:
-        match = [r for r in out if (r["downstream_repo"], str(r.get("delivery_id")), str(r.get("job_name"))) ==
-                 (job["repo"], str(job["delivery_id"]), str(job["job_name"]))]
+        match = [
+            r
+            for r in out
+            if (r["downstream_repo"], str(r.get("delivery_id")), str(r.get("job_name")))
+            == (job["repo"], str(job["delivery_id"]), str(job["job_name"]))
+        ]
         for r in match:
             r["stale"] = job["relay_state"]
         if not match:
-            out.append({"downstream_repo": job["repo"], "delivery_id": job["delivery_id"], "job_name": str(job["job_name"]),
-                        "event_type": job.get("event_type"), "pr_number": job.get("pr_number"),
-                        "status": "missing in HUD", "stale": job["relay_state"], "run_attempt": job["run_attempt"]})
+            out.append(
+                {
+                    "downstream_repo": job["repo"],
+                    "delivery_id": job["delivery_id"],
+                    "job_name": str(job["job_name"]),
+                    "event_type": job.get("event_type"),
+                    "pr_number": job.get("pr_number"),
+                    "status": "missing in HUD",
+                    "stale": job["relay_state"],
+                    "run_attempt": job["run_attempt"],
+                }
+            )
     return out
 
 
@@ -198,11 +236,20 @@ def render_page(rows: list[dict], title: str = "CRCR HUD (local emulator)") -> s
         grid.setdefault(_pr_label(r), {})[str(r["job_name"])] = r
     head = "".join(f"<th>{html.escape(j)}</th>" for j in jobs)
     body = "".join(
-        f"<tr><th>{html.escape(label)}</th>" + "".join(_cell(cells[j]) if j in cells else "<td></td>" for j in jobs) + "</tr>"
-        for label, cells in sorted(grid.items()))
+        f"<tr><th>{html.escape(label)}</th>"
+        + "".join(_cell(cells[j]) if j in cells else "<td></td>" for j in jobs)
+        + "</tr>"
+        for label, cells in sorted(grid.items())
+    )
     stale = sum(1 for r in rows if r.get("stale"))
-    warning = (f'<p class="stale">{stale} job(s) STALE: the relay recorded them but HUD never confirmed '
-               f"(HUD 5xx or slow during the forward); the real HUD keeps showing the older state.</p>") if stale else ""
+    warning = (
+        (
+            f'<p class="stale">{stale} job(s) STALE: the relay recorded them but HUD never confirmed '
+            f"(HUD 5xx or slow during the forward); the real HUD keeps showing the older state.</p>"
+        )
+        if stale
+        else ""
+    )
     return f"""<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="5">
 <title>{html.escape(title)}</title><style>
 body{{font-family:sans-serif}} table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:4px 8px;font-size:13px}}

@@ -8,6 +8,7 @@ and iat only when present, PyJWT's defaults); the `repository` claim is the
 verified repo. Buildkite tokens cannot verify here (no Buildkite JWKS), so
 they fail as an invalid token would.
 """
+
 from __future__ import annotations
 
 import json
@@ -62,13 +63,28 @@ class Issuer:
         self.jwks = {"keys": [jwk]}
         self._keyset = jwt.PyJWKSet.from_dict(self.jwks)
 
-    def mint(self, repository: Optional[str], *, audience: Optional[str] = None, issuer: Optional[str] = None,
-             key: Optional[rsa.RSAPrivateKey] = None, lifetime: float = 300.0, ref: str = "refs/heads/main") -> str:
+    def mint(
+        self,
+        repository: Optional[str],
+        *,
+        audience: Optional[str] = None,
+        issuer: Optional[str] = None,
+        key: Optional[rsa.RSAPrivateKey] = None,
+        lifetime: float = 300.0,
+        ref: str = "refs/heads/main",
+    ) -> str:
         """A token shaped like GitHub's (the overrides exist to build bad ones in tests)."""
         now = int(time.time())
-        claims = {"iss": issuer or self.issuer, "aud": audience or self.audience,
-                  "sub": f"repo:{repository}:ref:{ref}", "ref": ref,
-                  "iat": now, "nbf": now - 5, "exp": int(now + lifetime), "jti": uuid.uuid4().hex}
+        claims = {
+            "iss": issuer or self.issuer,
+            "aud": audience or self.audience,
+            "sub": f"repo:{repository}:ref:{ref}",
+            "ref": ref,
+            "iat": now,
+            "nbf": now - 5,
+            "exp": int(now + lifetime),
+            "jti": uuid.uuid4().hex,
+        }
         if repository is not None:
             claims.update(repository=repository, repository_owner=repository.split("/")[0])
         return jwt.encode(claims, key or self.key, algorithm="RS256", headers={"kid": self.kid})
@@ -86,7 +102,9 @@ class Issuer:
             signing = next((k for k in self._keyset.keys if k.key_id == kid), None)
             if signing is None:
                 raise AuthFailed("Invalid authorization token")
-            claims = jwt.decode(token, signing.key, algorithms=["RS256"], audience=self.audience, issuer=issuer)
+            claims = jwt.decode(
+                token, signing.key, algorithms=["RS256"], audience=self.audience, issuer=issuer
+            )
         except jwt.PyJWTError:
             raise AuthFailed("Invalid authorization token") from None
         repo = claims.get("repository")

@@ -18,6 +18,7 @@ relay's callback Lambda answers, step by step in its order:
 9. HUD forward: HUD 4xx -> that status back; 5xx/timeouts retried
    (`HudLink`), then 500 — the state is saved by then (step 7).
 """
+
 from __future__ import annotations
 
 import copy
@@ -59,7 +60,7 @@ class HudLink:
     sleep: Callable[[float], None] = time.sleep
 
     def waits(self) -> list[float]:
-        return [self.backoff * 2 ** i for i in range(self.retries)]
+        return [self.backoff * 2**i for i in range(self.retries)]
 
 
 def parse_callback(body: dict) -> tuple[Any, Any, int, int, Any, Any]:
@@ -134,12 +135,20 @@ class Relay:
         with self._lock:
             if head.get("sha") and (level >= 4 or (level == 3 and labelled)):
                 self.check_run_wanted.add((head["sha"], repo))
-            self.dispatches.append({"repo": repo, "delivery_id": delivery, "at": time.time(),
-                                    "event_type": client_payload.get("event_type")})
+            self.dispatches.append(
+                {
+                    "repo": repo,
+                    "delivery_id": delivery,
+                    "at": time.time(),
+                    "event_type": client_payload.get("event_type"),
+                }
+            )
         return 200, {"ok": True, "state": "DISPATCHED"}
 
     # -- callback side ------------------------------------------------------------------
-    def callback(self, auth_header: Optional[str], raw: bytes, hud_fault: Optional[str] = None) -> tuple[int, dict]:
+    def callback(
+        self, auth_header: Optional[str], raw: bytes, hud_fault: Optional[str] = None
+    ) -> tuple[int, dict]:
         status, answer = self._callback(auth_header, raw, hud_fault)
         self._count(f"{status}")
         return status, answer
@@ -178,8 +187,11 @@ class Relay:
         try:
             t = self.state.apply(delivery, repo, run_id, run_attempt, job_name, status, stored)
         except Rejected:
-            raise Answer(400, f"callback rejected: invalid state transition delivery_id={delivery} "
-                              f"repo={repo} status={status}") from None
+            raise Answer(
+                400,
+                f"callback rejected: invalid state transition delivery_id={delivery} "
+                f"repo={repo} status={status}",
+            ) from None
         key = state_key(delivery, repo, run_id, run_attempt, job_name)
         if level >= 3:
             self._check_run(body, repo, level, status, run_id, name, job_name)
@@ -197,9 +209,14 @@ class Relay:
 
     @staticmethod
     def _envelope(body: dict, repo: str, level: int, metrics: Optional[dict] = None) -> dict:
-        return {"trusted": {"ci_metrics": metrics or {"queue_time": None, "execution_time": None},
-                            "verified_repo": repo, "downstream_repo_level": f"L{level}"},
-                "untrusted": {"callback_payload": body}}
+        return {
+            "trusted": {
+                "ci_metrics": metrics or {"queue_time": None, "execution_time": None},
+                "verified_repo": repo,
+                "downstream_repo_level": f"L{level}",
+            },
+            "untrusted": {"callback_payload": body},
+        }
 
     # -- HUD forward ------------------------------------------------------------------------
     def _forward(self, key: str, envelope: dict, status: str, hud_fault: Optional[str]) -> None:
@@ -217,8 +234,11 @@ class Relay:
             try:
                 record = hud_record(envelope)
             except HudRejected as err:
-                raise Answer(err.status, f"HUD rejected callback: HTTP {err.status}: "
-                                         f"{HUD_REASONS.get(err.status, 'Client Error')}") from None
+                raise Answer(
+                    err.status,
+                    f"HUD rejected callback: HTTP {err.status}: "
+                    f"{HUD_REASONS.get(err.status, 'Client Error')}",
+                ) from None
             self.hud.upsert(record)
             self._note(key, envelope, status, confirmed=True)
             return
@@ -229,20 +249,30 @@ class Relay:
         wf = cb.get("workflow") or {}
         pr = (cb.get("payload") or {}).get("pull_request") if isinstance(cb.get("payload"), dict) else None
         with self._lock:
-            self.forwards[key] = {"repo": envelope["trusted"]["verified_repo"], "delivery_id": cb.get("delivery_id"),
-                                  "job_name": wf.get("job_name"), "event_type": cb.get("event_type"),
-                                  "pr_number": pr.get("number") if isinstance(pr, dict) else None,
-                                  "run_attempt": wf.get("run_attempt"), "relay_state": status,
-                                  "hud_confirmed": confirmed}
+            self.forwards[key] = {
+                "repo": envelope["trusted"]["verified_repo"],
+                "delivery_id": cb.get("delivery_id"),
+                "job_name": wf.get("job_name"),
+                "event_type": cb.get("event_type"),
+                "pr_number": pr.get("number") if isinstance(pr, dict) else None,
+                "run_attempt": wf.get("run_attempt"),
+                "relay_state": status,
+                "hud_confirmed": confirmed,
+            }
 
     def stale_jobs(self, repo: Optional[str] = None) -> list[dict]:
         """Jobs whose latest relay record HUD never confirmed (HUD 5xx/slow/4xx after the state save)."""
         with self._lock:
-            return [dict(f) for f in self.forwards.values()
-                    if not f["hud_confirmed"] and (repo is None or f["repo"] == repo)]
+            return [
+                dict(f)
+                for f in self.forwards.values()
+                if not f["hud_confirmed"] and (repo is None or f["repo"] == repo)
+            ]
 
     # -- L3/L4 upstream check runs --------------------------------------------------------------
-    def _check_run(self, body: dict, repo: str, level: int, status: str, run_id: int, name: Any, job_name: Any) -> None:
+    def _check_run(
+        self, body: dict, repo: str, level: int, status: str, run_id: int, name: Any, job_name: Any
+    ) -> None:
         """Cache the job; create a check run when wanted (L4; L3 with its label or the dispatch flag)."""
         head = pr_head_sha(body)
         if not head:
@@ -252,14 +282,28 @@ class Relay:
         device = self.allowlist[repo].device
         with self._lock:
             self.dispatch_jobs.setdefault((head, repo), {})[f"{name}:{job_name}"] = {
-                "status": status, "conclusion": conclusion, "job_url": details, "run_id": str(run_id)}
-            wanted = level >= 4 or bool(device and f"ciflow/crcr/{device}" in pr_labels(body)) \
+                "status": status,
+                "conclusion": conclusion,
+                "job_url": details,
+                "run_id": str(run_id),
+            }
+            wanted = (
+                level >= 4
+                or bool(device and f"ciflow/crcr/{device}" in pr_labels(body))
                 or (head, repo) in self.check_run_wanted
+            )
             if wanted:
-                self.check_runs.append({"head_sha": head, "name": f"crcr/{repo}/{name}/{job_name}", "status": status,
-                                        "conclusion": conclusion if status == "completed" else None,
-                                        "title": check_run_title(status, conclusion), "details_url": details,
-                                        "external_id": str(run_id)})
+                self.check_runs.append(
+                    {
+                        "head_sha": head,
+                        "name": f"crcr/{repo}/{name}/{job_name}",
+                        "status": status,
+                        "conclusion": conclusion if status == "completed" else None,
+                        "title": check_run_title(status, conclusion),
+                        "details_url": details,
+                        "external_id": str(run_id),
+                    }
+                )
 
     # -- zombies -------------------------------------------------------------------------------
     def sweep(self, timeout: float = ZOMBIE_TIMEOUT) -> int:
@@ -270,11 +314,16 @@ class Relay:
             if rec.envelope is None:
                 continue
             envelope = copy.deepcopy(rec.envelope)
-            envelope["trusted"]["ci_metrics"] = {"queue_time": None,
-                                                 "execution_time": max(0.0, round(time.time() - rec.at, 3))}
+            envelope["trusted"]["ci_metrics"] = {
+                "queue_time": None,
+                "execution_time": max(0.0, round(time.time() - rec.at, 3)),
+            }
             wf = envelope["untrusted"]["callback_payload"]["workflow"]
-            wf.update(status="completed", conclusion="timed_out",
-                      completed_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+            wf.update(
+                status="completed",
+                conclusion="timed_out",
+                completed_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            )
             try:
                 self.hud.upsert(hud_record(envelope))
             except HudRejected:
@@ -286,8 +335,18 @@ class Relay:
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
-            return {"dispatches": list(self.dispatches), "check_runs": list(self.check_runs),
-                    "counters": dict(self.counters), "stale": [dict(f) for f in self.forwards.values()
-                                                              if not f["hud_confirmed"]],
-                    "transitions": [{"key": list(t.key), "status": t.status, "queue_time": t.queue_time,
-                                     "execution_time": t.execution_time} for t in self.state.transitions]}
+            return {
+                "dispatches": list(self.dispatches),
+                "check_runs": list(self.check_runs),
+                "counters": dict(self.counters),
+                "stale": [dict(f) for f in self.forwards.values() if not f["hud_confirmed"]],
+                "transitions": [
+                    {
+                        "key": list(t.key),
+                        "status": t.status,
+                        "queue_time": t.queue_time,
+                        "execution_time": t.execution_time,
+                    }
+                    for t in self.state.transitions
+                ],
+            }

@@ -4,6 +4,7 @@ Like the relay's Redis sorted set, every request is added to the window
 first and the request is refused when the count is then over the limit, so
 refused requests keep counting: a client that hammers stays locked out.
 """
+
 from __future__ import annotations
 
 import threading
@@ -15,7 +16,9 @@ LIMIT_PER_MIN = 100
 
 
 class SlidingWindow:
-    def __init__(self, limit: int = LIMIT_PER_MIN, window: float = 60.0, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self, limit: int = LIMIT_PER_MIN, window: float = 60.0, clock: Callable[[], float] = time.monotonic
+    ):
         self.limit, self.window, self._clock = limit, window, clock
         self._hits: dict[str, deque] = defaultdict(deque)
         self._lock = threading.Lock()

@@ -8,6 +8,7 @@ Emulator-only: /.well-known/jwks, /_emulator/notes (handler notes on HUD rows), 
 ACTIONS_ID_TOKEN_REQUEST_URL stand-in), /_emulator/dispatch,
 /_emulator/faults, /_emulator/sweep, /_emulator/state.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,7 +39,9 @@ class _Handler(BaseHTTPRequestHandler):
         log.debug("%s %s", self.address_string(), fmt % args)
 
     # -- helpers ----------------------------------------------------------
-    def _send(self, status: int, obj, ctype: str = "application/json", headers: Optional[dict] = None) -> None:
+    def _send(
+        self, status: int, obj, ctype: str = "application/json", headers: Optional[dict] = None
+    ) -> None:
         data = obj.encode() if isinstance(obj, str) else json.dumps(obj).encode()
         try:
             self.send_response(status)
@@ -64,7 +67,12 @@ class _Handler(BaseHTTPRequestHandler):
             host = self.headers.get("Host") or "%s:%s" % self.server.server_address[:2]
             query = urlsplit(self.path).query
             self.close_connection = True
-            self._send(307, "", "text/plain", {"Location": f"http://{host}{CALLBACK}" + (f"?{query}" if query else "")})
+            self._send(
+                307,
+                "",
+                "text/plain",
+                {"Location": f"http://{host}{CALLBACK}" + (f"?{query}" if query else "")},
+            )
             return True
         return False
 
@@ -102,7 +110,9 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             return self._send(400, {"detail": "invalid JSON body"})
         if path == "/_emulator/dispatch" and isinstance(data, dict):
-            return self._send(*self.emulator.relay.dispatch(str(data.get("repo", "")), data.get("client_payload") or {}))
+            return self._send(
+                *self.emulator.relay.dispatch(str(data.get("repo", "")), data.get("client_payload") or {})
+            )
         if path == "/_emulator/sweep" and isinstance(data, dict):
             try:
                 timeout = float(data.get("timeout", 21600))
@@ -110,8 +120,9 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._send(400, {"detail": "timeout must be a number"})
             return self._send(200, {"ok": True, "timed_out": self.emulator.relay.sweep(timeout)})
         if path == "/_emulator/notes" and isinstance(data, dict):
-            hits = self.emulator.relay.hud.annotate(str(data.get("delivery_id", "")), str(data.get("job_name", "")),
-                                      str(data.get("note", "")))
+            hits = self.emulator.relay.hud.annotate(
+                str(data.get("delivery_id", "")), str(data.get("job_name", "")), str(data.get("note", ""))
+            )
             return self._send(200 if hits else 404, {"ok": bool(hits), "rows": hits})
         if path == "/_emulator/faults" and isinstance(data, dict):
             try:
@@ -137,12 +148,16 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/_emulator/state":
             return self._send(200, relay.snapshot())
         if path in ("/", "/hud", "/crcr"):
-            return self._send(200, render_page(with_stale(relay.hud.rows(), relay.stale_jobs())),
-                              "text/html; charset=utf-8")
+            return self._send(
+                200, render_page(with_stale(relay.hud.rows(), relay.stale_jobs())), "text/html; charset=utf-8"
+            )
         if path.startswith("/crcr/") and path.count("/") == 3:
-            repo = path[len("/crcr/"):]
-            return self._send(200, render_page(with_stale(relay.hud.rows(repo), relay.stale_jobs(repo)),
-                                               f"CRCR HUD: {repo}"), "text/html; charset=utf-8")
+            repo = path[len("/crcr/") :]
+            return self._send(
+                200,
+                render_page(with_stale(relay.hud.rows(repo), relay.stale_jobs(repo)), f"CRCR HUD: {repo}"),
+                "text/html; charset=utf-8",
+            )
         self._send(404, {"detail": "Not Found"})
 
     def do_PUT(self) -> None:
@@ -174,8 +189,9 @@ class _Handler(BaseHTTPRequestHandler):
             body.decode("utf-8")
         except UnicodeDecodeError:  # the local server decodes before the Lambda code runs
             return self._send(500, "Internal Server Error", "text/plain; charset=utf-8")
-        status, answer = self.emulator.relay.callback(self.headers.get("Authorization"), body,
-                                                      hud_fault=fault if fault in HUD_KINDS else None)
+        status, answer = self.emulator.relay.callback(
+            self.headers.get("Authorization"), body, hud_fault=fault if fault in HUD_KINDS else None
+        )
         if fault == "drop":
             return self._drop()
         self._send(status, answer)
@@ -198,9 +214,16 @@ L3:
 class RelayEmulator:
     """Start with `with RelayEmulator(...) as emu:`; `emu.url` is the base URL."""
 
-    def __init__(self, allowlist: Optional[dict[str, Entry]] = None, port: int = 0,
-                 faults: Optional[FaultPlan] = None, relay: Optional[Relay] = None):
-        self.relay = relay or Relay(allowlist if allowlist is not None else parse_allowlist(DEFAULT_ALLOWLIST))
+    def __init__(
+        self,
+        allowlist: Optional[dict[str, Entry]] = None,
+        port: int = 0,
+        faults: Optional[FaultPlan] = None,
+        relay: Optional[Relay] = None,
+    ):
+        self.relay = relay or Relay(
+            allowlist if allowlist is not None else parse_allowlist(DEFAULT_ALLOWLIST)
+        )
         self.faults = faults or FaultPlan()
         self._request_tokens: dict[str, str] = {}
         handler = type("Handler", (_Handler,), {"emulator": self})
@@ -215,10 +238,19 @@ class RelayEmulator:
 
     def configure_faults(self, data: dict) -> None:
         """POST /_emulator/faults: transport faults plus the relay's HUD retry timing."""
-        self.faults.configure(float(data.get("rate", 0)), data.get("kinds", ()), float(data.get("latency", 0.05)),
-                              data.get("seed"), data.get("script", ()))
+        self.faults.configure(
+            float(data.get("rate", 0)),
+            data.get("kinds", ()),
+            float(data.get("latency", 0.05)),
+            data.get("seed"),
+            data.get("script", ()),
+        )
         link = self.relay.hud_link
-        for name, attr in (("hud_retries", "retries"), ("hud_backoff", "backoff"), ("hud_latency", "slow_attempt")):
+        for name, attr in (
+            ("hud_retries", "retries"),
+            ("hud_backoff", "backoff"),
+            ("hud_latency", "slow_attempt"),
+        ):
             if name in data:
                 value = int(data[name]) if attr == "retries" else float(data[name])
                 if value < 0:

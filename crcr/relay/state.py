@@ -7,6 +7,7 @@ job) and the dispatch record at run_id 0, run_attempt 0. Every write sets its
 own 3-day TTL. Accepted: none -> IN_PROGRESS -> COMPLETED; everything else,
 and any callback claiming run_id 0, is rejected.
 """
+
 from __future__ import annotations
 
 import threading
@@ -93,8 +94,16 @@ class StateStore:
         with self._lock:
             return self._get(key)
 
-    def apply(self, delivery_id: Any, repo: str, run_id: int, run_attempt: int, job_name: Any,
-              status: str, envelope: Optional[dict] = None) -> Transition:
+    def apply(
+        self,
+        delivery_id: Any,
+        repo: str,
+        run_id: int,
+        run_attempt: int,
+        job_name: Any,
+        status: str,
+        envelope: Optional[dict] = None,
+    ) -> Transition:
         """Write IN_PROGRESS/COMPLETED; raises Rejected. The caller checked the dispatch record."""
         key = state_key(delivery_id, repo, run_id, run_attempt, job_name)
         new = "IN_PROGRESS" if status == "in_progress" else "COMPLETED"
@@ -108,7 +117,9 @@ class StateStore:
             self._records[key] = Record(new, now, envelope if new == "IN_PROGRESS" else None)
             parts = (delivery_id, repo, run_id, run_attempt, job_name or None)
             if new == "IN_PROGRESS":
-                t = Transition(parts, new, now, queue_time=_clamp(now - dispatched.at) if dispatched else None)
+                t = Transition(
+                    parts, new, now, queue_time=_clamp(now - dispatched.at) if dispatched else None
+                )
             else:
                 t = Transition(parts, new, now, execution_time=_clamp(now - prev.at))
             self.transitions.append(t)
@@ -118,8 +129,11 @@ class StateStore:
         """Zombies (§2.8): jobs still IN_PROGRESS after `older_than` seconds."""
         with self._lock:
             now = self._clock()
-            return [(k, r) for k, r in self._records.items()
-                    if r.state == "IN_PROGRESS" and now - r.at > older_than and now - r.at < self.ttl]
+            return [
+                (k, r)
+                for k, r in self._records.items()
+                if r.state == "IN_PROGRESS" and now - r.at > older_than and now - r.at < self.ttl
+            ]
 
     def close_zombie(self, key: str) -> None:
         with self._lock:

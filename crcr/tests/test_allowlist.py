@@ -25,16 +25,19 @@ def test_parses_every_shape():
     assert level_of(e, "Ascend/pytorch") == 2 and level_of(e, "ascend/pytorch") == 0
 
 
-@pytest.mark.parametrize("text,needle", [
-    ("L5: []\n", "x.yml:1: unknown key 'L5'"),
-    ("L1:\n  - a/b\nL2:\n  - a/b\n", "listed twice"),
-    ("L1:\n  - not-a-repo\n", "bad repo name"),
-    ("L1: a/b\n", "must be a list"),
-    ("L3:\n  - a/b\n", "L3 must map"),
-    ("L3:\n  spyre: a/b\n", "must map owner/repo"),
-    ("L1:\n  - a/b: [ok, 'bad handle!']\n", "bad oncall handle"),
-    ("L1: [a/b\n", "x.yml:2: YAML error"),
-])
+@pytest.mark.parametrize(
+    "text,needle",
+    [
+        ("L5: []\n", "x.yml:1: unknown key 'L5'"),
+        ("L1:\n  - a/b\nL2:\n  - a/b\n", "listed twice"),
+        ("L1:\n  - not-a-repo\n", "bad repo name"),
+        ("L1: a/b\n", "must be a list"),
+        ("L3:\n  - a/b\n", "L3 must map"),
+        ("L3:\n  spyre: a/b\n", "must map owner/repo"),
+        ("L1:\n  - a/b: [ok, 'bad handle!']\n", "bad oncall handle"),
+        ("L1: [a/b\n", "x.yml:2: YAML error"),
+    ],
+)
 def test_errors_name_file_and_line(text, needle):
     with pytest.raises(ConfigError) as err:
         parse_allowlist(text, "x.yml")
@@ -57,8 +60,12 @@ def test_l3_needs_a_device_and_others_refuse_one():
 
 
 def test_tool_print_and_validate(tmp_path, capsys):
-    assert allowlist_tool.main(["print", "--repo", "acme/oot-ci", "--level", "L3", "--device", "spyre",
-                                "--oncall", "alice,bob"]) == 0
+    assert (
+        allowlist_tool.main(
+            ["print", "--repo", "acme/oot-ci", "--level", "L3", "--device", "spyre", "--oncall", "alice,bob"]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "L3:\n  spyre:\n    acme/oot-ci: [alice, bob]\n" in out
     f = tmp_path / "allowlist.yml"

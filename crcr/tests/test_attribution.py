@@ -1,8 +1,7 @@
 """Regression attribution: backend moved vs only upstream moved, the last-green
 store, and the upstream commits in range touching the failing files."""
-import os
 
-import pytest
+import os
 
 from crcr.upstream.attribution import GreenStore, Inputs, attribute, suspect_paths
 from crcr.upstream.localrepo import build_repo, file_url
@@ -44,19 +43,27 @@ def test_store_keeps_the_last_green_per_upstream_and_job(tmp_path):
 
 
 def test_commits_in_range_touching_the_failing_files(tmp_path):
-    shas = build_repo(tmp_path / "u.git", [
-        ("base", {"test/nn/test_f.py": "1\n", "torch/nn/f.py": "1\n", "README": "r\n"}),
-        ("docs only", {"README": "r2\n"}),
-        ("change f", {"torch/nn/f.py": "2\n"}),
-        ("change test", {"test/nn/test_f.py": "2\n"})], dict(os.environ))
+    shas = build_repo(
+        tmp_path / "u.git",
+        [
+            ("base", {"test/nn/test_f.py": "1\n", "torch/nn/f.py": "1\n", "README": "r\n"}),
+            ("docs only", {"README": "r2\n"}),
+            ("change f", {"torch/nn/f.py": "2\n"}),
+            ("change test", {"test/nn/test_f.py": "2\n"}),
+        ],
+        dict(os.environ),
+    )
     src = UpstreamSource(file_url(tmp_path / "u.git"), tmp_path / "cache")
     got = attribute("test-nn", Inputs("be", shas[3], shas[3]), Inputs("be", shas[0], shas[0]))
     paths = suspect_paths(["test/nn/test_f.py"], ["torch/nn/f.py"])
     commits = src.commits_between(*got.range, paths)
     assert [c.subject for c in commits] == ["change test", "change f"]
     from dataclasses import replace
+
     summary = replace(got, commits=tuple(commits)).summary()
-    assert summary.startswith(f"only upstream moved: {shas[0]}..{shas[3]}; suspects: {shas[3][:12]} change test")
+    assert summary.startswith(
+        f"only upstream moved: {shas[0]}..{shas[3]}; suspects: {shas[3][:12]} change test"
+    )
 
 
 def test_two_dirty_trees_on_one_commit_are_told_apart():
@@ -67,15 +74,21 @@ def test_two_dirty_trees_on_one_commit_are_told_apart():
 
 def test_ops_of_failing_tests_from_the_op_index(tmp_path):
     import sqlite3
+
     from crcr.upstream.attribution import ops_of_failures, touches_op
+
     db = tmp_path / "memory.db"
     con = sqlite3.connect(db)  # the op_index table of tools/select's repository memory
     con.execute("CREATE TABLE op_index (op TEXT NOT NULL, test_id TEXT NOT NULL, variant TEXT NOT NULL)")
-    con.executemany("INSERT INTO op_index VALUES (?, ?, ?)", [
-        ("aten::flatten.using_ints", "test/nn/test_f.py::TestF::test_flat", ""),
-        ("aten::view", "test/nn/test_f.py::TestF::test_flat", ""),
-        ("aten::add.Tensor", "test/nn/test_f.py::TestF::test_other", ""),
-        ("aten::mul.Tensor", "test/nn/test_fx.py::TestF::test_flat", "")])
+    con.executemany(
+        "INSERT INTO op_index VALUES (?, ?, ?)",
+        [
+            ("aten::flatten.using_ints", "test/nn/test_f.py::TestF::test_flat", ""),
+            ("aten::view", "test/nn/test_f.py::TestF::test_flat", ""),
+            ("aten::add.Tensor", "test/nn/test_f.py::TestF::test_other", ""),
+            ("aten::mul.Tensor", "test/nn/test_fx.py::TestF::test_flat", ""),
+        ],
+    )
     con.commit()
     con.close()
     failing = ["test/nn/test_f.py::TestFSPYRE::test_flat_spyre_float32"]
@@ -91,31 +104,50 @@ def test_red_leg_lists_commits_touching_files_named_for_its_ops(tmp_path):
     """after_leg end to end: a failing test whose file no commit touches is still
     attributed to the commit that changed the file named for the op it dispatches."""
     import sqlite3
+
     from crcr.dispatch import load_dispatch
     from crcr.handler.plan import plan_candidates, plan_legs
     from crcr.handler.runner import LegResult
     from crcr.handler.upstream import UpstreamSetup, after_leg
     from crcr.junit import Counts
-    shas = build_repo(tmp_path / "u.git", [
-        ("base", {"test/test_t.py": "1\n", "torch/_refs/flatten.py": "1\n", "torch/other.py": "1\n"}),
-        ("change flatten", {"torch/_refs/flatten.py": "2\n"}),
-        ("change other", {"torch/other.py": "2\n"})], dict(os.environ))
+
+    shas = build_repo(
+        tmp_path / "u.git",
+        [
+            ("base", {"test/test_t.py": "1\n", "torch/_refs/flatten.py": "1\n", "torch/other.py": "1\n"}),
+            ("change flatten", {"torch/_refs/flatten.py": "2\n"}),
+            ("change other", {"torch/other.py": "2\n"}),
+        ],
+        dict(os.environ),
+    )
     src = UpstreamSource(file_url(tmp_path / "u.git"), tmp_path / "cache")
     db = tmp_path / "memory.db"
     con = sqlite3.connect(db)
     con.execute("CREATE TABLE op_index (op TEXT NOT NULL, test_id TEXT NOT NULL, variant TEXT NOT NULL)")
-    con.execute("INSERT INTO op_index VALUES ('aten::flatten.using_ints', 'test/test_t.py::TestT::test_x', '')")
+    con.execute(
+        "INSERT INTO op_index VALUES ('aten::flatten.using_ints', 'test/test_t.py::TestT::test_x', '')"
+    )
     con.commit()
     con.close()
     import json
     from pathlib import Path
-    event = json.loads((Path(__file__).parent.parent / "examples" / "pull_request_synchronize.json").read_text())
+
+    event = json.loads(
+        (Path(__file__).parent.parent / "examples" / "pull_request_synchronize.json").read_text()
+    )
     leg = plan_legs(plan_candidates(load_dispatch(event)), [("f", ())])[0]
     store = GreenStore(tmp_path / "g.sqlite")
     store.record_green(src.url, leg.job_name, Inputs("be", shas[0], shas[0]))
     setup = UpstreamSetup("fetch", src.url, shas[2], tmp_path, src)  # no core delta known
-    red = LegResult("failure", 1, Counts(0, 1, 0), 1.0, (), failing_files=("test/test_t.py",),
-                    failing_tests=("test/test_t.py::TestTSPYRE::test_x_spyre_float32",))
+    red = LegResult(
+        "failure",
+        1,
+        Counts(0, 1, 0),
+        1.0,
+        (),
+        failing_files=("test/test_t.py",),
+        failing_tests=("test/test_t.py::TestTSPYRE::test_x_spyre_float32",),
+    )
     result, found = after_leg(setup, store, leg, red, "be", tmp_path / "out", {"CRCR_SELECT_MEMORY": str(db)})
     assert found.verdict == "only_upstream" and found.ops == ("aten::flatten.using_ints",)
     assert [c.subject for c in found.commits] == ["change flatten"]

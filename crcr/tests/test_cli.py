@@ -1,4 +1,5 @@
 """crcr-callback end to end against the emulator, in a subprocess like CI runs it."""
+
 import json
 import os
 import subprocess
@@ -24,28 +25,48 @@ def cli(args, env):
     full = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), **env)
     full.pop("GITHUB_EVENT_PATH", None)
     args = [*args, "--backoff", "0.05", "--max-retries", "3"]
-    return subprocess.run([sys.executable, "-m", "crcr.cli", *args], env=full, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "crcr.cli", *args], env=full, capture_output=True, text=True, timeout=120
+    )
 
 
 def actions_env(emu, tmp_path, cp, **extra):
-    return {"GITHUB_REPOSITORY": REPO, "GITHUB_WORKFLOW": "CRCR", "GITHUB_RUN_ID": "4242", "GITHUB_RUN_ATTEMPT": "1",
-            "GITHUB_JOB": "test", "CLIENT_PAYLOAD": json.dumps(cp), "CRCR_CALLBACK_URL": emu.url,
-            "CRCR_STATE_DIR": str(tmp_path / "state"), **extra}
+    return {
+        "GITHUB_REPOSITORY": REPO,
+        "GITHUB_WORKFLOW": "CRCR",
+        "GITHUB_RUN_ID": "4242",
+        "GITHUB_RUN_ATTEMPT": "1",
+        "GITHUB_JOB": "test",
+        "CLIENT_PAYLOAD": json.dumps(cp),
+        "CRCR_CALLBACK_URL": emu.url,
+        "CRCR_STATE_DIR": str(tmp_path / "state"),
+        **extra,
+    }
 
 
 def test_pair_from_the_actions_environment_with_minted_token(emu, tmp_path, pr_payload):
     cp = dict(pr_payload, delivery_id=str(uuid.uuid4()))
     emu.relay.dispatch(REPO, cp)
-    env = actions_env(emu, tmp_path, cp, ACTIONS_ID_TOKEN_REQUEST_URL=emu.token_request_url,
-                      ACTIONS_ID_TOKEN_REQUEST_TOKEN=emu.request_token_for(REPO))
+    env = actions_env(
+        emu,
+        tmp_path,
+        cp,
+        ACTIONS_ID_TOKEN_REQUEST_URL=emu.token_request_url,
+        ACTIONS_ID_TOKEN_REQUEST_TOKEN=emu.request_token_for(REPO),
+    )
     junit = tmp_path / "j.xml"
     junit.write_text("<testsuite><testcase name='a'/><testcase name='b'><failure/></testcase></testsuite>")
     r1 = cli(["in-progress", "--job-name", "test-ops"], env)
     r2 = cli(["completed", "--job-name", "test-ops", "--conclusion", "failure", "--junit", str(junit)], env)
     assert (r1.returncode, r2.returncode) == (0, 0), r1.stderr + r2.stderr
     (row,) = emu.relay.hud.rows(REPO)
-    assert (row["job_name"], row["conclusion"], row["tests_failed"], row["tests_total"], row["run_id"]) == \
-        ("test-ops", "failure", 1, 2, "4242")  # HUD keeps run_id as sent
+    assert (row["job_name"], row["conclusion"], row["tests_failed"], row["tests_total"], row["run_id"]) == (
+        "test-ops",
+        "failure",
+        1,
+        2,
+        "4242",
+    )  # HUD keeps run_id as sent
     assert emu.request_token_for(REPO) not in r1.stdout + r1.stderr
 
 
@@ -56,10 +77,25 @@ def test_token_never_printed_even_when_things_go_wrong(emu, tmp_path, pr_payload
     bad = emu.relay.issuer.mint(REPO, key=new_key())
     emu.faults.configure(0.0, (), 0.0, None, script=["drop", "5xx", "429"])
     env = actions_env(emu, tmp_path, cp, GOOD=good, BAD=bad)
-    runs = [cli(["in-progress", "--job-name", "leg", "--token-env", "GOOD", "-v"], env),
-            cli(["completed", "--job-name", "leg", "--conclusion", "success", "--token-env", "BAD", "-v"], env),
-            cli(["completed", "--job-name", "leg", "--conclusion", "success", "--token-env", "GOOD", "-v",
-                 "--url", "http://127.0.0.1:9"], env)]
+    runs = [
+        cli(["in-progress", "--job-name", "leg", "--token-env", "GOOD", "-v"], env),
+        cli(["completed", "--job-name", "leg", "--conclusion", "success", "--token-env", "BAD", "-v"], env),
+        cli(
+            [
+                "completed",
+                "--job-name",
+                "leg",
+                "--conclusion",
+                "success",
+                "--token-env",
+                "GOOD",
+                "-v",
+                "--url",
+                "http://127.0.0.1:9",
+            ],
+            env,
+        ),
+    ]
     assert [r.returncode for r in runs[:2]] == [0, 3]
     assert "401" in runs[1].stderr and "retrying" in runs[0].stderr
     everything = "".join(r.stdout + r.stderr for r in runs)
@@ -72,8 +108,22 @@ def test_token_never_printed_even_when_things_go_wrong(emu, tmp_path, pr_payload
 def test_nightly_self_report(emu, tmp_path):
     env = actions_env(emu, tmp_path, {}, GOOD=emu.relay.issuer.mint(REPO))
     env.pop("CLIENT_PAYLOAD")
-    r = cli(["nightly", "--sha", "c" * 40, "--kind", "periodic", "--conclusion", "success",
-             "--test-results", '{"passed": 9, "failed": 0, "skipped": 1}', "--token-env", "GOOD"], env)
+    r = cli(
+        [
+            "nightly",
+            "--sha",
+            "c" * 40,
+            "--kind",
+            "periodic",
+            "--conclusion",
+            "success",
+            "--test-results",
+            '{"passed": 9, "failed": 0, "skipped": 1}',
+            "--token-env",
+            "GOOD",
+        ],
+        env,
+    )
     assert r.returncode == 0, r.stderr
     (row,) = emu.relay.hud.rows(REPO)
     assert (row["event_type"], row["delivery_id"], row["tests_total"]) == ("periodic", "c" * 40, 10)
@@ -81,10 +131,13 @@ def test_nightly_self_report(emu, tmp_path):
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["in-progress"], "no client_payload"),
-    (["completed", "--conclusion", "passed"], "conclusion 'passed'"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["in-progress"], "no client_payload"),
+        (["completed", "--conclusion", "passed"], "conclusion 'passed'"),
+    ],
+)
 def test_bad_input_one_line_exit_2(emu, tmp_path, pr_payload, args, needle):
     env = actions_env(emu, tmp_path, pr_payload, GOOD=emu.relay.issuer.mint(REPO))
     if needle == "no client_payload":

@@ -26,14 +26,24 @@ def scripted(*answers):
         if isinstance(a, Exception):
             raise a
         status, detail = a if isinstance(a, tuple) else (a, "")
-        return Response(status, json.dumps({"detail": detail} if detail else {"ok": True, "status": "x"}).encode())
+        return Response(
+            status, json.dumps({"detail": detail} if detail else {"ok": True, "status": "x"}).encode()
+        )
+
     return MockTransport(handler), calls
 
 
 def make(tmp_path, transport, total=4):
-    return CallbackClient("http://relay.invalid/", StaticToken(SECRET), "acme/oot", outbox=Outbox(tmp_path),
-                          transport=transport, policy=default_policy(total=total, backoff=0.01, jitter=0.01),
-                          budget=RateBudget(limit=1000), sleep=lambda s: None)
+    return CallbackClient(
+        "http://relay.invalid/",
+        StaticToken(SECRET),
+        "acme/oot",
+        outbox=Outbox(tmp_path),
+        transport=transport,
+        policy=default_policy(total=total, backoff=0.01, jitter=0.01),
+        budget=RateBudget(limit=1000),
+        sleep=lambda s: None,
+    )
 
 
 def test_callback_url_normalisation():
@@ -60,11 +70,17 @@ def test_other_4xx_is_not_retried_and_is_kept_aside(tmp_path, pr_payload, status
 
 
 @pytest.mark.parametrize("lost", [503, TransportError("dropped")])
-def test_state_transition_400_after_a_possibly_delivered_attempt_counts_as_delivered(tmp_path, pr_payload, lost):
+def test_state_transition_400_after_a_possibly_delivered_attempt_counts_as_delivered(
+    tmp_path, pr_payload, lost
+):
     transport, _ = scripted(lost, (400, "invalid state transition: IN_PROGRESS -> IN_PROGRESS (replay)"))
     out = make(tmp_path, transport).post(in_progress_body(pr_payload, CTX))
     # counted as delivered (nothing left to resend), but never a silent success: no 200 was seen
-    assert (out.result, out.label, out.hud_confirmed) == (RECORDED_HUD_UNCONFIRMED, "recorded, HUD unconfirmed", False)
+    assert (out.result, out.label, out.hud_confirmed) == (
+        RECORDED_HUD_UNCONFIRMED,
+        "recorded, HUD unconfirmed",
+        False,
+    )
     assert not list(tmp_path.glob("c-*.json"))
 
 
@@ -91,15 +107,24 @@ def test_budget_sliding_window():
     assert wait_needed([0.0, 1.0], now=3.0, limit=3, window=60) == 0.0
     now = [100.0]
     slept = []
-    b = RateBudget(limit=2, window=10, clock=lambda: now[0], sleep=lambda s: (slept.append(s), now.__setitem__(0, now[0] + s)))
+    b = RateBudget(
+        limit=2,
+        window=10,
+        clock=lambda: now[0],
+        sleep=lambda s: (slept.append(s), now.__setitem__(0, now[0] + s)),
+    )
     for _ in range(5):
         b.acquire("acme/oot")
     assert slept == [10.0, 10.0]  # 5 sends at 2 per 10 s take two waits
 
 
 def test_shared_budget_file(tmp_path):
-    a = RateBudget(limit=3, path=tmp_path / "b.json", sleep=lambda s: (_ for _ in ()).throw(AssertionError("wait")))
-    b = RateBudget(limit=3, path=tmp_path / "b.json", sleep=lambda s: (_ for _ in ()).throw(RuntimeError("waited")))
+    a = RateBudget(
+        limit=3, path=tmp_path / "b.json", sleep=lambda s: (_ for _ in ()).throw(AssertionError("wait"))
+    )
+    b = RateBudget(
+        limit=3, path=tmp_path / "b.json", sleep=lambda s: (_ for _ in ()).throw(RuntimeError("waited"))
+    )
     a.acquire("r"), a.acquire("r"), b.acquire("r")
     with pytest.raises(RuntimeError, match="waited"):
         b.acquire("r")  # the fourth send of the minute waits, whichever process asks
@@ -112,7 +137,12 @@ def test_completed_body_requires_github_conclusion(pr_payload):
     body = completed_body(pr_payload, CTX, "failure", test_results={"passed": 1, "failed": 2, "skipped": 0})
     assert {k: body[k] for k in ("event_type", "delivery_id", "payload")} == pr_payload
     wf = body["workflow"]
-    assert (wf["schema_version"], wf["status"], wf["run_id"], wf["test_results"]["failed"]) == ("1", "completed", "123", 2)
+    assert (wf["schema_version"], wf["status"], wf["run_id"], wf["test_results"]["failed"]) == (
+        "1",
+        "completed",
+        "123",
+        2,
+    )
     assert "started_at" in wf and wf["started_at"] is None
 
 
@@ -122,7 +152,10 @@ def test_oidc_minting_sends_audience_and_never_leaks(caplog):
     def handler(req):
         seen.append(req)
         return Response(200, json.dumps({"value": SECRET}).encode())
-    tokens = ActionsOidcToken("http://gh.invalid/token?api-version=2.0", "req-token-xyz", transport=MockTransport(handler))
+
+    tokens = ActionsOidcToken(
+        "http://gh.invalid/token?api-version=2.0", "req-token-xyz", transport=MockTransport(handler)
+    )
     with caplog.at_level(logging.DEBUG, logger="crcr"):
         assert tokens.token() == SECRET and tokens.token() == SECRET
         logging.getLogger("crcr").warning("oops %s %s", SECRET, "req-token-xyz")
@@ -135,7 +168,10 @@ def test_oidc_minting_sends_audience_and_never_leaks(caplog):
 
 def test_transport_errors_do_not_carry_the_token(tmp_path, pr_payload):
     from crcr.transport import HttpTransport
-    req = Request("POST", "http://127.0.0.1:9/github/callback", {"Authorization": f"Bearer {SECRET}"}, b"{}", 0.5)
+
+    req = Request(
+        "POST", "http://127.0.0.1:9/github/callback", {"Authorization": f"Bearer {SECRET}"}, b"{}", 0.5
+    )
     with pytest.raises(TransportError) as err:
         HttpTransport().send(req)
     assert SECRET not in str(err.value) and err.value.__cause__ is None
@@ -146,7 +182,9 @@ def test_begin_job_queues_in_progress_ahead_of_its_guard(tmp_path, pr_payload):
     client = make(tmp_path, transport, total=1)
     with pytest.raises(DeliveryPending):
         client.begin_job(in_progress_body(pr_payload, CTX), completed_body(pr_payload, CTX, "cancelled"))
-    statuses = [i.entry["body"]["workflow"]["status"] for i in client.outbox.pending(include_live_guards=True)]
+    statuses = [
+        i.entry["body"]["workflow"]["status"] for i in client.outbox.pending(include_live_guards=True)
+    ]
     assert statuses == ["in_progress", "completed"]
 
 
@@ -160,7 +198,9 @@ def test_rejected_in_progress_drops_its_guard(tmp_path, pr_payload):
 
 def test_worst_label_names_an_unconfirmed_callback(tmp_path, pr_payload):
     ok = make(tmp_path, scripted(200)[0]).post(in_progress_body(pr_payload, CTX))
-    transport, _ = scripted(500, (400, "callback rejected: invalid state transition delivery_id=d repo=r status=completed"))
+    transport, _ = scripted(
+        500, (400, "callback rejected: invalid state transition delivery_id=d repo=r status=completed")
+    )
     unconfirmed = make(tmp_path, transport).post(completed_body(pr_payload, CTX, "success"))
     assert worst_label([ok, unconfirmed]) == "recorded, HUD unconfirmed"
     assert worst_label([ok, ok]) == "delivered" and worst_label([]) == "not sent"
@@ -168,6 +208,7 @@ def test_worst_label_names_an_unconfirmed_callback(tmp_path, pr_payload):
 
 def test_fetch_raises_crcr_errors_not_http_errors():
     from crcr.transport import fetch, fetch_json
+
     transport = MockTransport(lambda req: Response(503 if "down" in req.url else 200, b"<html>"))
     with pytest.raises(RelayError, match="relay answered 503: GET http://h.invalid/down"):
         fetch(transport, "GET", "http://h.invalid/down")

@@ -35,11 +35,19 @@ def test_zero_after_without_deleted_is_invalid(push_event):
         load_dispatch(push_event)
 
 
-@pytest.mark.parametrize("action,merged,labels,run", [
-    ("opened", False, [], True), ("reopened", False, [], True), ("synchronize", None, [], True),
-    ("closed", True, [], True), ("closed", False, ["Merged"], True), ("closed", False, [], False),
-    ("labeled", False, [], False), ("edited", False, [], False),
-])
+@pytest.mark.parametrize(
+    "action,merged,labels,run",
+    [
+        ("opened", False, [], True),
+        ("reopened", False, [], True),
+        ("synchronize", None, [], True),
+        ("closed", True, [], True),
+        ("closed", False, ["Merged"], True),
+        ("closed", False, [], False),
+        ("labeled", False, [], False),
+        ("edited", False, [], False),
+    ],
+)
 def test_pr_actions_and_landed(pr_payload, action, merged, labels, run):
     pr_payload["payload"]["action"] = action
     pr_payload["payload"]["pull_request"].update(merged=merged, labels=[{"name": n} for n in labels])
@@ -48,17 +56,20 @@ def test_pr_actions_and_landed(pr_payload, action, merged, labels, run):
     assert d.landed is (bool(merged) or "Merged" in labels)
 
 
-@pytest.mark.parametrize("path,value,needle", [
-    (("event_type",), "nightly", "event_type"),
-    (("delivery_id",), "", "delivery_id"),
-    (("delivery_id",), "a;b", "delivery_id"),
-    (("payload", "pull_request", "head", "sha"), "8d3e1c2b", "head.sha"),
-    (("payload", "pull_request", "base", "sha"), "g" * 40, "base.sha"),
-    (("payload", "pull_request", "head", "ref"), "feature..x", "head.ref"),
-    (("payload", "pull_request", "head", "ref"), "x.lock", "head.ref"),
-    (("payload", "pull_request", "number"), -3, "number"),
-    (("payload", "repository", "full_name"), "not a repo", "full_name"),
-])
+@pytest.mark.parametrize(
+    "path,value,needle",
+    [
+        (("event_type",), "nightly", "event_type"),
+        (("delivery_id",), "", "delivery_id"),
+        (("delivery_id",), "a;b", "delivery_id"),
+        (("payload", "pull_request", "head", "sha"), "8d3e1c2b", "head.sha"),
+        (("payload", "pull_request", "base", "sha"), "g" * 40, "base.sha"),
+        (("payload", "pull_request", "head", "ref"), "feature..x", "head.ref"),
+        (("payload", "pull_request", "head", "ref"), "x.lock", "head.ref"),
+        (("payload", "pull_request", "number"), -3, "number"),
+        (("payload", "repository", "full_name"), "not a repo", "full_name"),
+    ],
+)
 def test_bad_fields_give_one_line_errors_naming_the_field(pr_payload, path, value, needle):
     node = pr_payload
     for key in path[:-1]:
@@ -77,11 +88,22 @@ def test_not_json_and_oversize(pr_payload):
         load_dispatch(pr_payload)
 
 
-@pytest.mark.parametrize("ref,ok", [
-    ("refs/heads/main", True), ("refs/tags/ciflow/trunk/1", True), ("refs/heads/$(id)", True),
-    ("refs/heads/a b", False), ("refs/heads/a~1", False), ("refs/heads/.hidden", False),
-    ("refs/heads/x/", False), ("refs//x", False), ("refs/heads/a@{1}", False), ("main", False),
-    ("refs/heads/x\n", False), ("refs/heads/end.", False),
-])
+@pytest.mark.parametrize(
+    "ref,ok",
+    [
+        ("refs/heads/main", True),
+        ("refs/tags/ciflow/trunk/1", True),
+        ("refs/heads/$(id)", True),
+        ("refs/heads/a b", False),
+        ("refs/heads/a~1", False),
+        ("refs/heads/.hidden", False),
+        ("refs/heads/x/", False),
+        ("refs//x", False),
+        ("refs/heads/a@{1}", False),
+        ("main", False),
+        ("refs/heads/x\n", False),
+        ("refs/heads/end.", False),
+    ],
+)
 def test_full_ref_rules(ref, ok):
     assert (ref_problem(ref, full=True) is None) is ok

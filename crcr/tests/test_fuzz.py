@@ -1,4 +1,5 @@
 """Hypothesis-fuzzed dispatches: one-line errors, no tracebacks, no injection."""
+
 import copy
 import json
 import re
@@ -15,22 +16,60 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PR = json.loads((EXAMPLES / "pull_request_synchronize.json").read_text())
 PUSH = json.loads((EXAMPLES / "push_ciflow_tag.json").read_text())
 MARK = "CRCR_PWNED"
-INJECTIONS = [f"$(touch {MARK})", f"`touch {MARK}`", f"; touch {MARK}", f"| touch {MARK}", f"&& touch {MARK}",
-              f"'; touch {MARK}; '", f"\"; touch {MARK}; \"", f"$(touch${{IFS}}{MARK})", f"x\ntouch {MARK}",
-              "${{ github.token }}", f"refs/heads/$(touch${{IFS}}{MARK})"]
-FIELDS = [("payload", "pull_request", "title"), ("payload", "pull_request", "head", "ref"),
-          ("payload", "pull_request", "base", "ref"), ("payload", "pull_request", "head", "sha"),
-          ("payload", "action"), ("delivery_id",), ("event_type",), ("payload", "pull_request", "number"),
-          ("payload", "pull_request", "merged"), ("payload", "repository", "full_name"),
-          ("payload", "pull_request", "labels"), ("payload",), ("payload", "pull_request")]
-PUSH_FIELDS = [("payload", "ref"), ("payload", "after"), ("payload", "before"), ("payload", "deleted"),
-               ("payload", "base_ref"), ("payload", "repository")]
+INJECTIONS = [
+    f"$(touch {MARK})",
+    f"`touch {MARK}`",
+    f"; touch {MARK}",
+    f"| touch {MARK}",
+    f"&& touch {MARK}",
+    f"'; touch {MARK}; '",
+    f'"; touch {MARK}; "',
+    f"$(touch${{IFS}}{MARK})",
+    f"x\ntouch {MARK}",
+    "${{ github.token }}",
+    f"refs/heads/$(touch${{IFS}}{MARK})",
+]
+FIELDS = [
+    ("payload", "pull_request", "title"),
+    ("payload", "pull_request", "head", "ref"),
+    ("payload", "pull_request", "base", "ref"),
+    ("payload", "pull_request", "head", "sha"),
+    ("payload", "action"),
+    ("delivery_id",),
+    ("event_type",),
+    ("payload", "pull_request", "number"),
+    ("payload", "pull_request", "merged"),
+    ("payload", "repository", "full_name"),
+    ("payload", "pull_request", "labels"),
+    ("payload",),
+    ("payload", "pull_request"),
+]
+PUSH_FIELDS = [
+    ("payload", "ref"),
+    ("payload", "after"),
+    ("payload", "before"),
+    ("payload", "deleted"),
+    ("payload", "base_ref"),
+    ("payload", "repository"),
+]
 
-json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-2**63, 2**63), st.floats(allow_nan=True),
-                      st.text(max_size=80), st.sampled_from(INJECTIONS), st.just("0" * 40), st.just("a" * 40))
-json_value = st.recursive(json_leaf, lambda kids: st.one_of(st.lists(kids, max_size=4),
-                                                            st.dictionaries(st.text(max_size=10), kids, max_size=4)),
-                          max_leaves=12)
+json_leaf = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**63), 2**63),
+    st.floats(allow_nan=True),
+    st.text(max_size=80),
+    st.sampled_from(INJECTIONS),
+    st.just("0" * 40),
+    st.just("a" * 40),
+)
+json_value = st.recursive(
+    json_leaf,
+    lambda kids: st.one_of(
+        st.lists(kids, max_size=4), st.dictionaries(st.text(max_size=10), kids, max_size=4)
+    ),
+    max_leaves=12,
+)
 
 
 def _set(doc, path, value):
@@ -82,6 +121,7 @@ def test_injection_strings_are_never_executed(tmp_path, monkeypatch):
     the local cycle (legs are real subprocesses, callbacks go to the emulator);
     none of them may create the marker file."""
     from crcr.handler import main as handler
+
     monkeypatch.chdir(tmp_path)  # a relative `touch` would land here
     ws = tmp_path / "ws"
     (ws / "configs").mkdir(parents=True)
@@ -102,8 +142,19 @@ def test_injection_strings_are_never_executed(tmp_path, monkeypatch):
         path = tmp_path / f"e{i}.json"
         path.write_text(json.dumps(event))
         assert handler.run(["plan", "--event", str(path), "--workspace", str(ws)], env) == 0
-        code = handler.run(["--event", str(path), "--workspace", str(ws), "--out", str(tmp_path / "out"),
-                            "--test-command", leg], env)
+        code = handler.run(
+            [
+                "--event",
+                str(path),
+                "--workspace",
+                str(ws),
+                "--out",
+                str(tmp_path / "out"),
+                "--test-command",
+                leg,
+            ],
+            env,
+        )
         assert code == 0
         rows = json.loads((tmp_path / "out" / "hud.json").read_text())
         assert len(rows) == 2 and {r["status"] for r in rows} == {"completed"}  # auto: 2 shards

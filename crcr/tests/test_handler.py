@@ -34,7 +34,8 @@ def test_device_wide_configs_join_every_leg_of_their_directory(tmp_path):
     (dev / "broken.yaml").write_text("test_suite_config: [unclosed\n")  # its leg reports the error
     assert discover_features(tmp_path) == [
         ("spyre-broken", ("configs/spyre/device.yaml", "configs/spyre/broken.yaml")),
-        ("spyre-ops", ("configs/spyre/device.yaml", "configs/spyre/ops.yaml"))]
+        ("spyre-ops", ("configs/spyre/device.yaml", "configs/spyre/ops.yaml")),
+    ]
     assert auto_shards(discover_features(tmp_path), 0) == 1
     assert auto_shards([("spyre", ())], 0) == 2 and auto_shards([("spyre", ())], 3) == 3
 
@@ -43,13 +44,15 @@ def test_primary_candidate_and_others(pr_event):
     d = load_dispatch(pr_event)
     cands = plan_candidates(d, ["HEAD", "v0.1"])
     assert [(c.name, c.primary, c.core, c.suite) for c in cands] == [
-        ("primary", True, d.sha, d.sha), ("backend-v0.1", False, d.sha, d.sha)]
+        ("primary", True, d.sha, d.sha),
+        ("backend-v0.1", False, d.sha, d.sha),
+    ]
 
 
 def test_legs_from_configs_with_unique_job_names(pr_event, ws):
     d = load_dispatch(pr_event)
     legs = plan_legs(plan_candidates(d, ["HEAD", "v0.1"]), discover_features(ws), shards=2)
-    names = [l.job_name for l in legs]
+    names = [x.job_name for x in legs]
     assert len(legs) == 8 and len(set(names)) == 8
     assert "test-modules-1of2" in names and "test-backend-v0.1-ops-2of2" in names
     entry = matrix(legs)["include"][0]
@@ -58,7 +61,7 @@ def test_legs_from_configs_with_unique_job_names(pr_event, ws):
 
 def test_no_configs_means_one_leg(pr_event, tmp_path):
     legs = plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(tmp_path))
-    assert [(l.feature, l.configs) for l in legs] == [("all", ())]
+    assert [(x.feature, x.configs) for x in legs] == [("all", ())]
 
 
 def test_runner_choice():
@@ -68,16 +71,26 @@ def test_runner_choice():
         choose_runner("make", {})
 
 
-@pytest.mark.parametrize("code,timed_out,expected", [
-    (0, False, "success"), (1, False, "failure"), (5, False, "neutral"), (2, False, "failure"),
-    (-15, False, "cancelled"), (0, True, "timed_out")])
+@pytest.mark.parametrize(
+    "code,timed_out,expected",
+    [
+        (0, False, "success"),
+        (1, False, "failure"),
+        (5, False, "neutral"),
+        (2, False, "failure"),
+        (-15, False, "cancelled"),
+        (0, True, "timed_out"),
+    ],
+)
 def test_conclusions(code, timed_out, expected):
     assert conclusion_for(code, timed_out, False) == expected
 
 
 def test_template_substitutes_inside_single_arguments(pr_event, ws):
     leg = plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(ws))[0]
-    argv = template_command("{python} -m pytest --config={config} --junitxml '{junit}'", leg, ws, Path("a b.xml"))
+    argv = template_command(
+        "{python} -m pytest --config={config} --junitxml '{junit}'", leg, ws, Path("a b.xml")
+    )
     assert argv == [sys.executable, "-m", "pytest", "--config=configs/modules.yaml", "--junitxml", "a b.xml"]
     with pytest.raises(ConfigError):
         template_command("'unclosed", leg, ws, Path("x"))
@@ -87,11 +100,19 @@ def test_plan_mode_writes_github_outputs(pr_event, ws, tmp_path, capsys):
     out = tmp_path / "gh_output"
     event = tmp_path / "event.json"
     event.write_text(json.dumps(pr_event))
-    assert handler.run(["plan", "--workspace", str(ws)], {"GITHUB_EVENT_PATH": str(event), "GITHUB_OUTPUT": str(out)}) == 0
+    assert (
+        handler.run(
+            ["plan", "--workspace", str(ws)], {"GITHUB_EVENT_PATH": str(event), "GITHUB_OUTPUT": str(out)}
+        )
+        == 0
+    )
     printed = json.loads(capsys.readouterr().out)
     assert len(printed["include"]) == 2
     assert "run=true" in out.read_text()
-    assert f"upstream_sha={pr_event['client_payload']['payload']['pull_request']['head']['sha']}\n" in out.read_text()
+    assert (
+        f"upstream_sha={pr_event['client_payload']['payload']['pull_request']['head']['sha']}\n"
+        in out.read_text()
+    )
 
 
 def test_skipped_dispatch_plans_nothing(pr_event, ws, tmp_path, capsys):
@@ -104,7 +125,9 @@ def test_skipped_dispatch_plans_nothing(pr_event, ws, tmp_path, capsys):
 
 def test_bad_event_is_one_line_exit_2(tmp_path, capsys):
     bad = tmp_path / "e.json"
-    bad.write_text('{"client_payload": {"event_type": "push", "delivery_id": "x", "payload": {"ref": "main"}}}')
+    bad.write_text(
+        '{"client_payload": {"event_type": "push", "delivery_id": "x", "payload": {"ref": "main"}}}'
+    )
     assert handler.main(["--event", str(bad), "plan"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "payload.ref" in err
@@ -125,13 +148,29 @@ def test_local_cycle_reports_every_leg_to_the_embedded_emulator(ws, tmp_path):
     script = tmp_path / "fake_leg.py"
     script.write_text(FAKE_LEG)
     out = tmp_path / "out"
-    code = handler.run(["--workspace", str(ws), "--out", str(out), "--runner", "pytest", "--upstream", "none",
-                        "--test-command", f"{{python}} {script} {{junit}} {{config}}"],
-                       {"CRCR_STATE_DIR": str(tmp_path / "state")})
+    code = handler.run(
+        [
+            "--workspace",
+            str(ws),
+            "--out",
+            str(out),
+            "--runner",
+            "pytest",
+            "--upstream",
+            "none",
+            "--test-command",
+            f"{{python}} {script} {{junit}} {{config}}",
+        ],
+        {"CRCR_STATE_DIR": str(tmp_path / "state")},
+    )
     assert code == 1  # the modules leg failed its tests
     rows = {r["job_name"]: r for r in json.loads((out / "hud.json").read_text())}
     assert set(rows) == {"test-modules", "test-ops"}
-    assert (rows["test-ops"]["conclusion"], rows["test-ops"]["tests_passed"], rows["test-ops"]["tests_skipped"]) == ("success", 2, 1)
+    assert (
+        rows["test-ops"]["conclusion"],
+        rows["test-ops"]["tests_passed"],
+        rows["test-ops"]["tests_skipped"],
+    ) == ("success", 2, 1)
     assert (rows["test-modules"]["conclusion"], rows["test-modules"]["tests_failed"]) == ("failure", 1)
     assert all(r["queue_time"] is not None and r["execution_time"] is not None for r in rows.values())
     page = (out / "hud.html").read_text()
@@ -140,33 +179,45 @@ def test_local_cycle_reports_every_leg_to_the_embedded_emulator(ws, tmp_path):
 
 def test_pytest_leg_runs_the_suites_its_config_lists(pr_event, tmp_path):
     from crcr.handler.runner import pytest_command
+
     (tmp_path / "testing" / "suites").mkdir(parents=True)
     for name in ("test_a.py", "test_b.py", "test_c.py"):
         (tmp_path / "testing" / "suites" / name).write_text("")
     (tmp_path / "configs").mkdir()
     (tmp_path / "configs" / "ab.yaml").write_text(
         "test_suite_config:\n  files:\n    - path: ${REPO_ROOT}/testing/suites/test_[ab].py\n"
-        "    - path: ${TORCH_ROOT}/test/test_ops.py\n")
-    (tmp_path / "configs" / "none.yaml").write_text("test_suite_config:\n  files:\n    - path: ${TORCH_ROOT}/test/x.py\n")
-    legs = {l.feature: l for l in plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(tmp_path))}
-    assert pytest_command(legs["ab"], tmp_path, Path("j.xml"), None)[-2:] == ["testing/suites/test_a.py", "testing/suites/test_b.py"]
+        "    - path: ${TORCH_ROOT}/test/test_ops.py\n"
+    )
+    (tmp_path / "configs" / "none.yaml").write_text(
+        "test_suite_config:\n  files:\n    - path: ${TORCH_ROOT}/test/x.py\n"
+    )
+    legs = {
+        x.feature: x for x in plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(tmp_path))
+    }
+    assert pytest_command(legs["ab"], tmp_path, Path("j.xml"), None)[-2:] == [
+        "testing/suites/test_a.py",
+        "testing/suites/test_b.py",
+    ]
     assert pytest_command(legs["none"], tmp_path, Path("j.xml"), None)[-1] == "testing/suites"
 
 
 def test_smoke_runs_one_balanced_slice_of_each_leg(pr_event, ws):
     from crcr.handler.runner import pytest_command
+
     (ws / "tools" / "shard").mkdir(parents=True)
     (ws / "tools" / "shard" / "plugin.py").write_text("")
     legs = plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(ws), shards=2)
     argv = pytest_command(legs[1], ws, Path("j.xml"), None, smoke=10)
     i = argv.index("tools.shard.plugin")
-    assert argv[i + 1:i + 5] == ["--shard-index", "1", "--shard-total", "20"]
-    assert "tools.shard.plugin" not in pytest_command(plan_legs(plan_candidates(load_dispatch(pr_event)),
-                                                                discover_features(ws))[0], ws, Path("j"), None)
+    assert argv[i + 1 : i + 5] == ["--shard-index", "1", "--shard-total", "20"]
+    assert "tools.shard.plugin" not in pytest_command(
+        plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(ws))[0], ws, Path("j"), None
+    )
 
 
 def test_bazel_leg_targets_follow_testing_targets_naming(pr_event, tmp_path):
     from crcr.handler.runner import bazel_command
+
     (tmp_path / "configs" / "spyre").mkdir(parents=True)
     (tmp_path / "configs" / "spyre" / "op_consistency.yaml").write_text(FEATURE_YAML)
     (leg0, leg1) = plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(tmp_path), shards=2)
@@ -180,26 +231,37 @@ def test_bazel_leg_targets_follow_testing_targets_naming(pr_event, tmp_path):
 def test_core_config_plans_newest_backend_on_that_core(pr_event, ws):
     from crcr.handler.plan import check_core_configs
     from crcr.handler.runner import bazel_command
+
     d = load_dispatch(pr_event)
     cands = plan_candidates(d, ["HEAD", "v0.1"], ["torch-2.14.1"])
     assert [(c.name, c.backend, c.core, c.primary, c.bazel_config) for c in cands][2] == (
-        "core-torch-2.14.1", "HEAD", "torch-2.14.1", False, "torch-2.14.1")
+        "core-torch-2.14.1",
+        "HEAD",
+        "torch-2.14.1",
+        False,
+        "torch-2.14.1",
+    )
     legs = plan_legs(cands[::2], discover_features(ws))
-    core_legs = [l for l in legs if l.candidate.bazel_config]
-    assert [l.job_name for l in core_legs] == ["test-core-torch-2.14.1-modules", "test-core-torch-2.14.1-ops"]
+    core_legs = [x for x in legs if x.candidate.bazel_config]
+    assert [x.job_name for x in core_legs] == ["test-core-torch-2.14.1-modules", "test-core-torch-2.14.1-ops"]
     assert matrix(core_legs)["include"][0]["candidate_bazel_config"] == "torch-2.14.1"
     assert "--config=torch-2.14.1" in bazel_command(core_legs[0], ws, "//testing:config_{key}")
     assert not any(a.startswith("--config") for a in bazel_command(legs[0], ws, "//testing:config_{key}"))
     check_core_configs(["torch-2.14.1"], "build:torch-2.14.1 --define=torch=2.14.1\n")
     with pytest.raises(ConfigError, match=r"no build:torch-9 \(defined: disk, torch-2.14.1\)"):
-        check_core_configs(["torch-9"], "build:disk --disk_cache=x\nbuild:torch-2.14.1 --define=torch=2.14.1\n")
+        check_core_configs(
+            ["torch-9"], "build:disk --disk_cache=x\nbuild:torch-2.14.1 --define=torch=2.14.1\n"
+        )
     with pytest.raises(ConfigError, match="not a Bazel config name"):
         check_core_configs(["a b"], "")
 
 
 def test_core_legs_refuse_runners_without_bazel_before_any_callback(pr_event, ws):
     from crcr.handler.runner import check_runner_can_run
-    legs = plan_legs(plan_candidates(load_dispatch(pr_event), ["HEAD"], ["torch-2.14.1"]), discover_features(ws))
+
+    legs = plan_legs(
+        plan_candidates(load_dispatch(pr_event), ["HEAD"], ["torch-2.14.1"]), discover_features(ws)
+    )
     check_runner_can_run(legs, "bazel", None)
     check_runner_can_run(legs[:2], "pytest", None)  # the primary legs: any runner
     with pytest.raises(ConfigError, match="test-core-torch-2.14.1-modules: .* needs --runner bazel"):
@@ -215,7 +277,10 @@ def test_plan_cli_with_an_unknown_core_config_is_one_line(pr_event, ws, capsys):
     code = handler.main(["plan", "--event", str(event), "--workspace", str(ws), "--core-config", "torch-3"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code != 0 and len(err) == 1 and "--core-config torch-3: .bazelrc has no build:torch-3" in err[0]
-    assert handler.main(["plan", "--event", str(event), "--workspace", str(ws), "--core-config", "torch-2.14.1"]) == 0
+    assert (
+        handler.main(["plan", "--event", str(event), "--workspace", str(ws), "--core-config", "torch-2.14.1"])
+        == 0
+    )
     plan = json.loads(capsys.readouterr().out)
     assert {e["candidate_name"] for e in plan["include"]} == {"primary", "core-torch-2.14.1"}
 
@@ -224,6 +289,8 @@ def test_core_configs_default_from_the_environment(pr_event, ws, capsys):
     (ws / ".bazelrc").write_text("build:torch-2.14.1 --define=torch=2.14.1\n")
     event = ws / "event.json"
     event.write_text(json.dumps(pr_event))
-    code = handler.run(["plan", "--event", str(event), "--workspace", str(ws)], env={"CRCR_CORE_CONFIGS": "torch-2.14.1"})
+    code = handler.run(
+        ["plan", "--event", str(event), "--workspace", str(ws)], env={"CRCR_CORE_CONFIGS": "torch-2.14.1"}
+    )
     plan = json.loads(capsys.readouterr().out)
     assert code == 0 and [e["job_name"] for e in plan["include"]][-1] == "test-core-torch-2.14.1-ops"

@@ -1,5 +1,6 @@
 """Emulator-only HUD notes (the handler's attribution on a job's cell): stored on the
 matching rows only, escaped when rendered, and a POST for no row is a 404."""
+
 import requests
 
 from crcr.relay.hud import HudStore, render_page
@@ -8,20 +9,30 @@ from crcr.relay.server import RelayEmulator
 
 def test_note_lands_on_its_rows_and_is_escaped():
     hud = HudStore()
-    base = {"downstream_repo": "a/b", "workflow_name": "CRCR", "check_run_id": "1", "status": "completed",
-            "conclusion": "failure"}
+    base = {
+        "downstream_repo": "a/b",
+        "workflow_name": "CRCR",
+        "check_run_id": "1",
+        "status": "completed",
+        "conclusion": "failure",
+    }
     for delivery, job in (("d1", "test-nn"), ("d1", "test-ops"), ("d2", "test-nn")):
         hud.upsert({**base, "delivery_id": delivery, "job_name": job, "key": f"a/b/{delivery}/CRCR/{job}/1"})
     assert hud.annotate("d1", "test-nn", "only upstream moved: a..b; <script>x</script>") == 1
     notes = {(r["delivery_id"], r["job_name"]): r.get("note") for r in hud.rows()}
     assert notes[("d1", "test-ops")] is None and notes[("d2", "test-nn")] is None
     page = render_page(hud.rows())
-    assert "only upstream moved: a..b" in page and "&lt;script&gt;x&lt;/script&gt;" in page and "<script>" not in page
+    assert (
+        "only upstream moved: a..b" in page
+        and "&lt;script&gt;x&lt;/script&gt;" in page
+        and "<script>" not in page
+    )
     assert hud.annotate("nope", "test-nn", "x") == 0
 
 
 def test_notes_route():
     with RelayEmulator() as emu:
-        r = requests.post(f"{emu.url}/_emulator/notes", json={"delivery_id": "x", "job_name": "y", "note": "z"},
-                          timeout=10)
+        r = requests.post(
+            f"{emu.url}/_emulator/notes", json={"delivery_id": "x", "job_name": "y", "note": "z"}, timeout=10
+        )
         assert r.status_code == 404 and r.json() == {"ok": False, "rows": 0}

@@ -1,40 +1,76 @@
 """Core at the dispatched SHA: python-only vs native change detection, the right
 files overlaid over the wheel (changed copied, deleted gone, rest symlinked),
 the overlay is content-keyed, and an interpreter really imports the overlay."""
+
 import os
 import subprocess
 import sys
 
 import pytest
 
-from crcr.upstream.overlay import (NATIVE_NOTE, build_overlay, core_delta, is_native, wheel_git_version,
-                                   wheel_version)
+from crcr.upstream.overlay import (
+    NATIVE_NOTE,
+    build_overlay,
+    core_delta,
+    is_native,
+    wheel_git_version,
+    wheel_version,
+)
 
 BASE, SHA = "a" * 40, "b" * 40
 
 
-@pytest.mark.parametrize("path,native", [
-    ("aten/src/ATen/native/native_functions.yaml", True), ("aten/src/ATen/native/BinaryOps.cpp", True),
-    ("c10/core/TensorImpl.h", True), ("torch/csrc/autograd/python_variable.cpp", True),
-    ("caffe2/CMakeLists.txt", True), ("CMakeLists.txt", True), ("torchgen/gen.py", True),
-    ("aten/src/ATen/native/cuda/Loss.cu", True), ("tools/autograd/derivatives.yaml", True),
-    ("torch/nn/modules/flatten.py", False), ("test/test_nn.py", False), ("docs/source/index.rst", False),
-    (".github/workflows/pull.yml", False)])
+@pytest.mark.parametrize(
+    "path,native",
+    [
+        ("aten/src/ATen/native/native_functions.yaml", True),
+        ("aten/src/ATen/native/BinaryOps.cpp", True),
+        ("c10/core/TensorImpl.h", True),
+        ("torch/csrc/autograd/python_variable.cpp", True),
+        ("caffe2/CMakeLists.txt", True),
+        ("CMakeLists.txt", True),
+        ("torchgen/gen.py", True),
+        ("aten/src/ATen/native/cuda/Loss.cu", True),
+        ("tools/autograd/derivatives.yaml", True),
+        ("torch/nn/modules/flatten.py", False),
+        ("test/test_nn.py", False),
+        ("docs/source/index.rst", False),
+        (".github/workflows/pull.yml", False),
+    ],
+)
 def test_native_detection(path, native):
     assert is_native(path) is native
 
 
 def test_python_only_change_is_overlaid():
-    d = core_delta(BASE, SHA, [("M", "torch/nn/modules/flatten.py"), ("A", "torch/_new.py"),
-                               ("M", "test/nn/test_x.py"), ("M", "docs/a.md")])
+    d = core_delta(
+        BASE,
+        SHA,
+        [
+            ("M", "torch/nn/modules/flatten.py"),
+            ("A", "torch/_new.py"),
+            ("M", "test/nn/test_x.py"),
+            ("M", "docs/a.md"),
+        ],
+    )
     assert d.python == (("A", "torch/_new.py"), ("M", "torch/nn/modules/flatten.py")) and d.native == ()
     assert d.note() == "core: wheel + 2 python files at bbbbbbbbbbbb"
-    assert core_delta(BASE, SHA, [("M", "test/a.py")]).note() == "core: wheel as is (no core change since aaaaaaaaaaaa)"
+    assert (
+        core_delta(BASE, SHA, [("M", "test/a.py")]).note()
+        == "core: wheel as is (no core change since aaaaaaaaaaaa)"
+    )
 
 
 def test_native_change_is_reported_not_applied():
-    d = core_delta(BASE, SHA, [("M", "torch/functional.py"), ("M", "aten/src/ATen/native/Add.cpp"),
-                               ("M", "aten/src/ATen/native/native_functions.yaml")])
+    d = core_delta(
+        BASE,
+        SHA,
+        [
+            ("M", "torch/functional.py"),
+            ("M", "aten/src/ATen/native/Add.cpp"),
+            ("M", "aten/src/ATen/native/native_functions.yaml"),
+        ],
+    )
     assert d.native == ("aten/src/ATen/native/Add.cpp", "aten/src/ATen/native/native_functions.yaml")
     assert d.note().startswith(NATIVE_NOTE + " (2 files: aten/src/ATen/native/Add.cpp, ")
     assert d.note().endswith("; 1 python files overlaid")
@@ -65,17 +101,32 @@ def wheel(tmp_path):
 def test_overlay_tree_has_exactly_the_changed_files(wheel, tmp_path):
     torch, checkout = wheel
     assert wheel_git_version(torch) == BASE and wheel_version(torch) == "2.13.0+cpu"
-    d = core_delta(BASE, SHA, [("M", "torch/nn/modules/flatten.py"), ("A", "torch/_new/mod.py"),
-                               ("D", "torch/gone.py"), ("M", "aten/x.cpp")])
+    d = core_delta(
+        BASE,
+        SHA,
+        [
+            ("M", "torch/nn/modules/flatten.py"),
+            ("A", "torch/_new/mod.py"),
+            ("D", "torch/gone.py"),
+            ("M", "aten/x.cpp"),
+        ],
+    )
     root = build_overlay(torch, checkout, d, tmp_path / "cache")
     t = root / "torch"
-    assert (t / "nn/modules/flatten.py").read_text() == "START = 0\n" and not (t / "nn/modules/flatten.py").is_symlink()
+    assert (t / "nn/modules/flatten.py").read_text() == "START = 0\n" and not (
+        t / "nn/modules/flatten.py"
+    ).is_symlink()
     assert (t / "_new/mod.py").read_text() == "NEW = True\n"
     assert not (t / "gone.py").exists()
     assert not (t / "nn/modules/__pycache__").exists()  # the replaced file's old bytecode is not reused
-    assert (t / "lib").is_symlink() and (t / "__init__.py").is_symlink() and (t / "nn/modules/__init__.py").is_symlink()
-    assert (root / "overlay.txt").read_text() == ("A\ttorch/_new/mod.py\nD\ttorch/gone.py\n"
-                                                  "M\ttorch/nn/modules/flatten.py\n")
+    assert (
+        (t / "lib").is_symlink()
+        and (t / "__init__.py").is_symlink()
+        and (t / "nn/modules/__init__.py").is_symlink()
+    )
+    assert (root / "overlay.txt").read_text() == (
+        "A\ttorch/_new/mod.py\nD\ttorch/gone.py\nM\ttorch/nn/modules/flatten.py\n"
+    )
     # same wheel + same content -> the same directory; other content -> another one
     assert build_overlay(torch, checkout, d, tmp_path / "cache") == root
     (checkout / "torch" / "nn" / "modules" / "flatten.py").write_text("START = 2\n")
@@ -88,10 +139,18 @@ def test_an_interpreter_imports_the_overlay(wheel, tmp_path):
     d = core_delta(BASE, SHA, [("M", "torch/nn/modules/flatten.py")])
     root = build_overlay(torch, checkout, d, tmp_path / "cache")
     code = "import torch; print(torch.START, torch.__file__)"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(torch.parent)]), "PYTHONDONTWRITEBYTECODE": "1"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path, check=True)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(root), str(torch.parent)]),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path, check=True
+    )
     start, path = out.stdout.split()
     assert start == "0" and path.startswith(str(root))
     env["PYTHONPATH"] = str(torch.parent)
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path, check=True
+    )
     assert out.stdout.split()[0] == "1"

@@ -30,18 +30,26 @@ def emu():
 
 def post(emu, body, token, path="/github/callback", auth=None):
     data = body if isinstance(body, (bytes, str)) else json.dumps(body)
-    r = requests.post(emu.url + path, data=data, allow_redirects=False, timeout=5,
-                      headers={"Authorization": auth or f"Bearer {token}", "Content-Type": "application/json"})
+    r = requests.post(
+        emu.url + path,
+        data=data,
+        allow_redirects=False,
+        timeout=5,
+        headers={"Authorization": auth or f"Bearer {token}", "Content-Type": "application/json"},
+    )
     return r.status_code, (r.json() if "json" in r.headers.get("Content-Type", "") else r.text)
 
 
 def dispatch(emu, repo, cp):
-    return requests.post(emu.url + "/_emulator/dispatch", json={"repo": repo, "client_payload": cp}, timeout=5).status_code
+    return requests.post(
+        emu.url + "/_emulator/dispatch", json={"repo": repo, "client_payload": cp}, timeout=5
+    ).status_code
 
 
 @pytest.fixture
 def fresh_payload(pr_payload):
     import uuid
+
     pr_payload["delivery_id"] = str(uuid.uuid4())
     return pr_payload
 
@@ -51,30 +59,50 @@ def test_full_pair_with_times_and_hud_row(emu, fresh_payload):
     assert dispatch(emu, "acme/oot", fresh_payload) == 200
     assert dispatch(emu, "acme/oot", fresh_payload) == 409  # duplicate DISPATCHED refused
     ctx = RunContext("CRCR", "55", "test-a", "c1")
-    assert post(emu, in_progress_body(fresh_payload, ctx), token) == (200, {"ok": True, "status": "in_progress"})
-    done = completed_body(fresh_payload, ctx, "success", test_results={"passed": 5, "failed": 1, "skipped": 2})
+    assert post(emu, in_progress_body(fresh_payload, ctx), token) == (
+        200,
+        {"ok": True, "status": "in_progress"},
+    )
+    done = completed_body(
+        fresh_payload, ctx, "success", test_results={"passed": 5, "failed": 1, "skipped": 2}
+    )
     assert post(emu, done, token)[0] == 200
-    rows = [r for r in requests.get(emu.url + "/api/crcr/results?repo=acme/oot").json()["rows"]
-            if r["delivery_id"] == fresh_payload["delivery_id"]]
+    rows = [
+        r
+        for r in requests.get(emu.url + "/api/crcr/results?repo=acme/oot").json()["rows"]
+        if r["delivery_id"] == fresh_payload["delivery_id"]
+    ]
     assert len(rows) == 1
     row = rows[0]
-    assert (row["status"], row["conclusion"], row["tests_total"], row["pr_number"]) == ("completed", "success", 8, 184442)
+    assert (row["status"], row["conclusion"], row["tests_total"], row["pr_number"]) == (
+        "completed",
+        "success",
+        8,
+        184442,
+    )
     assert row["queue_time"] >= 0 and row["execution_time"] >= 0  # in_progress metric survives the upsert
 
 
-@pytest.mark.parametrize("sequence,expected", [
-    (["in_progress", "in_progress"], [200, 400]),              # replay
-    (["completed"], [400]),                                    # completed without in_progress
-    (["in_progress", "completed", "completed"], [200, 200, 400]),
-    (["in_progress", "completed", "in_progress"], [200, 200, 400]),
-])
+@pytest.mark.parametrize(
+    "sequence,expected",
+    [
+        (["in_progress", "in_progress"], [200, 400]),  # replay
+        (["completed"], [400]),  # completed without in_progress
+        (["in_progress", "completed", "completed"], [200, 200, 400]),
+        (["in_progress", "completed", "in_progress"], [200, 200, 400]),
+    ],
+)
 def test_state_machine(emu, fresh_payload, sequence, expected):
     token = emu.relay.issuer.mint("acme/oot")
     dispatch(emu, "acme/oot", fresh_payload)
     ctx = RunContext("CRCR", "56", "leg", "c2")
     got = []
     for status in sequence:
-        body = in_progress_body(fresh_payload, ctx) if status == "in_progress" else completed_body(fresh_payload, ctx, "success")
+        body = (
+            in_progress_body(fresh_payload, ctx)
+            if status == "in_progress"
+            else completed_body(fresh_payload, ctx, "success")
+        )
         code, answer = post(emu, body, token)
         got.append(code)
         if code == 400:
@@ -94,28 +122,37 @@ def test_matrix_legs_need_distinct_job_names_and_reruns_get_fresh_state(emu, fre
 
 
 def test_no_dispatch_record(emu, fresh_payload):
-    code, answer = post(emu, in_progress_body(fresh_payload, RunContext("CRCR", "1", "j", "c")), emu.relay.issuer.mint("acme/oot"))
+    code, answer = post(
+        emu,
+        in_progress_body(fresh_payload, RunContext("CRCR", "1", "j", "c")),
+        emu.relay.issuer.mint("acme/oot"),
+    )
     assert (code, answer["detail"]) == (400, "callback rejected: no matching dispatch record")
 
 
-@pytest.mark.parametrize("bad,detail", [
-    ("audience", "Invalid authorization token"),
-    ("buildkite", "Invalid authorization token"),  # a known issuer whose JWKS we do not have
-    ("issuer", "Unsupported OIDC issuer: https://evil.example"),
-    ("signature", "Invalid authorization token"),
-    ("garbage", "Unsupported OIDC issuer: None"),
-    ("expired", "Invalid authorization token"),
-    ("no-repository", "GitHub OIDC token missing 'repository' claim"),
-])
+@pytest.mark.parametrize(
+    "bad,detail",
+    [
+        ("audience", "Invalid authorization token"),
+        ("buildkite", "Invalid authorization token"),  # a known issuer whose JWKS we do not have
+        ("issuer", "Unsupported OIDC issuer: https://evil.example"),
+        ("signature", "Invalid authorization token"),
+        ("garbage", "Unsupported OIDC issuer: None"),
+        ("expired", "Invalid authorization token"),
+        ("no-repository", "GitHub OIDC token missing 'repository' claim"),
+    ],
+)
 def test_bad_tokens_are_401_with_the_relays_detail(emu, fresh_payload, bad, detail):
     iss = emu.relay.issuer
-    token = {"audience": lambda: iss.mint("acme/oot", audience="someone-else"),
-             "buildkite": lambda: iss.mint("acme/oot", issuer="https://agent.buildkite.com"),
-             "issuer": lambda: iss.mint("acme/oot", issuer="https://evil.example"),
-             "signature": lambda: iss.mint("acme/oot", key=new_key()),
-             "garbage": lambda: "not.a.jwt",
-             "expired": lambda: iss.mint("acme/oot", lifetime=-120),
-             "no-repository": lambda: iss.mint(None)}[bad]()
+    token = {
+        "audience": lambda: iss.mint("acme/oot", audience="someone-else"),
+        "buildkite": lambda: iss.mint("acme/oot", issuer="https://agent.buildkite.com"),
+        "issuer": lambda: iss.mint("acme/oot", issuer="https://evil.example"),
+        "signature": lambda: iss.mint("acme/oot", key=new_key()),
+        "garbage": lambda: "not.a.jwt",
+        "expired": lambda: iss.mint("acme/oot", lifetime=-120),
+        "no-repository": lambda: iss.mint(None),
+    }[bad]()
     dispatch(emu, "acme/oot", fresh_payload)
     code, answer = post(emu, in_progress_body(fresh_payload, RunContext("CRCR", "1", "j", "c")), token)
     assert (code, answer) == (401, {"detail": detail})
@@ -137,16 +174,24 @@ def test_levels_l1_and_unlisted_are_ignored(emu, fresh_payload):
 def test_l3_check_run_only_with_device_label(emu, fresh_payload):
     token = emu.relay.issuer.mint("acme/l3")
     labels = fresh_payload["payload"]["pull_request"]["labels"]
-    labels[:] = [l for l in labels if not l["name"].startswith("ciflow/crcr/")]
+    labels[:] = [x for x in labels if not x["name"].startswith("ciflow/crcr/")]
     dispatch(emu, "acme/l3", fresh_payload)
     before = len(emu.relay.check_runs)
-    assert post(emu, in_progress_body(fresh_payload, RunContext("CRCR", "58", "test-x", "c5")), token)[0] == 200
+    assert (
+        post(emu, in_progress_body(fresh_payload, RunContext("CRCR", "58", "test-x", "c5")), token)[0] == 200
+    )
     assert len(emu.relay.check_runs) == before
     labels.append({"name": "ciflow/crcr/spyre"})
-    assert post(emu, in_progress_body(fresh_payload, RunContext("CRCR", "58", "test-y", "c6")), token)[0] == 200
+    assert (
+        post(emu, in_progress_body(fresh_payload, RunContext("CRCR", "58", "test-y", "c6")), token)[0] == 200
+    )
     run = emu.relay.check_runs[-1]
     assert (run["name"], run["title"], run["external_id"], run["details_url"]) == (
-        "crcr/acme/l3/CRCR/test-y", "In progress", "58", "https://github.com/acme/l3/actions/runs/58")
+        "crcr/acme/l3/CRCR/test-y",
+        "In progress",
+        "58",
+        "https://github.com/acme/l3/actions/runs/58",
+    )
 
 
 def test_rate_limit_window_counts_refused_requests():
@@ -176,7 +221,9 @@ def test_rate_limit_429_over_http(fresh_payload):
 def test_nightly_self_report(emu):
     token = emu.relay.issuer.mint("acme/oot")
     ctx = RunContext("Nightly", "9", "nightly-all", "n1")
-    body = nightly_body("nightly", "a" * 40, ctx, "success", test_results={"passed": 3, "failed": 0, "skipped": 0})
+    body = nightly_body(
+        "nightly", "a" * 40, ctx, "success", test_results={"passed": 3, "failed": 0, "skipped": 0}
+    )
     assert post(emu, body, token)[0] == 200
     body["workflow"]["status"] = "in_progress"
     assert post(emu, body, token)[0] == 400
@@ -243,6 +290,7 @@ def test_zombie_sweeper_times_out_stale_jobs(fresh_payload):
 
 # -- the rows of issue 16's table: each answered as the real relay does --------------------------
 
+
 def test_row1_empty_check_run_id_is_accepted_by_hud(emu, fresh_payload):
     token = emu.relay.issuer.mint("acme/oot")
     dispatch(emu, "acme/oot", fresh_payload)
@@ -275,14 +323,21 @@ def test_row2_nightly_completed_without_run_id_is_400(emu):
     assert post(emu, body, token) == (400, {"detail": "callback body missing required field: 'run_id'"})
     body["workflow"]["run_id"] = "9"
     body["workflow"]["status"] = "in_progress"
-    assert post(emu, body, token) == (400, {"detail": "nightly/periodic callbacks must have status 'completed', "
-                                                      "got 'in_progress'"})
+    assert post(emu, body, token) == (
+        400,
+        {"detail": "nightly/periodic callbacks must have status 'completed', got 'in_progress'"},
+    )
 
 
 def test_row3_trailing_slash_is_a_307_to_the_callback_path(emu, fresh_payload):
     token = emu.relay.issuer.mint("acme/oot")
-    r = requests.post(emu.url + "/github/callback/", data="{}", allow_redirects=False, timeout=5,
-                      headers={"Authorization": f"Bearer {token}"})
+    r = requests.post(
+        emu.url + "/github/callback/",
+        data="{}",
+        allow_redirects=False,
+        timeout=5,
+        headers={"Authorization": f"Bearer {token}"},
+    )
     assert r.status_code == 307 and r.headers["Location"].endswith("/github/callback")
     assert requests.get(emu.url + "/github/callback/", allow_redirects=False, timeout=5).status_code == 307
 
@@ -295,40 +350,62 @@ def test_row4_run_attempt_is_parsed_as_an_integer(emu, fresh_payload):
     assert post(emu, body, token)[0] == 200
     body["workflow"]["run_attempt"] = "1"  # int("01") == int("1"): the same state key
     code, answer = post(emu, body, token)
-    assert (code, answer["detail"]) == (400, "callback rejected: invalid state transition delivery_id="
-                                             f"{fresh_payload['delivery_id']} repo=acme/oot status=in_progress")
+    assert (code, answer["detail"]) == (
+        400,
+        "callback rejected: invalid state transition delivery_id="
+        f"{fresh_payload['delivery_id']} repo=acme/oot status=in_progress",
+    )
 
 
 # -- other differences found in the relay's code ------------------------------------------------
 
+
 @pytest.mark.parametrize("auth", ["bearer {t}", "BEARER {t}", "{t}"])
 def test_authorization_prefix_is_case_insensitive_and_optional(emu, fresh_payload, auth):
     token = emu.relay.issuer.mint("acme/oot")
-    code, _ = post(emu, in_progress_body(fresh_payload, RunContext("CRCR", "1", "j", "c")), token,
-                   auth=auth.format(t=token))
+    code, _ = post(
+        emu,
+        in_progress_body(fresh_payload, RunContext("CRCR", "1", "j", "c")),
+        token,
+        auth=auth.format(t=token),
+    )
     assert code == 400  # authenticated: it reached the dispatch check
 
 
-@pytest.mark.parametrize("mutate,expected", [
-    (lambda b: b.pop("delivery_id"), (400, "callback body missing required field: 'delivery_id'")),
-    (lambda b: b["workflow"].pop("name"), (400, "callback body missing required field: 'name'")),
-    (lambda b: b["workflow"].update(run_attempt=None), (400, "callback body missing required field: "
-                                                             "int() argument must be a string, a bytes-like object "
-                                                             "or a real number, not 'NoneType'")),
-    (lambda b: b.update(workflow="x"), (400, "callback body missing required field: string indices must be "
-                                             "integers, not 'str'")),
-    (lambda b: b["workflow"].update(run_id="abc"), (500, "Internal server error")),  # int() ValueError escapes
-    (lambda b: b["workflow"].update(run_attempt=""), (500, "Internal server error")),
-    (lambda b: b["workflow"].update(run_id="0"), (400, "callback rejected: invalid state transition")),
-    (lambda b: b["workflow"].update(status="queued"), (400, "unknown callback status: 'queued'")),
-])
+@pytest.mark.parametrize(
+    "mutate,expected",
+    [
+        (lambda b: b.pop("delivery_id"), (400, "callback body missing required field: 'delivery_id'")),
+        (lambda b: b["workflow"].pop("name"), (400, "callback body missing required field: 'name'")),
+        (
+            lambda b: b["workflow"].update(run_attempt=None),
+            (
+                400,
+                "callback body missing required field: "
+                "int() argument must be a string, a bytes-like object "
+                "or a real number, not 'NoneType'",
+            ),
+        ),
+        (
+            lambda b: b.update(workflow="x"),
+            (400, "callback body missing required field: string indices must be integers, not 'str'"),
+        ),
+        (
+            lambda b: b["workflow"].update(run_id="abc"),
+            (500, "Internal server error"),
+        ),  # int() ValueError escapes
+        (lambda b: b["workflow"].update(run_attempt=""), (500, "Internal server error")),
+        (lambda b: b["workflow"].update(run_id="0"), (400, "callback rejected: invalid state transition")),
+        (lambda b: b["workflow"].update(status="queued"), (400, "unknown callback status: 'queued'")),
+    ],
+)
 def test_field_parsing_follows_the_relay(emu, fresh_payload, mutate, expected):
     token = emu.relay.issuer.mint("acme/oot")
     dispatch(emu, "acme/oot", fresh_payload)
     body = in_progress_body(fresh_payload, RunContext("CRCR", "73", "leg-parse", "c"))
     mutate(body)
     code, answer = post(emu, body, token)
-    assert (code, answer["detail"][:len(expected[1])]) == expected
+    assert (code, answer["detail"][: len(expected[1])]) == expected
 
 
 def test_unknown_status_without_dispatch_is_the_dispatch_rejection(emu, fresh_payload):
@@ -338,13 +415,16 @@ def test_unknown_status_without_dispatch_is_the_dispatch_rejection(emu, fresh_pa
     assert (code, answer["detail"]) == (400, "callback rejected: no matching dispatch record")
 
 
-@pytest.mark.parametrize("raw,repo,expected", [
-    (b"", "acme/oot", (400, {"detail": "callback body missing required field: 'delivery_id'"})),
-    (b"[1, 2]", "acme/oot", (500, {"detail": "Internal server error"})),
-    (b"null", "acme/oot", (500, {"detail": "Internal server error"})),
-    (b"[1, 2]", "acme/onboarding", (200, {"ok": True, "status": "ignored"})),  # level check comes first
-    (b'{"a": "\xff"}', "acme/oot", (500, "Internal Server Error")),
-])
+@pytest.mark.parametrize(
+    "raw,repo,expected",
+    [
+        (b"", "acme/oot", (400, {"detail": "callback body missing required field: 'delivery_id'"})),
+        (b"[1, 2]", "acme/oot", (500, {"detail": "Internal server error"})),
+        (b"null", "acme/oot", (500, {"detail": "Internal server error"})),
+        (b"[1, 2]", "acme/onboarding", (200, {"ok": True, "status": "ignored"})),  # level check comes first
+        (b'{"a": "\xff"}', "acme/oot", (500, "Internal Server Error")),
+    ],
+)
 def test_odd_bodies(emu, raw, repo, expected):
     assert post(emu, raw, emu.relay.issuer.mint(repo)) == expected
 
@@ -359,7 +439,9 @@ def test_oversized_body_is_hud_413_after_the_state_save(emu, fresh_payload):
 
 
 def test_hud_row_fields_follow_huds_extraction(emu, push_event):
-    cp = dict(push_event["client_payload"], delivery_id="push-" + push_event["client_payload"]["delivery_id"][:20])
+    cp = dict(
+        push_event["client_payload"], delivery_id="push-" + push_event["client_payload"]["delivery_id"][:20]
+    )
     token = emu.relay.issuer.mint("acme/oot")
     dispatch(emu, "acme/oot", cp)
     body = in_progress_body(cp, RunContext("CRCR", "76", "leg-push", "c", run_attempt="2"))
@@ -367,8 +449,13 @@ def test_hud_row_fields_follow_huds_extraction(emu, push_event):
     assert post(emu, body, token)[0] == 200
     (row,) = [r for r in emu.relay.hud.rows("acme/oot") if r["job_name"] == "leg-push"]
     # a push has no pull_request: pr 0, and HUD falls back to payload.head_sha, then to delivery_id
-    assert (row["pr_number"], row["pytorch_head_sha"], row["run_attempt"], row["run_id"], row["downstream_repo_level"]) \
-        == (0, cp["delivery_id"], 2, "76", "L2")
+    assert (
+        row["pr_number"],
+        row["pytorch_head_sha"],
+        row["run_attempt"],
+        row["run_id"],
+        row["downstream_repo_level"],
+    ) == (0, cp["delivery_id"], 2, "76", "L2")
 
 
 def test_l4_check_runs_always_and_l3_through_the_dispatch_flag(fresh_payload):
@@ -378,14 +465,19 @@ def test_l4_check_runs_always_and_l3_through_the_dispatch_flag(fresh_payload):
         labels[:] = [{"name": "ciflow/crcr/spyre"}]
         for repo in ("acme/l3", "acme/l4"):
             assert dispatch(e, repo, fresh_payload) == 200
-        labels[:] = []  # the echoed labels went stale (e.g. a reopen): the L3 flag from the dispatch still counts
+        labels[
+            :
+        ] = []  # the echoed labels went stale (e.g. a reopen): the L3 flag from the dispatch still counts
         for repo in ("acme/l3", "acme/l4"):
             ctx = RunContext("CRCR", "80", "leg", "c")
             assert post(e, in_progress_body(fresh_payload, ctx), e.relay.issuer.mint(repo))[0] == 200
             assert post(e, completed_body(fresh_payload, ctx, "failure"), e.relay.issuer.mint(repo))[0] == 200
         assert [(r["name"], r["title"]) for r in e.relay.check_runs] == [
-            ("crcr/acme/l3/CRCR/leg", "In progress"), ("crcr/acme/l3/CRCR/leg", "Failure"),
-            ("crcr/acme/l4/CRCR/leg", "In progress"), ("crcr/acme/l4/CRCR/leg", "Failure")]
+            ("crcr/acme/l3/CRCR/leg", "In progress"),
+            ("crcr/acme/l3/CRCR/leg", "Failure"),
+            ("crcr/acme/l4/CRCR/leg", "In progress"),
+            ("crcr/acme/l4/CRCR/leg", "Failure"),
+        ]
 
 
 def test_hud_forward_retries_like_the_relay_then_500_with_the_state_saved(fresh_payload):
@@ -395,15 +487,20 @@ def test_hud_forward_retries_like_the_relay_then_500_with_the_state_saved(fresh_
     auth = f"Bearer {relay.issuer.mint('acme/oot')}"
     raw = json.dumps(in_progress_body(fresh_payload, RunContext("CRCR", "81", "leg", "c"))).encode()
     assert relay.callback(auth, raw, hud_fault="hud_5xx") == (
-        500, {"detail": "HUD unavailable: result not saved; retry or ignore"})
+        500,
+        {"detail": "HUD unavailable: result not saved; retry or ignore"},
+    )
     assert waits == [1.0, 2.0, 4.0]  # 1 attempt + HUD_MAX_RETRIES 3, backoff 1, 2, 4 s
     assert relay.callback(auth, raw)[0] == 400  # the state was saved before the forward
     assert relay.hud.rows() == []
     (stale,) = relay.stale_jobs()
     assert (stale["job_name"], stale["relay_state"]) == ("leg", "in_progress")
     waits.clear()
-    relay.callback(auth, json.dumps(completed_body(fresh_payload, RunContext("CRCR", "81", "leg", "c"), "success"))
-                   .encode(), hud_fault="hud_slow")
+    relay.callback(
+        auth,
+        json.dumps(completed_body(fresh_payload, RunContext("CRCR", "81", "leg", "c"), "success")).encode(),
+        hud_fault="hud_slow",
+    )
     assert waits == [3.0, 1.0, 3.0, 2.0, 3.0, 4.0, 3.0]  # each slow attempt, then the backoff
 
 
@@ -423,9 +520,14 @@ def test_hud_page_marks_unconfirmed_jobs_stale(fresh_payload):
         assert "STALE: relay has completed, HUD never confirmed" in page and "1 job(s) STALE" in page
         # a job whose in_progress never reached HUD has no row at all: a placeholder says so
         requests.post(e.url + "/_emulator/faults", json={"script": ["hud_5xx"]}, timeout=5)
-        assert post(e, in_progress_body(fresh_payload, RunContext("CRCR", "82", "leg-lost", "d")), token)[0] == 500
+        assert (
+            post(e, in_progress_body(fresh_payload, RunContext("CRCR", "82", "leg-lost", "d")), token)[0]
+            == 500
+        )
         page = requests.get(e.url + "/crcr/acme/oot", timeout=5).text
-        assert "missing in HUD" in page and "STALE: relay has in_progress" in page and "2 job(s) STALE" in page
+        assert (
+            "missing in HUD" in page and "STALE: relay has in_progress" in page and "2 job(s) STALE" in page
+        )
 
 
 def test_sweeper_uses_the_stored_in_progress_even_when_hud_missed_it(fresh_payload):

@@ -1,4 +1,5 @@
 """Delivery under faults and crashes: every leg ends COMPLETED exactly once."""
+
 import json
 import os
 import signal
@@ -28,9 +29,15 @@ N_DISPATCHES, M_LEGS = 6, 4
 
 def new_client(emu, state: Path) -> CallbackClient:
     tokens = ActionsOidcToken(emu.token_request_url, emu.request_token_for(REPO))
-    return CallbackClient(emu.url, tokens, REPO, outbox=Outbox(state), timeout=5,
-                          policy=default_policy(total=12, backoff=0.005, jitter=0.01, cap=0.05),
-                          budget=RateBudget(limit=100, path=state.parent / "budget.json"))
+    return CallbackClient(
+        emu.url,
+        tokens,
+        REPO,
+        outbox=Outbox(state),
+        timeout=5,
+        policy=default_policy(total=12, backoff=0.005, jitter=0.01, cap=0.05),
+        budget=RateBudget(limit=100, path=state.parent / "budget.json"),
+    )
 
 
 def completed_counts(emu):
@@ -55,8 +62,10 @@ def test_dispatches_x_legs_with_30_percent_faults_complete_exactly_once(pr_paylo
             client = new_client(emu, tmp_path / f"outbox-{i}-{m}")
             ctx = RunContext("CRCR", str(1000 + i), f"test-leg{m}", f"{i}{m}")
             guard = client.begin_job(in_progress_body(cp, ctx), completed_body(cp, ctx, "cancelled"))
-            client.finish_job(guard, completed_body(cp, ctx, "success",
-                                                    test_results={"passed": m, "failed": 0, "skipped": 1}))
+            client.finish_job(
+                guard,
+                completed_body(cp, ctx, "success", test_results={"passed": m, "failed": 0, "skipped": 1}),
+            )
             return client.outbox.pending(include_live_guards=True)
 
         jobs = [(i, cp, m) for i, cp in enumerate(payloads) for m in range(M_LEGS)]
@@ -99,9 +108,21 @@ def _spawn(emu, tmp_path, cp, mode):
     state = tmp_path / "outbox"
     (tmp_path / "cp.json").write_text(json.dumps(cp))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    return subprocess.Popen([sys.executable, "-c", CHILD, emu.url, emu.token_request_url,
-                             emu.request_token_for(REPO), str(state), mode],
-                            stdout=subprocess.PIPE, text=True, env=env), state
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            CHILD,
+            emu.url,
+            emu.token_request_url,
+            emu.request_token_for(REPO),
+            str(state),
+            mode,
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    ), state
 
 
 def _wait_for(predicate, timeout=30.0):
@@ -123,9 +144,13 @@ def test_sigkill_between_in_progress_and_completed_loses_nothing(pr_payload, tmp
         if mode == "during-completed-send":
             # in_progress went through; the completed request now stalls in the relay
             emu.faults.configure(0.0, (), latency=1.5, seed=None, script=["latency"])
-            _wait_for(lambda: any(json.loads(p.read_text()).get("kind") == "callback" and
-                                  json.loads(p.read_text()).get("attempts", 0) >= 1
-                                  for p in state.glob("g-*.json")))
+            _wait_for(
+                lambda: any(
+                    json.loads(p.read_text()).get("kind") == "callback"
+                    and json.loads(p.read_text()).get("attempts", 0) >= 1
+                    for p in state.glob("g-*.json")
+                )
+            )
         os.kill(child.pid, signal.SIGKILL)
         child.wait()
         assert len(list(state.glob("*.json"))) == 1  # the completed (real or guard) survived the kill
@@ -180,9 +205,13 @@ def test_hud_500_then_duplicate_400_is_recorded_hud_unconfirmed(pr_payload, tmp_
     duplicate. Delivered as far as the relay goes (nothing to resend), but HUD keeps the row
     in_progress: the outcome says so, and the emulator's HUD page shows the row stale."""
     outcome, states, rows, stale, page, left = _unconfirmed_scenario(
-        pr_payload, tmp_path, {"script": ["hud_5xx"], "hud_backoff": 0.01})
-    assert (outcome.result, outcome.label, outcome.http_status) == (RECORDED_HUD_UNCONFIRMED,
-                                                                    "recorded, HUD unconfirmed", 400)
+        pr_payload, tmp_path, {"script": ["hud_5xx"], "hud_backoff": 0.01}
+    )
+    assert (outcome.result, outcome.label, outcome.http_status) == (
+        RECORDED_HUD_UNCONFIRMED,
+        "recorded, HUD unconfirmed",
+        400,
+    )
     assert states == ["IN_PROGRESS", "COMPLETED"] and left == []
     assert [r["status"] for r in rows] == ["in_progress"]
     assert [(s["job_name"], s["relay_state"]) for s in stale] == [("leg", "completed")]
@@ -193,8 +222,11 @@ def test_client_timeout_while_the_relay_retries_a_slow_hud_is_unconfirmed(pr_pay
     """HUD slow: 3 attempts (1 + 2 retries) of 0.3 s plus waits of 0.05 + 0.1 s = 1.05 s in the
     relay, against a client timeout of 0.5 s (the real figures: 3 s attempts vs curl's 10 s)."""
     outcome, states, rows, stale, page, left = _unconfirmed_scenario(
-        pr_payload, tmp_path, {"script": ["hud_slow"], "hud_latency": 0.3, "hud_retries": 2, "hud_backoff": 0.05},
-        client_timeout=0.5)
+        pr_payload,
+        tmp_path,
+        {"script": ["hud_slow"], "hud_latency": 0.3, "hud_retries": 2, "hud_backoff": 0.05},
+        client_timeout=0.5,
+    )
     assert outcome.result == RECORDED_HUD_UNCONFIRMED and outcome.attempts >= 2
     assert states == ["IN_PROGRESS", "COMPLETED"] and left == []
     assert [r["status"] for r in rows] == ["in_progress"]

@@ -1,19 +1,21 @@
 """Legs run the suite at the dispatched SHA: ${TORCH_ROOT} config paths resolve
 against the checkout, a file the checkout lacks makes the leg neutral (not a
 crash), and a leg that executed no test is neutral, never success."""
-import sys
+
 from pathlib import Path
 
 import pytest
 
 from crcr.dispatch import load_dispatch
-from crcr.handler.outcome import failing_cases, leg_conclusion, file_of_testcase
+from crcr.handler.outcome import failing_cases, file_of_testcase, leg_conclusion
 from crcr.handler.plan import config_suites, discover_features, plan_candidates, plan_legs
 from crcr.handler.runner import Upstream, pytest_command, run_leg
 from crcr.junit import Counts
 
-UPSTREAM_YAML = ("test_suite_config:\n  files:\n    - path: ${TORCH_ROOT}/test/nn/test_*.py\n"
-                 "    - path: ${TORCH_ROOT}/test/test_gone.py\n")
+UPSTREAM_YAML = (
+    "test_suite_config:\n  files:\n    - path: ${TORCH_ROOT}/test/nn/test_*.py\n"
+    "    - path: ${TORCH_ROOT}/test/test_gone.py\n"
+)
 
 
 @pytest.fixture
@@ -27,12 +29,17 @@ def tree(tmp_path):
     extra = tmp_path / "upstream"
     extra.mkdir()
     (extra / "nn.yaml").write_text(UPSTREAM_YAML)
-    (extra / "only_gone.yaml").write_text("test_suite_config:\n  files:\n    - path: ${TORCH_ROOT}/test/test_gone.py\n")
+    (extra / "only_gone.yaml").write_text(
+        "test_suite_config:\n  files:\n    - path: ${TORCH_ROOT}/test/test_gone.py\n"
+    )
     return ws, checkout, extra
 
 
 def legs_of(pr_event, ws, extra):
-    return {l.feature: l for l in plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(ws, [extra]))}
+    return {
+        x.feature: x
+        for x in plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(ws, [extra]))
+    }
 
 
 def test_extra_config_dirs_are_features_named_after_the_dir(pr_event, tree):
@@ -47,7 +54,10 @@ def test_torch_root_paths_resolve_against_the_checkout(tree):
     ws, checkout, extra = tree
     s = config_suites(ws, str(extra / "nn.yaml"), checkout)
     assert s.upstream == (str(checkout / "test/nn/test_flat.py"),) and s.missing == ("test/test_gone.py",)
-    assert config_suites(ws, str(extra / "nn.yaml"), None).missing == ("test/nn/test_*.py", "test/test_gone.py")
+    assert config_suites(ws, str(extra / "nn.yaml"), None).missing == (
+        "test/nn/test_*.py",
+        "test/test_gone.py",
+    )
 
 
 def test_pytest_leg_gets_the_checkout_as_upstream_root_and_rootdir(pr_event, tree):
@@ -63,9 +73,16 @@ def test_a_config_file_the_checkout_lacks_is_a_neutral_leg(pr_event, tree, tmp_p
     ws, checkout, extra = tree
     leg = legs_of(pr_event, ws, extra)["upstream-only_gone"]
     marker = tmp_path / "ran"
-    r = run_leg(leg, ws, tmp_path / "out", runner="pytest", env={}, timeout=60,
-                template=f"{{python}} -c \"open('{marker}', 'w')\"",
-                upstream=Upstream(root=checkout, sha="b" * 40, core_note="core: wheel as is"))
+    r = run_leg(
+        leg,
+        ws,
+        tmp_path / "out",
+        runner="pytest",
+        env={},
+        timeout=60,
+        template=f"{{python}} -c \"open('{marker}', 'w')\"",
+        upstream=Upstream(root=checkout, sha="b" * 40, core_note="core: wheel as is"),
+    )
     assert r.conclusion == "neutral" and r.counts == Counts() and not marker.exists()
     assert r.notes[-1] == f"{extra / 'only_gone.yaml'}: the checkout at bbbbbbbbbbbb lacks test/test_gone.py"
     assert r.notes[0] == "core: wheel as is"
@@ -73,9 +90,15 @@ def test_a_config_file_the_checkout_lacks_is_a_neutral_leg(pr_event, tree, tmp_p
     assert r.conclusion == "neutral" and "no upstream checkout lacks test/test_gone.py" in r.notes[-1]
 
 
-@pytest.mark.parametrize("counts,expected", [
-    (Counts(0, 0, 0), "neutral"), (Counts(0, 0, 7), "neutral"), (Counts(1, 0, 7), "success"),
-    (Counts(3, 1, 0), "success")])  # the exit code decides failure; counts only veto a green
+@pytest.mark.parametrize(
+    "counts,expected",
+    [
+        (Counts(0, 0, 0), "neutral"),
+        (Counts(0, 0, 7), "neutral"),
+        (Counts(1, 0, 7), "success"),
+        (Counts(3, 1, 0), "success"),
+    ],
+)  # the exit code decides failure; counts only veto a green
 def test_no_executed_test_is_never_success(counts, expected):
     assert leg_conclusion(0, False, counts) == expected
     assert leg_conclusion(1, False, counts) == "failure"
@@ -84,10 +107,20 @@ def test_no_executed_test_is_never_success(counts, expected):
 def test_zero_test_leg_end_to_end_is_neutral(pr_event, tree, tmp_path):
     ws, checkout, extra = tree
     leg = legs_of(pr_event, ws, extra)["upstream-nn"]
-    write_skips = ("{python} -c \"import sys; open(sys.argv[1], 'w').write("
-                   "'<testsuite><testcase name=\\'a\\'><skipped/></testcase></testsuite>')\" {junit}")
-    r = run_leg(leg, ws, tmp_path / "out", runner="pytest", env={}, timeout=60, template=write_skips,
-                upstream=Upstream(root=checkout))
+    write_skips = (
+        "{python} -c \"import sys; open(sys.argv[1], 'w').write("
+        "'<testsuite><testcase name=\\'a\\'><skipped/></testcase></testsuite>')\" {junit}"
+    )
+    r = run_leg(
+        leg,
+        ws,
+        tmp_path / "out",
+        runner="pytest",
+        env={},
+        timeout=60,
+        template=write_skips,
+        upstream=Upstream(root=checkout),
+    )
     assert (r.conclusion, r.exit_code, r.counts) == ("neutral", 0, Counts(0, 0, 1))
     assert "0 tests executed: neutral, not success" in r.notes
     assert "not in the checkout: test/test_gone.py" in r.notes
@@ -97,8 +130,10 @@ def test_failures_map_to_checkout_files(tmp_path):
     (tmp_path / "test" / "nn").mkdir(parents=True)
     (tmp_path / "test" / "nn" / "test_flat.py").write_text("")
     junit = tmp_path / "j.xml"
-    junit.write_text("<testsuite><testcase classname='test.nn.test_flat.TestFlatSPYRE' name='t1'><failure/></testcase>"
-                     "<testcase classname='test.nn.test_flat.TestFlatSPYRE' name='t2'/></testsuite>")
+    junit.write_text(
+        "<testsuite><testcase classname='test.nn.test_flat.TestFlatSPYRE' name='t1'><failure/></testcase>"
+        "<testcase classname='test.nn.test_flat.TestFlatSPYRE' name='t2'/></testsuite>"
+    )
     assert failing_cases([junit]) == [("test.nn.test_flat.TestFlatSPYRE", "t1")]
     assert file_of_testcase("test.nn.test_flat.TestFlatSPYRE", [tmp_path]) == "test/nn/test_flat.py"
     assert file_of_testcase("testing.suites.test_x.T", [tmp_path]) is None
@@ -106,30 +141,59 @@ def test_failures_map_to_checkout_files(tmp_path):
 
 def _event_for(pr_event, sha, tmp_path):
     import json
+
     pr_event["client_payload"]["payload"]["pull_request"]["head"]["sha"] = sha
     path = tmp_path / "event.json"
     path.write_text(json.dumps(pr_event))
     return path
 
 
-PASSING_LEG = ("{python} -c \"import sys, pathlib; root = pathlib.Path(sys.argv[2]); "
-               "ok = (root / 'test/nn/test_flat.py').exists(); "
-               "open(sys.argv[1], 'w').write('<testsuite><testcase name=\\'a\\'/></testsuite>'); sys.exit(0 if ok else 1)\" "
-               "{junit} {upstream_root}")
+PASSING_LEG = (
+    '{python} -c "import sys, pathlib; root = pathlib.Path(sys.argv[2]); '
+    "ok = (root / 'test/nn/test_flat.py').exists(); "
+    "open(sys.argv[1], 'w').write('<testsuite><testcase name=\\'a\\'/></testsuite>'); sys.exit(0 if ok else 1)\" "
+    "{junit} {upstream_root}"
+)
 
 
-def test_run_leg_fetches_the_dispatched_sha_from_an_upstream_url(pr_event, tree, tmp_path, capsys, monkeypatch):
+def test_run_leg_fetches_the_dispatched_sha_from_an_upstream_url(
+    pr_event, tree, tmp_path, capsys, monkeypatch
+):
     import os
+
     from crcr.handler import main as handler
     from crcr.upstream.localrepo import build_repo, file_url
+
     ws, _, extra = tree
-    shas = build_repo(tmp_path / "u.git", [("one", {"test/nn/test_flat.py": "x = 1\n", "version.txt": "2.13.0a0\n"})],
-                      dict(os.environ))
+    shas = build_repo(
+        tmp_path / "u.git",
+        [("one", {"test/nn/test_flat.py": "x = 1\n", "version.txt": "2.13.0a0\n"})],
+        dict(os.environ),
+    )
     event = _event_for(pr_event, shas[0], tmp_path)
-    env = {**os.environ, "CRCR_STATE_DIR": str(tmp_path / "state"), "OOT_UPSTREAM_CACHE": str(tmp_path / "cache")}
+    env = {
+        **os.environ,
+        "CRCR_STATE_DIR": str(tmp_path / "state"),
+        "OOT_UPSTREAM_CACHE": str(tmp_path / "cache"),
+    }
     env.pop("OOT_UPSTREAM_URL", None)
-    argv = ["run-leg", "--leg", "0", "--event", str(event), "--workspace", str(ws), "--extra-configs", str(extra),
-            "--upstream-url", file_url(tmp_path / "u.git"), "--core-base", shas[0], "--test-command", PASSING_LEG]
+    argv = [
+        "run-leg",
+        "--leg",
+        "0",
+        "--event",
+        str(event),
+        "--workspace",
+        str(ws),
+        "--extra-configs",
+        str(extra),
+        "--upstream-url",
+        file_url(tmp_path / "u.git"),
+        "--core-base",
+        shas[0],
+        "--test-command",
+        PASSING_LEG,
+    ]
     assert handler.run(argv, env) == 0
     out = capsys.readouterr()
     assert "test-upstream-nn: success (1 passed" in out.out
@@ -144,17 +208,33 @@ def test_run_leg_fetches_the_dispatched_sha_from_an_upstream_url(pr_event, tree,
 
 
 def test_a_given_checkout_at_another_commit_is_refused(pr_event, tree, tmp_path, capsys):
-    import os
     from crcr.handler import main as handler
     from crcr.upstream.gitcmd import git
+
     ws, checkout, extra = tree
     git(["init", "-q", str(checkout)])
     git(["add", "-A"], cwd=checkout)
     git(["-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "-m", "x"], cwd=checkout)
     event = _event_for(pr_event, "e" * 40, tmp_path)
-    code = handler.main(["run-leg", "--leg", "0", "--event", str(event), "--workspace", str(ws),
-                         "--extra-configs", str(extra), "--upstream-root", str(checkout),
-                         "--state-dir", str(tmp_path / "s"), "--test-command", PASSING_LEG])
+    code = handler.main(
+        [
+            "run-leg",
+            "--leg",
+            "0",
+            "--event",
+            str(event),
+            "--workspace",
+            str(ws),
+            "--extra-configs",
+            str(extra),
+            "--upstream-root",
+            str(checkout),
+            "--state-dir",
+            str(tmp_path / "s"),
+            "--test-command",
+            PASSING_LEG,
+        ]
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and err[-1].startswith("dispatch_handler: --upstream-root is at ")
     assert f", not the dispatched {'e' * 40} (" in err[-1]
@@ -162,8 +242,14 @@ def test_a_given_checkout_at_another_commit_is_refused(pr_event, tree, tmp_path,
 
 def test_mode_resolution():
     from argparse import Namespace
+
     from crcr.handler.upstream import resolve_mode
-    a = lambda **kw: Namespace(**{"upstream": "auto", "upstream_root": None, "upstream_url": None, "event": None, **kw})
+
+    def a(**kw):
+        return Namespace(
+            **{"upstream": "auto", "upstream_root": None, "upstream_url": None, "event": None, **kw}
+        )
+
     assert resolve_mode(a(), {}) == "fixture"
     assert resolve_mode(a(event="e.json"), {}) == "none"
     assert resolve_mode(a(), {"GITHUB_EVENT_PATH": "e.json"}) == "none"

@@ -2,6 +2,7 @@
 real plugin legs on the checkout at the dispatched SHA with the core overlay,
 the emulator's HUD. The regression of the fixture's second commit is caught in
 its leg only and attributed to that commit's range."""
+
 import json
 import os
 import shutil
@@ -27,8 +28,12 @@ def workspace(tmp_path: Path) -> Path:
 def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_path):
     ws = workspace(tmp_path)
     state = tmp_path / "state"
-    env = {**os.environ, "CRCR_STATE_DIR": str(state), "OOT_UPSTREAM_CACHE": str(tmp_path / "cache"),
-           "HOME": str(tmp_path)}
+    env = {
+        **os.environ,
+        "CRCR_STATE_DIR": str(state),
+        "OOT_UPSTREAM_CACHE": str(tmp_path / "cache"),
+        "HOME": str(tmp_path),
+    }
     env.pop("GITHUB_EVENT_PATH", None)
     code = handler.run(["--workspace", str(ws), "--runner", "pytest"], env)
     assert code == 1  # a leg failed (documented exit code)
@@ -37,8 +42,14 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     head = fixture["client_payload"]["payload"]["pull_request"]["head"]["sha"]
     base = fixture["client_payload"]["payload"]["pull_request"]["base"]["sha"]
 
-    results = {p.name.removesuffix(".results.json"): json.loads(p.read_text()) for p in out.glob("*.results.json")}
-    assert set(results) == {"test-spyre-tensor_basics", "test-upstream-spyre-elementwise", "test-upstream-spyre-nn"}
+    results = {
+        p.name.removesuffix(".results.json"): json.loads(p.read_text()) for p in out.glob("*.results.json")
+    }
+    assert set(results) == {
+        "test-spyre-tensor_basics",
+        "test-upstream-spyre-elementwise",
+        "test-upstream-spyre-nn",
+    }
     nn = results["test-upstream-spyre-nn"]
     assert nn["conclusion"] == "failure" and nn["test_results"]["failed"] == 3  # 3 dtypes of one test
     assert nn["upstream"]["sha"] == head and nn["upstream"]["root"].endswith(head)
@@ -50,7 +61,11 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
 
     report = json.loads((out / "attribution.json").read_text())
     (a,) = report["attributions"]
-    assert (a["job_name"], a["verdict"], a["range"]) == ("test-upstream-spyre-nn", "only_upstream", [base, head])
+    assert (a["job_name"], a["verdict"], a["range"]) == (
+        "test-upstream-spyre-nn",
+        "only_upstream",
+        [base, head],
+    )
     assert a["message"] == f"only upstream moved: {base}..{head}"
     assert [c["sha"] for c in a["commits"]] == [head]
     assert set(a["commits"][0]["files"]) == {"test/nn/test_flatten_device.py", "torch/nn/modules/flatten.py"}

@@ -1,8 +1,8 @@
 """The git source: fetch by SHA from a local bare repo over file://, sparse,
 cached per SHA, concurrent-safe; bad input rejected before git runs."""
+
 import os
 import threading
-from pathlib import Path
 
 import pytest
 
@@ -11,11 +11,26 @@ from crcr.upstream.localrepo import build_repo, file_url
 from crcr.upstream.source import DEFAULT_URL, UpstreamSource, default_cache
 
 COMMITS = [
-    ("base", {"version.txt": "2.13.0a0\n", "test/test_a.py": "A = 1\n", "torch/nn/x.py": "X = 1\n",
-              "aten/src/ATen/native/Add.cpp": "// add\n", "docs/index.md": "docs\n"}),
+    (
+        "base",
+        {
+            "version.txt": "2.13.0a0\n",
+            "test/test_a.py": "A = 1\n",
+            "torch/nn/x.py": "X = 1\n",
+            "aten/src/ATen/native/Add.cpp": "// add\n",
+            "docs/index.md": "docs\n",
+        },
+    ),
     ("change test_a", {"test/test_a.py": "A = 2\n"}),
-    ("touch native and docs", {"aten/src/ATen/native/Add.cpp": "// add v2\n", "docs/index.md": "v2\n",
-                               "torch/nn/y.py": "Y = 1\n", "torch/nn/x.py": None}),
+    (
+        "touch native and docs",
+        {
+            "aten/src/ATen/native/Add.cpp": "// add v2\n",
+            "docs/index.md": "v2\n",
+            "torch/nn/y.py": "Y = 1\n",
+            "torch/nn/x.py": None,
+        },
+    ),
 ]
 
 
@@ -53,8 +68,20 @@ def test_second_checkout_is_a_cache_hit_without_git(upstream, source, monkeypatc
     assert calls == []
 
 
-@pytest.mark.parametrize("bad", ["HEAD", "main", "abc123", "-" * 40, "g" * 40, "a" * 39, "a" * 41,
-                                 "--upload-pack=touch /tmp/x", "0" * 40 + "\n"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "HEAD",
+        "main",
+        "abc123",
+        "-" * 40,
+        "g" * 40,
+        "a" * 39,
+        "a" * 41,
+        "--upload-pack=touch /tmp/x",
+        "0" * 40 + "\n",
+    ],
+)
 def test_bad_sha_rejected_before_any_git_call(source, monkeypatch, bad):
     calls = []
     monkeypatch.setattr("crcr.upstream.source.git", lambda *a, **k: calls.append(a))
@@ -72,7 +99,9 @@ def test_bad_url_rejected(tmp_path, bad):
 def test_unknown_sha_is_one_line_and_leaves_nothing(source):
     with pytest.raises(gitcmd.UpstreamError) as err:
         source.checkout("0123456789abcdef0123456789abcdef01234567")
-    assert str(err.value).startswith("upstream has no commit 0123456789abcdef0123456789abcdef01234567 (file://")
+    assert str(err.value).startswith(
+        "upstream has no commit 0123456789abcdef0123456789abcdef01234567 (file://"
+    )
     assert not list((source.cache / "checkouts").iterdir())
 
 
@@ -106,12 +135,18 @@ def test_concurrent_checkouts_of_one_sha_share_one_fetch(upstream, source):
 def test_changed_files_and_commits_between(upstream, source):
     _, shas = upstream
     assert set(source.changed_files(shas[0], shas[2])) == {
-        ("A", "torch/nn/y.py"), ("D", "torch/nn/x.py"), ("M", "aten/src/ATen/native/Add.cpp"),
-        ("M", "docs/index.md"), ("M", "test/test_a.py")}
+        ("A", "torch/nn/y.py"),
+        ("D", "torch/nn/x.py"),
+        ("M", "aten/src/ATen/native/Add.cpp"),
+        ("M", "docs/index.md"),
+        ("M", "test/test_a.py"),
+    }
     everything = source.commits_between(shas[0], shas[2])
     assert [c.sha for c in everything] == [shas[2], shas[1]]
     touching = source.commits_between(shas[0], shas[2], ["test/test_a.py"])
-    assert [(c.sha, c.subject, c.files) for c in touching] == [(shas[1], "change test_a", ("test/test_a.py",))]
+    assert [(c.sha, c.subject, c.files) for c in touching] == [
+        (shas[1], "change test_a", ("test/test_a.py",))
+    ]
     assert source.commits_between(shas[1], shas[1]) == []
 
 

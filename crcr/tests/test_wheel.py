@@ -1,4 +1,5 @@
 """//crcr:client_wheel is a self-contained client: installable by pip, runnable without Bazel."""
+
 import os
 import subprocess
 import sys
@@ -30,15 +31,45 @@ def test_wheel_contents(wheel):
 
 def test_pip_install_and_run_without_bazel(wheel, tmp_path):
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-                    "--disable-pip-version-check", "--target", str(target), str(wheel)], check=True, timeout=120)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            "--disable-pip-version-check",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        check=True,
+        timeout=120,
+    )
     script = target / "bin" / "crcr-callback"
     assert script.exists()
     # deps only from the pip site dirs; crcr itself only from the installed wheel
     deps = [p for p in sys.path if p and Path(p).is_dir() and not (Path(p) / "crcr").exists()]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(target), *deps]), CRCR_STATE_DIR=str(tmp_path / "s"))
-    r = subprocess.run([sys.executable, str(script), "completed", "--help"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(target), *deps]), CRCR_STATE_DIR=str(tmp_path / "s")
+    )
+    r = subprocess.run(
+        [sys.executable, str(script), "completed", "--help"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0 and "--conclusion" in r.stdout, r.stderr
-    r = subprocess.run([sys.executable, "-c", "import crcr.cli, crcr.client; print(crcr.cli.__file__)"], env=env,
-                       cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-c", "import crcr.cli, crcr.client; print(crcr.cli.__file__)"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.stdout.strip().startswith(str(target))

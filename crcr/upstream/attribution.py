@@ -6,6 +6,7 @@ crash never leaves half a record). `attribute` is the pure decision: when a
 leg goes red and the backend did not move, the red is upstream's, and the
 range `<last green suite>..<suite>` is where to look.
 """
+
 from __future__ import annotations
 
 import re
@@ -71,14 +72,30 @@ def attribute(job_name: str, now: Inputs, last: Optional[Inputs]) -> Attribution
     if last is None:
         return Attribution(job_name, "no_green", "no green result recorded for this job yet", None, now)
     if last.backend != now.backend:
-        return Attribution(job_name, "backend_moved",
-                           f"backend moved: {_short(last.backend)}..{_short(now.backend)} "
-                           f"(upstream {last.suite[:12]}..{now.suite[:12]})", last, now)
+        return Attribution(
+            job_name,
+            "backend_moved",
+            f"backend moved: {_short(last.backend)}..{_short(now.backend)} "
+            f"(upstream {last.suite[:12]}..{now.suite[:12]})",
+            last,
+            now,
+        )
     if (last.suite, last.core) == (now.suite, now.core):
-        return Attribution(job_name, "unchanged", "nothing moved since the last green run: flaky test or "
-                           "environment", last, now)
-    return Attribution(job_name, "only_upstream", f"only upstream moved: {last.suite}..{now.suite}",
-                       last, now, (last.suite, now.suite))
+        return Attribution(
+            job_name,
+            "unchanged",
+            "nothing moved since the last green run: flaky test or environment",
+            last,
+            now,
+        )
+    return Attribution(
+        job_name,
+        "only_upstream",
+        f"only upstream moved: {last.suite}..{now.suite}",
+        last,
+        now,
+        (last.suite, now.suite),
+    )
 
 
 class GreenStore:
@@ -91,21 +108,28 @@ class GreenStore:
         self.db.close()
 
     def last_green(self, upstream: str, job_name: str) -> Optional[Inputs]:
-        row = self.db.execute("SELECT backend, core, suite FROM last_green WHERE upstream=? AND job_name=?",
-                              (upstream, job_name)).fetchone()
+        row = self.db.execute(
+            "SELECT backend, core, suite FROM last_green WHERE upstream=? AND job_name=?",
+            (upstream, job_name),
+        ).fetchone()
         return Inputs(*row) if row else None
 
     def record_green(self, upstream: str, job_name: str, inputs: Inputs) -> None:
         with self.db:
-            self.db.execute("INSERT OR REPLACE INTO last_green VALUES (?, ?, ?, ?, ?, ?)",
-                            (upstream, job_name, inputs.backend, inputs.core, inputs.suite, time.time()))
+            self.db.execute(
+                "INSERT OR REPLACE INTO last_green VALUES (?, ?, ?, ?, ?, ?)",
+                (upstream, job_name, inputs.backend, inputs.core, inputs.suite, time.time()),
+            )
 
     def record_run(self, upstream: str, suite: str) -> None:
         with self.db:
             self.db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?)", (upstream, suite, time.time()))
 
     def has_run(self, upstream: str, suite: str) -> bool:
-        return self.db.execute("SELECT 1 FROM runs WHERE upstream=? AND suite=?", (upstream, suite)).fetchone() is not None
+        return (
+            self.db.execute("SELECT 1 FROM runs WHERE upstream=? AND suite=?", (upstream, suite)).fetchone()
+            is not None
+        )
 
 
 def suspect_paths(failing_files: Sequence[str], core_files: Sequence[str]) -> tuple[str, ...]:
@@ -129,9 +153,11 @@ def ops_of_failures(memory_db: Path, failing_tests: Sequence[str]) -> tuple[str,
             file, _, rest = test.partition("::")
             cls, _, name = rest.partition("::")
             prefix = f"{file}::{DEVICE_SUFFIX.sub('', cls)}::"
-            rows = db.execute("SELECT DISTINCT test_id, op FROM op_index WHERE test_id LIKE ? ESCAPE '\\'",
-                              (prefix.replace("_", "\\_") + "%",)).fetchall()
-            ops += [op for test_id, op in rows if name.startswith(test_id[len(prefix):])]
+            rows = db.execute(
+                "SELECT DISTINCT test_id, op FROM op_index WHERE test_id LIKE ? ESCAPE '\\'",
+                (prefix.replace("_", "\\_") + "%",),
+            ).fetchall()
+            ops += [op for test_id, op in rows if name.startswith(test_id[len(prefix) :])]
         return tuple(sorted(set(ops)))
     except sqlite3.DatabaseError:
         return ()  # another layout or a broken file: attribution goes on without ops

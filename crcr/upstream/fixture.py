@@ -16,6 +16,7 @@ Dispatches are made from the bundled examples: a push of `base` to main (the
 baseline run that records the last green result) and the PR synchronize
 naming `head`. Same code path as production; only the URL is file://.
 """
+
 from __future__ import annotations
 
 import copy
@@ -61,10 +62,16 @@ def commits(torch_dir: Path, torch_version: str) -> list[tuple[str, dict]]:
     wheel_file = (torch_dir / "nn" / "modules" / "flatten.py").read_text()
     if wheel_file.count(GOOD) != 1:
         raise RuntimeError(f"{CORE_FILE} of this wheel does not have the expected Flatten signature")
-    base = {**_tree(HERE / "base"), "version.txt": fixture_version(torch_version) + "\n", CORE_FILE: wheel_file}
+    base = {
+        **_tree(HERE / "base"),
+        "version.txt": fixture_version(torch_version) + "\n",
+        CORE_FILE: wheel_file,
+    }
     head = {**_tree(HERE / "head"), CORE_FILE: wheel_file.replace(GOOD, BAD)}
-    return [("Release base: the files of the pinned wheel", base),
-            ("nn.Flatten: flatten from dim 0 by default (#90001)", head)]
+    return [
+        ("Release base: the files of the pinned wheel", base),
+        ("nn.Flatten: flatten from dim 0 by default (#90001)", head),
+    ]
 
 
 def _events(base: str, head: str) -> tuple[dict, dict]:
@@ -93,4 +100,6 @@ def generate(dest: Path, torch_dir: Path, torch_version: str, env: Mapping[str, 
     push, pr = _events(*shas)
     atomic_write_json(dest / "baseline_dispatch.json", push)
     atomic_write_json(dest / "dispatch.json", pr)
-    return Fixture(file_url(bare), shas[0], shas[1], CONFIGS, dest / "baseline_dispatch.json", dest / "dispatch.json")
+    return Fixture(
+        file_url(bare), shas[0], shas[1], CONFIGS, dest / "baseline_dispatch.json", dest / "dispatch.json"
+    )

@@ -3,6 +3,7 @@
 Every value that reaches git from a dispatch is a validated 40-hex SHA; URLs
 are checked so that none can be read as an option.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,7 +31,9 @@ def check_sha(sha: str, what: str = "upstream SHA") -> str:
 
 def check_url(url: str) -> str:
     if not isinstance(url, str) or not URL_RE.fullmatch(url):
-        raise UpstreamError(f"upstream URL {str(url)[:80]!r} is not a git URL (https://, ssh://, file://, user@host:path)")
+        raise UpstreamError(
+            f"upstream URL {str(url)[:80]!r} is not a git URL (https://, ssh://, file://, user@host:path)"
+        )
     return url
 
 
@@ -44,23 +47,49 @@ def git_env(env: Optional[Mapping[str, str]] = None) -> dict[str, str]:
 def classify_fetch_error(url: str, sha: str, stderr: str) -> str:
     """A one-line reason from git's stderr: unknown commit vs unreachable remote."""
     low = stderr.lower()
-    if any(s in low for s in ("not our ref", "unadvertised object", "couldn't find remote ref",
-                              "no such remote ref", "unable to read tree", "bad object", "invalid index-pack")):
+    if any(
+        s in low
+        for s in (
+            "not our ref",
+            "unadvertised object",
+            "couldn't find remote ref",
+            "no such remote ref",
+            "unable to read tree",
+            "bad object",
+            "invalid index-pack",
+        )
+    ):
         return f"upstream has no commit {sha} ({url})"  # the SHA first: long URLs get cut
-    if any(s in low for s in ("could not read from remote", "unable to access", "does not appear to be a git repository",
-                              "could not resolve host", "connection refused", "repository not found",
-                              "'origin' does not appear")):
-        first = next((l for l in stderr.splitlines() if l.strip().startswith(("fatal:", "error:"))), stderr)
+    if any(
+        s in low
+        for s in (
+            "could not read from remote",
+            "unable to access",
+            "does not appear to be a git repository",
+            "could not resolve host",
+            "connection refused",
+            "repository not found",
+            "'origin' does not appear",
+        )
+    ):
+        first = next((x for x in stderr.splitlines() if x.strip().startswith(("fatal:", "error:"))), stderr)
         return f"upstream remote {url} unreachable: {one_line(first, 160)}"
     return f"git fetch of {sha} from {url} failed: {one_line(stderr, 200)}"
 
 
-def git(args: Sequence[str], cwd: Optional[Path] = None, env: Optional[Mapping[str, str]] = None,
-        check: bool = True, timeout: float = 1800, input: Optional[str] = None) -> subprocess.CompletedProcess:
+def git(
+    args: Sequence[str],
+    cwd: Optional[Path] = None,
+    env: Optional[Mapping[str, str]] = None,
+    check: bool = True,
+    timeout: float = 1800,
+    input: Optional[str] = None,
+) -> subprocess.CompletedProcess:
     argv = ["git", *args]
     try:
-        proc = subprocess.run(argv, cwd=cwd, env=git_env(env), capture_output=True, text=True, timeout=timeout,
-                              input=input)
+        proc = subprocess.run(
+            argv, cwd=cwd, env=git_env(env), capture_output=True, text=True, timeout=timeout, input=input
+        )
     except FileNotFoundError:
         raise UpstreamError("git is not installed (needed for the upstream checkout)") from None
     except subprocess.TimeoutExpired:

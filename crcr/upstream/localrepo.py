@@ -7,6 +7,7 @@ as the fetch matters: any reachable commit can be fetched by SHA
 (`uploadpack.allowFilter`). Author, committer and dates are fixed, so the same
 content always gives the same SHAs.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -15,8 +16,12 @@ from typing import Mapping, Optional, Sequence
 
 from crcr.upstream.gitcmd import git
 
-IDENTITY = {"GIT_AUTHOR_NAME": "Upstream Fixture", "GIT_AUTHOR_EMAIL": "fixture@example.invalid",
-            "GIT_COMMITTER_NAME": "Upstream Fixture", "GIT_COMMITTER_EMAIL": "fixture@example.invalid"}
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "Upstream Fixture",
+    "GIT_AUTHOR_EMAIL": "fixture@example.invalid",
+    "GIT_COMMITTER_NAME": "Upstream Fixture",
+    "GIT_COMMITTER_EMAIL": "fixture@example.invalid",
+}
 EPOCH = 1767225600  # 2026-01-01T00:00:00Z; commit i is i hours later
 
 Change = Mapping[str, Optional[str]]
@@ -40,10 +45,18 @@ def build_repo(bare: Path, commits: Sequence[tuple[str, Change]], env: Mapping[s
             git(["add", "--", rel], cwd=work, env=env)
         stamp = f"{EPOCH + 3600 * i} +0000"
         commit_env = {**env, **IDENTITY, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
-        git(["-c", "commit.gpgsign=false", "commit", "-q", "--allow-empty", "-m", message], cwd=work, env=commit_env)
+        git(
+            ["-c", "commit.gpgsign=false", "commit", "-q", "--allow-empty", "-m", message],
+            cwd=work,
+            env=commit_env,
+        )
         shas.append(git(["rev-parse", "HEAD"], cwd=work, env=env).stdout.strip())
     git(["clone", "-q", "--bare", str(work), str(bare)], env=env)
-    for key in ("uploadpack.allowReachableSHA1InWant", "uploadpack.allowFilter", "uploadpack.allowAnySHA1InWant"):
+    for key in (
+        "uploadpack.allowReachableSHA1InWant",
+        "uploadpack.allowFilter",
+        "uploadpack.allowAnySHA1InWant",
+    ):
         git(["config", key, "true"], cwd=bare, env=env)
     shutil.rmtree(work)
     return shas

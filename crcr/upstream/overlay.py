@@ -9,6 +9,7 @@ copies for changed files, symlinks for everything else (directories that hold
 no change are one symlink each), so building it costs a few hundred inodes and
 every leg with the same wheel and overlay shares it.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -21,20 +22,62 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
-NATIVE_SUFFIXES = frozenset({".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".cu", ".cuh", ".mm", ".m", ".metal",
-                             ".hip", ".S", ".cmake", ".bzl", ".pyx", ".ptx"})
-NATIVE_NAMES = frozenset({"CMakeLists.txt", "native_functions.yaml", "derivatives.yaml", "tags.yaml", "setup.py",
-                          "BUILD.bazel", "BUILD", "build_variables.bzl", "pyproject.toml", "requirements.txt"})
+NATIVE_SUFFIXES = frozenset(
+    {
+        ".c",
+        ".cc",
+        ".cpp",
+        ".cxx",
+        ".h",
+        ".hpp",
+        ".cu",
+        ".cuh",
+        ".mm",
+        ".m",
+        ".metal",
+        ".hip",
+        ".S",
+        ".cmake",
+        ".bzl",
+        ".pyx",
+        ".ptx",
+    }
+)
+NATIVE_NAMES = frozenset(
+    {
+        "CMakeLists.txt",
+        "native_functions.yaml",
+        "derivatives.yaml",
+        "tags.yaml",
+        "setup.py",
+        "BUILD.bazel",
+        "BUILD",
+        "build_variables.bzl",
+        "pyproject.toml",
+        "requirements.txt",
+    }
+)
 # Python that generates native code: changing it changes the binary, not torch/*.py
-NATIVE_PREFIXES = ("torchgen/", "tools/autograd/", "tools/setup_helpers/", "aten/src/", "c10/", "caffe2/",
-                   "third_party/", "torch/csrc/")
+NATIVE_PREFIXES = (
+    "torchgen/",
+    "tools/autograd/",
+    "tools/setup_helpers/",
+    "aten/src/",
+    "c10/",
+    "caffe2/",
+    "third_party/",
+    "torch/csrc/",
+)
 NATIVE_NOTE = "core: nearest wheel, native changes not applied"
 
 
 def is_native(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
-    return (name in NATIVE_NAMES or os.path.splitext(name)[1] in NATIVE_SUFFIXES
-            or path.startswith(NATIVE_PREFIXES))
+    return (
+        name in NATIVE_NAMES
+        or os.path.splitext(name)[1] in NATIVE_SUFFIXES
+        or path.startswith(NATIVE_PREFIXES)
+    )
 
 
 def is_core_python(path: str) -> bool:
@@ -50,15 +93,24 @@ class CoreDelta:
 
     def note(self) -> str:
         if self.native:
-            shown = ", ".join(self.native[:3]) + (f", +{len(self.native) - 3} more" if len(self.native) > 3 else "")
-            return f"{NATIVE_NOTE} ({len(self.native)} files: {shown}); {len(self.python)} python files overlaid"
+            shown = ", ".join(self.native[:3]) + (
+                f", +{len(self.native) - 3} more" if len(self.native) > 3 else ""
+            )
+            return (
+                f"{NATIVE_NOTE} ({len(self.native)} files: {shown}); {len(self.python)} python files overlaid"
+            )
         if self.python:
             return f"core: wheel + {len(self.python)} python files at {self.sha[:12]}"
         return f"core: wheel as is (no core change since {self.base[:12]})"
 
     def as_json(self) -> dict:
-        return {"base": self.base, "sha": self.sha, "note": self.note(),
-                "python": [{"status": s, "path": p} for s, p in self.python], "native": list(self.native)}
+        return {
+            "base": self.base,
+            "sha": self.sha,
+            "note": self.note(),
+            "python": [{"status": s, "path": p} for s, p in self.python],
+            "native": list(self.native),
+        }
 
 
 def core_delta(base: str, sha: str, changes: Sequence[tuple[str, str]]) -> CoreDelta:
@@ -76,6 +128,7 @@ WHEEL_RELEASE_RE = re.compile(r"""^__version__\s*=\s*['"]([^'"]+)['"]""", re.MUL
 def wheel_torch_dir() -> Path:
     """The torch package of the interpreter we run under (found without importing it)."""
     import importlib.util
+
     spec = importlib.util.find_spec("torch")
     if spec is None or not spec.submodule_search_locations:
         raise FileNotFoundError("torch is not importable")
@@ -127,7 +180,11 @@ def _mirror(src: Path, dst: Path, changed: dict[str, str], checkout: Path, rel: 
             continue  # written below (or deleted)
         if entry == "__pycache__":
             continue  # the wheel's bytecode of a replaced file may be unchecked-hash: never reuse it
-        if (src / entry).is_dir() and not (src / entry).is_symlink() and any(p.startswith(here + "/") for p in changed):
+        if (
+            (src / entry).is_dir()
+            and not (src / entry).is_symlink()
+            and any(p.startswith(here + "/") for p in changed)
+        ):
             _mirror(src / entry, dst / entry, changed, checkout, here)
         else:
             os.symlink(src / entry, dst / entry)
@@ -145,7 +202,7 @@ def build_overlay(torch_dir: Path, checkout: Path, delta: CoreDelta, cache: Path
         tmp = final.parent / f".tmp-{key}-{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(final, ignore_errors=True)
-        changed = {p[len("torch/"):]: s for s, p in delta.python}
+        changed = {p[len("torch/") :]: s for s, p in delta.python}
         try:
             _mirror(torch_dir.resolve(), tmp / "torch", changed, checkout, "")
             for rel, status in changed.items():

@@ -10,6 +10,7 @@ directory renamed into place, so concurrent legs share one fetch and a killed
 fetch never leaves a half checkout behind. A second bare, blob-less repository
 (`history.git`) answers tree diffs and commit ranges without any file contents.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -54,7 +55,9 @@ class UpstreamSource:
         self.url, self.cache = check_url(url), Path(cache)
 
     @classmethod
-    def from_settings(cls, url: Optional[str], cache: Optional[Path], env: Mapping[str, str]) -> "UpstreamSource":
+    def from_settings(
+        cls, url: Optional[str], cache: Optional[Path], env: Mapping[str, str]
+    ) -> "UpstreamSource":
         return cls(url or env.get(URL_ENV) or DEFAULT_URL, cache or default_cache(env))
 
     # -- locking ---------------------------------------------------------------
@@ -95,8 +98,11 @@ class UpstreamSource:
         git(["init", "-q", str(work)])
         git(["remote", "add", "origin", self.url], cwd=work)
         git(["sparse-checkout", "set", "--no-cone", *SPARSE], cwd=work)
-        fetched = git(["fetch", "-q", "--depth", "1", "--filter=blob:none", "--no-tags", "origin", sha],
-                      cwd=work, check=False)
+        fetched = git(
+            ["fetch", "-q", "--depth", "1", "--filter=blob:none", "--no-tags", "origin", sha],
+            cwd=work,
+            check=False,
+        )
         if fetched.returncode != 0:
             raise UpstreamError(classify_fetch_error(self.url, sha, fetched.stderr))
         # the checkout fetches the sparse files' blobs (promisor remote) in one batch
@@ -117,8 +123,11 @@ class UpstreamSource:
         return git(["cat-file", "-e", f"{sha}^{{commit}}"], cwd=repo, check=False).returncode == 0
 
     def _fetch_history(self, repo: Path, shas: Sequence[str], depth: int) -> None:
-        r = git(["fetch", "-q", f"--depth={depth}", "--filter=blob:none", "--no-tags", "origin", *shas],
-                cwd=repo, check=False)
+        r = git(
+            ["fetch", "-q", f"--depth={depth}", "--filter=blob:none", "--no-tags", "origin", *shas],
+            cwd=repo,
+            check=False,
+        )
         if r.returncode != 0:
             raise UpstreamError(classify_fetch_error(self.url, " ".join(shas), r.stderr))
 
@@ -146,7 +155,9 @@ class UpstreamSource:
                 if self._has(repo, old):
                     break
             else:
-                raise UpstreamError(f"{old} is not within {HISTORY_DEPTHS[-1]} commits of {new} in {self.url}")
+                raise UpstreamError(
+                    f"{old} is not within {HISTORY_DEPTHS[-1]} commits of {new} in {self.url}"
+                )
             args = ["log", "--no-renames", "--format=%x01%H%x00%s", "--name-only", f"{old}..{new}"]
             out = git(args + (["--", *paths] if paths else []), cwd=repo).stdout
         commits = []

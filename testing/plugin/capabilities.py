@@ -43,8 +43,13 @@ class KnownNames:
             base = _databases()[2]
         else:
             base = opnames.OpIndex(frozenset(self.ops), {}, {}, {})
-        return opnames.OpIndex(base.full_names, base.by_name, base.by_alias, base.by_aten,
-                               {k: frozenset(v) for k, v in (groups or {}).items()})
+        return opnames.OpIndex(
+            base.full_names,
+            base.by_name,
+            base.by_alias,
+            base.by_aten,
+            {k: frozenset(v) for k, v in (groups or {}).items()},
+        )
 
 
 def known_names() -> KnownNames:
@@ -54,8 +59,12 @@ def known_names() -> KnownNames:
     (seconds of start-up a test file that never names one does not pay)."""
     import torch
 
-    dtypes = frozenset(str(v).removeprefix("torch.") for v in vars(torch).values() if isinstance(v, torch.dtype))
-    return KnownNames(ops=_LazyMapping(lambda: _databases()[0]), modules=_LazySet(lambda: _databases()[1]), dtypes=dtypes)
+    dtypes = frozenset(
+        str(v).removeprefix("torch.") for v in vars(torch).values() if isinstance(v, torch.dtype)
+    )
+    return KnownNames(
+        ops=_LazyMapping(lambda: _databases()[0]), modules=_LazySet(lambda: _databases()[1]), dtypes=dtypes
+    )
 
 
 @functools.lru_cache(maxsize=None)
@@ -111,7 +120,9 @@ def capability_groups(table: Any) -> dict[str, frozenset[str]]:
     groups: dict[str, frozenset[str]] = {}
     for op, info in (table or {}).items() if isinstance(table, Mapping) else ():
         aten = info.get("aten") if isinstance(info, Mapping) else None
-        members = frozenset(_aten_key(k) for k in [str(op), *([aten] if isinstance(aten, str) else list(aten or ()))])
+        members = frozenset(
+            _aten_key(k) for k in [str(op), *([aten] if isinstance(aten, str) else list(aten or ()))]
+        )
         for key in members:
             groups[key] = groups.get(key, frozenset()) | members
     return groups
@@ -168,7 +179,9 @@ def _glob(value: str) -> bool:
     return any(c in value for c in "*?[")  # globs are checked by matching, not by name
 
 
-def _unknown(value: str, pool: Iterable[str], loc: Loc, key: str, kind: str, close: Optional[list[str]] = None) -> Problem:
+def _unknown(
+    value: str, pool: Iterable[str], loc: Loc, key: str, kind: str, close: Optional[list[str]] = None
+) -> Problem:
     near = close if close is not None else difflib.get_close_matches(value, sorted(pool), n=3, cutoff=0.6)
     hint = f"; closest: {', '.join(near)}" if near else ""
     return Problem(loc, key, f"unknown {kind} '{value}' (ignored){hint}")
@@ -185,11 +198,17 @@ def check_op(value: str, index: opnames.OpIndex, loc: Loc, key: str) -> list[Pro
     if not found.canonical:
         names = sorted(found.full_names)
         shown = ", ".join(names[:4]) + (f" (+{len(names) - 4})" if len(names) > 4 else "")
-        return [Problem(loc, key, f"'{value}' is not an OpInfo name: resolved by {found.how()} to {shown}", "hygiene")]
+        return [
+            Problem(
+                loc, key, f"'{value}' is not an OpInfo name: resolved by {found.how()} to {shown}", "hygiene"
+            )
+        ]
     return []
 
 
-def validate_names(plan: Plan, known: KnownNames, groups: Optional[Mapping[str, Iterable[str]]] = None) -> list[Problem]:
+def validate_names(
+    plan: Plan, known: KnownNames, groups: Optional[Mapping[str, Iterable[str]]] = None
+) -> list[Problem]:
     """Op/dtype/module names anywhere in the config that name nothing (warnings) or name an
     op other than by its OpInfo name (hygiene)."""
     index = known.op_index(groups)
@@ -199,7 +218,9 @@ def validate_names(plan: Plan, known: KnownNames, groups: Optional[Mapping[str, 
         if kind == "op":
             problems.extend(check_op(value, index, loc, key))
         elif not _glob(value) and value not in (known.dtypes if kind == "dtype" else known.modules):
-            problems.append(_unknown(value, known.dtypes if kind == "dtype" else known.modules, loc, key, kind))
+            problems.append(
+                _unknown(value, known.dtypes if kind == "dtype" else known.modules, loc, key, kind)
+            )
 
     for kind, table in (("op", plan.ops), ("dtype", plan.dtypes), ("module", plan.modules)):
         for name, item in (table or {}).items():
@@ -209,7 +230,11 @@ def validate_names(plan: Plan, known: KnownNames, groups: Optional[Mapping[str, 
     for fp in plan.files:
         for rule in fp.rules:
             e = rule.entry
-            for key, values, kind in (("ops", e.ops, "op"), ("dtypes", e.dtypes, "dtype"), ("modules", e.modules, "module")):
+            for key, values, kind in (
+                ("ops", e.ops, "op"),
+                ("dtypes", e.dtypes, "dtype"),
+                ("modules", e.modules, "module"),
+            ):
                 for v in values or ():
                     check(kind, v, rule.loc, key)
             if e.edits:
@@ -245,22 +270,37 @@ def _within(dtypes: frozenset[str], wanted: Optional[frozenset[str]]) -> frozens
     return dtypes if wanted is None else dtypes & wanted
 
 
-def _op_support(named: Named, cap_dtypes: Optional[dict], device: str, aten: str,
-                wanted: Optional[frozenset[str]], problems: list[Problem]) -> OpSupport:
+def _op_support(
+    named: Named,
+    cap_dtypes: Optional[dict],
+    device: str,
+    aten: str,
+    wanted: Optional[frozenset[str]],
+    problems: list[Problem],
+) -> OpSupport:
     spec = named.spec
-    dtypes = None if spec.dtypes is None else frozenset(d if isinstance(d, str) else d.name for d in spec.dtypes)
+    dtypes = (
+        None if spec.dtypes is None else frozenset(d if isinstance(d, str) else d.name for d in spec.dtypes)
+    )
     precision = list(_precision_of(spec.dtypes))
     if cap_dtypes is not None:
         lacking = sorted((dtypes or frozenset()) - set(cap_dtypes))
         if lacking and not spec.reason:
-            problems.append(Problem(named.loc, "global.supported_ops",
-                                    f"'{spec.name}': {device} has no aten::{aten} for {', '.join(lacking)} "
-                                    f"(capabilities): left out; add a 'reason' to keep it"))
+            problems.append(
+                Problem(
+                    named.loc,
+                    "global.supported_ops",
+                    f"'{spec.name}': {device} has no aten::{aten} for {', '.join(lacking)} "
+                    f"(capabilities): left out; add a 'reason' to keep it",
+                )
+            )
             dtypes = dtypes - set(lacking)
         if dtypes is None:
             dtypes = _within(frozenset(cap_dtypes), wanted)
         have = {p[0] for p in precision}
-        precision += [(d, *p) for d, p in sorted(cap_dtypes.items()) if p is not None and d not in have and d in dtypes]
+        precision += [
+            (d, *p) for d, p in sorted(cap_dtypes.items()) if p is not None and d not in have and d in dtypes
+        ]
     return OpSupport(
         dtypes=dtypes,
         exclude_dtypes=frozenset(getattr(spec, "exclude_dtypes", ()) or ()),
@@ -277,9 +317,14 @@ def _xfail_reason(named: Named) -> Optional[str]:
     return named.reason or f"force_xfail ({named.loc})"
 
 
-def build_support(plan: Plan, known: KnownNames, caps: Optional[Caps], device: str,
-                  problems: Optional[list[Problem]] = None,
-                  groups: Optional[Mapping[str, Iterable[str]]] = None) -> Support:
+def build_support(
+    plan: Plan,
+    known: KnownNames,
+    caps: Optional[Caps],
+    device: str,
+    problems: Optional[list[Problem]] = None,
+    groups: Optional[Mapping[str, Iterable[str]]] = None,
+) -> Support:
     """Config ∩ capabilities. caps=None: the config alone decides. What the device lacks is
     appended to `problems` (and left out, unless the entry has a reason)."""
     problems = problems if problems is not None else []
@@ -295,15 +340,25 @@ def build_support(plan: Plan, known: KnownNames, caps: Optional[Caps], device: s
                 if caps is not None:
                     cap = caps.get(aten)
                     if cap is None and not named.spec.reason:
-                        problems.append(Problem(named.loc, "global.supported_ops",
-                                                f"'{name}': {device} has no aten::{aten} (capabilities): "
-                                                f"{full} left out; add a 'reason' to keep it"))
+                        problems.append(
+                            Problem(
+                                named.loc,
+                                "global.supported_ops",
+                                f"'{name}': {device} has no aten::{aten} (capabilities): "
+                                f"{full} left out; add a 'reason' to keep it",
+                            )
+                        )
                         continue
                 ops[full] = _op_support(named, cap, device, aten, wanted, problems)
     elif caps is not None:
-        ops = {name: OpSupport(dtypes=_within(frozenset(caps[aten]), wanted),
-                               precision=tuple((d, *p) for d, p in sorted(caps[aten].items()) if p))
-               for name, aten in known.ops.items() if aten in caps}
+        ops = {
+            name: OpSupport(
+                dtypes=_within(frozenset(caps[aten]), wanted),
+                precision=tuple((d, *p) for d, p in sorted(caps[aten].items()) if p),
+            )
+            for name, aten in known.ops.items()
+            if aten in caps
+        }
 
     cap_dtypes = None if caps is None else frozenset(d for table in caps.values() for d in table)
     dtypes: Optional[frozenset[str]] = cap_dtypes
@@ -314,9 +369,14 @@ def build_support(plan: Plan, known: KnownNames, caps: Optional[Caps], device: s
         for name, named in plan.dtypes.items():
             spec = named.spec
             if cap_dtypes is not None and name not in cap_dtypes and not spec.reason:
-                problems.append(Problem(named.loc, "global.supported_dtypes",
-                                        f"'{name}': no op of {device} supports it (capabilities): left out; "
-                                        f"add a 'reason' to keep it"))
+                problems.append(
+                    Problem(
+                        named.loc,
+                        "global.supported_dtypes",
+                        f"'{name}': no op of {device} supports it (capabilities): left out; "
+                        f"add a 'reason' to keep it",
+                    )
+                )
                 continue
             kept.add(name)
             if spec.precision:
@@ -329,7 +389,9 @@ def build_support(plan: Plan, known: KnownNames, caps: Optional[Caps], device: s
     if plan.modules is not None:
         modules = {
             name: OpSupport(
-                dtypes=None if n.spec.dtypes is None else frozenset(d if isinstance(d, str) else d.name for d in n.spec.dtypes),
+                dtypes=None
+                if n.spec.dtypes is None
+                else frozenset(d if isinstance(d, str) else d.name for d in n.spec.dtypes),
                 precision=_precision_of(n.spec.dtypes),
                 xfail_reason=_xfail_reason(n),
             )

@@ -37,7 +37,7 @@ def eol_comment(line: str) -> Optional[str]:
         elif ch == "#" and (i == 0 or line[i - 1] in " \t"):
             if not line[:i].strip():
                 return None  # a full-line comment, not an end-of-line one
-            return _clean(line[i + 1:])
+            return _clean(line[i + 1 :])
     return None
 
 

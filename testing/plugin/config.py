@@ -291,7 +291,12 @@ def _raw_at(raw: Any, *path: Any) -> Any:
 
 
 def _file_plan(
-    entry: FileEntry, idx: int, raw: Any, lines: list[str], path: str, roots: dict[str, str],
+    entry: FileEntry,
+    idx: int,
+    raw: Any,
+    lines: list[str],
+    path: str,
+    roots: dict[str, str],
     test_type: Optional[str] = None,
 ) -> FilePlan:
     floc = Loc(path, _line_at(raw, "files", idx))
@@ -299,13 +304,15 @@ def _file_plan(
     raw_tests = _raw_at(raw, "files", idx).get("tests") or []
     rules = []
     for t_idx, test in enumerate(entry.tests):
-        rules.append(Rule(
-            entry_for_test_type(test, test_type),
-            Loc(path, _line_at(raw, "files", idx, "tests", t_idx)),
-            comment_reason=comments.item_reason(lines, raw_tests, t_idx),
-            name_reasons=tuple(comments.name_reasons(lines, raw_tests[t_idx]).items()),
-            name_lines=_name_lines(raw, ("files", idx, "tests", t_idx), test.name_list),
-        ))
+        rules.append(
+            Rule(
+                entry_for_test_type(test, test_type),
+                Loc(path, _line_at(raw, "files", idx, "tests", t_idx)),
+                comment_reason=comments.item_reason(lines, raw_tests, t_idx),
+                name_reasons=tuple(comments.name_reasons(lines, raw_tests[t_idx]).items()),
+                name_lines=_name_lines(raw, ("files", idx, "tests", t_idx), test.name_list),
+            )
+        )
     reason = entry.reason or comments.item_reason(lines, _raw_at(raw, "files"), idx, keys=("collect",))
     return FilePlan(
         path=resolved,
@@ -333,12 +340,20 @@ def _hygiene(fp: FilePlan, entry: FileEntry) -> list[Problem]:
     for rule in fp.rules:
         if rule.entry.mode != Mode.mandatory_success and not rule.entry.reason:
             where = f"only in a comment ('{_short(rule.reason)}')" if rule.reason else "missing"
-            out.append(Problem(rule.loc, "reason", f"mode '{rule.entry.mode.value}': 'reason' {where}", "hygiene"))
+            out.append(
+                Problem(rule.loc, "reason", f"mode '{rule.entry.mode.value}': 'reason' {where}", "hygiene")
+            )
     if not entry.collect and not entry.reason:
         out.append(Problem(fp.loc, "reason", "collect: false without a 'reason'", "hygiene"))
     if entry.unlisted_test_mode in (Mode.xfail, Mode.xfail_strict) and not entry.unlisted_reason:
-        out.append(Problem(fp.loc, "unlisted_reason",
-                           f"unlisted_test_mode '{entry.unlisted_test_mode.value}' without an 'unlisted_reason'", "hygiene"))
+        out.append(
+            Problem(
+                fp.loc,
+                "unlisted_reason",
+                f"unlisted_test_mode '{entry.unlisted_test_mode.value}' without an 'unlisted_reason'",
+                "hygiene",
+            )
+        )
     return out
 
 
@@ -347,8 +362,9 @@ def _short(text: Optional[str], width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def _named(items, kind: str, spec_cls, raw: Any, lines: list[str], path: str,
-           problems: list[Problem]) -> Optional[dict[str, Named]]:
+def _named(
+    items, kind: str, spec_cls, raw: Any, lines: list[str], path: str, problems: list[Problem]
+) -> Optional[dict[str, Named]]:
     if items is None:
         return None
     raw_items = _raw_at(raw, "global", kind)
@@ -358,7 +374,9 @@ def _named(items, kind: str, spec_cls, raw: Any, lines: list[str], path: str,
         loc = Loc(path, _line_at(raw, "global", kind, i))
         named = Named(spec, loc, comments.item_reason(lines, raw_items, i, keys=("force_xfail", "name")))
         if spec.force_xfail and not spec.reason:
-            problems.append(Problem(loc, f"global.{kind}", f"'{spec.name}': force_xfail without a 'reason'", "hygiene"))
+            problems.append(
+                Problem(loc, f"global.{kind}", f"'{spec.name}': force_xfail without a 'reason'", "hygiene")
+            )
         if spec.name in out:
             named = _merged_named(out[spec.name], named, kind, problems)
         out[spec.name] = named
@@ -372,13 +390,19 @@ def _merged_named(earlier: Named, later: Named, kind: str, problems: list[Proble
     merged = earlier.spec.model_copy(update=written)
     if merged != earlier.spec:
         same_file = earlier.loc.file == later.loc.file
-        problems.append(Problem(
-            later.loc, f"global.{kind}",
-            f"'{later.spec.name}' {'listed twice' if same_file else 'also at ' + str(earlier.loc)}: "
-            f"{', '.join(sorted(written)) or 'nothing'} taken from here (later wins)",
-            "warning" if same_file else "hygiene"))
+        problems.append(
+            Problem(
+                later.loc,
+                f"global.{kind}",
+                f"'{later.spec.name}' {'listed twice' if same_file else 'also at ' + str(earlier.loc)}: "
+                f"{', '.join(sorted(written)) or 'nothing'} taken from here (later wins)",
+                "warning" if same_file else "hygiene",
+            )
+        )
     elif earlier.loc.file == later.loc.file:
-        problems.append(Problem(later.loc, f"global.{kind}", f"'{later.spec.name}' listed twice (first at {earlier.loc})"))
+        problems.append(
+            Problem(later.loc, f"global.{kind}", f"'{later.spec.name}' listed twice (first at {earlier.loc})")
+        )
     return Named(merged, later.loc, later.comment_reason or earlier.comment_reason)
 
 
@@ -392,7 +416,9 @@ def plan_from_file(path: str, roots: dict[str, str], test_type: Optional[str] = 
     for i, fe in enumerate(suite.files):
         fp = _file_plan(fe, i, raw, lines, path, roots, test_type)
         if not glob.glob(fp.path):
-            problems.append(Problem(fp.loc, "path", f"'{fe.path}' matches no file (moved or removed upstream?)"))
+            problems.append(
+                Problem(fp.loc, "path", f"'{fe.path}' matches no file (moved or removed upstream?)")
+            )
         problems += _hygiene(fp, fe)
         problems += _unread_keys(fp, fe)
         files = _merge_files(files, (fp,), problems)
@@ -400,7 +426,9 @@ def plan_from_file(path: str, roots: dict[str, str], test_type: Optional[str] = 
     if suite_left_out(suite.labels, bool(files), test_type):
         reason = f"suite labels {list(suite.labels)} exclude test type '{test_type}'"
         left_out = tuple(
-            dataclasses.replace(fp, unlisted_mode=Mode.skip, unlisted_reason=None, rules=(), collect=False, reason=reason)
+            dataclasses.replace(
+                fp, unlisted_mode=Mode.skip, unlisted_reason=None, rules=(), collect=False, reason=reason
+            )
             for fp in files
         )
         files = ()
@@ -427,17 +455,34 @@ def _unread_keys(fp: FilePlan, entry: FileEntry) -> list[Problem]:
             for ref in (list(group.include) + list(group.exclude)) if group else ():
                 if isinstance(ref, str):
                     continue
-                unread = [k for k in ("sample_inputs_func", "module_path", "constructor_inputs", "forward_inputs", "tags")
-                          if k in ref.model_fields_set]
+                unread = [
+                    k
+                    for k in (
+                        "sample_inputs_func",
+                        "module_path",
+                        "constructor_inputs",
+                        "forward_inputs",
+                        "tags",
+                    )
+                    if k in ref.model_fields_set
+                ]
                 if unread:
-                    out.append(Problem(rule.loc, key, f"'{ref.name}': {', '.join(unread)} not applied (not implemented here)"))
+                    out.append(
+                        Problem(
+                            rule.loc,
+                            key,
+                            f"'{ref.name}': {', '.join(unread)} not applied (not implemented here)",
+                        )
+                    )
     return out
 
 
 # ---------------------------------------------------------------- merge
 
 
-def _merge_named(a: Optional[dict[str, Named]], b: Optional[dict[str, Named]], kind: str, problems: list[Problem]):
+def _merge_named(
+    a: Optional[dict[str, Named]], b: Optional[dict[str, Named]], kind: str, problems: list[Problem]
+):
     if a is None or b is None:
         return a if b is None else b
     out = dict(a)
@@ -446,20 +491,33 @@ def _merge_named(a: Optional[dict[str, Named]], b: Optional[dict[str, Named]], k
     return out
 
 
-def _merge_scalar_globals(a: GlobalConfig, b: GlobalConfig, where: Loc, problems: list[Problem]) -> GlobalConfig:
+def _merge_scalar_globals(
+    a: GlobalConfig, b: GlobalConfig, where: Loc, problems: list[Problem]
+) -> GlobalConfig:
     """Later file wins for every scalar it writes (a warning when it changes one)."""
     updates = {}
-    for key in ("backend", "device_type", "capabilities", "input_config", "compat", "relax_device_restrictions"):
+    for key in (
+        "backend",
+        "device_type",
+        "capabilities",
+        "input_config",
+        "compat",
+        "relax_device_restrictions",
+    ):
         va, vb = getattr(a, key), getattr(b, key)
         if key not in b.model_fields_set or vb == va:
             continue
         if key in a.model_fields_set:
-            problems.append(Problem(where, f"global.{key}", f"{vb!r} overrides {va!r} of an earlier config (later wins)"))
+            problems.append(
+                Problem(where, f"global.{key}", f"{vb!r} overrides {va!r} of an earlier config (later wins)")
+            )
         updates[key] = vb
     return a.model_copy(update=updates)  # the updated keys join model_fields_set: a third file sees them
 
 
-def _merge_files(a: tuple[FilePlan, ...], b: tuple[FilePlan, ...], problems: list[Problem]) -> tuple[FilePlan, ...]:
+def _merge_files(
+    a: tuple[FilePlan, ...], b: tuple[FilePlan, ...], problems: list[Problem]
+) -> tuple[FilePlan, ...]:
     """Entries for the same path are combined; a file-level setting written twice: the later wins."""
     out = {fp.path: fp for fp in a}
     for fp in b:
@@ -470,14 +528,24 @@ def _merge_files(a: tuple[FilePlan, ...], b: tuple[FilePlan, ...], problems: lis
         updates: dict[str, Any] = {}
         for attr in ("unlisted_mode", "relax_device_restrictions", "relax_only_for", "collect"):
             if getattr(prev, attr) != getattr(fp, attr) and (attr != "unlisted_mode" or fp.unlisted_explicit):
-                problems.append(Problem(fp.loc, attr, f"{getattr(fp, attr)!s} overrides {getattr(prev, attr)!s} at {prev.loc} (later wins)"))
+                problems.append(
+                    Problem(
+                        fp.loc,
+                        attr,
+                        f"{getattr(fp, attr)!s} overrides {getattr(prev, attr)!s} at {prev.loc} (later wins)",
+                    )
+                )
                 updates[attr] = getattr(fp, attr)
         if "unlisted_mode" in updates:
             updates["unlisted_reason"] = fp.unlisted_reason
             updates["unlisted_explicit"] = True
         out[fp.path] = dataclasses.replace(
-            prev, rules=prev.rules + fp.rules, reason=prev.reason or fp.reason,
-            unlisted_reason=updates.pop("unlisted_reason", prev.unlisted_reason or fp.unlisted_reason), **updates)
+            prev,
+            rules=prev.rules + fp.rules,
+            reason=prev.reason or fp.reason,
+            unlisted_reason=updates.pop("unlisted_reason", prev.unlisted_reason or fp.unlisted_reason),
+            **updates,
+        )
     return tuple(out.values())
 
 
@@ -509,10 +577,15 @@ def with_compat(fp: FilePlan, compat: Optional[str], relax_all: bool) -> FilePla
     """Torch Spyre's reading of a file entry (configs/README.md, 'Coming from Torch Spyre')."""
     if compat != COMPAT_TORCH_SPYRE:
         return dataclasses.replace(fp, relax_device_restrictions=True) if relax_all else fp
-    updates: dict[str, Any] = dict(relax_device_restrictions=True, relax_only_for=True,
-                                   rules=tuple(dataclasses.replace(r, class_insensitive=True) for r in fp.rules))
+    updates: dict[str, Any] = dict(
+        relax_device_restrictions=True,
+        relax_only_for=True,
+        rules=tuple(dataclasses.replace(r, class_insensitive=True) for r in fp.rules),
+    )
     if not fp.unlisted_explicit and fp.unlisted_mode == Mode.skip:
-        updates.update(unlisted_mode=Mode.xfail, unlisted_reason="unlisted (compat: torch_spyre defaults to xfail)")
+        updates.update(
+            unlisted_mode=Mode.xfail, unlisted_reason="unlisted (compat: torch_spyre defaults to xfail)"
+        )
     return dataclasses.replace(fp, **updates)
 
 
@@ -529,8 +602,14 @@ def dedupe(fp: FilePlan) -> tuple[FilePlan, list[Problem]]:
                 j = owner[key]
                 earlier = fp.rules[j]
                 names[j] = [p for p in names[j] if name_key(p, earlier.class_insensitive) != key[0]]
-                problems.append(Problem(rule.loc_of(pattern), "names", f"duplicate entry '{pattern}' (also at "
-                                        f"{_also_at(earlier, pattern, key[0])}): this later entry wins ({rule.entry.mode.value})"))
+                problems.append(
+                    Problem(
+                        rule.loc_of(pattern),
+                        "names",
+                        f"duplicate entry '{pattern}' (also at "
+                        f"{_also_at(earlier, pattern, key[0])}): this later entry wins ({rule.entry.mode.value})",
+                    )
+                )
             owner[key] = i
     rules = tuple(dataclasses.replace(r, names=tuple(n)) for r, n in zip(fp.rules, names) if n)
     return dataclasses.replace(fp, rules=rules), problems
@@ -553,8 +632,9 @@ def finish(plan: Plan, compat: Optional[str] = None) -> Plan:
     return dataclasses.replace(plan, files=tuple(files), problems=tuple(problems))
 
 
-def load_plan(paths: list[str], roots: dict[str, str], test_type: Optional[str] = None,
-              compat: Optional[str] = None) -> Plan:
+def load_plan(
+    paths: list[str], roots: dict[str, str], test_type: Optional[str] = None, compat: Optional[str] = None
+) -> Plan:
     """Load and merge several config files (in order); a later file wins (configs/README.md).
 
     test_type: the run's --oot-test-type (None: labels do not filter).

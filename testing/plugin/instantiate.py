@@ -41,7 +41,6 @@ from testing.plugin.selection import (
     Support,
     Variant,
     decide,
-    dtype_allowed,
     marks_for,
     module_allowed,
     op_allowed,
@@ -169,8 +168,9 @@ class Adapter:
         before = set(cls.__dict__)
         self._current = (fp, gcls, name)
         try:
-            with _narrowed(inner, self._op_prefilter(fp), self._module_prefilter(fp),
-                           self._widener(fp, gcls, name)) as empty:
+            with _narrowed(
+                inner, self._op_prefilter(fp), self._module_prefilter(fp), self._widener(fp, gcls, name)
+            ) as empty:
                 if empty:
                     self.stats.generic_skipped += 1
                     return None
@@ -187,17 +187,25 @@ class Adapter:
         def keep(op) -> bool:
             if not widened and not op_allowed(self.support, None, op.full_name, _op_keys(op)):
                 return False
-            return self.mark_filter.may_select(marks_for(Variant("", "", "", op=op.full_name), None), open_prefixes=("dtype__", "bucket__", "module__"))
+            return self.mark_filter.may_select(
+                marks_for(Variant("", "", "", op=op.full_name), None),
+                open_prefixes=("dtype__", "bucket__", "module__"),
+            )
 
         return keep
 
     def _module_prefilter(self, fp: FilePlan) -> Callable[[Any], bool]:
-        widened = any(r.entry.edits and r.entry.edits.modules and r.entry.edits.modules.include for r in fp.rules)
+        widened = any(
+            r.entry.edits and r.entry.edits.modules and r.entry.edits.modules.include for r in fp.rules
+        )
 
         def keep(mi) -> bool:
             if not widened and not module_allowed(self.support, None, mi.name):
                 return False
-            return self.mark_filter.may_select(marks_for(Variant("", "", "", module=mi.name), None), open_prefixes=("dtype__", "bucket__", "op__"))
+            return self.mark_filter.may_select(
+                marks_for(Variant("", "", "", module=mi.name), None),
+                open_prefixes=("dtype__", "bucket__", "op__"),
+            )
 
         return keep
 
@@ -210,11 +218,15 @@ class Adapter:
         def widen(op, allowed: Optional[set]):
             spec = self.support.ops.get(op.full_name) if self.support.ops is not None else None
             wanted = set(spec.widen) if spec else set()
-            rule = match_rule(fp, Variant(gcls, name, name, op=op.full_name, aten=op.aten_name, op_names=_op_names(op)))
+            rule = match_rule(
+                fp, Variant(gcls, name, name, op=op.full_name, aten=op.aten_name, op_names=_op_names(op))
+            )
             if rule and rule.entry.edits and rule.entry.edits.dtypes:
                 wanted |= {i if isinstance(i, str) else i.name for i in rule.entry.edits.dtypes.include}
             have = set(op.supported_dtypes(self.device_type))
-            extra = {dt for dt in (getattr(torch, n, None) for n in sorted(wanted)) if isinstance(dt, torch.dtype)} - have
+            extra = {
+                dt for dt in (getattr(torch, n, None) for n in sorted(wanted)) if isinstance(dt, torch.dtype)
+            } - have
             if not extra:
                 return op
             if allowed is not None:
@@ -313,7 +325,9 @@ class Adapter:
 
 def _op_names(op) -> tuple[str, ...]:
     """OpInfo.name and its aliases: names a config may use for the op (opnames.py)."""
-    return tuple(n for n in (getattr(op, "name", None), *(a.name for a in getattr(op, "aliases", None) or ())) if n)
+    return tuple(
+        n for n in (getattr(op, "name", None), *(a.name for a in getattr(op, "aliases", None) or ())) if n
+    )
 
 
 def _op_keys(op) -> tuple[str, ...]:
@@ -417,7 +431,9 @@ def _cpu_moved(test_case, names: tuple[str, ...]):
     for name in names:
         original = getattr(test_case, name, None)
         if not callable(original):
-            raise AttributeError(f"edits.functions.cpu_move: {type(test_case).__name__} has no method '{name}'")
+            raise AttributeError(
+                f"edits.functions.cpu_move: {type(test_case).__name__} has no method '{name}'"
+            )
 
         def moved(*args, _original=original, **kwargs):
             return _original(*tree_map(to_cpu, args), **tree_map(to_cpu, kwargs))

@@ -38,16 +38,25 @@ _POLICY = pytest.StashKey["ExitPolicy"]()
 
 
 def addoption(group) -> None:
-    group.addoption("--isolate-mode", dest="oot_isolate_mode", choices=("fork", "restart"), default=None,
-                    help="--isolate: fork = pre-imported zygote, a fork per crash (default); "
-                         "restart = a fresh interpreter per crash (default on macOS)")
+    group.addoption(
+        "--isolate-mode",
+        dest="oot_isolate_mode",
+        choices=("fork", "restart"),
+        default=None,
+        help="--isolate: fork = pre-imported zygote, a fork per crash (default); "
+        "restart = a fresh interpreter per crash (default on macOS)",
+    )
 
 
 def _mode(config: pytest.Config) -> str:
     chosen = config.option.oot_isolate_mode
     if chosen:
         return chosen
-    return "restart" if forksafety.hazards(forksafety.Probe(sys.platform, hasattr(os, "fork"), (), ())) else "fork"
+    return (
+        "restart"
+        if forksafety.hazards(forksafety.Probe(sys.platform, hasattr(os, "fork"), (), ()))
+        else "fork"
+    )
 
 
 def is_worker(config: pytest.Config) -> bool:
@@ -56,8 +65,12 @@ def is_worker(config: pytest.Config) -> bool:
 
 def is_controller(config: pytest.Config) -> bool:
     """The restart-mode process that collects nothing (decided before configuration)."""
-    return (bool(config.option.oot_isolate) and not os.environ.get("OOT_EVENTS_FD")
-            and not is_worker(config) and _mode(config) == "restart")
+    return (
+        bool(config.option.oot_isolate)
+        and not os.environ.get("OOT_EVENTS_FD")
+        and not is_worker(config)
+        and _mode(config) == "restart"
+    )
 
 
 def configure(config: pytest.Config) -> None:
@@ -67,8 +80,12 @@ def configure(config: pytest.Config) -> None:
         _configure_worker(config, fd)
     elif config.option.oot_isolate:
         policy = _register_policy(config)
-        zygote.register(config, timeout=config.option.oot_timeout, keep_going_after_collection_errors=True,
-                        fallback=lambda session, why: Restarter(config, policy, collected_here=True).run(session))
+        zygote.register(
+            config,
+            timeout=config.option.oot_timeout,
+            keep_going_after_collection_errors=True,
+            fallback=lambda session, why: Restarter(config, policy, collected_here=True).run(session),
+        )
 
 
 def configure_controller(config: pytest.Config) -> None:
@@ -157,9 +174,13 @@ class Restarter:
         self.started = 0
 
     def run(self, session: pytest.Session) -> bool:
-        progress = supervise(self._spawn, Replayer(self.config, session, collection=not self.collected_here),
-                             timeout=self.config.option.oot_timeout, max_restarts=supervisor.MAX_RESTARTS,
-                             should_stop=lambda: bool(session.shouldfail or session.shouldstop))
+        progress = supervise(
+            self._spawn,
+            Replayer(self.config, session, collection=not self.collected_here),
+            timeout=self.config.option.oot_timeout,
+            max_restarts=supervisor.MAX_RESTARTS,
+            should_stop=lambda: bool(session.shouldfail or session.shouldstop),
+        )
         if progress.planned is None and progress.status:
             self._report_worker_failure(progress.status)
         return True

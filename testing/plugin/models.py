@@ -60,7 +60,6 @@ class DtypeSpec(_Model):
     description: Optional[str] = None
 
 
-
 class OpSpec(_Model):
     """A supported OpInfo (by full_name, e.g. 'add' or 'div.no_rounding_mode')."""
 
@@ -78,7 +77,6 @@ class OpSpec(_Model):
     description: Optional[str] = None
 
 
-
 class ModuleSpec(_Model):
     """A supported ModuleInfo (by name, e.g. 'nn.Linear')."""
 
@@ -87,7 +85,6 @@ class ModuleSpec(_Model):
     force_xfail: bool = False
     reason: Optional[str] = None
     description: Optional[str] = None
-
 
 
 class NamedRef(_Model):
@@ -179,7 +176,6 @@ class FileEntry(_Model):
         description="Instantiate this file's classes for the device even if only_for/except_for exclude it.",
     )
     tests: list[TestEntry] = Field(default_factory=list)
-
 
 
 class InputConfig(_Model):

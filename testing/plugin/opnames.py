@@ -19,7 +19,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Optional
 
-
 # Overload names that are not OpInfo variant names (those are lower_snake: div.no_rounding_mode).
 _OVERLOADS = frozenset({"out", "default", "int", "dim", "self", "values", "vec", "names", "float", "complex"})
 
@@ -53,10 +52,18 @@ class OpIndex:
     by_name: Mapping[str, frozenset[str]]  # OpInfo.name -> full names
     by_alias: Mapping[str, frozenset[str]]
     by_aten: Mapping[str, frozenset[str]]  # aten key -> full names
-    groups: Mapping[str, frozenset[str]] = field(default_factory=dict)  # capability key -> aten keys of its group
+    groups: Mapping[str, frozenset[str]] = field(
+        default_factory=dict
+    )  # capability key -> aten keys of its group
 
     def all_names(self) -> list[str]:
-        return sorted(set(self.full_names) | set(self.by_name) | set(self.by_alias) | set(self.by_aten) | set(self.groups))
+        return sorted(
+            set(self.full_names)
+            | set(self.by_name)
+            | set(self.by_alias)
+            | set(self.by_aten)
+            | set(self.groups)
+        )
 
 
 def build_index(opinfos: Iterable[object], groups: Optional[Mapping[str, Iterable[str]]] = None) -> OpIndex:
@@ -71,12 +78,19 @@ def build_index(opinfos: Iterable[object], groups: Optional[Mapping[str, Iterabl
             continue  # python refs answer to their own names only, as 'add' means the OpInfo add
         by_aten[aten_key(getattr(op, "aten_name", None) or op.name)].add(fn)
         if op.name.startswith("nn.functional."):
-            by_aten[op.name.removeprefix("nn.functional.")].add(fn)  # softplus, conv2d: the functional's aten op
+            by_aten[op.name.removeprefix("nn.functional.")].add(
+                fn
+            )  # softplus, conv2d: the functional's aten op
         for alias in getattr(op, "aliases", None) or ():
             by_alias[getattr(alias, "name", str(alias))].add(fn)
     freeze = lambda d: {k: frozenset(v) for k, v in d.items()}  # noqa: E731
-    return OpIndex(frozenset(full), freeze(by_name), freeze(by_alias), freeze(by_aten),
-                   {k: frozenset(v) for k, v in (groups or {}).items()})
+    return OpIndex(
+        frozenset(full),
+        freeze(by_name),
+        freeze(by_alias),
+        freeze(by_aten),
+        {k: frozenset(v) for k, v in (groups or {}).items()},
+    )
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,14 @@ import pytest
 
 from testing.plugin import isolation, labels, reporting
 from testing.plugin.config import COMPAT_TORCH_SPYRE, ConfigError, default_roots, load_plan
-from testing.plugin.selection import MarkFilter, Variant, decide, is_plugin_mark, marks_for, unknown_test_problems
+from testing.plugin.selection import (
+    MarkFilter,
+    Variant,
+    decide,
+    is_plugin_mark,
+    marks_for,
+    unknown_test_problems,
+)
 
 ADAPTER = pytest.StashKey["object"]()
 TEST_TYPE = pytest.StashKey[Optional[str]]()
@@ -25,31 +32,78 @@ TEST_TYPE = pytest.StashKey[Optional[str]]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     g = parser.getgroup("oot", "out-of-tree backend test adaptation")
-    g.addoption("--config", action="append", default=[], dest="oot_configs", metavar="YAML",
-                help="test-suite config (repeatable; merged in order, a later file wins)")
-    g.addoption("--oot-strict", dest="oot_strict", action="store_true",
-                help="config hygiene: every config problem (reason only in a comment, unknown or duplicate name, "
-                     "non-OpInfo op name, override) is an error with file:line")
-    g.addoption("--oot-compat", dest="oot_compat", choices=[COMPAT_TORCH_SPYRE],
-                help="read every config as Torch Spyre does (class-insensitive names, device restrictions "
-                     "and only_for relaxed, unlisted tests xfail); same as global.compat")
-    g.addoption("--upstream-root", dest="oot_upstream_root", metavar="PATH",
-                help="PyTorch checkout for ${TORCH_ROOT} paths (default: $TORCH_ROOT)")
-    g.addoption("--oot-backend", dest="oot_backend", metavar="MODULE",
-                help="module that registers the device (overrides global.backend)")
-    g.addoption("--oot-device", dest="oot_device", metavar="TYPE",
-                help="device type to test (overrides global.device_type; default: backend's name, else cpu)")
-    g.addoption("--oot-test-type", dest="oot_test_type", metavar="NAME",
-                help="test type matched against config labels: entries and configs whose labels exclude it "
-                     "are left out (default: $OOT_TEST_TYPE; unset: labels do not filter)")
-    g.addoption("--oot-summary", dest="oot_summary", metavar="PATH",
-                help="write the JSON summary (counts per bucket/op/dtype, per-test durations)")
-    g.addoption("--oot-promotion", dest="oot_promotion", metavar="PATH",
-                help="write promotion candidates as JSON to PATH and a YAML diff to PATH.diff")
-    g.addoption("--oot-timeout", dest="oot_timeout", type=float, metavar="SECONDS",
-                help="per-test timeout: a hang becomes a failure (pytest-timeout; watchdog under --isolate)")
-    g.addoption("--isolate", dest="oot_isolate", action="store_true",
-                help="run tests in a worker process; a test that kills it is reported as ERROR and the run goes on")
+    g.addoption(
+        "--config",
+        action="append",
+        default=[],
+        dest="oot_configs",
+        metavar="YAML",
+        help="test-suite config (repeatable; merged in order, a later file wins)",
+    )
+    g.addoption(
+        "--oot-strict",
+        dest="oot_strict",
+        action="store_true",
+        help="config hygiene: every config problem (reason only in a comment, unknown or duplicate name, "
+        "non-OpInfo op name, override) is an error with file:line",
+    )
+    g.addoption(
+        "--oot-compat",
+        dest="oot_compat",
+        choices=[COMPAT_TORCH_SPYRE],
+        help="read every config as Torch Spyre does (class-insensitive names, device restrictions "
+        "and only_for relaxed, unlisted tests xfail); same as global.compat",
+    )
+    g.addoption(
+        "--upstream-root",
+        dest="oot_upstream_root",
+        metavar="PATH",
+        help="PyTorch checkout for ${TORCH_ROOT} paths (default: $TORCH_ROOT)",
+    )
+    g.addoption(
+        "--oot-backend",
+        dest="oot_backend",
+        metavar="MODULE",
+        help="module that registers the device (overrides global.backend)",
+    )
+    g.addoption(
+        "--oot-device",
+        dest="oot_device",
+        metavar="TYPE",
+        help="device type to test (overrides global.device_type; default: backend's name, else cpu)",
+    )
+    g.addoption(
+        "--oot-test-type",
+        dest="oot_test_type",
+        metavar="NAME",
+        help="test type matched against config labels: entries and configs whose labels exclude it "
+        "are left out (default: $OOT_TEST_TYPE; unset: labels do not filter)",
+    )
+    g.addoption(
+        "--oot-summary",
+        dest="oot_summary",
+        metavar="PATH",
+        help="write the JSON summary (counts per bucket/op/dtype, per-test durations)",
+    )
+    g.addoption(
+        "--oot-promotion",
+        dest="oot_promotion",
+        metavar="PATH",
+        help="write promotion candidates as JSON to PATH and a YAML diff to PATH.diff",
+    )
+    g.addoption(
+        "--oot-timeout",
+        dest="oot_timeout",
+        type=float,
+        metavar="SECONDS",
+        help="per-test timeout: a hang becomes a failure (pytest-timeout; watchdog under --isolate)",
+    )
+    g.addoption(
+        "--isolate",
+        dest="oot_isolate",
+        action="store_true",
+        help="run tests in a worker process; a test that kills it is reported as ERROR and the run goes on",
+    )
     isolation.addoption(g)
 
 
@@ -171,8 +225,8 @@ class _AfterImport:
 
 
 def _register_marks(config: pytest.Config, known, tags) -> None:
-    from testing.plugin.selection import mark_name
     from testing.plugin.models import Mode
+    from testing.plugin.selection import mark_name
 
     lines = [f"{mark_name('dtype__', n)}: dtype {n}" for n in sorted(known.dtypes)]
     lines += [f"bucket__{m.value}: config bucket {m.value}" for m in Mode]
@@ -201,7 +255,7 @@ def _register_database_marks_when_needed(config: pytest.Config, known) -> None:
         return
     from torch.testing._internal.common_device_type import DeviceTypeTestBase
 
-    adapted = DeviceTypeTestBase.__dict__["instantiate_test"]   # restored by adapter.uninstall()
+    adapted = DeviceTypeTestBase.__dict__["instantiate_test"]  # restored by adapter.uninstall()
 
     def instantiate_test(cls, name, test, *, generic_cls=None):  # torch inspects this signature
         if DeviceTypeTestBase.__dict__["instantiate_test"] is wrapper:
@@ -240,22 +294,35 @@ class Uncollected(pytest.File):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_pycollect_makemodule(module_path, parent):
-    return Uncollected.from_parent(parent, path=module_path) if _uncollected(parent.config, module_path) else None
+    return (
+        Uncollected.from_parent(parent, path=module_path)
+        if _uncollected(parent.config, module_path)
+        else None
+    )
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     adapter = config.stash.get(ADAPTER, None)
     if adapter is None:
-        return ["oot: isolated controller (tests run in a worker process)"] if isolation.is_controller(config) else []
+        return (
+            ["oot: isolated controller (tests run in a worker process)"]
+            if isolation.is_controller(config)
+            else []
+        )
     from testing.plugin import upstream
 
     test_type = config.stash.get(TEST_TYPE, None)
     compat = config.option.oot_compat or adapter.plan.global_.compat
-    lines = [f"oot: device={adapter.device_type} configs={len(adapter.plan.sources)}"
-             + (f" test_type={test_type}" if test_type else "") + (f" compat={compat}" if compat else "")]
-    lines.append(f"oot: only {adapter.device_type} device classes are instantiated "
-                 f"(PYTORCH_TESTING_DEVICE_ONLY_FOR={adapter.device_type}); other device classes a file "
-                 "instantiates (e.g. LAZY) are named after collection")
+    lines = [
+        f"oot: device={adapter.device_type} configs={len(adapter.plan.sources)}"
+        + (f" test_type={test_type}" if test_type else "")
+        + (f" compat={compat}" if compat else "")
+    ]
+    lines.append(
+        f"oot: only {adapter.device_type} device classes are instantiated "
+        f"(PYTORCH_TESTING_DEVICE_ONLY_FOR={adapter.device_type}); other device classes a file "
+        "instantiates (e.g. LAZY) are named after collection"
+    )
     left_out = adapter.plan.left_out_sources
     if left_out:
         lines.append(f"oot: configs left out (labels exclude test type '{test_type}'): {', '.join(left_out)}")
@@ -279,7 +346,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
     kept, dropped, plain_seen = [], [], {}
     for item in items:
-        fn = getattr(getattr(item, "cls", None), getattr(item, "name", ""), None) if getattr(item, "cls", None) else None
+        fn = (
+            getattr(getattr(item, "cls", None), getattr(item, "name", ""), None)
+            if getattr(item, "cls", None)
+            else None
+        )
         decision = getattr(fn, DECISION_ATTR, None)
         variant = getattr(fn, VARIANT_ATTR, None)
         if decision is None and item.cls is not None:
@@ -294,7 +365,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 if m == "xfail":
                     from testing.plugin.models import Mode
 
-                    item.add_marker(pytest.mark.xfail(reason=decision.reason or "", strict=decision.mode == Mode.xfail_strict))
+                    item.add_marker(
+                        pytest.mark.xfail(
+                            reason=decision.reason or "", strict=decision.mode == Mode.xfail_strict
+                        )
+                    )
                 else:
                     item.add_marker(m)
         if decision is not None:

@@ -149,7 +149,7 @@ def _mapping_indent(text: str) -> int:
     """Indentation of the first key under test_suite_config (ruamel guesses only the sequences')."""
     lines = text.splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith("test_suite_config:")), 0)
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if line.strip() and not line.lstrip().startswith("#"):
             return max(len(line) - len(line.lstrip()), 1)
     return 2
@@ -161,7 +161,9 @@ def _round_trip(text: str, flips: list, adds: list) -> str:
     yaml = YAML(typ="rt")
     yaml.width = 4096
     yaml.preserve_quotes = True
-    yaml.indent(mapping=_mapping_indent(text), sequence=seq_indent or 4, offset=offset if offset is not None else 2)
+    yaml.indent(
+        mapping=_mapping_indent(text), sequence=seq_indent or 4, offset=offset if offset is not None else 2
+    )
     raw = yaml.load(text)
     flip_lines = {e.lc.line for e in flips}
     add_lines = {fe.lc.line: names for fe, names in adds}
@@ -208,7 +210,8 @@ def write(path: str, summary: dict, config) -> None:
         "version": 1,
         "candidates": [
             {"config": cfg, "action": a, "line": line, "test": name, "nodeid": nodeid}
-            for cfg, edits in sorted(changes.items()) for a, line, name, nodeid in edits
+            for cfg, edits in sorted(changes.items())
+            for a, line, name, nodeid in edits
         ],
         "diff": path + ".diff",
     }

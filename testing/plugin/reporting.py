@@ -28,6 +28,7 @@ RECORDER = "oot-recorder"
 class OotConfigWarning(UserWarning):
     """A config problem that does not stop the run (problems.py); -W error::... makes it fatal."""
 
+
 # Outcome names in the summary; 'crashed' is an ERROR whose worker died.
 OUTCOMES = ("passed", "failed", "error", "crashed", "skipped", "xfailed", "xpassed", "xpassed_strict")
 
@@ -70,7 +71,12 @@ def classify(report: pytest.TestReport) -> Optional[str]:
     return None
 
 
-_RANK = {o: i for i, o in enumerate(("passed", "xpassed", "xfailed", "skipped", "xpassed_strict", "failed", "error", "crashed"))}
+_RANK = {
+    o: i
+    for i, o in enumerate(
+        ("passed", "xpassed", "xfailed", "skipped", "xpassed_strict", "failed", "error", "crashed")
+    )
+}
 
 
 @dataclass
@@ -108,8 +114,12 @@ def collect_error_message(report) -> str:
     return (raised[-1] if raised else lines[-1].strip() if lines else "")[:300]
 
 
-def summarize(results: dict[str, NodeResult], collection_errors: Iterable[dict] = (),
-              problems: Iterable[str] = (), left_out_classes: Optional[dict[str, list[str]]] = None) -> dict[str, Any]:
+def summarize(
+    results: dict[str, NodeResult],
+    collection_errors: Iterable[dict] = (),
+    problems: Iterable[str] = (),
+    left_out_classes: Optional[dict[str, list[str]]] = None,
+) -> dict[str, Any]:
     by_bucket: dict[str, Counter] = defaultdict(Counter)
     by_op: dict[str, Counter] = defaultdict(Counter)
     by_dtype: dict[str, Counter] = defaultdict(Counter)
@@ -121,11 +131,20 @@ def summarize(results: dict[str, NodeResult], collection_errors: Iterable[dict] 
             by_op[r.props["op"]][r.outcome] += 1
         for d in filter(None, r.props.get("dtype", "").split(",")):
             by_dtype[d][r.outcome] += 1
-        tests.append({
-            "nodeid": r.nodeid, "outcome": r.outcome, "bucket": bucket, "duration": round(r.duration, 6),
-            **{k: r.props[k] for k in ("op", "dtype", "module", "reason", "rule", "crash", "class", "variant") if k in r.props},
-            **({"message": r.message} if r.message else {}),
-        })
+        tests.append(
+            {
+                "nodeid": r.nodeid,
+                "outcome": r.outcome,
+                "bucket": bucket,
+                "duration": round(r.duration, 6),
+                **{
+                    k: r.props[k]
+                    for k in ("op", "dtype", "module", "reason", "rule", "crash", "class", "variant")
+                    if k in r.props
+                },
+                **({"message": r.message} if r.message else {}),
+            }
+        )
     collection_errors = list(collection_errors)
     counts = dict(Counter(r.outcome for r in results.values()))
     if collection_errors:
@@ -161,8 +180,13 @@ class Recorder:
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         """A file that failed to import (or collect): counted and named in the summary."""
         if report.failed:
-            self.collection_errors.append({"nodeid": report.nodeid, "file": str(report.fspath),
-                                           "message": collect_error_message(report)})
+            self.collection_errors.append(
+                {
+                    "nodeid": report.nodeid,
+                    "file": str(report.fspath),
+                    "message": collect_error_message(report),
+                }
+            )
 
     def summary(self) -> dict[str, Any]:
         return summarize(self.results, self.collection_errors, self.problems, self.left_out_classes)
@@ -199,7 +223,9 @@ def _recorder(config: pytest.Config) -> Optional[Recorder]:
     return config.pluginmanager.get_plugin(RECORDER)
 
 
-def report_problems(config: pytest.Config, problems: Iterable[Problem], strict: bool, at_configure: bool) -> None:
+def report_problems(
+    config: pytest.Config, problems: Iterable[Problem], strict: bool, at_configure: bool
+) -> None:
     """--oot-strict: every problem is an error (file:line each, a usage error). Otherwise the
     warning-level ones become OotConfigWarnings (pytest's warnings summary) and go into the summary."""
     problems = list(problems)
@@ -231,4 +257,6 @@ def report_left_out_classes(config: pytest.Config, left_out: dict[str, list[str]
         import os
 
         for file, classes in sorted(left_out.items()):
-            tr.write_line(f"oot: device classes left out of {os.path.basename(file)}: {', '.join(sorted(set(classes)))}")
+            tr.write_line(
+                f"oot: device classes left out of {os.path.basename(file)}: {', '.join(sorted(set(classes)))}"
+            )

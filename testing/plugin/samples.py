@@ -14,7 +14,13 @@ from testing.plugin.models import Shapes
 def _tensors(sample) -> list:
     import torch
 
-    out = [sample.input] if isinstance(sample.input, torch.Tensor) else list(sample.input) if isinstance(sample.input, (list, tuple)) else []
+    out = (
+        [sample.input]
+        if isinstance(sample.input, torch.Tensor)
+        else list(sample.input)
+        if isinstance(sample.input, (list, tuple))
+        else []
+    )
     out += [a for a in sample.args if isinstance(a, torch.Tensor)]
     out += [v for v in sample.kwargs.values() if isinstance(v, torch.Tensor)]
     return [t for t in out if isinstance(t, torch.Tensor)]
@@ -37,7 +43,11 @@ def _reshaped(sample, shape: list[int]):
             return make_tensor(shape, dtype=x.dtype, device=x.device, requires_grad=x.requires_grad)
         return x
 
-    return SampleInput(swap(sample.input), args=tuple(swap(a) for a in sample.args), kwargs={k: swap(v) for k, v in sample.kwargs.items()})
+    return SampleInput(
+        swap(sample.input),
+        args=tuple(swap(a) for a in sample.args),
+        kwargs={k: swap(v) for k, v in sample.kwargs.items()},
+    )
 
 
 def with_shapes(op, shapes: Shapes):

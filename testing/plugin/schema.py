@@ -1,7 +1,7 @@
 """Generate (or check) the JSON Schema of the config format from the pydantic model.
 
-    python -m testing.plugin.schema            # print
-    python -m testing.plugin.schema --write    # update configs/schema/test_suite_config.schema.json
+python -m testing.plugin.schema            # print
+python -m testing.plugin.schema --write    # update configs/schema/test_suite_config.schema.json
 """
 
 from __future__ import annotations
@@ -12,8 +12,12 @@ import sys
 
 from testing.plugin.models import ConfigDocument
 
-SCHEMA_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                           "configs", "schema", "test_suite_config.schema.json")
+SCHEMA_PATH = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+    "configs",
+    "schema",
+    "test_suite_config.schema.json",
+)
 
 
 def render() -> str:

@@ -48,7 +48,9 @@ class OpSupport:
     precision: tuple[tuple[str, float, float], ...] = ()
     shapes: Optional[Shapes] = None
     xfail_reason: Optional[str] = None
-    widen: frozenset[str] = frozenset()  # dtypes the config lists for the op: added where the OpInfo lacks them
+    widen: frozenset[str] = (
+        frozenset()
+    )  # dtypes the config lists for the op: added where the OpInfo lacks them
 
 
 @dataclass(frozen=True)
@@ -140,8 +142,11 @@ def match(fp: FilePlan, v: Variant) -> Optional[tuple[Rule, str]]:
         sel = _selectors_match(rule, v)
         if sel is None:
             continue
-        score, pattern = max(((_name_score(p, v, rule.class_insensitive), p) for p in rule.patterns),
-                             key=lambda t: t[0], default=(0, ""))
+        score, pattern = max(
+            ((_name_score(p, v, rule.class_insensitive), p) for p in rule.patterns),
+            key=lambda t: t[0],
+            default=(0, ""),
+        )
         if score and score + sel > best_score:
             best, best_score = (rule, pattern), score + sel
     return best
@@ -169,7 +174,8 @@ def should_instantiate(fp: FilePlan, cls: str, test: str) -> bool:
     if fp.unlisted_mode != Mode.skip:
         return True
     return any(
-        r.entry.mode != Mode.skip and any(pattern_may_name(p, cls, test, r.class_insensitive) for p in r.patterns)
+        r.entry.mode != Mode.skip
+        and any(pattern_may_name(p, cls, test, r.class_insensitive) for p in r.patterns)
         for r in fp.rules
     )
 
@@ -192,7 +198,13 @@ def unknown_test_problems(fp: FilePlan, seen: Iterable[tuple[str, str]], file_na
     for rule, pattern in unknown_patterns(fp, seen):
         near = closest_tests(pattern, seen)
         hint = f"; closest: {', '.join(near)}" if near else ""
-        out.append(Problem(rule.loc_of(pattern), "names", f"unknown test '{pattern}' (no such test in {file_name}: removed or renamed upstream?){hint}"))
+        out.append(
+            Problem(
+                rule.loc_of(pattern),
+                "names",
+                f"unknown test '{pattern}' (no such test in {file_name}: removed or renamed upstream?){hint}",
+            )
+        )
     return out
 
 
@@ -205,13 +217,17 @@ def closest_tests(pattern: str, seen: Iterable[tuple[str, str]], n: int = 3) -> 
     near = difflib.get_close_matches(meth, sorted({t for _, t in seen}), n=n, cutoff=0.75)
     if cls is None:
         return near
-    return [f"{c}::{t}" for t in near for c in sorted({c for c, t2 in seen if t2 == t}, key=lambda c: c != cls)][:n]
+    return [
+        f"{c}::{t}" for t in near for c in sorted({c for c, t2 in seen if t2 == t}, key=lambda c: c != cls)
+    ][:n]
 
 
 def _exists(pattern: str, cls: str, test: str) -> bool:
     _, meth = _split(pattern)
     if any(c in meth for c in "*?["):
-        return fnmatch.fnmatchcase(test, meth) or fnmatch.fnmatchcase(test + "_x", meth) or meth.startswith(test)
+        return (
+            fnmatch.fnmatchcase(test, meth) or fnmatch.fnmatchcase(test + "_x", meth) or meth.startswith(test)
+        )
     return True
 
 
@@ -242,7 +258,11 @@ def module_allowed(support: Support, rule: Optional[Rule], module: Optional[str]
 
 
 def dtype_allowed(
-    support: Support, rule: Optional[Rule], op: Optional[str], dtype: Optional[str], module: Optional[str] = None
+    support: Support,
+    rule: Optional[Rule],
+    op: Optional[str],
+    dtype: Optional[str],
+    module: Optional[str] = None,
 ) -> bool:
     """None (an op test without dtypes) always passes."""
     if dtype is None:
@@ -275,7 +295,12 @@ def _names(items) -> list[str]:
 def _forced_xfail(support: Support, v: Variant) -> Optional[str]:
     if v.op and support.ops and v.op in support.ops and support.ops[v.op].xfail_reason:
         return support.ops[v.op].xfail_reason
-    if v.module and support.modules and v.module in support.modules and support.modules[v.module].xfail_reason:
+    if (
+        v.module
+        and support.modules
+        and v.module in support.modules
+        and support.modules[v.module].xfail_reason
+    ):
         return support.modules[v.module].xfail_reason
     for d in v.dtypes:
         if d in support.dtype_xfail:
@@ -404,7 +429,11 @@ class MarkFilter:
         if self.compiled is None:
             return True
         have = set(marks)
-        unknown = self.unknown + tuple(n for n in self.idents if n.startswith(open_prefixes) and n not in have) if open_prefixes else self.unknown
+        unknown = (
+            self.unknown + tuple(n for n in self.idents if n.startswith(open_prefixes) and n not in have)
+            if open_prefixes
+            else self.unknown
+        )
         if len(unknown) > self.MAX_UNKNOWN + 4:
             return True
         for values in itertools.product((False, True), repeat=len(unknown)):

@@ -34,6 +34,8 @@ def header_lines(root: Optional[str]) -> list[str]:
     if found is None:
         return [f"oot: upstream root {root} (no version.txt: is it a PyTorch checkout?)"]
     if release(found) != release(torch.__version__):
-        return [f"oot: WARNING upstream checkout is {found} but torch is {torch.__version__}: "
-                f"test files may import names this torch lacks (check out v{torch.__version__.split('+')[0]})"]
+        return [
+            f"oot: WARNING upstream checkout is {found} but torch is {torch.__version__}: "
+            f"test files may import names this torch lacks (check out v{torch.__version__.split('+')[0]})"
+        ]
     return [f"oot: upstream root {root} ({found}, matches torch {torch.__version__})"]

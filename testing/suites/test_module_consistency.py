@@ -21,7 +21,9 @@ class TestModuleConsistency(TestCase):
     @modules(module_db)
     def test_forward_matches_cpu(self, device, dtype, module_info, training):
         # Inputs are generated on CPU and copied, so only the forward runs on the device.
-        inputs = module_info.module_inputs_func(module_info, device="cpu", dtype=dtype, requires_grad=False, training=training)
+        inputs = module_info.module_inputs_func(
+            module_info, device="cpu", dtype=dtype, requires_grad=False, training=training
+        )
         for module_input in inputs:
             if module_input.forward_input is None:
                 continue

@@ -16,7 +16,10 @@ class TestNonContiguous(TestCase):
         for cpu_sample in op.sample_inputs("cpu", dtype, requires_grad=False):
             moved = cpu_sample.transform(lambda x: x.to(device) if isinstance(x, torch.Tensor) else x)
             strided = moved.noncontiguous()  # strided views of device memory
-            expected = op(*(to_cpu(x) for x in (strided.input, *strided.args)), **{k: to_cpu(v) for k, v in strided.kwargs.items()})
+            expected = op(
+                *(to_cpu(x) for x in (strided.input, *strided.args)),
+                **{k: to_cpu(v) for k, v in strided.kwargs.items()},
+            )
             actual = op(strided.input, *strided.args, **strided.kwargs)
             self.assertEqual(actual, expected, exact_device=False)
 

@@ -5,8 +5,19 @@ from torch.testing import make_tensor
 from torch.testing._internal.common_device_type import dtypes, instantiate_device_type_tests
 from torch.testing._internal.common_utils import TestCase, run_tests
 
-ALL = (torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.complex64,
-       torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.bool)
+ALL = (
+    torch.float32,
+    torch.float16,
+    torch.bfloat16,
+    torch.float64,
+    torch.complex64,
+    torch.int8,
+    torch.int16,
+    torch.int32,
+    torch.int64,
+    torch.uint8,
+    torch.bool,
+)
 
 
 class TestTensorBasics(TestCase):

@@ -3,6 +3,7 @@
 Both hand the supervisor the read end of a pipe carrying the child's events
 and a log of its output (the tail goes into crash reports).
 """
+
 from __future__ import annotations
 
 import faulthandler
@@ -13,8 +14,8 @@ import sys
 import traceback
 from typing import Callable, Optional, Union
 
-ENV_FD = "OOT_EVENTS_FD"   # a spawned child writes its events to this inherited fd
-CHILD_FAILED = 70          # the forked function raised (EX_SOFTWARE)
+ENV_FD = "OOT_EVENTS_FD"  # a spawned child writes its events to this inherited fd
+CHILD_FAILED = 70  # the forked function raised (EX_SOFTWARE)
 
 
 def tail(path: Optional[str], lines: int = 15) -> str:
@@ -47,13 +48,13 @@ class Forked:
     def _child(self, run: Callable[[int], int], w: int) -> None:
         code = CHILD_FAILED
         try:
-            os.setpgid(0, 0)   # the watchdog kills the test's own subprocesses with it
+            os.setpgid(0, 0)  # the watchdog kills the test's own subprocesses with it
             os.close(self.fd)
             log = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
             os.dup2(log, 1)
             os.dup2(log, 2)
             os.close(log)
-            if faulthandler.is_enabled():   # tracebacks of a crash belong in this child's log
+            if faulthandler.is_enabled():  # tracebacks of a crash belong in this child's log
                 faulthandler.enable(file=sys.__stderr__ or sys.stderr)
             code = run(w)
         except BaseException:
@@ -83,7 +84,10 @@ class Forked:
         return self._status
 
     def kill(self) -> None:
-        for target in (lambda: os.killpg(self.pid, signal.SIGKILL), lambda: os.kill(self.pid, signal.SIGKILL)):
+        for target in (
+            lambda: os.killpg(self.pid, signal.SIGKILL),
+            lambda: os.kill(self.pid, signal.SIGKILL),
+        ):
             try:
                 target()
                 return
@@ -100,8 +104,15 @@ class Spawned:
     argument), or with ``events_on_stdout`` to its stdout. Output goes to
     ``log_path`` (None: inherited, e.g. into Bazel's test log)."""
 
-    def __init__(self, cmd: Union[list[str], Callable[[int], list[str]]], env: dict[str, str], cwd: Optional[str],
-                 log_path: Optional[str], stdin_text: Optional[str] = None, events_on_stdout: bool = False) -> None:
+    def __init__(
+        self,
+        cmd: Union[list[str], Callable[[int], list[str]]],
+        env: dict[str, str],
+        cwd: Optional[str],
+        log_path: Optional[str],
+        stdin_text: Optional[str] = None,
+        events_on_stdout: bool = False,
+    ) -> None:
         self.log_path = log_path
         self.fd, w = os.pipe()
         cmd = cmd(w) if callable(cmd) else cmd
@@ -109,10 +120,15 @@ class Spawned:
         log = open(log_path, "ab") if log_path else None
         try:
             self.proc = subprocess.Popen(
-                cmd, env=env, cwd=cwd, pass_fds=() if events_on_stdout else (w,),
+                cmd,
+                env=env,
+                cwd=cwd,
+                pass_fds=() if events_on_stdout else (w,),
                 stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
-                stdout=w if events_on_stdout else log, stderr=log if log else None,
-                start_new_session=True)
+                stdout=w if events_on_stdout else log,
+                stderr=log if log else None,
+                start_new_session=True,
+            )
         finally:
             if log:
                 log.close()

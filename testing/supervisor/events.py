@@ -5,6 +5,7 @@ and after each unit of work, so that when the child dies the supervisor knows
 exactly which unit it was running. Every user (pytest isolation, the shard
 runner, select's tracing) speaks this one protocol; payloads are theirs.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,6 +17,7 @@ from typing import Any, Optional, Union
 @dataclass(frozen=True)
 class Planned:
     """The child's work list, in run order (before any Begin). ``info`` per key is optional."""
+
     keys: list[str]
     info: dict[str, Any] = field(default_factory=dict)
     kind = "planned"
@@ -24,6 +26,7 @@ class Planned:
 @dataclass(frozen=True)
 class Begin:
     """The child is about to run ``key`` (sent before the work starts: the crash culprit)."""
+
     key: str
     info: dict[str, Any] = field(default_factory=dict)
     kind = "begin"
@@ -32,6 +35,7 @@ class Begin:
 @dataclass(frozen=True)
 class Payload:
     """User data (a pytest report, a trace); the supervisor passes it through untouched."""
+
     data: dict[str, Any]
     kind = "payload"
 
@@ -39,6 +43,7 @@ class Payload:
 @dataclass(frozen=True)
 class End:
     """``key`` finished (whatever its outcome)."""
+
     key: str
     info: dict[str, Any] = field(default_factory=dict)
     kind = "end"
@@ -47,12 +52,14 @@ class End:
 @dataclass(frozen=True)
 class Finished:
     """The child reached its normal end: keys still pending were left out on purpose (-x)."""
+
     kind = "finished"
 
 
 @dataclass(frozen=True)
 class Crashed:
     """Supervisor's verdict: the child died (or was killed) while ``key`` ran."""
+
     key: str
     why: str
     tail: str = ""
@@ -63,6 +70,7 @@ class Crashed:
 @dataclass(frozen=True)
 class NotRun:
     """Supervisor's verdict: these keys never ran (the restart limit was reached)."""
+
     keys: list[str]
     reason: str
     kind = "not_run"
@@ -100,4 +108,4 @@ class Writer:
     def send(self, event: Event) -> None:
         data = encode(event).encode("utf-8")
         while data:
-            data = data[os.write(self._fd, data):]
+            data = data[os.write(self._fd, data) :]

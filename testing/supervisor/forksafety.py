@@ -16,6 +16,7 @@ it forks (``pin_torch_threads``; each child restores the setting), and checks
 it in every child (``canary``) in case torch ran parallel work before the pin.
 OpenBLAS's pool (numpy) survives fork and is not a hazard.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,16 +26,16 @@ import threading
 from dataclasses import dataclass
 from typing import Optional
 
-CANARY_FAILED = 75        # a child found itself unable to run torch work: fork is unsafe here
-CANARY_SECONDS = 10       # a parallel op that has not returned by then never will
+CANARY_FAILED = 75  # a child found itself unable to run torch work: fork is unsafe here
+CANARY_SECONDS = 10  # a parallel op that has not returned by then never will
 
 
 @dataclass(frozen=True)
 class Probe:
     platform: str
     has_fork: bool
-    python_threads: tuple[str, ...]      # names of live threads other than the main one
-    accelerators: tuple[str, ...]        # initialised runtimes that do not survive fork
+    python_threads: tuple[str, ...]  # names of live threads other than the main one
+    accelerators: tuple[str, ...]  # initialised runtimes that do not survive fork
 
 
 def hazards(p: Probe) -> list[str]:
@@ -76,7 +77,7 @@ def current_hazards() -> list[str]:
     return hazards(probe())
 
 
-_PINNED: list[Optional[int]] = []   # the setting before the first pin (pinning twice keeps it)
+_PINNED: list[Optional[int]] = []  # the setting before the first pin (pinning twice keeps it)
 
 
 def pin_torch_threads() -> Optional[int]:
@@ -114,7 +115,7 @@ def canary() -> Optional[str]:
     previous = signal.signal(signal.SIGALRM, signal.SIG_DFL)
     signal.alarm(CANARY_SECONDS)
     try:
-        torch.ones(1 << 17).add_(1).sum()   # large enough to run in parallel
+        torch.ones(1 << 17).add_(1).sum()  # large enough to run in parallel
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)

@@ -9,9 +9,8 @@ Parent: replays them through its own hooks (logstart, logreport, logfinish), so
 terminal output, ``--junitxml`` and any result plugin see one ordinary run;
 ``Crashed`` and ``NotRun`` become ERROR reports under the test's node id.
 """
-from __future__ import annotations
 
-from typing import Optional
+from __future__ import annotations
 
 import pytest
 
@@ -19,8 +18,12 @@ from testing.supervisor.events import Begin, Crashed, End, Event, Finished, NotR
 
 # Hooks a forked child must not deliver to the parent's plugins: the parent replays
 # them, and plugins that write as they go (a journal, a report log) would write twice.
-REPLAYED_HOOKS = ("pytest_runtest_logstart", "pytest_runtest_logreport", "pytest_runtest_logfinish",
-                  "pytest_warning_recorded")
+REPLAYED_HOOKS = (
+    "pytest_runtest_logstart",
+    "pytest_runtest_logreport",
+    "pytest_runtest_logfinish",
+    "pytest_warning_recorded",
+)
 
 
 class ChildStream:
@@ -45,8 +48,12 @@ class ChildStream:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem) -> None:
-        self.send(Begin(item.nodeid, {"location": list(item.location),
-                                      "props": [list(p) for p in item.user_properties]}))
+        self.send(
+            Begin(
+                item.nodeid,
+                {"location": list(item.location), "props": [list(p) for p in item.user_properties]},
+            )
+        )
 
     def pytest_runtest_logreport(self, report) -> None:
         self.send(Payload({"report": self._ser(report)}))
@@ -94,14 +101,21 @@ class Replayer:
             if "report" in event.data:
                 hook.pytest_runtest_logreport(report=self.report(event.data["report"]))
             elif "collect" in event.data and self.collection:
-                hook.pytest_collectreport(report=hook.pytest_report_from_serializable(
-                    config=self.config, data=event.data["collect"]))
+                hook.pytest_collectreport(
+                    report=hook.pytest_report_from_serializable(
+                        config=self.config, data=event.data["collect"]
+                    )
+                )
         elif isinstance(event, End):
             hook.pytest_runtest_logfinish(nodeid=event.key, location=self._location(event.key))
         elif isinstance(event, Crashed):
             props = [tuple(p) for p in event.info.get("props", [])] + [("crash", event.why)]
-            self._error(event.key, f"worker crashed: {event.why}\n--- worker output (tail) ---\n{event.tail}",
-                        props, started=True)
+            self._error(
+                event.key,
+                f"worker crashed: {event.why}\n--- worker output (tail) ---\n{event.tail}",
+                props,
+                started=True,
+            )
         elif isinstance(event, NotRun):
             for key in event.keys:
                 self._error(key, event.reason, [("not_run", event.reason)], started=False)
@@ -112,8 +126,15 @@ class Replayer:
     def _error(self, nodeid: str, longrepr: str, props: list, started: bool) -> None:
         hook = self.config.hook
         location = self._location(nodeid)
-        report = pytest.TestReport(nodeid=nodeid, location=location, keywords={}, outcome="failed",
-                                   longrepr=longrepr, when="setup", user_properties=props)
+        report = pytest.TestReport(
+            nodeid=nodeid,
+            location=location,
+            keywords={},
+            outcome="failed",
+            longrepr=longrepr,
+            when="setup",
+            user_properties=props,
+        )
         if not started:
             hook.pytest_runtest_logstart(nodeid=nodeid, location=location)
         hook.pytest_runtest_logreport(report=report)
@@ -122,7 +143,9 @@ class Replayer:
     def report(self, data: dict):
         report = self.config.hook.pytest_report_from_serializable(config=self.config, data=data)
         if isinstance(report.longrepr, list):
-            report.longrepr = tuple(report.longrepr)  # JSON turned the skip (path, line, reason) tuple into a list
+            report.longrepr = tuple(
+                report.longrepr
+            )  # JSON turned the skip (path, line, reason) tuple into a list
         if report.skipped and not hasattr(report, "wasxfail") and not isinstance(report.longrepr, tuple):
             report.longrepr = skip_location(report)
         return report

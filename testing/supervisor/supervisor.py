@@ -8,6 +8,7 @@ key already done. After ``max_restarts`` deaths the keys never run are emitted
 as ``NotRun`` rather than dropped. Users supply ``launch`` (how to start a child
 for the current progress) and ``sink`` (what to do with each event).
 """
+
 from __future__ import annotations
 
 import os
@@ -26,25 +27,26 @@ RESTART, STOP, GIVE_UP = "restart", "stop", "give_up"
 
 class Child(Protocol):
     """A running child: its event stream's read end and how to wait for / kill it."""
+
     fd: int
 
     def poll(self) -> Optional[int]: ...
-    def wait(self) -> int: ...          # exit status; negative: killed by that signal
+    def wait(self) -> int: ...  # exit status; negative: killed by that signal
     def kill(self) -> None: ...
     def tail(self, lines: int = 15) -> str: ...
 
 
 @dataclass
 class Progress:
-    planned: Optional[list[str]] = None      # the first child's work list
+    planned: Optional[list[str]] = None  # the first child's work list
     info: dict = field(default_factory=dict)  # per planned key (e.g. a test's location)
     done: set[str] = field(default_factory=set)
     inflight: Optional[str] = None
     inflight_info: dict = field(default_factory=dict)
     since: float = 0.0
-    finished: bool = False                   # the current child reached its normal end
+    finished: bool = False  # the current child reached its normal end
     restarts: int = 0
-    status: Optional[int] = None             # the last child's exit status
+    status: Optional[int] = None  # the last child's exit status
 
     def remaining(self) -> Optional[list[str]]:
         """Planned keys not done, in order; None when no child said what it would run."""
@@ -79,7 +81,7 @@ def next_step(progress: Progress, crashed: bool, max_restarts: int) -> str:
         return STOP
     remaining = progress.remaining()
     if remaining is None and not crashed:
-        return STOP          # died before saying what it would run: the caller reports that
+        return STOP  # died before saying what it would run: the caller reports that
     if remaining is not None and not remaining:
         return STOP
     return GIVE_UP if progress.restarts >= max_restarts else RESTART
@@ -91,11 +93,16 @@ def watchdog_limit(timeout: float) -> float:
     return timeout * 1.25 + 2
 
 
-def supervise(launch: Callable[[Progress], Child], sink: Callable[[Event], None], *,
-              timeout: Optional[float] = None, max_restarts: int = MAX_RESTARTS,
-              decode: Callable[[bytes], Optional[Event]] = events.decode,
-              clean_exit_finishes: bool = False,
-              should_stop: Callable[[], bool] = lambda: False) -> Progress:
+def supervise(
+    launch: Callable[[Progress], Child],
+    sink: Callable[[Event], None],
+    *,
+    timeout: Optional[float] = None,
+    max_restarts: int = MAX_RESTARTS,
+    decode: Callable[[bytes], Optional[Event]] = events.decode,
+    clean_exit_finishes: bool = False,
+    should_stop: Callable[[], bool] = lambda: False,
+) -> Progress:
     """Run children until the work is done; returns the final progress.
 
     ``clean_exit_finishes``: for children that never send ``Finished``, exit
@@ -123,21 +130,28 @@ def supervise(launch: Callable[[Progress], Child], sink: Callable[[Event], None]
             sink(Crashed(key, killed_why or describe_exit(status), child.tail(), progress.inflight_info))
             progress.done.add(key)
             progress.inflight = None
-            progress.finished = False   # the key it died on cannot have been its last word
+            progress.finished = False  # the key it died on cannot have been its last word
         step = next_step(progress, crashed, max_restarts)
         if step == STOP:
             return progress
         if step == GIVE_UP:
             left = progress.remaining() or []
             if left:
-                sink(NotRun(left, f"not run: the worker died {progress.restarts + 1} times "
-                                  f"(restart limit {max_restarts}); last: {describe_exit(status)}"))
+                sink(
+                    NotRun(
+                        left,
+                        f"not run: the worker died {progress.restarts + 1} times "
+                        f"(restart limit {max_restarts}); last: {describe_exit(status)}",
+                    )
+                )
                 progress.done.update(left)
             return progress
         progress.restarts += 1
 
 
-def _follow(child: Child, progress: Progress, sink, timeout, decode, should_stop) -> tuple[Optional[str], bool]:
+def _follow(
+    child: Child, progress: Progress, sink, timeout, decode, should_stop
+) -> tuple[Optional[str], bool]:
     """Pump one child's events to its end. Returns (the watchdog's reason if it killed
     the child, whether should_stop ended the run)."""
     buf, killed_why = b"", None
@@ -162,8 +176,12 @@ def _follow(child: Child, progress: Progress, sink, timeout, decode, should_stop
                         child.kill()
                         return killed_why, True
                 continue
-            if progress.inflight and timeout and killed_why is None \
-                    and time.monotonic() - progress.since > watchdog_limit(timeout):
+            if (
+                progress.inflight
+                and timeout
+                and killed_why is None
+                and time.monotonic() - progress.since > watchdog_limit(timeout)
+            ):
                 child.kill()
                 killed_why = f"timeout: no result after {timeout:g}s (watchdog killed the worker)"
             # a grandchild holding the pipe open must not keep us waiting past the child's exit

@@ -12,6 +12,7 @@ and result plugins see one ordinary run.
 Where fork is unsafe (forksafety.py), the zygote hands over to ``fallback`` (the
 restart mode: fresh interpreters) or, without one, runs the tests in-process.
 """
+
 from __future__ import annotations
 
 import os
@@ -32,31 +33,46 @@ Fallback = Callable[[pytest.Session, str], Optional[bool]]
 
 
 class Zygote:
-    def __init__(self, config: pytest.Config, timeout: Optional[float] = None,
-                 keep_going_after_collection_errors: bool = False, fallback: Optional[Fallback] = None) -> None:
+    def __init__(
+        self,
+        config: pytest.Config,
+        timeout: Optional[float] = None,
+        keep_going_after_collection_errors: bool = False,
+        fallback: Optional[Fallback] = None,
+    ) -> None:
         self.config = config
         self.timeout = timeout
         self.keep_going = keep_going_after_collection_errors
         self.fallback = fallback
         self.tmp = tempfile.mkdtemp(prefix="oot-zygote-")
         self.forks = 0
-        forksafety.pin_torch_threads()   # before collection: torch's pool must not start here
+        forksafety.pin_torch_threads()  # before collection: torch's pool must not start here
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Optional[bool]:
         if session.config.option.collectonly or not session.items:
             return None
-        if session.testsfailed and not (self.keep_going or session.config.option.continue_on_collection_errors):
+        if session.testsfailed and not (
+            self.keep_going or session.config.option.continue_on_collection_errors
+        ):
             return None  # pytest's own loop stops the run on collection errors
         hazards = forksafety.current_hazards()
         if hazards:
             return self._unsafe(session, "; ".join(hazards))
-        progress = supervise(lambda p: self._fork(session, p), Replayer(self.config, session, collection=False),
-                             timeout=self.timeout, max_restarts=supervisor.MAX_RESTARTS, should_stop=lambda: bool(session.shouldfail or session.shouldstop))
+        progress = supervise(
+            lambda p: self._fork(session, p),
+            Replayer(self.config, session, collection=False),
+            timeout=self.timeout,
+            max_restarts=supervisor.MAX_RESTARTS,
+            should_stop=lambda: bool(session.shouldfail or session.shouldstop),
+        )
         if progress.planned is None:
             last = os.path.join(self.tmp, f"child-{self.forks - 1}.log")
-            return self._unsafe(session, f"the first forked child ended with {describe_exit(progress.status)} "
-                                         f"before running a test: {tail(last, 3).strip() or 'no output'}")
+            return self._unsafe(
+                session,
+                f"the first forked child ended with {describe_exit(progress.status)} "
+                f"before running a test: {tail(last, 3).strip() or 'no output'}",
+            )
         if session.shouldfail:
             raise session.Failed(session.shouldfail)
         if session.shouldstop:
@@ -84,7 +100,9 @@ class Zygote:
         mute_replayed_hooks(self.config, stream)
         stream.plan(todo)
         for i, item in enumerate(todo):
-            item.config.hook.pytest_runtest_protocol(item=item, nextitem=todo[i + 1] if i + 1 < len(todo) else None)
+            item.config.hook.pytest_runtest_protocol(
+                item=item, nextitem=todo[i + 1] if i + 1 < len(todo) else None
+            )
         stream.finish()
         return 0
 
@@ -113,5 +131,5 @@ def _timeout(config: pytest.Config) -> Optional[float]:
 # `-p testing.supervisor.zygote`: this module is then a plugin (the shard runner loads it).
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    if not hasattr(config, "workerinput"):   # an xdist-style worker runs its tests itself
+    if not hasattr(config, "workerinput"):  # an xdist-style worker runs its tests itself
         register(config, timeout=_timeout(config))

@@ -4,6 +4,7 @@ op__/dtype__ marks as JSON ({node id: [mark, ...]}) and stop.
     python -m pytest --collect-only -q -p testing.plugin --config ... \
         -p testing.targets.collect --collect-marks-out marks.json <suites>
 """
+
 from __future__ import annotations
 
 import json
@@ -23,6 +24,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     out = config.option.collect_marks_out
     if not out:
         return
-    marks = {item.nodeid: sorted({m.name for m in item.iter_markers() if m.name.startswith(PREFIXES)})
-             for item in items}
+    marks = {
+        item.nodeid: sorted({m.name for m in item.iter_markers() if m.name.startswith(PREFIXES)})
+        for item in items
+    }
     Path(out).write_text(json.dumps(marks, indent=0, sort_keys=True), encoding="utf-8")

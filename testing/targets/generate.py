@@ -8,6 +8,7 @@ The Starlark macro in defs.bzl turns the data into test targets, so a config
 edit changes targets after regenerating, with no BUILD edit; the test
 //testing/targets:generated_test fails while the file is stale.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,8 +21,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from testing.targets.model import (ConfigFile, config_file, config_targets, device_sets, label_of,
-                                   marked_targets, runnable, sanitize)
+from testing.targets.model import (
+    ConfigFile,
+    config_file,
+    config_targets,
+    device_sets,
+    label_of,
+    marked_targets,
+    runnable,
+    sanitize,
+)
 
 OUTPUT = Path("testing/targets/configs.bzl")
 CONFIG_DIR = Path("configs")
@@ -40,7 +49,9 @@ class GenerateError(Exception):
 def config_files(root: Path) -> list[Path]:
     """Every config YAML under configs/ (schema/ holds JSON only)."""
     base = root / CONFIG_DIR
-    return sorted(p for p in base.rglob("*.yaml") if p.is_file()) + sorted(p for p in base.rglob("*.yml") if p.is_file())
+    return sorted(p for p in base.rglob("*.yaml") if p.is_file()) + sorted(
+        p for p in base.rglob("*.yml") if p.is_file()
+    )
 
 
 def _expander(root: Path):
@@ -49,6 +60,7 @@ def _expander(root: Path):
         if not hits:
             raise GenerateError(f"${{REPO_ROOT}}/{pattern}: no such file in the repository")
         return [Path(h).relative_to(root).as_posix() for h in hits]
+
     return expand
 
 
@@ -77,15 +89,30 @@ def collect_marks(root: Path, configs: list[str], suites: list[str]) -> dict[str
         return {}
     with tempfile.TemporaryDirectory(prefix="targets-") as tmp:
         out = Path(tmp) / "marks.json"
-        cmd = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-               "-p", "testing.plugin", "-p", "testing.targets.collect", f"--collect-marks-out={out}",
-               *[arg for c in configs for arg in ("--config", c)], *suites]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "testing.plugin",
+            "-p",
+            "testing.targets.collect",
+            f"--collect-marks-out={out}",
+            *[arg for c in configs for arg in ("--config", c)],
+            *suites,
+        ]
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root)] + sys.path))
         proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
         if proc.returncode not in (0, 5) or not out.exists():
-            lines = [l for l in (proc.stderr + proc.stdout).splitlines() if l.strip()]
-            raise GenerateError(f"collecting {' '.join(suites)} failed (exit {proc.returncode}): "
-                                f"{lines[-1] if lines else 'no output'}")
+            lines = [x for x in (proc.stderr + proc.stdout).splitlines() if x.strip()]
+            raise GenerateError(
+                f"collecting {' '.join(suites)} failed (exit {proc.returncode}): "
+                f"{lines[-1] if lines else 'no output'}"
+            )
         return json.loads(out.read_text(encoding="utf-8"))
 
 
@@ -141,12 +168,17 @@ def stale_diff(root: Path) -> str:
     """Unified diff from the checked-in file to a fresh one ('' if current)."""
     fresh = render(build(root))
     current = (root / OUTPUT).read_text(encoding="utf-8") if (root / OUTPUT).exists() else ""
-    return "".join(difflib.unified_diff(current.splitlines(True), fresh.splitlines(True),
-                                        str(OUTPUT), f"{OUTPUT} (from configs/)"))
+    return "".join(
+        difflib.unified_diff(
+            current.splitlines(True), fresh.splitlines(True), str(OUTPUT), f"{OUTPUT} (from configs/)"
+        )
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m testing.targets.generate", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python3 -m testing.targets.generate", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--check", action="store_true", help="only report whether the file is stale")
     parser.add_argument("--root", type=Path, default=Path(os.environ.get("BUILD_WORKSPACE_DIRECTORY", ".")))
     args = parser.parse_args(argv)
@@ -154,7 +186,10 @@ def main(argv: list[str] | None = None) -> int:
         diff = stale_diff(args.root)
         if args.check:
             if diff:
-                print(diff + f"\n{OUTPUT} is stale: run tools/bazel run //testing/targets:generate", file=sys.stderr)
+                print(
+                    diff + f"\n{OUTPUT} is stale: run tools/bazel run //testing/targets:generate",
+                    file=sys.stderr,
+                )
                 return 1
             return 0
         if diff:

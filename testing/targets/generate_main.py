@@ -1,4 +1,5 @@
 """`tools/bazel run //testing/targets:generate [-- --check]`: see generate.py."""
+
 import os
 import sys
 

@@ -13,6 +13,7 @@
 Upstream files (${TORCH_ROOT}) need a PyTorch checkout and are left to the
 upstream commands.
 """
+
 from __future__ import annotations
 
 import re
@@ -44,7 +45,7 @@ def split_files(doc, expand) -> tuple[tuple[str, ...], tuple[str, ...]]:
     upstream: list[str] = []
     for entry in doc.test_suite_config.files:
         if entry.path.startswith(REPO_PREFIX):
-            suites.extend(f for f in expand(entry.path[len(REPO_PREFIX):]) if f not in suites)
+            suites.extend(f for f in expand(entry.path[len(REPO_PREFIX) :]) if f not in suites)
         else:
             upstream.append(entry.path)
     return tuple(suites), tuple(upstream)
@@ -106,8 +107,13 @@ def config_targets(configs: list[ConfigFile], label) -> dict:
     for c in configs:
         base = base_configs(groups(configs)[c.group])
         with_base = base + [c.path] if c.has_files else [c.path]
-        out[c.name] = {"config": c.path, "configs": with_base, "suites": list(c.suites),
-                       "upstream": list(c.upstream), "data": [label(f) for f in (*with_base, *c.suites)]}
+        out[c.name] = {
+            "config": c.path,
+            "configs": with_base,
+            "suites": list(c.suites),
+            "upstream": list(c.upstream),
+            "data": [label(f) for f in (*with_base, *c.suites)],
+        }
     return out
 
 
@@ -123,8 +129,9 @@ def marked_targets(marks: dict[str, list[str]], prefix: str, configs: list[Confi
             if not mark.startswith(prefix + "__"):
                 continue
             # (No test counts: they would make every bucket edit restale the file.)
-            entry = out.setdefault(mark[len(prefix) + 2:], {"mark": mark, "configs": base_configs(configs),
-                                                            "suites": []})
+            entry = out.setdefault(
+                mark[len(prefix) + 2 :], {"mark": mark, "configs": base_configs(configs), "suites": []}
+            )
             if suite not in entry["suites"]:
                 entry["suites"].append(suite)
     for entry in out.values():

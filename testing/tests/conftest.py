@@ -16,7 +16,7 @@ pytest_plugins = ["pytester"]
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # An upstream-style device-generic test file, used as the "suite" in acceptance tests.
-FAKE_SUITE = '''
+FAKE_SUITE = """
 import os
 import torch
 from torch.testing._internal.common_device_type import (
@@ -65,7 +65,7 @@ class TestPlain(TestCase):
 
 
 instantiate_device_type_tests(TestFake, globals())
-'''
+"""
 
 
 @pytest.fixture

@@ -5,8 +5,16 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-PLUGIN = ("-p", "testing.plugin", "-p", "no:cacheprovider", "-W", "error::pytest.PytestUnknownMarkWarning",
-          "-W", "ignore::pytest.PytestAssertRewriteWarning")
+PLUGIN = (
+    "-p",
+    "testing.plugin",
+    "-p",
+    "no:cacheprovider",
+    "-W",
+    "error::pytest.PytestUnknownMarkWarning",
+    "-W",
+    "ignore::pytest.PytestAssertRewriteWarning",
+)
 
 
 def buckets_config(write_yaml, suite: str, extra: str = "") -> str:
@@ -44,8 +52,15 @@ def test_each_bucket_gives_expected_outcome(pytester, fake_suite, write_yaml, tm
     summary = tmp_path / "summary.json"
     junit = tmp_path / "junit.xml"
     promo = tmp_path / "promotion.json"
-    result = pytester.runpytest(*PLUGIN, "--config", cfg, f"--oot-summary={summary}", f"--junitxml={junit}",
-                                f"--oot-promotion={promo}", "-rxX")
+    result = pytester.runpytest(
+        *PLUGIN,
+        "--config",
+        cfg,
+        f"--oot-summary={summary}",
+        f"--junitxml={junit}",
+        f"--oot-promotion={promo}",
+        "-rxX",
+    )
     # add/mul/abs x float32/int64 (abs: 2 dtypes) -> 6 test_op; 3 nodtype; test_dt float32+int64;
     # test_pass (xpass), test_fail (xfail), TestPlain::test_one. sub, float64, crash, hang, only_cuda: not collected.
     outcomes = result.parseoutcomes()
@@ -58,7 +73,10 @@ def test_each_bucket_gives_expected_outcome(pytester, fake_suite, write_yaml, tm
     assert data["by_bucket"]["xfail"] == {"xfailed": 1, "xpassed": 1}
     assert data["by_op"]["mul"] == {"passed": 2, "xpassed_strict": 1}
     assert all(t["duration"] >= 0 for t in data["tests"]) and len(data["tests"]) == 14
-    assert sorted(n.split("::")[-1] for n in data["promotion_candidates"]) == ["test_op_mul_cpu_int64", "test_pass_cpu"]
+    assert sorted(n.split("::")[-1] for n in data["promotion_candidates"]) == [
+        "test_op_mul_cpu_int64",
+        "test_pass_cpu",
+    ]
     assert not any("crash" in t["nodeid"] or "sub" in t["nodeid"] for t in data["tests"])
 
     props = {
@@ -72,9 +90,11 @@ def test_each_bucket_gives_expected_outcome(pytester, fake_suite, write_yaml, tm
     promotion = json.loads(promo.read_text())
     assert len(promotion["candidates"]) == 2
     diff = (tmp_path / "promotion.json.diff").read_text()
-    assert "-          mode: xfail_strict\n" in diff and "-          reason: stale xfail, passes now\n" in diff
+    assert (
+        "-          mode: xfail_strict\n" in diff and "-          reason: stale xfail, passes now\n" in diff
+    )
     assert diff.count("+          mode: mandatory_success\n") == 2
-    assert "test_fail" not in "".join(l for l in diff.splitlines() if l.startswith(("+", "-")))
+    assert "test_fail" not in "".join(x for x in diff.splitlines() if x.startswith(("+", "-")))
 
 
 def test_mark_expression_filters_at_generation_time(pytester, fake_suite, write_yaml):
@@ -82,11 +102,16 @@ def test_mark_expression_filters_at_generation_time(pytester, fake_suite, write_
     result = pytester.runpytest(*PLUGIN, "--config", cfg, "-m", "op__add", "--collect-only", "-q")
     ids = [line for line in result.stdout.lines if "::" in line]
     assert sorted(i.split("::")[-1] for i in ids) == [
-        "test_op_add_cpu_float32", "test_op_add_cpu_int64", "test_op_nodtype_add_cpu"]
+        "test_op_add_cpu_float32",
+        "test_op_add_cpu_int64",
+        "test_op_nodtype_add_cpu",
+    ]
     # other ops were never instantiated; only the plain (non-generic) TestPlain::test_one is deselected
     assert "3/4 tests collected (1 deselected)" in result.stdout.str()
 
-    result = pytester.runpytest(*PLUGIN, "--config", cfg, "-m", "dtype__int64 and not op__mul", "--collect-only", "-q")
+    result = pytester.runpytest(
+        *PLUGIN, "--config", cfg, "-m", "dtype__int64 and not op__mul", "--collect-only", "-q"
+    )
     ids = sorted(line.split("::")[-1] for line in result.stdout.lines if "::" in line)
     assert ids == ["test_dt_cpu_int64", "test_op_abs_cpu_int64", "test_op_add_cpu_int64"]
 
@@ -97,7 +122,9 @@ def test_without_config_everything_is_generated_and_marked(pytester, fake_suite)
     assert [i.split("::")[-1] for i in ids] == ["test_op_sub_cpu_float64"]
 
 
-def test_unknown_test_name_warns_and_the_run_completes_strict_makes_it_an_error(pytester, fake_suite, write_yaml):
+def test_unknown_test_name_warns_and_the_run_completes_strict_makes_it_an_error(
+    pytester, fake_suite, write_yaml
+):
     # a config naming a test the checkout no longer has (upstream removed or renamed it)
     cfg = write_yaml(f"""
         test_suite_config:
@@ -110,24 +137,34 @@ def test_unknown_test_name_warns_and_the_run_completes_strict_makes_it_an_error(
     result = pytester.runpytest(*PLUGIN, "--config", cfg)
     assert result.ret == pytest.ExitCode.OK
     assert result.parseoutcomes() == {"passed": 1, "deselected": 1, "warnings": 1}
-    result.stdout.fnmatch_lines(["*OotConfigWarning: *cfg.yaml:7: names: unknown test 'TestFake::test_passes' "
-                                 "(no such test in test_fake.py*closest: TestFake::test_pass*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*OotConfigWarning: *cfg.yaml:7: names: unknown test 'TestFake::test_passes' "
+            "(no such test in test_fake.py*closest: TestFake::test_pass*"
+        ]
+    )
 
     result = pytester.runpytest(*PLUGIN, "--config", cfg, "--oot-strict", "--collect-only")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*cfg.yaml:7: names: unknown test 'TestFake::test_passes'*[--oot-strict]"])
     # pytest's own switch for warnings works too, as a usage error
-    result = pytester.runpytest(*PLUGIN, "--config", cfg, "-W", "error::testing.plugin.reporting.OotConfigWarning")
+    result = pytester.runpytest(
+        *PLUGIN, "--config", cfg, "-W", "error::testing.plugin.reporting.OotConfigWarning"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: *cfg.yaml:7: names: unknown test 'TestFake::test_passes'*"])
 
 
 def test_unknown_op_warns_with_close_matches_strict_makes_it_an_error(pytester, fake_suite, write_yaml):
     cfg = write_yaml("test_suite_config:\n  global:\n    device_type: cpu\n    supported_ops: [add, mull]\n")
-    result = pytester.runpytest(*PLUGIN, "--config", cfg, "--collect-only", "-q", "-k", "test_op and not nodtype")
+    result = pytester.runpytest(
+        *PLUGIN, "--config", cfg, "--collect-only", "-q", "-k", "test_op and not nodtype"
+    )
     ids = collected(result)
     assert ids and all(i.startswith("test_op_add_cpu_") for i in ids), ids  # mull named nothing: only add
-    result.stdout.fnmatch_lines(["*cfg.yaml:4: global.supported_ops: unknown op 'mull' (ignored); closest: mul*"])
+    result.stdout.fnmatch_lines(
+        ["*cfg.yaml:4: global.supported_ops: unknown op 'mull' (ignored); closest: mul*"]
+    )
     result = pytester.runpytest(*PLUGIN, "--config", cfg, "--oot-strict", "--collect-only")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*cfg.yaml:4: global.supported_ops: unknown op 'mull'*"])
@@ -135,15 +172,19 @@ def test_unknown_op_warns_with_close_matches_strict_makes_it_an_error(pytester, 
 
 def labelled_configs(write_yaml, suite: str, other: str) -> tuple[str, str, str]:
     """A device-wide config (no files), a smoke+full feature config with entry labels, a full-only one."""
-    device = write_yaml("""
+    device = write_yaml(
+        """
         test_suite_config:
           labels: [nightly]
           global:
             device_type: cpu
             supported_dtypes: [float32]
             supported_ops: [add]
-    """, "device.yaml")
-    feature = write_yaml(f"""
+    """,
+        "device.yaml",
+    )
+    feature = write_yaml(
+        f"""
         test_suite_config:
           labels: [smoke, full]
           files:
@@ -156,14 +197,19 @@ def labelled_configs(write_yaml, suite: str, other: str) -> tuple[str, str, str]
                 - names: TestFake::test_pass
                 - names: TestPlain::test_one
                   labels: [nightly]
-    """, "feature.yaml")
-    full = write_yaml(f"""
+    """,
+        "feature.yaml",
+    )
+    full = write_yaml(
+        f"""
         test_suite_config:
           files:
             - path: {other}
               tests:
                 - names: TestOther::test_other
-    """, "full.yaml")
+    """,
+        "full.yaml",
+    )
     return device, feature, full
 
 
@@ -192,19 +238,26 @@ def test_test_type_filters_entries_and_configs_by_labels(pytester, fake_suite, w
 
     # no test type: labels change nothing
     result = pytester.runpytest(*PLUGIN, *configs, "--collect-only", "-q")
-    assert collected(result) == ["test_dt_cpu_float32", "test_one", "test_op_add_cpu_float32", "test_other_cpu",
-                                 "test_pass_cpu"]
+    assert collected(result) == [
+        "test_dt_cpu_float32",
+        "test_one",
+        "test_op_add_cpu_float32",
+        "test_other_cpu",
+        "test_pass_cpu",
+    ]
 
     # smoke: test_dt's entry (nightly, full) is never generated, not skipped; full.yaml's file is left out,
     # while device.yaml (no files; labels [nightly]) still restricts ops and dtypes
     result = pytester.runpytest(*PLUGIN, *configs, "--oot-test-type", "smoke", "-rA")
     assert result.parseoutcomes() == {"passed": 2, "deselected": 1}, result.stdout.str()
-    result.stdout.fnmatch_lines([
-        "oot: device=cpu configs=3 test_type=smoke",
-        "oot: configs left out (labels exclude test type 'smoke'): *full.yaml",
-        "PASSED test_fake.py::TestFakeCPU::test_op_add_cpu_float32",
-        "PASSED test_fake.py::TestFakeCPU::test_pass_cpu",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "oot: device=cpu configs=3 test_type=smoke",
+            "oot: configs left out (labels exclude test type 'smoke'): *full.yaml",
+            "PASSED test_fake.py::TestFakeCPU::test_op_add_cpu_float32",
+            "PASSED test_fake.py::TestFakeCPU::test_pass_cpu",
+        ]
+    )
     assert "test_dt" not in result.stdout.str() and "device.yaml" not in result.stdout.str()
 
     # the same from the environment; a matching label keeps the entry
@@ -217,7 +270,9 @@ def test_test_type_filters_entries_and_configs_by_labels(pytester, fake_suite, w
     result = pytester.runpytest(*PLUGIN, *configs, "--oot-test-type=nightly", "--collect-only", "-q")
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     result = pytester.runpytest(*PLUGIN, *configs, "--oot-test-type=nightly")
-    result.stdout.fnmatch_lines(["oot: configs left out (labels exclude test type 'nightly'): *feature.yaml, *full.yaml"])
+    result.stdout.fnmatch_lines(
+        ["oot: configs left out (labels exclude test type 'nightly'): *feature.yaml, *full.yaml"]
+    )
 
 
 def test_test_type_that_can_never_be_a_label_is_a_usage_error(pytester, fake_suite, write_yaml):
@@ -225,7 +280,8 @@ def test_test_type_that_can_never_be_a_label_is_a_usage_error(pytester, fake_sui
     result = pytester.runpytest(*PLUGIN, "--config", cfg, "--oot-test-type=", "--collect-only")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert [line for line in result.stderr.lines if line.strip()] == [
-        "ERROR: --oot-test-type: '' can never be a label: string should have at least 1 character"]
+        "ERROR: --oot-test-type: '' can never be a label: string should have at least 1 character"
+    ]
 
 
 def test_device_restriction_relaxed_only_where_configured(pytester, fake_suite, write_yaml):
@@ -244,7 +300,8 @@ def test_device_restriction_relaxed_only_where_configured(pytester, fake_suite, 
 
 
 def test_precision_from_config_reaches_assert_equal(pytester, write_yaml):
-    suite = pytester.makepyfile(test_prec='''
+    suite = pytester.makepyfile(
+        test_prec="""
         import torch
         from torch.testing._internal.common_device_type import dtypes, instantiate_device_type_tests
         from torch.testing._internal.common_utils import TestCase
@@ -255,15 +312,23 @@ def test_precision_from_config_reaches_assert_equal(pytester, write_yaml):
                 self.assertEqual(torch.tensor([1.0], dtype=dtype), torch.tensor([1.001], dtype=dtype))
 
         instantiate_device_type_tests(TestPrec, globals())
-    ''')
-    base = f"test_suite_config:\n  files:\n    - path: {suite}\n      tests: [{{names: TestPrec::test_close}}]\n"
+    """
+    )
+    base = (
+        f"test_suite_config:\n  files:\n    - path: {suite}\n      tests: [{{names: TestPrec::test_close}}]\n"
+    )
     strict = write_yaml(base, "strict.yaml")
-    loose = write_yaml(base + "  global:\n    supported_dtypes: [{name: float32, precision: {atol: 0.01, rtol: 0.01}}]\n", "loose.yaml")
+    loose = write_yaml(
+        base + "  global:\n    supported_dtypes: [{name: float32, precision: {atol: 0.01, rtol: 0.01}}]\n",
+        "loose.yaml",
+    )
     assert pytester.runpytest(*PLUGIN, "--config", strict).parseoutcomes() == {"failed": 1}
     assert pytester.runpytest(*PLUGIN, "--config", loose).parseoutcomes() == {"passed": 1}
 
 
-def test_crash_and_hang_are_isolated_and_the_run_goes_on(pytester, fake_suite, write_yaml, tmp_path, subprocess_env):
+def test_crash_and_hang_are_isolated_and_the_run_goes_on(
+    pytester, fake_suite, write_yaml, tmp_path, subprocess_env
+):
     cfg = write_yaml(f"""
         test_suite_config:
           files:
@@ -276,19 +341,36 @@ def test_crash_and_hang_are_isolated_and_the_run_goes_on(pytester, fake_suite, w
     """)
     summary = tmp_path / "summary.json"
     junit = tmp_path / "junit.xml"
-    result = pytester.runpytest(*PLUGIN, "--config", cfg, "--isolate", "--oot-timeout", "2",
-                                f"--oot-summary={summary}", f"--junitxml={junit}", "-p", "no:timeout")
+    result = pytester.runpytest(
+        *PLUGIN,
+        "--config",
+        cfg,
+        "--isolate",
+        "--oot-timeout",
+        "2",
+        f"--oot-summary={summary}",
+        f"--junitxml={junit}",
+        "-p",
+        "no:timeout",
+    )
     outcomes = result.parseoutcomes()
     # crash (SIGABRT) and hang (watchdog) are ERRORs under their node ids; the rest still ran
     # (the zygote collects in this process: the deselected plain test is counted as without --isolate)
-    assert outcomes == {"passed": 2, "failed": 1, "errors": 2, "skipped": 1, "deselected": 1}, result.stdout.str()
+    assert outcomes == {"passed": 2, "failed": 1, "errors": 2, "skipped": 1, "deselected": 1}, (
+        result.stdout.str()
+    )
     out = result.stdout.str()
     assert "worker crashed: signal 6 (SIGABRT)" in out and "timeout: no result after 2s" in out
     tests = {t["nodeid"].split("::")[-1]: t for t in json.loads(summary.read_text())["tests"]}
-    assert tests["test_crash_cpu"]["outcome"] == "crashed" and tests["test_crash_cpu"]["bucket"] == "mandatory_success"
+    assert (
+        tests["test_crash_cpu"]["outcome"] == "crashed"
+        and tests["test_crash_cpu"]["bucket"] == "mandatory_success"
+    )
     assert tests["test_hang_cpu"]["outcome"] == "crashed"
     assert tests["test_dt_cpu_float32"]["outcome"] == "passed"
-    errors = [c.get("name") for c in ET.parse(junit).getroot().iter("testcase") if c.find("error") is not None]
+    errors = [
+        c.get("name") for c in ET.parse(junit).getroot().iter("testcase") if c.find("error") is not None
+    ]
     assert sorted(errors) == ["test_crash_cpu", "test_hang_cpu"]
 
 
@@ -304,7 +386,7 @@ def test_timeout_without_isolation_fails_the_test(pytester, fake_suite, write_ya
     assert "Timeout" in result.stdout.str()
 
 
-UPSTREAM_FILE = '''
+UPSTREAM_FILE = """
 import torch
 from torch.testing._internal.common_device_type import dtypes, instantiate_device_type_tests
 from torch.testing._internal.common_utils import TestCase, run_tests
@@ -324,7 +406,7 @@ instantiate_device_type_tests(TestViewOps, globals(), only_for=("cuda",))
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
 
 def test_upstream_mode_runs_checkout_files_unpatched(pytester, write_yaml, tmp_path):
@@ -334,7 +416,8 @@ def test_upstream_mode_runs_checkout_files_unpatched(pytester, write_yaml, tmp_p
     upstream = root / "test" / "test_view_ops.py"
     upstream.write_text(UPSTREAM_FILE)
     (root / "test" / "test_from_newer_torch.py").write_text(
-        "from torch.testing._internal.common_utils import a_name_from_the_future\n")
+        "from torch.testing._internal.common_utils import a_name_from_the_future\n"
+    )
     before = upstream.read_text()
     cfg = write_yaml("""
         test_suite_config:
@@ -351,7 +434,9 @@ def test_upstream_mode_runs_checkout_files_unpatched(pytester, write_yaml, tmp_p
               collect: false
               reason: imports a name torch 2.13 lacks
     """)
-    result = pytester.runpytest(*PLUGIN, "--config", cfg, "--upstream-root", str(root), str(root / "test"), "-v")
+    result = pytester.runpytest(
+        *PLUGIN, "--config", cfg, "--upstream-root", str(root), str(root / "test"), "-v"
+    )
     out = result.stdout.str()
     assert "matches torch" in out
     assert result.parseoutcomes() == {"passed": 1, "xpassed": 1}, out
@@ -360,7 +445,10 @@ def test_upstream_mode_runs_checkout_files_unpatched(pytester, write_yaml, tmp_p
 
     # only_for=("cuda",) is honoured unless the config relaxes it
     strict = write_yaml(f"test_suite_config:\n  files:\n    - path: {upstream}\n", "strict.yaml")
-    assert pytester.runpytest(*PLUGIN, "--config", strict, str(upstream)).ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    assert (
+        pytester.runpytest(*PLUGIN, "--config", strict, str(upstream)).ret
+        == pytest.ExitCode.NO_TESTS_COLLECTED
+    )
     # without collect: false, a file whose imports do not match is a collection error
     result = pytester.runpytest(*PLUGIN, "--config", strict, str(root / "test"))
     result.stdout.fnmatch_lines(["*ImportError*a_name_from_the_future*"])

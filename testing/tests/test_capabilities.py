@@ -3,14 +3,32 @@
 import pytest
 
 from testing.plugin import capabilities
-from testing.plugin.capabilities import build_support, capability_groups, normalize_capabilities, validate_names
+from testing.plugin.capabilities import (
+    build_support,
+    capability_groups,
+    normalize_capabilities,
+    validate_names,
+)
 from testing.plugin.config import default_roots, load_plan
 
 # The shape torch_spyre.capabilities() returns (a tiny fake).
-FAKE = {"version": 1, "ops": {
-    "add": {"aten": ["add"], "dtypes": ["float16", "float32", "int64"], "precision": "float16", "layout": "any"},
-    "softmax": {"aten": ["_softmax"], "dtypes": ["float16", "float32"], "precision": "float16", "layout": "any"},
-}}
+FAKE = {
+    "version": 1,
+    "ops": {
+        "add": {
+            "aten": ["add"],
+            "dtypes": ["float16", "float32", "int64"],
+            "precision": "float16",
+            "layout": "any",
+        },
+        "softmax": {
+            "aten": ["_softmax"],
+            "dtypes": ["float16", "float32"],
+            "precision": "float16",
+            "layout": "any",
+        },
+    },
+}
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +40,9 @@ def support_for(write_yaml, body, known, caps=FAKE, problems=None):
     plan = load_plan([write_yaml("test_suite_config:\n  global:\n" + body)], default_roots())
     groups = capability_groups(caps) if caps else None
     found = validate_names(plan, known, groups)
-    support = build_support(plan, known, normalize_capabilities(caps) if caps else None, "spyre", found, groups)
+    support = build_support(
+        plan, known, normalize_capabilities(caps) if caps else None, "spyre", found, groups
+    )
     if problems is not None:
         problems.extend(str(p) for p in found if p.severity == "warning")
     return support
@@ -54,17 +74,29 @@ def test_capabilities_drive_ops_and_dtypes(write_yaml, known):
 
 def test_what_the_device_lacks_is_left_out_with_a_warning_unless_reasoned(write_yaml, known):
     problems = []
-    support = support_for(write_yaml, "    capabilities: backend\n    supported_ops: [add, mul]\n", known, problems=problems)
+    support = support_for(
+        write_yaml, "    capabilities: backend\n    supported_ops: [add, mul]\n", known, problems=problems
+    )
     assert set(support.ops) == {"add"}
-    assert [p for p in problems if "cfg.yaml:4: global.supported_ops: 'mul': spyre has no aten::mul (capabilities): mul left out" in p]
+    assert [
+        p
+        for p in problems
+        if "cfg.yaml:4: global.supported_ops: 'mul': spyre has no aten::mul (capabilities): mul left out" in p
+    ]
     problems = []
-    support = support_for(write_yaml, "    supported_ops: [{name: add, dtypes: [float64, float32]}]\n", known, problems=problems)
+    support = support_for(
+        write_yaml, "    supported_ops: [{name: add, dtypes: [float64, float32]}]\n", known, problems=problems
+    )
     assert support.ops["add"].dtypes == {"float32"}
     assert [p for p in problems if "'add': spyre has no aten::add for float64" in p]
     problems = []
     support = support_for(write_yaml, "    supported_dtypes: [bool, float16]\n", known, problems=problems)
-    assert support.dtypes == {"float16"} and [p for p in problems if "supported_dtypes: 'bool': no op of spyre supports it" in p]
-    support = support_for(write_yaml, "    supported_ops: [add, {name: mul, reason: checks the refusal path}]\n", known)
+    assert support.dtypes == {"float16"} and [
+        p for p in problems if "supported_dtypes: 'bool': no op of spyre supports it" in p
+    ]
+    support = support_for(
+        write_yaml, "    supported_ops: [add, {name: mul, reason: checks the refusal path}]\n", known
+    )
     assert set(support.ops) == {"add", "mul"}
 
 
@@ -72,7 +104,10 @@ def test_unknown_names_are_warnings_with_close_matches(write_yaml, known):
     for body, message in (
         ("    supported_ops: [addd]\n", "unknown op 'addd' (ignored); closest: add"),
         ("    supported_dtypes: [float33]\n", "unknown dtype 'float33' (ignored); closest: float32"),
-        ("    supported_modules: [nn.Linearr]\n", "unknown module 'nn.Linearr' (ignored); closest: nn.Linear"),
+        (
+            "    supported_modules: [nn.Linearr]\n",
+            "unknown module 'nn.Linearr' (ignored); closest: nn.Linear",
+        ),
         ("    supported_ops: [{name: add, dtypes: [f32]}]\n", "unknown dtype 'f32'"),
     ):
         problems = warnings_for(write_yaml, body, known, caps=None)
@@ -80,26 +115,42 @@ def test_unknown_names_are_warnings_with_close_matches(write_yaml, known):
 
 
 def test_op_names_resolve_like_torch_spyre_writes_them(write_yaml, known):
-    body = ("    supported_ops: [gelu, 'aten::layer_norm', add.Tensor, copy_, absolute, div, realdiv, relufwd]\n")
+    body = (
+        "    supported_ops: [gelu, 'aten::layer_norm', add.Tensor, copy_, absolute, div, realdiv, relufwd]\n"
+    )
     problems = []
     support = support_for(write_yaml, body, known, caps=None, problems=problems)
     assert {"nn.functional.gelu", "nn.functional.layer_norm", "add", "abs"} <= set(support.ops)
-    assert {"div.no_rounding_mode", "div.trunc_rounding", "div.floor_rounding"} <= set(support.ops)  # OpInfo.name: every variant
+    assert {"div.no_rounding_mode", "div.trunc_rounding", "div.floor_rounding"} <= set(
+        support.ops
+    )  # OpInfo.name: every variant
     # Torch Spyre's own kernel names resolve to nothing: warnings, not errors
-    assert [p.split(": ", 2)[2].split(" (")[0] for p in problems] == ["unknown op 'copy_'", "unknown op 'realdiv'",
-                                                                "unknown op 'relufwd'"]
+    assert [p.split(": ", 2)[2].split(" (")[0] for p in problems] == [
+        "unknown op 'copy_'",
+        "unknown op 'realdiv'",
+        "unknown op 'relufwd'",
+    ]
     # a name of the backend's capability table resolves to the OpInfos of every aten kernel in its group
     table = {"ops": {"relufwd": {"aten": ["relu", "threshold"], "dtypes": ["float32"]}}}
     support = support_for(write_yaml, "    supported_ops: [relufwd]\n", known, caps=table)
     assert "nn.functional.relu" in set(support.ops) and "add" not in support.ops
-    plan = load_plan([write_yaml("test_suite_config:\n  global:\n    supported_ops: [gelu, add]\n")], default_roots())
+    plan = load_plan(
+        [write_yaml("test_suite_config:\n  global:\n    supported_ops: [gelu, add]\n")], default_roots()
+    )
     hygiene = [str(p) for p in validate_names(plan, known) if p.severity == "hygiene"]
-    assert hygiene == [f"{plan.sources[0]}:3: global.supported_ops: 'gelu' is not an OpInfo name: resolved by aten_name to "
-                       "nn.functional.gelu"]
+    assert hygiene == [
+        f"{plan.sources[0]}:3: global.supported_ops: 'gelu' is not an OpInfo name: resolved by aten_name to "
+        "nn.functional.gelu"
+    ]
 
 
 def test_config_precision_overrides_and_no_caps(write_yaml, known):
-    support = support_for(write_yaml, "    supported_ops: [{name: add, dtypes: [{name: float32, precision: {atol: 0.01}}]}]\n"
-                          "    supported_dtypes: [{name: float16, precision: {atol: 0.1, rtol: 0.01}}]\n", known, caps=None)
+    support = support_for(
+        write_yaml,
+        "    supported_ops: [{name: add, dtypes: [{name: float32, precision: {atol: 0.01}}]}]\n"
+        "    supported_dtypes: [{name: float16, precision: {atol: 0.1, rtol: 0.01}}]\n",
+        known,
+        caps=None,
+    )
     assert support.ops["add"].precision == (("float32", 0.01, 0.0),)
     assert support.dtype_precision == {"float16": (0.1, 0.01)}

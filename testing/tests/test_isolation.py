@@ -12,7 +12,7 @@ import pytest
 
 from testing.tests.conftest import REPO_ROOT
 
-SUITE = '''
+SUITE = """
 import os, pathlib, signal
 import pytest
 
@@ -33,18 +33,36 @@ def test_segfault():
 def test_exit(): os._exit(3)
 @pytest.mark.parametrize("i", range(3))
 def test_after(i): print("output", i)
-'''
+"""
 
 
 def run(tmp_path, *args, suite=SUITE, files=None):
     (tmp_path / "test_suite.py").write_text(suite)
     for name, text in (files or {}).items():
         (tmp_path / name).write_text(textwrap.dedent(text))
-    env = dict(os.environ, IMPORT_LOG=str(tmp_path / "imports.log"),
-               PYTHONPATH=os.pathsep.join(p for p in [REPO_ROOT, *sys.path] if p))
-    cmd = [sys.executable, "-m", "pytest", "-p", "testing.plugin", "-p", "no:cacheprovider", "-p", "no:timeout",
-           "--rootdir", str(tmp_path), "--isolate", f"--junitxml={tmp_path / 'junit.xml'}",
-           f"--oot-summary={tmp_path / 'summary.json'}", *args, str(tmp_path)]
+    env = dict(
+        os.environ,
+        IMPORT_LOG=str(tmp_path / "imports.log"),
+        PYTHONPATH=os.pathsep.join(p for p in [REPO_ROOT, *sys.path] if p),
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "testing.plugin",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:timeout",
+        "--rootdir",
+        str(tmp_path),
+        "--isolate",
+        f"--junitxml={tmp_path / 'junit.xml'}",
+        f"--oot-summary={tmp_path / 'summary.json'}",
+        *args,
+        str(tmp_path),
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=600)
 
 
@@ -52,8 +70,11 @@ def junit(path):
     """JUnit without what differs between any two runs (times, host, the crash's output tail)."""
     cases = []
     for case in ET.parse(path).getroot().iter("testcase"):
-        children = [(c.tag, (c.get("message") or "").splitlines()[0:1]) for c in case
-                    if c.tag not in ("system-out", "system-err")]
+        children = [
+            (c.tag, (c.get("message") or "").splitlines()[0:1])
+            for c in case
+            if c.tag not in ("system-out", "system-err")
+        ]
         props = sorted((p.get("name"), p.get("value")) for p in case.iter("property"))
         cases.append((case.get("classname"), case.get("name"), children, props))
     return sorted(cases)
@@ -68,12 +89,24 @@ def summary(path):
 
 
 def outcomes(tmp_path):
-    return {t["nodeid"].split("::")[-1]: t["outcome"] for t in json.loads((tmp_path / "summary.json").read_text())["tests"]}
+    return {
+        t["nodeid"].split("::")[-1]: t["outcome"]
+        for t in json.loads((tmp_path / "summary.json").read_text())["tests"]
+    }
 
 
-EXPECTED = {"test_pass": "passed", "test_fail": "failed", "test_abort": "crashed", "test_skip": "skipped",
-            "test_xfail": "xfailed", "test_segfault": "crashed", "test_exit": "crashed",
-            "test_after[0]": "passed", "test_after[1]": "passed", "test_after[2]": "passed"}
+EXPECTED = {
+    "test_pass": "passed",
+    "test_fail": "failed",
+    "test_abort": "crashed",
+    "test_skip": "skipped",
+    "test_xfail": "xfailed",
+    "test_segfault": "crashed",
+    "test_exit": "crashed",
+    "test_after[0]": "passed",
+    "test_after[1]": "passed",
+    "test_after[2]": "passed",
+}
 
 
 def test_fork_and_restart_modes_give_identical_results(tmp_path):
@@ -100,26 +133,36 @@ def test_a_python_thread_in_the_zygote_falls_back_to_fresh_workers(tmp_path):
     result = run(tmp_path, suite=threaded + SUITE)
     assert "zygote: not forking (Python threads running: poller)" in result.stdout
     assert outcomes(tmp_path) == EXPECTED, result.stdout
-    assert (tmp_path / "imports.log").read_text().count("imported") == 1 + 4   # the zygote, then 4 workers
+    assert (tmp_path / "imports.log").read_text().count("imported") == 1 + 4  # the zygote, then 4 workers
 
 
 def test_torch_parallel_work_before_the_fork_is_caught_by_the_canary(tmp_path):
     pytest.importorskip("torch")
     busy = "import torch\ntorch.set_num_threads(2)\ntorch.ones(1 << 17).add_(1)\n"  # starts the OpenMP pool
     result = run(tmp_path, "-k", "pass or abort", suite=busy + SUITE)
-    assert "zygote: not forking (the first forked child ended with signal 14 (SIGALRM)" in result.stdout \
-        or "zygote: not forking (the first forked child ended with exit code 75" in result.stdout, result.stdout
+    assert (
+        "zygote: not forking (the first forked child ended with signal 14 (SIGALRM)" in result.stdout
+        or "zygote: not forking (the first forked child ended with exit code 75" in result.stdout
+    ), result.stdout
     assert outcomes(tmp_path) == {"test_pass": "passed", "test_abort": "crashed"}
 
 
 @pytest.mark.parametrize("mode", ["fork", "restart"])
 def test_one_files_import_error_does_not_stop_the_others(tmp_path, mode):
-    result = run(tmp_path, f"--isolate-mode={mode}", "-k", "pass or abort or broken",
-                 files={"test_broken.py": "import not_a_module_anywhere\ndef test_x(): pass\n"})
+    result = run(
+        tmp_path,
+        f"--isolate-mode={mode}",
+        "-k",
+        "pass or abort or broken",
+        files={"test_broken.py": "import not_a_module_anywhere\ndef test_x(): pass\n"},
+    )
     assert outcomes(tmp_path) == {"test_pass": "passed", "test_abort": "crashed"}, result.stdout
-    assert result.returncode == 2, result.stdout   # as plain pytest on a collection error
-    errors = [(c.get("classname"), c.get("name")) for c in ET.parse(tmp_path / "junit.xml").getroot().iter("testcase")
-              if c.find("error") is not None]
+    assert result.returncode == 2, result.stdout  # as plain pytest on a collection error
+    errors = [
+        (c.get("classname"), c.get("name"))
+        for c in ET.parse(tmp_path / "junit.xml").getroot().iter("testcase")
+        if c.find("error") is not None
+    ]
     assert sorted(errors) == [("", "test_broken"), ("test_suite", "test_abort")]
 
 
@@ -129,8 +172,15 @@ def test_after_the_restart_limit_the_remaining_tests_are_errors(tmp_path, mode):
     result = run(tmp_path, f"--isolate-mode={mode}", files={"conftest.py": limit})
     got = outcomes(tmp_path)
     assert got["test_abort"] == got["test_segfault"] == "crashed"
-    left = {k: v for k, v in got.items() if k in ("test_exit", "test_after[0]", "test_after[1]", "test_after[2]")}
-    assert left == {"test_exit": "error", "test_after[0]": "error", "test_after[1]": "error", "test_after[2]": "error"}
+    left = {
+        k: v for k, v in got.items() if k in ("test_exit", "test_after[0]", "test_after[1]", "test_after[2]")
+    }
+    assert left == {
+        "test_exit": "error",
+        "test_after[0]": "error",
+        "test_after[1]": "error",
+        "test_after[2]": "error",
+    }
     assert "not run: the worker died 2 times (restart limit 1)" in result.stdout
 
 

@@ -49,7 +49,9 @@ def test_entry_whose_labels_exclude_the_test_type_becomes_skip():
 def test_dropped_entry_generates_nothing_and_wins_over_wider_entries():
     def plan(test_type):
         entries = [TestEntry(names="TestA::*"), TestEntry(names="TestA::test_x", labels=["nightly"])]
-        rules = tuple(Rule(entry_for_test_type(e, test_type), Loc("c.yaml", i + 1)) for i, e in enumerate(entries))
+        rules = tuple(
+            Rule(entry_for_test_type(e, test_type), Loc("c.yaml", i + 1)) for i, e in enumerate(entries)
+        )
         return FilePlan("/t.py", Mode.skip, None, False, False, rules, Loc("c.yaml", 0))
 
     x, y = Variant("TestA", "test_x", "test_x_dev"), Variant("TestA", "test_y", "test_y_dev")

@@ -7,13 +7,28 @@ from testing.plugin.opnames import build_index, candidates, close_matches, resol
 
 def op(full_name, name=None, aten_name=None, aliases=()):
     """An OpInfo look-alike: name defaults to the full name."""
-    return NS(full_name=full_name, name=name or full_name, aten_name=aten_name, aliases=[NS(name=a) for a in aliases])
+    return NS(
+        full_name=full_name,
+        name=name or full_name,
+        aten_name=aten_name,
+        aliases=[NS(name=a) for a in aliases],
+    )
 
 
 INDEX = build_index(
-    [op("add"), op("div.no_rounding_mode", "div"), op("div.trunc_rounding", "div"),
-     op("nn.functional.gelu", aten_name="gelu"), op("abs", aliases=["absolute"]), op("_refs.abs", "_refs.abs", "abs")],
-    groups={"relufwd": ["relu", "threshold"], "relu": ["relu", "threshold"], "threshold": ["relu", "threshold"]},
+    [
+        op("add"),
+        op("div.no_rounding_mode", "div"),
+        op("div.trunc_rounding", "div"),
+        op("nn.functional.gelu", aten_name="gelu"),
+        op("abs", aliases=["absolute"]),
+        op("_refs.abs", "_refs.abs", "abs"),
+    ],
+    groups={
+        "relufwd": ["relu", "threshold"],
+        "relu": ["relu", "threshold"],
+        "threshold": ["relu", "threshold"],
+    },
 )
 
 

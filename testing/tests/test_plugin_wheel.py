@@ -44,8 +44,11 @@ def wheel_text(suffix: str) -> str:
 
 
 def requires_dist() -> dict[str, Requirement]:
-    reqs = [Requirement(line.split(":", 1)[1].strip())
-            for line in wheel_text(".dist-info/METADATA").splitlines() if line.startswith("Requires-Dist:")]
+    reqs = [
+        Requirement(line.split(":", 1)[1].strip())
+        for line in wheel_text(".dist-info/METADATA").splitlines()
+        if line.startswith("Requires-Dist:")
+    ]
     return {canonicalize_name(r.name): r for r in reqs}
 
 
@@ -67,8 +70,11 @@ def test_wheel_holds_the_plugin_and_its_schema_only():
         packaged_schema = whl.read("testing/plugin/test_suite_config.schema.json").decode()
     code = {n for n in names if ".dist-info/" not in n and not n.endswith(".json")}
     # The same modules as //testing:plugin (its sources are this test's data).
-    expected = {"testing/__init__.py"} | {f"testing/{pkg}/{f.name}" for pkg in ("plugin", "supervisor")
-                                          for f in Path("testing", pkg).glob("*.py")}
+    expected = {"testing/__init__.py"} | {
+        f"testing/{pkg}/{f.name}"
+        for pkg in ("plugin", "supervisor")
+        for f in Path("testing", pkg).glob("*.py")
+    }
     assert "testing/plugin/plugin.py" in expected and code == expected, sorted(code ^ expected)
     assert not [n for n in names if n.startswith(("configs/", "testing/tests/", "testing/suites/"))]
     assert packaged_schema == SCHEMA.read_text()
@@ -93,8 +99,14 @@ def venv(tmp_path_factory):
     env_dir = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True, timeout=120)
     python = env_dir / "bin" / "python"
-    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                               check=True, capture_output=True, text=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
     pinned = Path(pytest.__file__).parent.parent  # the @pydeps site dir: no copy of this repo in it
     assert not (pinned / "testing").exists()
     (site / "pinned_packages.pth").write_text(f"{pinned}\n")
@@ -109,8 +121,13 @@ def venv(tmp_path_factory):
         "PIP_CONFIG_FILE": os.devnull,
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     }
-    install = subprocess.run([str(python), "-m", "pip", "install", "--no-index", "--no-compile", str(wheel_path())],
-                             env=env, capture_output=True, text=True, timeout=300)
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "--no-index", "--no-compile", str(wheel_path())],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert install.returncode == 0, install.stdout + install.stderr
     return python, env, root
 
@@ -153,9 +170,26 @@ def suite_run(venv):
     for name in ("acme_backend.py", "device.yaml", "ops.yaml"):
         (work / name).write_text((SUITE / name).read_text())
     (work / "test_ops_suite.py").write_text((SUITE / "ops_suite.py").read_text())
-    result = run_in(venv, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "-W", "error::pytest.PytestUnknownMarkWarning",
-                    "--config", "device.yaml", "--config", "ops.yaml", "--oot-summary", "out/summary.json", "--junitxml", "out/junit.xml",
-                    "test_ops_suite.py", cwd=work)
+    result = run_in(
+        venv,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-rA",
+        "-W",
+        "error::pytest.PytestUnknownMarkWarning",
+        "--config",
+        "device.yaml",
+        "--config",
+        "ops.yaml",
+        "--oot-summary",
+        "out/summary.json",
+        "--junitxml",
+        "out/junit.xml",
+        "test_ops_suite.py",
+        cwd=work,
+    )
     return result, work
 
 
@@ -184,15 +218,34 @@ def test_junit_carries_the_plugin_marks(suite_run):
     cases = ET.parse(work / "out" / "junit.xml").getroot().iter("testcase")
     props = [{p.get("name"): p.get("value") for p in case.iter("property")} for case in cases]
     add = [p for p in props if p.get("op") == "add"]
-    assert add and all(re.search(r"\bop__add\b", p["marks"]) and "bucket__mandatory_success" in p["marks"] for p in add)
+    assert add and all(
+        re.search(r"\bop__add\b", p["marks"]) and "bucket__mandatory_success" in p["marks"] for p in add
+    )
     assert len(props) == 8 and all(re.search(r"ops\.yaml:\d+$", p["rule"]) for p in props), props
 
 
 def test_mark_expressions_filter_at_generation_time_and_p_stays_harmless(venv, suite_run):
     _, work = suite_run
     # -p testing.plugin as well: the entry point registers under that name, so it is not loaded twice.
-    result = run_in(venv, "-m", "pytest", "-p", "no:cacheprovider", "-p", "testing.plugin", "-q", "--co",
-                    "--config", "device.yaml", "--config", "ops.yaml", "-m", "op__mul", "test_ops_suite.py", cwd=work)
+    result = run_in(
+        venv,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "testing.plugin",
+        "-q",
+        "--co",
+        "--config",
+        "device.yaml",
+        "--config",
+        "ops.yaml",
+        "-m",
+        "op__mul",
+        "test_ops_suite.py",
+        cwd=work,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     collected = [line for line in result.stdout.splitlines() if "::" in line]
     assert collected and all("_mul_" in line for line in collected)

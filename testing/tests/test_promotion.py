@@ -10,14 +10,23 @@ def t(nodeid, outcome, rule=None, cls="T", variant=None):
 
 
 def test_flip_when_every_variant_passed_else_add_exact_variants():
-    summary = {"tests": [
-        t("a1", "xpassed", "c.yaml:5"), t("a2", "xpassed_strict", "c.yaml:5"),
-        t("b1", "xpassed", "c.yaml:9"), t("b2", "xfailed", "c.yaml:9"),
-        t("u1", "xpassed"), t("p", "passed", "c.yaml:3"),
-    ]}
+    summary = {
+        "tests": [
+            t("a1", "xpassed", "c.yaml:5"),
+            t("a2", "xpassed_strict", "c.yaml:5"),
+            t("b1", "xpassed", "c.yaml:9"),
+            t("b2", "xfailed", "c.yaml:9"),
+            t("u1", "xpassed"),
+            t("p", "passed", "c.yaml:3"),
+        ]
+    }
     changes = plan_changes(summary, lambda nodeid: ("c.yaml", 2))
     assert sorted(changes["c.yaml"]) == [
-        ("add", 2, "T::u1", "u1"), ("add", 9, "T::b1", "b1"), ("flip", 5, "T::a1", "a1"), ("flip", 5, "T::a2", "a2")]
+        ("add", 2, "T::u1", "u1"),
+        ("add", 9, "T::b1", "b1"),
+        ("flip", 5, "T::a1", "a1"),
+        ("flip", 5, "T::a2", "a2"),
+    ]
 
 
 def test_apply_edits_yaml(tmp_path):
@@ -79,11 +88,19 @@ test_suite_config:
 def test_only_changed_lines_differ_in_a_file_indented_its_own_way(tmp_path):
     cfg = tmp_path / "spyre.yaml"
     cfg.write_text(SPYRE_STYLE)
-    before, after = _apply(str(cfg), [("flip", 8, "TestUnaryUfuncs::test_abs_zero_cpu_float32", "n"),
-                                      ("flip", 12, "TestUnaryUfuncs::test_frexp_cpu_float32", "n"),
-                                      ("add", 8, "TestUnaryUfuncs::test_exp_cpu_float16", "m")])
-    changed = [l for l in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
-               if l[:1] in "+-" and not l.startswith(("+++", "---"))]
+    before, after = _apply(
+        str(cfg),
+        [
+            ("flip", 8, "TestUnaryUfuncs::test_abs_zero_cpu_float32", "n"),
+            ("flip", 12, "TestUnaryUfuncs::test_frexp_cpu_float32", "n"),
+            ("add", 8, "TestUnaryUfuncs::test_exp_cpu_float16", "m"),
+        ],
+    )
+    changed = [
+        x
+        for x in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
+        if x[:1] in "+-" and not x.startswith(("+++", "---"))
+    ]
     assert changed == [
         "-          mode: xfail  # xfail: torch._inductor.exc.InductorError",
         "+          mode: mandatory_success",
@@ -99,9 +116,15 @@ def test_only_changed_lines_differ_in_a_file_indented_its_own_way(tmp_path):
 
 def test_flow_style_falls_back_to_a_round_trip(tmp_path):
     cfg = tmp_path / "flow.yaml"
-    cfg.write_text("test_suite_config:\n  files:\n    - path: t.py\n      tests: [{names: T::a, mode: xfail, reason: r}]\n")
+    cfg.write_text(
+        "test_suite_config:\n  files:\n    - path: t.py\n      tests: [{names: T::a, mode: xfail, reason: r}]\n"
+    )
     _, after = _apply(str(cfg), [("flip", 4, "T::a_x", "n")])
-    assert "mode: mandatory_success" in after and "reason" not in after and after.startswith("test_suite_config:\n  files:\n")
+    assert (
+        "mode: mandatory_success" in after
+        and "reason" not in after
+        and after.startswith("test_suite_config:\n  files:\n")
+    )
 
 
 def test_diff_paths_are_relative_to_where_pytest_ran(tmp_path):

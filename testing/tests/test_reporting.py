@@ -8,24 +8,35 @@ from testing.plugin.reporting import NodeResult, classify, summarize, write_atom
 
 
 def report(when="call", outcome="passed", props=(), longrepr=None, wasxfail=None, duration=0.5):
-    rep = pytest.TestReport("f.py::T::t", ("f.py", 1, "T.t"), {}, outcome, longrepr, when,
-                            user_properties=list(props), duration=duration)
+    rep = pytest.TestReport(
+        "f.py::T::t",
+        ("f.py", 1, "T.t"),
+        {},
+        outcome,
+        longrepr,
+        when,
+        user_properties=list(props),
+        duration=duration,
+    )
     if wasxfail is not None:
         rep.wasxfail = wasxfail
     return rep
 
 
-@pytest.mark.parametrize("rep, expected", [
-    (report(), "passed"),
-    (report(wasxfail=""), "xpassed"),
-    (report(outcome="skipped", wasxfail="r"), "xfailed"),
-    (report(outcome="skipped"), "skipped"),
-    (report(outcome="failed", longrepr="[XPASS(strict)] r"), "xpassed_strict"),
-    (report(outcome="failed", longrepr="boom"), "failed"),
-    (report(when="setup", outcome="failed", longrepr="boom"), "error"),
-    (report(when="setup", outcome="failed", props=[("crash", "signal 6")]), "crashed"),
-    (report(when="teardown"), None),
-])
+@pytest.mark.parametrize(
+    "rep, expected",
+    [
+        (report(), "passed"),
+        (report(wasxfail=""), "xpassed"),
+        (report(outcome="skipped", wasxfail="r"), "xfailed"),
+        (report(outcome="skipped"), "skipped"),
+        (report(outcome="failed", longrepr="[XPASS(strict)] r"), "xpassed_strict"),
+        (report(outcome="failed", longrepr="boom"), "failed"),
+        (report(when="setup", outcome="failed", longrepr="boom"), "error"),
+        (report(when="setup", outcome="failed", props=[("crash", "signal 6")]), "crashed"),
+        (report(when="teardown"), None),
+    ],
+)
 def test_classify(rep, expected):
     assert classify(rep) == expected
 
@@ -39,8 +50,15 @@ def test_summary_counts_and_durations():
     ):
         r = results.setdefault(nodeid, NodeResult(nodeid))
         for when in ("setup", "call", "teardown"):
-            r.add(report(when=when, outcome=outcome if when == "call" else "passed", props=props,
-                         wasxfail="" if nodeid == "c" and when == "call" else None, longrepr="x" if outcome == "failed" else None))
+            r.add(
+                report(
+                    when=when,
+                    outcome=outcome if when == "call" else "passed",
+                    props=props,
+                    wasxfail="" if nodeid == "c" and when == "call" else None,
+                    longrepr="x" if outcome == "failed" else None,
+                )
+            )
     s = summarize(results)
     assert s["counts"] == {"passed": 1, "failed": 1, "xpassed": 1}
     assert s["by_op"] == {"add": {"passed": 1, "failed": 1}, "mul": {"xpassed": 1}}

@@ -16,7 +16,9 @@ def test_checked_in_schema_is_current():
 
 
 def test_shipped_configs_validate_against_schema():
-    configs = glob.glob(os.path.join(os.path.dirname(os.path.dirname(schema.SCHEMA_PATH)), "**", "*.yaml"), recursive=True)
+    configs = glob.glob(
+        os.path.join(os.path.dirname(os.path.dirname(schema.SCHEMA_PATH)), "**", "*.yaml"), recursive=True
+    )
     assert configs
     validator = jsonschema.Draft202012Validator(json.loads(schema.render()))
     for path in configs:

@@ -3,14 +3,25 @@
 from testing.plugin.config import FilePlan, Loc, Rule
 from testing.plugin.models import Mode, TestEntry
 from testing.plugin.selection import (
-    MarkFilter, OpSupport, Support, Variant, decide, is_plugin_mark, mark_name, marks_for, match_rule,
-    should_instantiate, unknown_patterns,
+    MarkFilter,
+    OpSupport,
+    Support,
+    Variant,
+    decide,
+    is_plugin_mark,
+    mark_name,
+    marks_for,
+    match_rule,
+    should_instantiate,
+    unknown_patterns,
 )
 
 
 def plan(*entries, unlisted=Mode.skip):
     rules = tuple(Rule(TestEntry(**e), Loc("c.yaml", i + 1)) for i, e in enumerate(entries))
-    return FilePlan("/t.py", unlisted, "why" if unlisted != Mode.skip else None, False, False, rules, Loc("c.yaml", 0))
+    return FilePlan(
+        "/t.py", unlisted, "why" if unlisted != Mode.skip else None, False, False, rules, Loc("c.yaml", 0)
+    )
 
 
 def v(test="test_x", op=None, dtypes=(), module=None, cls="TestA", name=None):
@@ -30,7 +41,9 @@ def test_most_specific_entry_wins():
     assert match_rule(fp, v(op="mul")).loc.line == 3  # exact variant name beats selectors
     assert match_rule(fp, v(test="test_y")).loc.line == 4
     assert match_rule(fp, v(cls="Other", test="test_y")) is None
-    assert match_rule(fp, v(op="m", name="test_x_m_train_mode_dev")).loc.line == 5  # variant glob > exact test
+    assert (
+        match_rule(fp, v(op="m", name="test_x_m_train_mode_dev")).loc.line == 5
+    )  # variant glob > exact test
 
 
 def test_unlisted_default_skip_and_reasoned_unlisted_mode():
@@ -40,15 +53,28 @@ def test_unlisted_default_skip_and_reasoned_unlisted_mode():
 
 
 def test_support_filters_ops_dtypes_and_edits():
-    support = Support(ops={"add": OpSupport(), "mul": OpSupport(dtypes=frozenset({"float32"}))},
-                      dtypes=frozenset({"float32", "int64"}))
-    fp = plan({"names": "test_x", "edits": {"ops": {"include": ["sub"], "exclude": ["add"]},
-                                             "dtypes": {"include": ["float64"], "exclude": ["int64"]}}})
+    support = Support(
+        ops={"add": OpSupport(), "mul": OpSupport(dtypes=frozenset({"float32"}))},
+        dtypes=frozenset({"float32", "int64"}),
+    )
+    fp = plan(
+        {
+            "names": "test_x",
+            "edits": {
+                "ops": {"include": ["sub"], "exclude": ["add"]},
+                "dtypes": {"include": ["float64"], "exclude": ["int64"]},
+            },
+        }
+    )
     assert decide(fp, support, v(op="add", dtypes=("float32",))) is None  # excluded by edit
     assert decide(fp, support, v(op="sub", dtypes=("float32",))) is not None  # included by edit
     assert decide(fp, support, v(op="mul", dtypes=("float32",))) is not None
-    assert decide(fp, support, v(op="mul", dtypes=("float64",))) is not None  # the test's include is most specific
-    assert decide(plan({"names": "test_x"}), support, v(op="mul", dtypes=("int64",))) is None  # op-level dtypes
+    assert (
+        decide(fp, support, v(op="mul", dtypes=("float64",))) is not None
+    )  # the test's include is most specific
+    assert (
+        decide(plan({"names": "test_x"}), support, v(op="mul", dtypes=("int64",))) is None
+    )  # op-level dtypes
     assert decide(fp, support, v(op="sub", dtypes=("float64",))) is not None
     assert decide(fp, support, v(op="sub", dtypes=("int64",))) is None
     assert decide(fp, support, v(op="sub", dtypes=("float32", "int64"))) is None  # tuple: all members
@@ -67,11 +93,20 @@ def test_force_xfail_and_precision():
 
 
 def test_marks_are_sanitised_and_complete():
-    d = decide(plan({"names": "test_x", "tags": ["slow"], "mode": "xfail", "reason": "r"}), Support(),
-               v(op="div.no_rounding_mode", dtypes=("float32", "int64"), module="nn.Linear"))
+    d = decide(
+        plan({"names": "test_x", "tags": ["slow"], "mode": "xfail", "reason": "r"}),
+        Support(),
+        v(op="div.no_rounding_mode", dtypes=("float32", "int64"), module="nn.Linear"),
+    )
     assert marks_for(v(op="div.no_rounding_mode", dtypes=("float32", "int64"), module="nn.Linear"), d) == [
-        "op__div_no_rounding_mode", "dtype__float32", "dtype__int64", "module__nn_Linear",
-        "bucket__xfail", "slow", "xfail"]
+        "op__div_no_rounding_mode",
+        "dtype__float32",
+        "dtype__int64",
+        "module__nn_Linear",
+        "bucket__xfail",
+        "slow",
+        "xfail",
+    ]
     assert mark_name("op__", "_refs.add") == "op___refs_add"
 
 
@@ -80,7 +115,9 @@ def test_should_instantiate_and_unknown_patterns():
     assert should_instantiate(fp, "TestA", "test_x")
     assert not should_instantiate(fp, "TestA", "test_z")  # only a skip entry names it
     assert not should_instantiate(fp, "TestA", "test_w")
-    missing = unknown_patterns(plan({"names": ["TestA::test_x", "TestA::nope", "TestB::*"]}), [("TestA", "test_x")])
+    missing = unknown_patterns(
+        plan({"names": ["TestA::test_x", "TestA::nope", "TestB::*"]}), [("TestA", "test_x")]
+    )
     assert [p for _, p in missing] == ["TestA::nope", "TestB::*"]
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from testing.tests.conftest import REPO_ROOT
 
-SPYRE_SUITE = '''
+SPYRE_SUITE = """
 import os
 import torch
 from torch.testing._internal.common_device_type import OpDTypes, instantiate_device_type_tests, onlyCPU, ops
@@ -48,7 +48,7 @@ class TestSpyre(TestCase):
 
 
 instantiate_device_type_tests(TestSpyre, globals())
-'''
+"""
 
 
 def test_backend_imports_and_allocates():
@@ -67,8 +67,24 @@ def run(tmp_path, config: str, *args, configs=()):
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text(textwrap.dedent(config).replace("SUITE", str(tmp_path / "test_spyre_suite.py")))
     more = [a for c in configs for a in ("--config", c)]
-    cmd = [sys.executable, "-m", "pytest", "-p", "testing.plugin", "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
-           "-W", "error::pytest.PytestUnknownMarkWarning", *more, "--config", str(cfg), *args, str(tmp_path)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "testing.plugin",
+        "-p",
+        "no:cacheprovider",
+        "--rootdir",
+        str(tmp_path),
+        "-W",
+        "error::pytest.PytestUnknownMarkWarning",
+        *more,
+        "--config",
+        str(cfg),
+        *args,
+        str(tmp_path),
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, env=_env(), cwd=str(tmp_path))
 
 
@@ -96,9 +112,15 @@ def test_capabilities_select_ops_and_device_name_comes_from_backend(tmp_path):
     result = run(tmp_path, CONFIG, "--collect-only", "-q")
     ids = sorted(line.split("::")[-1] for line in result.stdout.splitlines() if "::" in line)
     # atan2 is not in spyre's capability table: never generated; exp has no int64 on spyre
-    assert ids == ["test_after_crash_spyre", "test_device_crash_spyre",
-                   "test_op_add_spyre_float32", "test_op_add_spyre_int64",
-                   "test_op_exp_spyre_float32", "test_op_mul_spyre_float32", "test_op_mul_spyre_int64"], result.stdout
+    assert ids == [
+        "test_after_crash_spyre",
+        "test_device_crash_spyre",
+        "test_op_add_spyre_float32",
+        "test_op_add_spyre_int64",
+        "test_op_exp_spyre_float32",
+        "test_op_mul_spyre_float32",
+        "test_op_mul_spyre_int64",
+    ], result.stdout
 
 
 def test_op_the_device_lacks_is_left_out_with_a_warning_strict_makes_it_an_error(tmp_path):
@@ -106,26 +128,45 @@ def test_op_the_device_lacks_is_left_out_with_a_warning_strict_makes_it_an_error
     result = run(tmp_path, bad, "--collect-only", "-q")
     assert result.returncode == pytest.ExitCode.OK, result.stdout + result.stderr
     ids = sorted(line.split("::")[-1] for line in result.stdout.splitlines() if ".py::" in line)
-    assert ids == ["test_after_crash_spyre", "test_device_crash_spyre", "test_op_add_spyre_float32", "test_op_add_spyre_int64"]
-    assert "global.supported_ops: 'atan2': spyre has no aten::atan2 (capabilities): atan2 left out" in result.stdout
+    assert ids == [
+        "test_after_crash_spyre",
+        "test_device_crash_spyre",
+        "test_op_add_spyre_float32",
+        "test_op_add_spyre_int64",
+    ]
+    assert (
+        "global.supported_ops: 'atan2': spyre has no aten::atan2 (capabilities): atan2 left out"
+        in result.stdout
+    )
     result = run(tmp_path, bad, "--collect-only", "--oot-strict")
     assert result.returncode == pytest.ExitCode.USAGE_ERROR
-    assert "cfg.yaml:9: global.supported_ops: 'atan2': spyre has no aten::atan2 (capabilities)" in result.stderr
+    assert (
+        "cfg.yaml:9: global.supported_ops: 'atan2': spyre has no aten::atan2 (capabilities)" in result.stderr
+    )
 
 
 def test_add_on_spyre_with_crash_isolation(tmp_path):
     summary = tmp_path / "summary.json"
-    result = run(tmp_path, CONFIG, "--isolate", "-v", f"--oot-summary={summary}", "-m", "op__add or not op__mul")
+    result = run(
+        tmp_path, CONFIG, "--isolate", "-v", f"--oot-summary={summary}", "-m", "op__add or not op__mul"
+    )
     tests = {t["nodeid"].split("::")[-1]: t["outcome"] for t in json.loads(summary.read_text())["tests"]}
-    assert tests == {"test_op_add_spyre_float32": "passed", "test_op_add_spyre_int64": "passed",
-                     "test_op_exp_spyre_float32": "xfailed", "test_device_crash_spyre": "crashed",
-                     "test_after_crash_spyre": "passed"}, result.stdout
+    assert tests == {
+        "test_op_add_spyre_float32": "passed",
+        "test_op_add_spyre_int64": "passed",
+        "test_op_exp_spyre_float32": "xfailed",
+        "test_device_crash_spyre": "crashed",
+        "test_after_crash_spyre": "passed",
+    }, result.stdout
 
 
 def outcomes(result) -> dict[str, str]:
     """From -v lines: 'test_spyre_suite.py::TestSpyreSPYRE::test_x_spyre PASSED [ 50%]'."""
-    return {line.split("::")[-1].split()[0]: line.split()[1] for line in result.stdout.splitlines()
-            if line.startswith("test_spyre_suite.py::") and len(line.split()) > 1}
+    return {
+        line.split("::")[-1].split()[0]: line.split()[1]
+        for line in result.stdout.splitlines()
+        if line.startswith("test_spyre_suite.py::") and len(line.split()) > 1
+    }
 
 
 def test_cpu_move_and_the_device_restriction_switch(tmp_path):
@@ -143,11 +184,19 @@ def test_cpu_move_and_the_device_restriction_switch(tmp_path):
     cpu_move = "edits: {functions: {cpu_move: [{name: assertEqual}]}}"
     result = run(tmp_path, base.replace("RELAX", "").replace("EDITS", ""), "-v", "-rs")
     # a spyre tensor against a CPU one with exact_device fails; @onlyCPU skips on spyre by default
-    assert outcomes(result) == {"test_exact_device_compare_spyre": "FAILED", "test_only_cpu_spyre": "SKIPPED"}, result.stdout
+    assert outcomes(result) == {
+        "test_exact_device_compare_spyre": "FAILED",
+        "test_only_cpu_spyre": "SKIPPED",
+    }, result.stdout
     assert "Only runs on cpu" in result.stdout
     # cpu_move: assertEqual gets both on CPU; the one switch runs onlyOn/onlyCPU tests on the device
-    result = run(tmp_path, base.replace("RELAX", "relax_device_restrictions: true").replace("EDITS", cpu_move), "-v")
-    assert outcomes(result) == {"test_exact_device_compare_spyre": "PASSED", "test_only_cpu_spyre": "PASSED"}, result.stdout
+    result = run(
+        tmp_path, base.replace("RELAX", "relax_device_restrictions: true").replace("EDITS", cpu_move), "-v"
+    )
+    assert outcomes(result) == {
+        "test_exact_device_compare_spyre": "PASSED",
+        "test_only_cpu_spyre": "PASSED",
+    }, result.stdout
 
 
 def test_a_torch_spyre_global_merges_with_device_yaml(tmp_path):

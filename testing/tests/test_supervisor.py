@@ -9,16 +9,31 @@ import pytest
 from testing.supervisor import events, forksafety
 from testing.supervisor.children import Forked
 from testing.supervisor.events import Begin, Crashed, End, Finished, NotRun, Payload, Planned, Writer
-from testing.supervisor.supervisor import RESTART, STOP, GIVE_UP, Progress, describe_exit, next_step, supervise
+from testing.supervisor.supervisor import (
+    GIVE_UP,
+    RESTART,
+    STOP,
+    Progress,
+    describe_exit,
+    next_step,
+    supervise,
+)
 
 
 def test_events_round_trip_and_junk_is_ignored():
-    for event in (Planned(["a", "b"], {"a": [1]}), Begin("a", {"pid": 3}), Payload({"x": 1}), End("a"),
-                  Finished(), Crashed("a", "signal 6 (SIGABRT)", "tail"), NotRun(["b"], "limit")):
+    for event in (
+        Planned(["a", "b"], {"a": [1]}),
+        Begin("a", {"pid": 3}),
+        Payload({"x": 1}),
+        End("a"),
+        Finished(),
+        Crashed("a", "signal 6 (SIGABRT)", "tail"),
+        NotRun(["b"], "limit"),
+    ):
         assert events.decode(events.encode(event)) == event
     assert events.decode(b"hello from a test\n") is None
     assert events.decode('{"e": "nope"}') is None
-    assert events.decode('{"e": "begin"}') is None   # missing field
+    assert events.decode('{"e": "begin"}') is None  # missing field
 
 
 def test_describe_exit():
@@ -27,16 +42,19 @@ def test_describe_exit():
     assert describe_exit(3) == "exit code 3"
 
 
-@pytest.mark.parametrize("planned, done, finished, crashed, restarts, step", [
-    (["a", "b"], {"a", "b"}, True, False, 0, STOP),        # all done
-    (["a", "b"], {"a"}, True, False, 0, STOP),             # stopped on purpose (-x)
-    (["a", "b"], {"a"}, False, True, 0, RESTART),          # crashed on a, b left
-    (["a", "b"], {"a"}, False, False, 0, RESTART),         # died between tests
-    (["a", "b"], {"a", "b"}, False, True, 0, STOP),        # crashed on the last test
-    (None, set(), False, False, 0, STOP),                  # died before planning: caller reports
-    (None, {"a"}, False, True, 0, RESTART),                # a child that never plans (tracing)
-    (["a", "b", "c"], {"a"}, False, True, 5, GIVE_UP),     # restart limit reached
-])
+@pytest.mark.parametrize(
+    "planned, done, finished, crashed, restarts, step",
+    [
+        (["a", "b"], {"a", "b"}, True, False, 0, STOP),  # all done
+        (["a", "b"], {"a"}, True, False, 0, STOP),  # stopped on purpose (-x)
+        (["a", "b"], {"a"}, False, True, 0, RESTART),  # crashed on a, b left
+        (["a", "b"], {"a"}, False, False, 0, RESTART),  # died between tests
+        (["a", "b"], {"a", "b"}, False, True, 0, STOP),  # crashed on the last test
+        (None, set(), False, False, 0, STOP),  # died before planning: caller reports
+        (None, {"a"}, False, True, 0, RESTART),  # a child that never plans (tracing)
+        (["a", "b", "c"], {"a"}, False, True, 5, GIVE_UP),  # restart limit reached
+    ],
+)
 def test_next_step(planned, done, finished, crashed, restarts, step):
     progress = Progress(planned=planned, done=set(done), finished=finished, restarts=restarts)
     assert next_step(progress, crashed, max_restarts=5) == step
@@ -44,14 +62,19 @@ def test_next_step(planned, done, finished, crashed, restarts, step):
 
 def test_hazards_name_each_reason():
     assert forksafety.hazards(forksafety.Probe("linux", True, (), ())) == []
-    assert forksafety.hazards(forksafety.Probe("darwin", True, (), ())) == ["macOS system libraries are not fork-safe"]
+    assert forksafety.hazards(forksafety.Probe("darwin", True, (), ())) == [
+        "macOS system libraries are not fork-safe"
+    ]
     assert forksafety.hazards(forksafety.Probe("win32", False, (), ())) == ["no fork() on win32"]
     assert forksafety.hazards(forksafety.Probe("linux", True, ("poller",), ("cuda",))) == [
-        "Python threads running: poller", "accelerator runtime initialised: cuda"]
+        "Python threads running: poller",
+        "accelerator runtime initialised: cuda",
+    ]
 
 
 def _work(keys, behaviour):
     """A child that runs keys, doing behaviour[key] (None: fine)."""
+
     def run(fd):
         out = Writer(fd)
         out.send(Planned(list(keys)))
@@ -68,6 +91,7 @@ def _work(keys, behaviour):
             out.send(End(key))
         out.send(Finished())
         return 0
+
     return run
 
 
@@ -101,7 +125,9 @@ def test_the_watchdog_kills_a_hang(tmp_path):
 
 def test_after_the_restart_limit_the_rest_is_reported_not_dropped(tmp_path):
     keys = ["a", "b", "c", "d"]
-    progress, seen, forks = _supervise(tmp_path, keys, {"a": "abort", "b": "abort", "c": "abort"}, max_restarts=1)
+    progress, seen, forks = _supervise(
+        tmp_path, keys, {"a": "abort", "b": "abort", "c": "abort"}, max_restarts=1
+    )
     assert len(forks) == 2
     not_run = [e for e in seen if isinstance(e, NotRun)]
     assert [e.keys for e in not_run] == [["c", "d"]]
@@ -124,9 +150,11 @@ def test_canary_passes_in_a_fork_of_a_pinned_process(tmp_path):
     before = torch.get_num_threads()
     forksafety.pin_torch_threads()
     try:
+
         def run(fd):
             forksafety.unpin_torch_threads()
             return 0 if forksafety.canary() is None and torch.get_num_threads() == before else 1
+
         child = Forked(run, str(tmp_path / "c.log"))
         assert child.wait() == 0, child.tail()
     finally:

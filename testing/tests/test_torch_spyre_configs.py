@@ -17,7 +17,7 @@ from torch.testing._internal.common_methods_invocations import op_db
 
 PLUGIN = ("-p", "testing.plugin", "-p", "no:cacheprovider", "-W", "ignore::pytest.PytestAssertRewriteWarning")
 
-UNARY = '''
+UNARY = """
 import torch
 from torch.testing._internal.common_device_type import (
     OpDTypes, dtypes, instantiate_device_type_tests, onlyCPU, onlyNativeDeviceTypes, ops)
@@ -54,7 +54,7 @@ instantiate_device_type_tests(TestUnaryUfuncs, globals())
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
 # Torch Spyre's shape: a blank line after test_suite_config, names indented under the dash,
 # reasons only as comments, the global section after the files.
@@ -124,48 +124,78 @@ def run_config(pytester, checkout, text, *args, name="unary.yaml"):
 
 
 def ids_of(result) -> list[str]:
-    return sorted(line.split("::")[-1] for line in result.stdout.lines if "::" in line and " " not in line.strip())
+    return sorted(
+        line.split("::")[-1] for line in result.stdout.lines if "::" in line and " " not in line.strip()
+    )
 
 
 def test_torch_spyre_shaped_config_loads_and_runs_with_warnings(pytester, checkout, tmp_path):
     junit, summary = tmp_path / "junit.xml", tmp_path / "summary.json"
     ceil = next(op for op in op_db if op.name == "ceil")
-    result = run_config(pytester, checkout, UNARY_CONFIG, str(checkout / "test"), "-rA",
-                        f"--junitxml={junit}", f"--oot-summary={summary}")
+    result = run_config(
+        pytester,
+        checkout,
+        UNARY_CONFIG,
+        str(checkout / "test"),
+        "-rA",
+        f"--junitxml={junit}",
+        f"--oot-summary={summary}",
+    )
     out = result.stdout.str()
     # ceil has no bool dtype of its own: the op's listed dtypes widen it (a per-test copy, op_db untouched);
     # sign is not a supported op; gelu and aten::exp.default resolve; relufwd resolves to nothing
     assert result.parseoutcomes() == {"passed": 10, "xfailed": 1, "xpassed": 1, "warnings": 3}, out
     passed = {line.split("::")[-1] for line in result.stdout.lines if line.startswith("PASSED ")}
-    assert passed == {"test_reference_numerics_normal_abs_cpu_float32", "test_reference_numerics_normal_abs_cpu_int64",
-                    "test_reference_numerics_normal_ceil_cpu_bool", "test_reference_numerics_normal_ceil_cpu_float32",
-                    "test_reference_numerics_normal_exp_cpu_float32", "test_reference_numerics_normal_exp_cpu_int64",
-                    "test_reference_numerics_normal_nn_functional_gelu_cpu_float32",
-                    "test_abs_zero_cpu_float32", "test_abs_zero_cpu_bfloat16", "test_cpu_only_helper_cpu"}
+    assert passed == {
+        "test_reference_numerics_normal_abs_cpu_float32",
+        "test_reference_numerics_normal_abs_cpu_int64",
+        "test_reference_numerics_normal_ceil_cpu_bool",
+        "test_reference_numerics_normal_ceil_cpu_float32",
+        "test_reference_numerics_normal_exp_cpu_float32",
+        "test_reference_numerics_normal_exp_cpu_int64",
+        "test_reference_numerics_normal_nn_functional_gelu_cpu_float32",
+        "test_abs_zero_cpu_float32",
+        "test_abs_zero_cpu_bfloat16",
+        "test_cpu_only_helper_cpu",
+    }
     assert "sign" not in out.replace("sign'", "")
     assert torch.bool not in ceil.supported_dtypes("cpu")
     # the duplicate's later entry wins; its reason is the comment after the name, then the mode's
-    reasons = {c.get("name"): {p.get("name"): p.get("value") for p in c.iter("property")}.get("reason")
-               for c in ET.parse(junit).getroot().iter("testcase")}
+    reasons = {
+        c.get("name"): {p.get("name"): p.get("value") for p in c.iter("property")}.get("reason")
+        for c in ET.parse(junit).getroot().iter("testcase")
+    }
     assert reasons["test_frexp_cpu"] == "listed twice: this entry wins"
     assert reasons["test_native_only_cpu"] == "xfail: NotImplementedError"
     warned = json.loads(summary.read_text())["config_problems"]
     cfg = str(pytester.path / "unary.yaml")
-    assert [w.split(": ", 1)[1].replace(cfg, "{cfg}").split("; closest")[0]
-            if "unknown op" in w else w.split(": ", 1)[1].replace(cfg, "{cfg}") for w in warned] == [
+    assert [
+        w.split(": ", 1)[1].replace(cfg, "{cfg}").split("; closest")[0]
+        if "unknown op" in w
+        else w.split(": ", 1)[1].replace(cfg, "{cfg}")
+        for w in warned
+    ] == [
         "names: duplicate entry 'TestUnaryUfuncs::test_frexp' (also at {cfg}:23): this later entry wins (xfail)",
         "global.supported_ops: unknown op 'relufwd' (ignored)",
         "names: unknown test 'TestUnaryUfuncs::test_reference_numerics_nomral' (no such test in test_unary_ufuncs.py: "
         "removed or renamed upstream?); closest: TestUnaryUfuncs::test_reference_numerics_normal",
     ]
-    assert [w.split(": ", 1)[0].rsplit("/", 1)[-1] for w in warned] == ["unary.yaml:31", "unary.yaml:46", "unary.yaml:30"]
+    assert [w.split(": ", 1)[0].rsplit("/", 1)[-1] for w in warned] == [
+        "unary.yaml:31",
+        "unary.yaml:46",
+        "unary.yaml:30",
+    ]
 
 
 def test_strict_mode_reports_each_torch_spyre_ism_with_file_and_line(pytester, checkout):
     result = run_config(pytester, checkout, UNARY_CONFIG, "--oot-strict", str(checkout / "test"))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     cfg = str(pytester.path / "unary.yaml")
-    errors = [line.split("unary.yaml:", 1)[1].replace(cfg, "{cfg}") for line in result.stderr.lines if "unary.yaml:" in line]
+    errors = [
+        line.split("unary.yaml:", 1)[1].replace(cfg, "{cfg}")
+        for line in result.stderr.lines
+        if "unary.yaml:" in line
+    ]
     assert errors == [
         "22: reason: mode 'xfail': 'reason' only in a comment ('frexp has no kernel on the device yet.') [--oot-strict]",
         "28: reason: mode 'xfail': 'reason' only in a comment ('xfail: NotImplementedError') [--oot-strict]",
@@ -189,10 +219,11 @@ def test_strict_mode_reports_each_torch_spyre_ism_with_file_and_line(pytester, c
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert [line for line in result.stderr.lines if "clean.yaml" in line][0].endswith(
         "clean.yaml:8: names: unknown test 'TestUnaryUfuncs::test_gone' (no such test in test_unary_ufuncs.py: "
-        "removed or renamed upstream?) [--oot-strict]")
+        "removed or renamed upstream?) [--oot-strict]"
+    )
 
 
-VIEW_OPS = '''
+VIEW_OPS = """
 import torch
 from torch.testing._internal.common_device_type import instantiate_device_type_tests, onlyNativeDeviceTypes
 from torch.testing._internal.common_utils import TestCase, run_tests
@@ -220,7 +251,7 @@ instantiate_device_type_tests(TestOldViewOps, globals(), only_for=("cuda",))
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
 VIEW_CONFIG = """\
 test_suite_config:
@@ -242,12 +273,18 @@ def test_compat_torch_spyre_gives_their_class_insensitive_names_and_only_for(pyt
     # ours: TestViewOps::test_reshape names that class only; only_for=("cuda",) is honoured
     result = run_config(pytester, checkout, VIEW_CONFIG, target, "-rA", name="view.yaml")
     assert result.parseoutcomes() == {"passed": 1}, result.stdout.str()
-    result.stdout.fnmatch_lines(["oot: only cpu device classes are instantiated*",
-                                 "oot: device classes left out of test_view_ops.py: TestViewOpsLAZY",
-                                 "PASSED *TestViewOpsCPU::test_view_native_cpu"])
+    result.stdout.fnmatch_lines(
+        [
+            "oot: only cpu device classes are instantiated*",
+            "oot: device classes left out of test_view_ops.py: TestViewOpsLAZY",
+            "PASSED *TestViewOpsCPU::test_view_native_cpu",
+        ]
+    )
     # Torch Spyre's: only_for dropped, so TestOldViewOps runs here, and the TestViewOps entry covers its
     # test_reshape too (a name means the method in every class); unlisted tests still mandatory_success
-    result = run_config(pytester, checkout, VIEW_CONFIG, target, "-rA", "--oot-compat=torch_spyre", name="view.yaml")
+    result = run_config(
+        pytester, checkout, VIEW_CONFIG, target, "-rA", "--oot-compat=torch_spyre", name="view.yaml"
+    )
     assert result.parseoutcomes() == {"passed": 2}, result.stdout.str()
     result.stdout.fnmatch_lines(["oot: device=cpu configs=1 compat=torch_spyre", "*"])
     assert "TestOldViewOpsCPU::test_flatten_cpu" in result.stdout.str()
@@ -255,7 +292,7 @@ def test_compat_torch_spyre_gives_their_class_insensitive_names_and_only_for(pyt
 
 
 BROKEN = "from torch.testing._internal.common_utils import a_name_from_the_future\n"
-OK_FILE = '''
+OK_FILE = """
 from torch.testing._internal.common_device_type import instantiate_device_type_tests
 from torch.testing._internal.common_utils import TestCase
 
@@ -266,10 +303,12 @@ class TestOk(TestCase):
 
 
 instantiate_device_type_tests(TestOk, globals())
-'''
+"""
 
 
-def test_collection_errors_match_plain_pytest_and_collect_false_works_for_named_files(pytester, checkout, tmp_path):
+def test_collection_errors_match_plain_pytest_and_collect_false_works_for_named_files(
+    pytester, checkout, tmp_path
+):
     test = checkout / "test"
     (test / "test_broken.py").write_text(BROKEN)
     (test / "test_ok.py").write_text(OK_FILE)
@@ -279,21 +318,28 @@ def test_collection_errors_match_plain_pytest_and_collect_false_works_for_named_
 
     listed = "test_suite_config:\n  files:\n    - path: ${TORCH_ROOT}/test/test_ok.py\n      unlisted_test_mode: mandatory_success\n"
     summary, junit = tmp_path / "summary.json", tmp_path / "junit.xml"
-    result = run_config(pytester, checkout, listed, *named, f"--oot-summary={summary}", f"--junitxml={junit}",
-                        name="ok.yaml")
+    result = run_config(
+        pytester, checkout, listed, *named, f"--oot-summary={summary}", f"--junitxml={junit}", name="ok.yaml"
+    )
     assert result.ret == plain.ret
-    result.stdout.fnmatch_lines(["oot: collection error: *test_broken.py: ImportError: cannot import name "
-                                 "'a_name_from_the_future'*"])
+    result.stdout.fnmatch_lines(
+        ["oot: collection error: *test_broken.py: ImportError: cannot import name 'a_name_from_the_future'*"]
+    )
     data = json.loads(summary.read_text())
     assert data["counts"] == {"collection_error": 1}
     assert [e["nodeid"].rsplit("/", 1)[-1] for e in data["collection_errors"]] == ["test_broken.py"]
     assert "a_name_from_the_future" in data["collection_errors"][0]["message"]
     errors = [c for c in ET.parse(junit).getroot().iter("testcase") if c.find("error") is not None]
     assert len(errors) == 1 and errors[0].get("name").endswith("pytorch.test.test_broken")
-    assert "a_name_from_the_future" in errors[0].find("error").get("message", "") + (errors[0].find("error").text or "")
+    assert "a_name_from_the_future" in errors[0].find("error").get("message", "") + (
+        errors[0].find("error").text or ""
+    )
 
     # collect: false, even for a file named on the command line: never imported, the rest runs
-    skipped = listed + "    - path: ${TORCH_ROOT}/test/test_broken.py\n      collect: false  # imports a newer torch\n"
+    skipped = (
+        listed
+        + "    - path: ${TORCH_ROOT}/test/test_broken.py\n      collect: false  # imports a newer torch\n"
+    )
     result = run_config(pytester, checkout, skipped, *named, f"--oot-summary={summary}", name="ok.yaml")
     assert result.ret == pytest.ExitCode.OK and result.parseoutcomes() == {"passed": 1}, result.stdout.str()
     assert json.loads(summary.read_text())["collection_errors"] == []

@@ -54,13 +54,32 @@ def compile_extension(src: Path, opt: str) -> tuple[list[tuple[str, float]], flo
         objects = []
         for source in track(sources, description="compiling backend/csrc", console=console):
             obj = Path(out) / (source.relative_to(src).as_posix().replace("/", "_") + ".o")
-            cmd = [cxx, "-std=c++20", "-fPIC", opt, "-D_GLIBCXX_USE_CXX11_ABI=1", *includes,
-                   "-c", str(source), "-o", str(obj)]
+            cmd = [
+                cxx,
+                "-std=c++20",
+                "-fPIC",
+                opt,
+                "-D_GLIBCXX_USE_CXX11_ABI=1",
+                *includes,
+                "-c",
+                str(source),
+                "-o",
+                str(obj),
+            ]
             times.append((source.relative_to(src).as_posix(), run_timed(cmd)))
             objects.append(str(obj))
         libdir = cpp_extension.library_paths()[0]
-        link = [cxx, "-shared", "-o", str(Path(out) / "libspyre.so"), *objects,
-                f"-L{libdir}", "-lc10", "-ltorch_cpu", "-ltorch"]
+        link = [
+            cxx,
+            "-shared",
+            "-o",
+            str(Path(out) / "libspyre.so"),
+            *objects,
+            f"-L{libdir}",
+            "-lc10",
+            "-ltorch_cpu",
+            "-ltorch",
+        ]
         return times, run_timed(link)
 
 
@@ -78,7 +97,9 @@ def elapsed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def paired_medians(cpu: Callable[[], object], spyre: Callable[[], object], repeats: int) -> tuple[float, float]:
+def paired_medians(
+    cpu: Callable[[], object], spyre: Callable[[], object], repeats: int
+) -> tuple[float, float]:
     """Alternates CPU and spyre calls so load from other processes hits both alike."""
     cpu(), spyre()  # warm-up (allocations, lazy init)
     samples = [(elapsed(cpu), elapsed(spyre)) for _ in range(repeats)]
@@ -87,12 +108,14 @@ def paired_medians(cpu: Callable[[], object], spyre: Callable[[], object], repea
 
 def op_cases(torch, size: int) -> dict[str, Callable]:
     """name -> factory(device) -> zero-arg op closure."""
+
     def make(body):
         def factory(device):
             gen = torch.Generator().manual_seed(0)
             a = torch.randn(size, size, generator=gen).to(device)
             b = torch.randn(size, size, generator=gen).to(device)
             return lambda: body(a, b)
+
         return factory
 
     return {
@@ -113,7 +136,9 @@ def measure_ops(size: int, repeats: int) -> list[tuple[str, float, float]]:
 
     torch.set_num_threads(1)  # one core for both sides: the ratio is the path's overhead
     rows = []
-    for name, factory in track(list(op_cases(torch, size).items()), description="timing ops", console=console):
+    for name, factory in track(
+        list(op_cases(torch, size).items()), description="timing ops", console=console
+    ):
         cpu, spyre = paired_medians(factory("cpu"), factory("spyre"), repeats)
         rows.append((name, cpu, spyre))
     return rows
@@ -142,7 +167,9 @@ def main(argv: list[str] | None = None) -> int:
         console.print(table)
 
     rows = measure_ops(args.size, args.repeats)
-    table = Table(title=f"emulated op path vs CPU ({args.size}x{args.size} float32, median of {args.repeats})")
+    table = Table(
+        title=f"emulated op path vs CPU ({args.size}x{args.size} float32, median of {args.repeats})"
+    )
     for column in ("op", "cpu ms", "spyre ms", "spyre/cpu"):
         table.add_column(column, justify="right" if column != "op" else "left")
     for name, cpu, spyre in rows:

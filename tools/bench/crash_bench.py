@@ -19,6 +19,7 @@ Start-up: `pytest --collect-only` of the same file with -p testing.plugin / with
 (what the plugin adds before and around collection), and the same for a light
 torch file that does not import op_db. Target <= 1.05.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,35 +51,35 @@ resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core files for deliberate
 
 class TestCrashBench(TestCase):
 '''
-PASSING = '''    def test_{i:04d}(self, device):
+PASSING = """    def test_{i:04d}(self, device):
         x = torch.arange(16.0, device=device)
         self.assertEqual((x + x).sum().item(), 240.0)
 
-'''
+"""
 CRASHING = {
-    "abort": '''    def test_{i:04d}(self, device):
+    "abort": """    def test_{i:04d}(self, device):
         os.abort()
 
-''',
-    "segv": '''    def test_{i:04d}(self, device):
+""",
+    "segv": """    def test_{i:04d}(self, device):
         os.kill(os.getpid(), signal.SIGSEGV)
 
-''',
+""",
 }
-FOOTER = '''
+FOOTER = """
 instantiate_device_type_tests(TestCrashBench, globals(), only_for="cpu")
 
 if __name__ == "__main__":
     run_tests()
-'''
-LIGHT = '''import torch
+"""
+LIGHT = """import torch
 from torch.testing._internal.common_utils import TestCase
 
 
 class TestLight(TestCase):
     def test_add(self):
         self.assertEqual(torch.ones(2) + 1, torch.full((2,), 2.0))
-'''
+"""
 BASE = ["-p", "no:cacheprovider", "-q"]
 
 
@@ -98,9 +99,9 @@ def generate(n: int, k: int) -> str:
 class Run:
     seconds: float
     passed: int
-    bad: int           # failed + errors: what a crash becomes
+    bad: int  # failed + errors: what a crash becomes
     status: int
-    cpu: float = 0.0   # user + system seconds of the process tree (steadier than wall on a shared machine)
+    cpu: float = 0.0  # user + system seconds of the process tree (steadier than wall on a shared machine)
 
 
 def counts(stdout: str) -> tuple[int, int]:
@@ -116,8 +117,9 @@ def _cpu() -> float:
 
 def pytest(args: list[str], cwd: str, env: dict) -> Run:
     start, cpu = time.perf_counter(), _cpu()
-    proc = subprocess.run([sys.executable, "-m", "pytest", *BASE, *args], cwd=cwd, env=env,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", *BASE, *args], cwd=cwd, env=env, capture_output=True, text=True
+    )
     seconds = time.perf_counter() - start
     passed, bad = counts(proc.stdout)
     return Run(seconds, passed, bad, proc.returncode, _cpu() - cpu)
@@ -135,22 +137,31 @@ def spyre_fallback(path: str, k: int, cwd: str, env: dict) -> Run:
 MODES = {
     "a": lambda path, k, cwd, env: pytest(["-p", "testing.plugin", "--isolate", path], cwd, env),
     "b": spyre_fallback,
-    "c": lambda path, k, cwd, env: pytest(["-p", "testing.plugin", "--isolate", "--isolate-mode=restart", path], cwd, env),
+    "c": lambda path, k, cwd, env: pytest(
+        ["-p", "testing.plugin", "--isolate", "--isolate-mode=restart", path], cwd, env
+    ),
     "plain": lambda path, k, cwd, env: pytest(["-p", "testing.plugin", path], cwd, env),
 }
 
 
 def check(mode: str, run: Run, n: int, k: int) -> None:
     if (run.passed, run.bad) != (n - k, k):
-        raise SystemExit(f"crash_bench: ({mode}) with k={k} reported {run.passed} passed, {run.bad} failed/errors; "
-                         f"expected {n - k} and {k} (exit status {run.status})")
+        raise SystemExit(
+            f"crash_bench: ({mode}) with k={k} reported {run.passed} passed, {run.bad} failed/errors; "
+            f"expected {n - k} and {k} (exit status {run.status})"
+        )
 
 
 def median_runs(fn, rounds: int) -> Run:
     runs = [fn() for _ in range(rounds)]
     best = sorted(runs, key=lambda r: r.seconds)[len(runs) // 2]
-    return Run(statistics.median(r.seconds for r in runs), best.passed, best.bad, best.status,
-               statistics.median(r.cpu for r in runs))
+    return Run(
+        statistics.median(r.seconds for r in runs),
+        best.passed,
+        best.bad,
+        best.status,
+        statistics.median(r.cpu for r in runs),
+    )
 
 
 def main() -> int:
@@ -172,8 +183,16 @@ def main() -> int:
     work = tempfile.mkdtemp(prefix="crash-bench-", dir=os.environ.get("TEST_TMPDIR"))
 
     table = Table(title=f"crash recovery, {opts.tests} tests: wall s (CPU s), median of {opts.rounds}")
-    for col in ("k", "(a) --isolate", "(b) plain + xdist -n1", "(c) restart mode", "plain",
-                "(a)/(b)", "(a)/(c)", "(a)/plain"):
+    for col in (
+        "k",
+        "(a) --isolate",
+        "(b) plain + xdist -n1",
+        "(c) restart mode",
+        "plain",
+        "(a)/(b)",
+        "(a)/(c)",
+        "(a)/plain",
+    ):
         table.add_column(col, justify="right")
     for k in [] if opts.startup_only else ks:
         path = os.path.join(work, f"test_crash_{k}.py")
@@ -195,7 +214,9 @@ def main() -> int:
                 return "-"
             return f"{got['a'].seconds / got[mode].seconds:.3f} ({got['a'].cpu / got[mode].cpu:.3f})"
 
-        table.add_row(str(k), cell("a"), cell("b"), cell("c"), cell("plain"), ratio("b"), ratio("c"), ratio("plain"))
+        table.add_row(
+            str(k), cell("a"), cell("b"), cell("c"), cell("plain"), ratio("b"), ratio("c"), ratio("plain")
+        )
     if not opts.startup_only:
         console.print(table)
     console.print("targets: k=20 (a)/(b) <= 0.25; k=0 (a)/plain <= 1.05 (wall; CPU in parentheses)")
@@ -212,9 +233,15 @@ def main() -> int:
         startup.add_column(col, justify="right")
     for name, path in (("upstream-style (op_db)", heavy), ("light (torch only)", light)):
         plain = median_runs(lambda: pytest(["--collect-only", path], work, env), opts.rounds)
-        plugin = median_runs(lambda: pytest(["--collect-only", "-p", "testing.plugin", path], work, env), opts.rounds)
-        startup.add_row(name, f"{plain.seconds:.2f} ({plain.cpu:.2f})", f"{plugin.seconds:.2f} ({plugin.cpu:.2f})",
-                        f"{plugin.seconds / plain.seconds:.3f} ({plugin.cpu / plain.cpu:.3f})")
+        plugin = median_runs(
+            lambda: pytest(["--collect-only", "-p", "testing.plugin", path], work, env), opts.rounds
+        )
+        startup.add_row(
+            name,
+            f"{plain.seconds:.2f} ({plain.cpu:.2f})",
+            f"{plugin.seconds:.2f} ({plugin.cpu:.2f})",
+            f"{plugin.seconds / plain.seconds:.3f} ({plugin.cpu / plain.cpu:.3f})",
+        )
     console.print(startup)
     console.print("target: ratio <= 1.05")
     return 0

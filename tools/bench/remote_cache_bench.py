@@ -46,7 +46,9 @@ def free_port() -> int:
 def bazel(output_base: str, *args: str) -> tuple[float, str]:
     """Runs one Bazel command; returns its wall time and its console output. Exits on failure."""
     start = time.monotonic()
-    result = subprocess.run([BAZEL, f"--output_base={output_base}", *args], cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run(
+        [BAZEL, f"--output_base={output_base}", *args], cwd=ROOT, capture_output=True, text=True
+    )
     if result.returncode != 0:
         sys.exit(f"remote_cache_bench: bazel {' '.join(args)} failed:\n{result.stderr[-3000:]}")
     return time.monotonic() - start, result.stderr
@@ -56,7 +58,9 @@ def default_targets() -> list[str]:
     """Every top-level package tree. Not `//...`: from a second output base, the
     workspace's bazel-* convenience symlinks point into the other output base, and `//...`
     would crawl all of it."""
-    tracked = subprocess.run(["git", "ls-files", "*BUILD.bazel"], cwd=ROOT, capture_output=True, text=True, check=True)
+    tracked = subprocess.run(
+        ["git", "ls-files", "*BUILD.bazel"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     tops = sorted({line.split("/")[0] for line in tracked.stdout.splitlines() if "/" in line})
     return [f"//{top}/..." for top in tops]
 
@@ -88,9 +92,13 @@ def profile_counts(profile: pathlib.Path) -> Counts:
         by_thread.setdefault(e["tid"], []).append(e)
     compiles_executed = 0
     for thread in by_thread.values():
-        for a in (e for e in thread if e.get("cat") == "action processing" and e["name"].startswith("Compiling ")):
+        for a in (
+            e for e in thread if e.get("cat") == "action processing" and e["name"].startswith("Compiling ")
+        ):
             inside = {e.get("cat") for e in thread if a["ts"] <= e["ts"] <= a["ts"] + a["dur"]}
-            compiles_executed += "remote action cache check" in inside and "remote output download" not in inside
+            compiles_executed += (
+                "remote action cache check" in inside and "remote output download" not in inside
+            )
     return Counts(
         lookups=sum(e.get("cat") == "remote action cache check" for e in events),
         hits=sum(e.get("cat") == "remote output download" for e in events),
@@ -122,34 +130,62 @@ def one_round(args, tmp: pathlib.Path, number: int) -> dict[str, Run]:
     """Cold then warm against a fresh, empty cache server on a free port."""
     cache_dir = tmp / f"cache{number}"
     port = free_port()
-    subprocess.run([str(CACHE / "start"), "--port", str(port), "--dir", str(cache_dir)], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [str(CACHE / "start"), "--port", str(port), "--dir", str(cache_dir)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     try:
         remote = ["--config=remote", f"--remote_cache=http://127.0.0.1:{port}", *args.bazel_flag]
         profiles = pathlib.Path(args.profile_dir).resolve() if args.profile_dir else tmp
-        return {phase: timed_run(args, phase, remote, profiles / f"{phase}{number}.profile.gz") for phase in ("cold", "warm")}
+        return {
+            phase: timed_run(args, phase, remote, profiles / f"{phase}{number}.profile.gz")
+            for phase in ("cold", "warm")
+        }
     finally:
         subprocess.run([str(CACHE / "stop"), "--dir", str(cache_dir)], check=False, stdout=subprocess.DEVNULL)
 
 
 def report(rounds: list[dict[str, Run]]) -> None:
-    print(f"\n{'round':<6} {'run':<5} {'wall s':>7} {'compiles executed':>18} {'actions executed':>17} {'cache hits':>11}  bazel's summary")
+    print(
+        f"\n{'round':<6} {'run':<5} {'wall s':>7} {'compiles executed':>18} {'actions executed':>17} {'cache hits':>11}  bazel's summary"
+    )
     for number, runs in enumerate(rounds, 1):
         for phase, r in runs.items():
             c = r.counts
-            print(f"{number:<6} {phase:<5} {r.wall:>7.1f} {c.compiles_executed:>18} {c.executed:>17} {c.hits:>11}  {r.summary}")
+            print(
+                f"{number:<6} {phase:<5} {r.wall:>7.1f} {c.compiles_executed:>18} {c.executed:>17} {c.hits:>11}  {r.summary}"
+            )
     ratios = [runs["warm"].wall / runs["cold"].wall for runs in rounds]
-    print(f"\nwarm/cold wall-time ratio: median {statistics.median(ratios):.3f} of {', '.join(f'{x:.3f}' for x in ratios)} (target <= 0.1)")
-    print(f"compile actions executed on the warm rebuilds: {max(r['warm'].counts.compiles_executed for r in rounds)} (target 0)")
+    print(
+        f"\nwarm/cold wall-time ratio: median {statistics.median(ratios):.3f} of {', '.join(f'{x:.3f}' for x in ratios)} (target <= 0.1)"
+    )
+    print(
+        f"compile actions executed on the warm rebuilds: {max(r['warm'].counts.compiles_executed for r in rounds)} (target 0)"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--command", choices=["build", "test"], default="build")
     parser.add_argument("--targets", nargs="+", help="default: every top-level package tree")
-    parser.add_argument("--rounds", type=int, default=3, help="cold+warm pairs, each against a fresh empty cache (default 3)")
-    parser.add_argument("--bazel-flag", action="append", default=[], help="extra flag for both builds, e.g. --remote_download_minimal")
-    parser.add_argument("--profile-dir", help="keep each run's Bazel JSON profile here (coldN/warmN.profile.gz)")
-    parser.add_argument("--output-base", default=str(pathlib.Path.home() / ".cache" / "oot-ci" / "bench-output-base"))
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="cold+warm pairs, each against a fresh empty cache (default 3)"
+    )
+    parser.add_argument(
+        "--bazel-flag",
+        action="append",
+        default=[],
+        help="extra flag for both builds, e.g. --remote_download_minimal",
+    )
+    parser.add_argument(
+        "--profile-dir", help="keep each run's Bazel JSON profile here (coldN/warmN.profile.gz)"
+    )
+    parser.add_argument(
+        "--output-base", default=str(pathlib.Path.home() / ".cache" / "oot-ci" / "bench-output-base")
+    )
     args = parser.parse_args()
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
@@ -160,7 +196,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="remote-cache-bench-") as tmp:
         try:
             print(f"remote_cache_bench: {args.command} of {' '.join(args.targets)}")
-            print("remote_cache_bench: fetching external repositories, loading packages (not timed) ...", flush=True)
+            print(
+                "remote_cache_bench: fetching external repositories, loading packages (not timed) ...",
+                flush=True,
+            )
             bazel(args.output_base, "build", "--nobuild", *args.targets)
             rounds = [one_round(args, pathlib.Path(tmp), n) for n in range(1, args.rounds + 1)]
         finally:

@@ -13,6 +13,7 @@
     tools/bazel run //tools/bench:select_bench -- [--capabilities FILE|backend:torch_spyre]
                                                   [--skip-delta] [--db-dir DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,7 +46,8 @@ def build(repo: Path, db: Path, jobs: int, plan: TracePlan) -> tuple[float, str]
     with Memory(db) as memory:
         start = time.perf_counter()
         stats = MemoryBuilder(memory, progress=sys.stderr.isatty(), jobs=jobs, plan=plan).build(
-            [SourceRoot("${REPO_ROOT}", repo, f"{SUITES}/test_*.py")])
+            [SourceRoot("${REPO_ROOT}", repo, f"{SUITES}/test_*.py")]
+        )
         seconds = time.perf_counter() - start
         units = memory.counts()["variants"]
         return seconds, f"{units} units; {stats.line()}"
@@ -58,7 +60,7 @@ def edit_one_test(repo: Path) -> str:
         match = re.search(r"@dtypes\([^\n]*\)\n(\s+)def (test_\w+)\(self[^\n]*\n", text)
         if match:
             indent = match.group(1) + "    "
-            edited = text[:match.end()] + f"{indent}_bench_edit = 1  # select_bench\n" + text[match.end():]
+            edited = text[: match.end()] + f"{indent}_bench_edit = 1  # select_bench\n" + text[match.end() :]
             path.write_text(edited)
             return f"{path.name}::{match.group(2)}"
     raise SystemExit("select_bench: no @dtypes test to edit in the suites")
@@ -79,9 +81,15 @@ def memory_section(console: Console, scratch: Path, jobs: int, caps_source: str)
     for column in ("build", "seconds", "ratio", "target", "work done"):
         table.add_column(column)
     table.add_row("before: scope-blind, one dtype per unit", f"{before:.1f}", "1.000", "", before_line)
-    table.add_row("after: device-aware, full", f"{full:.1f}", f"{full / before:.3f} of before", "<= 300 s", full_line)
-    table.add_row("after, incremental, unchanged", f"{same:.1f}", f"{same / full:.3f} of full", "<= 0.1", same_line)
-    table.add_row(f"after, incremental, edited {edited}", f"{one:.1f}", f"{one / full:.3f} of full", "<= 0.1", one_line)
+    table.add_row(
+        "after: device-aware, full", f"{full:.1f}", f"{full / before:.3f} of before", "<= 300 s", full_line
+    )
+    table.add_row(
+        "after, incremental, unchanged", f"{same:.1f}", f"{same / full:.3f} of full", "<= 0.1", same_line
+    )
+    table.add_row(
+        f"after, incremental, edited {edited}", f"{one:.1f}", f"{one / full:.3f} of full", "<= 0.1", one_line
+    )
     console.print(table)
     shutil.copy(db, scratch / "memory-for-delta.db")
     return scratch / "memory-for-delta.db"
@@ -99,15 +107,26 @@ def delta_section(console: Console, db: Path, caps_source: str, version: str) ->
     for column in ("measure", "value", "target"):
         table.add_column(column)
     counts = result.plan.counts()
-    table.add_row("OpInfos added / removed / changed (foreign-only)",
-                  f"{counts['added']} / {counts['removed']} / {counts['changed']} ({counts['foreign_only']})", "")
-    table.add_row("units re-evaluated / full set", f"{len(result.delta_units)} / {result.full_units} = "
-                  f"{result.ratio:.1%}", "<= 10%")
+    table.add_row(
+        "OpInfos added / removed / changed (foreign-only)",
+        f"{counts['added']} / {counts['removed']} / {counts['changed']} ({counts['foreign_only']})",
+        "",
+    )
+    table.add_row(
+        "units re-evaluated / full set",
+        f"{len(result.delta_units)} / {result.full_units} = {result.ratio:.1%}",
+        "<= 10%",
+    )
     table.add_row("bucket changes among re-evaluated units", str(len(result.flipped)), "")
     ok = not result.unchanged_mismatch
-    table.add_row("unchanged units deciding differently from a full run",
-                  f"{len(result.unchanged_mismatch)} ({'equal' if ok else 'DIFFERENT'})", "0")
-    table.add_row("re-evaluated units deciding differently from a full run", str(len(result.delta_mismatch)), "0")
+    table.add_row(
+        "unchanged units deciding differently from a full run",
+        f"{len(result.unchanged_mismatch)} ({'equal' if ok else 'DIFFERENT'})",
+        "0",
+    )
+    table.add_row(
+        "re-evaluated units deciding differently from a full run", str(len(result.delta_mismatch)), "0"
+    )
     table.add_row("delta stage 3 + full check, seconds", f"{seconds:.1f}", "")
     console.print(table)
     return ok and result.ratio <= 0.10
@@ -115,13 +134,17 @@ def delta_section(console: Console, db: Path, caps_source: str, version: str) ->
 
 def wheel_installed() -> str:
     import torch
+
     return torch.__version__.split("+")[0]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--capabilities", default="backend:torch_spyre",
-                        help="capability table for tracing and the delta's stage 3 (default: %(default)s)")
+    parser.add_argument(
+        "--capabilities",
+        default="backend:torch_spyre",
+        help="capability table for tracing and the delta's stage 3 (default: %(default)s)",
+    )
     parser.add_argument("--version", default="2.14.1", help="the newer torch (default: %(default)s)")
     parser.add_argument("--skip-delta", action="store_true", help="only the memory benchmark (no wheel)")
     parser.add_argument("--jobs", type=int, default=2, help="trace workers (default: %(default)s)")

@@ -5,6 +5,7 @@ Three files shaped like PyTorch's test_unary_ufuncs.py, test_modules.py and test
 a scope without autograd must not trace), and a table-driven set of plain / @dtypes view tests,
 some of them @onlyCPU or @onlyNativeDeviceTypes. About 3,700 units with the pinned torch.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -135,16 +136,35 @@ MODULES = {
 
 # view op -> expression of `base` (a 4x6 tensor); each gets a plain and a @dtypes test
 VIEWS = {
-    "view": "base.view(6, 4)", "reshape": "base.reshape(2, 12)", "transpose": "base.transpose(0, 1)",
-    "t": "base.t()", "narrow": "base.narrow(1, 1, 3)", "select": "base.select(0, 2)",
-    "expand": "base[:1].expand(3, 6)", "unfold": "base.unfold(1, 2, 2)", "diagonal": "base.diagonal()",
-    "unsqueeze": "base.unsqueeze(1)", "squeeze": "base.unsqueeze(0).squeeze(0)", "flatten": "base.flatten()",
-    "permute": "base.permute(1, 0)", "split": "base.split(2, 1)[1]", "chunk": "base.chunk(2, 0)[0]",
-    "movedim": "base.movedim(0, 1)", "swapaxes": "base.swapaxes(0, 1)", "unbind": "base.unbind(0)[1]",
-    "as_strided": "base.as_strided((2, 2), (1, 2))", "slice": "base[1:3, ::2]", "view_as": "base.view_as(base)",
-    "real_view": "base.view(-1)", "indexing": "base[..., 0]", "expand_as": "base[:1].expand_as(base)",
-    "tensor_split": "base.tensor_split(3, 1)[2]", "hsplit": "base.hsplit(2)[0]", "vsplit": "base.vsplit(2)[1]",
-    "unflatten": "base.flatten().unflatten(0, (4, 6))", "contiguous_t": "base.t().contiguous().t()",
+    "view": "base.view(6, 4)",
+    "reshape": "base.reshape(2, 12)",
+    "transpose": "base.transpose(0, 1)",
+    "t": "base.t()",
+    "narrow": "base.narrow(1, 1, 3)",
+    "select": "base.select(0, 2)",
+    "expand": "base[:1].expand(3, 6)",
+    "unfold": "base.unfold(1, 2, 2)",
+    "diagonal": "base.diagonal()",
+    "unsqueeze": "base.unsqueeze(1)",
+    "squeeze": "base.unsqueeze(0).squeeze(0)",
+    "flatten": "base.flatten()",
+    "permute": "base.permute(1, 0)",
+    "split": "base.split(2, 1)[1]",
+    "chunk": "base.chunk(2, 0)[0]",
+    "movedim": "base.movedim(0, 1)",
+    "swapaxes": "base.swapaxes(0, 1)",
+    "unbind": "base.unbind(0)[1]",
+    "as_strided": "base.as_strided((2, 2), (1, 2))",
+    "slice": "base[1:3, ::2]",
+    "view_as": "base.view_as(base)",
+    "real_view": "base.view(-1)",
+    "indexing": "base[..., 0]",
+    "expand_as": "base[:1].expand_as(base)",
+    "tensor_split": "base.tensor_split(3, 1)[2]",
+    "hsplit": "base.hsplit(2)[0]",
+    "vsplit": "base.vsplit(2)[1]",
+    "unflatten": "base.flatten().unflatten(0, (4, 6))",
+    "contiguous_t": "base.t().contiguous().t()",
     "detach": "base.detach()",
 }
 
@@ -155,19 +175,38 @@ def _method(name: str, decorators: list[str], signature: str, body: str) -> str:
 
 
 def _file(cls: str, methods: list[str]) -> str:
-    return (HEADER + f"\n\nclass {cls}(TestCase):\n" + "\n".join(methods)
-            + f"\n\ninstantiate_device_type_tests({cls}, globals())\n\nif __name__ == '__main__':\n    run_tests()\n")
+    return (
+        HEADER
+        + f"\n\nclass {cls}(TestCase):\n"
+        + "\n".join(methods)
+        + f"\n\ninstantiate_device_type_tests({cls}, globals())\n\nif __name__ == '__main__':\n    run_tests()\n"
+    )
 
 
 def unary_file() -> str:
-    return _file("TestGenUnary", [_method(n, ["ops(unary_ufuncs)"], "device, dtype, op", b) for n, b in UNARY.items()])
+    return _file(
+        "TestGenUnary", [_method(n, ["ops(unary_ufuncs)"], "device, dtype, op", b) for n, b in UNARY.items()]
+    )
 
 
 def modules_file() -> str:
-    methods = [_method(n, ["modules(module_db, train_eval_mode=TrainEvalMode.train_only)"],
-                       "device, dtype, module_info, training", b) for n, b in MODULES.items()]
-    methods.append(_method("test_device_ctx_init", ["onlyCPU"], "device",
-                           "with torch.device(device):\n            self.assertEqual(torch.empty(2).device.type, 'cpu')"))
+    methods = [
+        _method(
+            n,
+            ["modules(module_db, train_eval_mode=TrainEvalMode.train_only)"],
+            "device, dtype, module_info, training",
+            b,
+        )
+        for n, b in MODULES.items()
+    ]
+    methods.append(
+        _method(
+            "test_device_ctx_init",
+            ["onlyCPU"],
+            "device",
+            "with torch.device(device):\n            self.assertEqual(torch.empty(2).device.type, 'cpu')",
+        )
+    )
     return _file("TestGenModules", methods)
 
 
@@ -175,19 +214,34 @@ def views_file() -> str:
     methods = [_method(n, ["ops(binary_ufuncs)"], "device, dtype, op", b) for n, b in BINARY.items()]
     for i, (name, expr) in enumerate(VIEWS.items()):
         restriction = ["onlyCPU"] if i % 10 == 3 else ["onlyNativeDeviceTypes"] if i % 10 == 7 else []
-        methods.append(_method(f"test_{name}_is_view", restriction, "device",
-                               "base = torch.arange(24, device=device).reshape(4, 6)\n"
-                               f"        v = {expr}\n        self.assertTrue(v._base is base or v._is_view())"))
-        methods.append(_method(f"test_{name}_values", ["dtypes(torch.float32, torch.int64, torch.complex64)"],
-                               "device, dtype",
-                               "base = make_tensor((4, 6), device=device, dtype=dtype)\n"
-                               f"        v = {expr}\n        self.assertEqual(v.cpu(), (lambda base: {expr})(base.cpu()))"))
+        methods.append(
+            _method(
+                f"test_{name}_is_view",
+                restriction,
+                "device",
+                "base = torch.arange(24, device=device).reshape(4, 6)\n"
+                f"        v = {expr}\n        self.assertTrue(v._base is base or v._is_view())",
+            )
+        )
+        methods.append(
+            _method(
+                f"test_{name}_values",
+                ["dtypes(torch.float32, torch.int64, torch.complex64)"],
+                "device, dtype",
+                "base = make_tensor((4, 6), device=device, dtype=dtype)\n"
+                f"        v = {expr}\n        self.assertEqual(v.cpu(), (lambda base: {expr})(base.cpu()))",
+            )
+        )
     return _file("TestGenViews", methods)
 
 
 def write_corpus(root: Path) -> list[Path]:
     root.mkdir(parents=True, exist_ok=True)
-    files = {"test_gen_unary.py": unary_file(), "test_gen_modules.py": modules_file(), "test_gen_views.py": views_file()}
+    files = {
+        "test_gen_unary.py": unary_file(),
+        "test_gen_modules.py": modules_file(),
+        "test_gen_views.py": views_file(),
+    }
     for name, text in files.items():
         (root / name).write_text(text)
     return [root / name for name in files]

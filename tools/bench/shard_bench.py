@@ -12,6 +12,7 @@ ideal = max(total / shards, longest test): no split of these tests can finish
 sooner, so a ratio of 1.00 is perfect. total/shards is printed too. Target:
 lpt <= 1.05.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -76,20 +77,32 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     if len(durations) < max(SHARDS):
-        print(f"error: need at least {max(SHARDS)} recorded tests, have {len(durations)} "
-              f"(record some: python -m tools.shard update <junit.xml>)", file=sys.stderr)
+        print(
+            f"error: need at least {max(SHARDS)} recorded tests, have {len(durations)} "
+            f"(record some: python -m tools.shard update <junit.xml>)",
+            file=sys.stderr,
+        )
         return 2
     console = Console(width=110)
     source = ", ".join(map(str, args.results)) if args.results else str(args.timings)
-    console.print(f"{len(durations)} tests, {sum(durations.values()):.1f} s recorded, "
-                  f"longest {max(durations.values()):.2f} s  ({source})")
+    console.print(
+        f"{len(durations)} tests, {sum(durations.values()):.1f} s recorded, "
+        f"longest {max(durations.values()):.2f} s  ({source})"
+    )
     table = Table("shards", "total/shards s", "ideal s", "lpt", "lpt 25% new", "round-robin", "lpt <= 1.05")
     worst = 0.0
     for shards in SHARDS:
         r = ratios(durations, shards)
         worst = max(worst, r["lpt"])
-        table.add_row(str(shards), f"{r['even']:.2f}", f"{r['ideal']:.2f}", f"{r['lpt']:.3f}",
-                      f"{r['lpt_est']:.3f}", f"{r['rr']:.3f}", "yes" if r["lpt"] <= TARGET else "NO")
+        table.add_row(
+            str(shards),
+            f"{r['even']:.2f}",
+            f"{r['ideal']:.2f}",
+            f"{r['lpt']:.3f}",
+            f"{r['lpt_est']:.3f}",
+            f"{r['rr']:.3f}",
+            "yes" if r["lpt"] <= TARGET else "NO",
+        )
     console.print(table)
     console.print(f"makespan / ideal, worst balanced: {worst:.3f} (target <= {TARGET})")
     return 0

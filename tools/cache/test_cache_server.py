@@ -20,7 +20,9 @@ def free_port() -> int:
 
 
 def run(script: str, *args: str, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", str(SCRIPTS / script), *args], capture_output=True, text=True, timeout=60, env=env)
+    return subprocess.run(
+        ["bash", str(SCRIPTS / script), *args], capture_output=True, text=True, timeout=60, env=env
+    )
 
 
 def compiled_in_paths() -> dict[str, str]:
@@ -67,14 +69,19 @@ def test_busy_port_gives_one_clear_line(tmp_path):
         port = busy.getsockname()[1]
         result = run("start", "--port", str(port), "--dir", str(tmp_path / "c"))
     assert result.returncode != 0
-    assert result.stderr.strip() == f"tools/cache: port {port} on 127.0.0.1 is busy; pick another with --port N"
+    assert (
+        result.stderr.strip() == f"tools/cache: port {port} on 127.0.0.1 is busy; pick another with --port N"
+    )
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--port", "http"], "--port must be a number"),
-    (["--bogus"], "unknown argument '--bogus'"),
-    (["--dir", "/nonexistent/a\"b"], "--dir must not contain"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--port", "http"], "--port must be a number"),
+        (["--bogus"], "unknown argument '--bogus'"),
+        (["--dir", '/nonexistent/a"b'], "--dir must not contain"),
+    ],
+)
 def test_bad_arguments(tmp_path, args, message):
     result = run("start", "--dir", str(tmp_path / "c"), *args)
     assert result.returncode != 0 and message in result.stderr
@@ -100,8 +107,12 @@ def test_every_path_nginx_writes_is_under_dir_with_an_empty_home(tmp_path):
         conf = (directory / "nginx.conf").read_text()
         for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
             assert f'{kind}_temp_path "{directory}/tmp/{kind}";' in conf
-            assert (directory / "tmp" / kind).is_dir(), f"nginx did not create its {kind} temp dir under --dir"
-        written = re.findall(r'^\s*(?:pid|lock_file|error_log|access_log|root|\w+_temp_path) "([^"]+)";', conf, re.M)
+            assert (directory / "tmp" / kind).is_dir(), (
+                f"nginx did not create its {kind} temp dir under --dir"
+            )
+        written = re.findall(
+            r'^\s*(?:pid|lock_file|error_log|access_log|root|\w+_temp_path) "([^"]+)";', conf, re.M
+        )
         assert len(written) == 10 and all(p.startswith(f"{directory}/") for p in written), written
         # A body larger than nginx's in-memory buffer goes through client_body_temp_path.
         body = os.urandom(1 << 20)
@@ -117,4 +128,7 @@ def test_every_path_nginx_writes_is_under_dir_with_an_empty_home(tmp_path):
 def test_no_home_and_no_dir_is_one_clear_line():
     result = run("start", env={"PATH": os.environ["PATH"]})
     assert result.returncode != 0
-    assert result.stderr.strip() == "tools/cache: no default storage dir (HOME and XDG_CACHE_HOME are unset): pass --dir DIR"
+    assert (
+        result.stderr.strip()
+        == "tools/cache: no default storage dir (HOME and XDG_CACHE_HOME are unset): pass --dir DIR"
+    )

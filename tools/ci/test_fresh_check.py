@@ -31,7 +31,9 @@ exit "${FAKE_STATUS:-0}"
 
 
 def git(repo, *args, env):
-    return subprocess.run(["git", "-C", str(repo), *args], env=env, check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 @pytest.fixture
@@ -51,8 +53,10 @@ def world(tmp_path):
         # No host git configuration: identity and defaults come from here.
         "GIT_CONFIG_NOSYSTEM": "1",
         "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
-        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
     }
     repo = tmp_path / "repo"
     (repo / ".ci").mkdir(parents=True)
@@ -68,8 +72,13 @@ def world(tmp_path):
 
 
 def fresh_check(world, *args, **env):
-    return subprocess.run(["bash", str(SCRIPT), "--source", str(world["repo"]), *args],
-                          env={**world["env"], **env}, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        ["bash", str(SCRIPT), "--source", str(world["repo"]), *args],
+        env={**world["env"], **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def recorded(world, name):
@@ -110,11 +119,14 @@ def test_the_exit_status_of_ci_run_is_the_exit_status(world):
     assert "exit 3" in result.stdout and result.stdout.endswith("1 fails locally.\n")
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--ref", "no-such-branch"], "no commit 'no-such-branch' in"),
-    (["--ref", "--upload-pack=x"], "--ref must name a branch, tag or commit"),
-    (["--bogus"], "unknown argument '--bogus'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--ref", "no-such-branch"], "no commit 'no-such-branch' in"),
+        (["--ref", "--upload-pack=x"], "--ref must name a branch, tag or commit"),
+        (["--bogus"], "unknown argument '--bogus'"),
+    ],
+)
 def test_bad_arguments_are_one_line(world, args, message):
     result = fresh_check(world, *args)
     assert result.returncode == 2

@@ -1,4 +1,5 @@
 """Write files so that a crash or a bad input never leaves a half-written result."""
+
 from __future__ import annotations
 
 import os

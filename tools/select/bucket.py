@@ -1,4 +1,5 @@
 """Stage 3 glue: memory + capabilities (+ stage-1 record) -> verdicts -> config YAML."""
+
 from __future__ import annotations
 
 import json
@@ -7,7 +8,7 @@ from pathlib import Path
 from typing import Mapping
 
 from . import embeddings as emb
-from . import generation
+from . import generation, yamlio
 from .atomic import write_text
 from .capabilities import CapabilityTable
 from .configgen import build_config
@@ -15,21 +16,31 @@ from .engines import Context, DecisionEngine
 from .facts import UnitFacts, gather
 from .rules import Verdict
 from .store import Memory
-from . import yamlio
 
 
-def context(memory: Memory, caps: CapabilityTable, out_features: Mapping[str, str],
-            prior: Mapping[str, Verdict] | None = None, prior_tests: Mapping[str, str] | None = None,
-            extra_variants: list[str] = (), embedder: emb.Embedder | None = None) -> Context:
+def context(
+    memory: Memory,
+    caps: CapabilityTable,
+    out_features: Mapping[str, str],
+    prior: Mapping[str, Verdict] | None = None,
+    prior_tests: Mapping[str, str] | None = None,
+    extra_variants: list[str] = (),
+    embedder: emb.Embedder | None = None,
+) -> Context:
     vectors = {test_id: emb.from_blob(blob) for test_id, blob in memory.embedding_rows()}
     names = [v.variant for v in memory.variants()] + list(extra_variants)
     variants = emb.variant_vectors(memory, names, embedder if extra_variants else None)
     return Context(caps, dict(out_features), vectors, variants, dict(prior or {}), dict(prior_tests or {}))
 
 
-def run(memory: Memory, caps: CapabilityTable, engine: DecisionEngine, out_features: Mapping[str, str],
-        classes: dict[str, set[str]] | None = None, view: "generation.DeviceView | None" = None,
-        ) -> tuple[list[UnitFacts], dict[str, Verdict]]:
+def run(
+    memory: Memory,
+    caps: CapabilityTable,
+    engine: DecisionEngine,
+    out_features: Mapping[str, str],
+    classes: dict[str, set[str]] | None = None,
+    view: "generation.DeviceView | None" = None,
+) -> tuple[list[UnitFacts], dict[str, Verdict]]:
     """Facts -> engine verdicts -> (with a device view) only what the plugin will generate."""
     units = gather(memory, classes)
     verdicts = engine.decide(units, context(memory, caps, out_features))
@@ -50,14 +61,28 @@ def load_decisions(path: str | Path) -> tuple[dict[str, Verdict], dict[str, str]
     return verdicts, tests
 
 
-def write_config(path: str | Path, units: list[UnitFacts], verdicts: Mapping[str, Verdict], caps: CapabilityTable,
-                 backend: str | None, engine: str, header: str = "") -> Path:
+def write_config(
+    path: str | Path,
+    units: list[UnitFacts],
+    verdicts: Mapping[str, Verdict],
+    caps: CapabilityTable,
+    backend: str | None,
+    engine: str,
+    header: str = "",
+) -> Path:
     return yamlio.write(path, build_config(units, verdicts, caps.device, backend, engine, header))
 
 
-def write_checked(path: str | Path, units: list[UnitFacts], verdicts: dict[str, Verdict], caps: CapabilityTable,
-                  backend: str | None, engine: str, view: "generation.DeviceView", header: str = "",
-                  ) -> tuple[dict[str, Verdict], generation.Check]:
+def write_checked(
+    path: str | Path,
+    units: list[UnitFacts],
+    verdicts: dict[str, Verdict],
+    caps: CapabilityTable,
+    backend: str | None,
+    engine: str,
+    view: "generation.DeviceView",
+    header: str = "",
+) -> tuple[dict[str, Verdict], generation.Check]:
     """Write, load it back through the plugin, and demote any mandatory unit that still yields no
     test (then write again): what is left mandatory is what the plugin runs on the device."""
     write_config(path, units, verdicts, caps, backend, engine, header)
@@ -66,9 +91,13 @@ def write_checked(path: str | Path, units: list[UnitFacts], verdicts: dict[str, 
         verdicts = dict(verdicts)
         for unit_id in check.silent_units:
             old = verdicts[unit_id]
-            verdicts[unit_id] = Verdict("skip", f"the plugin generates no test of it on {caps.device} from this "
-                                        f"config (no entry selects a variant it generates); was: {old.short_reason}",
-                                        source=old.source, evidence=old.evidence)
+            verdicts[unit_id] = Verdict(
+                "skip",
+                f"the plugin generates no test of it on {caps.device} from this "
+                f"config (no entry selects a variant it generates); was: {old.short_reason}",
+                source=old.source,
+                evidence=old.evidence,
+            )
         write_config(path, units, verdicts, caps, backend, engine, header)
         again = generation.verify(path, units, verdicts, view)
         check = generation.Check(check.silent_units + again.silent_units, again.silent_entries)

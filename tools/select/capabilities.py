@@ -10,6 +10,7 @@ Accepted shapes (all normalised to :class:`CapabilityTable`)::
      "features": {"autograd": false, ...}, "device": "spyre"}
     {"add": ["float32", "float16"], "mul.Tensor": {"float32": {"atol": 1e-3}}}   # bare op map
 """
+
 from __future__ import annotations
 
 import importlib
@@ -22,17 +23,27 @@ from .errors import SelectError
 
 # The minimal kernel set without which no privateuse1 tensor exists at all (PyTorch's
 # accelerator docs); a backend that loads has them, listed in its table or not.
-HARNESS_OPS = frozenset({
-    "empty", "empty_strided", "as_strided", "view", "_reshape_alias", "resize_", "_copy_from",
-    "_copy_from_and_resize", "_local_scalar_dense", "set_",
-})
+HARNESS_OPS = frozenset(
+    {
+        "empty",
+        "empty_strided",
+        "as_strided",
+        "view",
+        "_reshape_alias",
+        "resize_",
+        "_copy_from",
+        "_copy_from_and_resize",
+        "_local_scalar_dense",
+        "set_",
+    }
+)
 
 
 def normalise_op(name: str) -> str:
     """``aten::add.Tensor`` / ``aten.add.Tensor`` / ``add.Tensor`` -> ``add.Tensor``."""
     for prefix in ("aten::", "aten."):
         if name.startswith(prefix):
-            return name[len(prefix):]
+            return name[len(prefix) :]
     return name
 
 
@@ -45,10 +56,10 @@ def packet(name: str) -> str:
 class OpCapability:
     dtypes: frozenset[str]
     precision: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
-    internal_precision: str = "exact"      # e.g. "float16": computed through a narrower type
-    layout: str = "any"                    # "contiguous": refuses strided inputs
-    group: str = ""                        # the table entry it came from
-    storage_dtypes: frozenset[str] = frozenset()   # held/moved/filled, not computed in
+    internal_precision: str = "exact"  # e.g. "float16": computed through a narrower type
+    layout: str = "any"  # "contiguous": refuses strided inputs
+    group: str = ""  # the table entry it came from
+    storage_dtypes: frozenset[str] = frozenset()  # held/moved/filled, not computed in
 
 
 @dataclass(frozen=True)
@@ -89,9 +100,13 @@ class CapabilityTable:
             "device": self.device,
             "features": dict(self.features),
             "ops": {
-                name: {"dtypes": sorted(cap.dtypes), "precision": {k: dict(v) for k, v in cap.precision.items()},
-                       "internal_precision": cap.internal_precision, "layout": cap.layout,
-                       "storage_dtypes": sorted(cap.storage_dtypes)}
+                name: {
+                    "dtypes": sorted(cap.dtypes),
+                    "precision": {k: dict(v) for k, v in cap.precision.items()},
+                    "internal_precision": cap.internal_precision,
+                    "layout": cap.layout,
+                    "storage_dtypes": sorted(cap.storage_dtypes),
+                }
                 for name, cap in sorted(self.ops.items())
             },
         }
@@ -99,7 +114,7 @@ class CapabilityTable:
 
 def _dtype_name(value: Any) -> str:
     text = str(value)
-    return text[len("torch."):] if text.startswith("torch.") else text
+    return text[len("torch.") :] if text.startswith("torch.") else text
 
 
 def _op_capability(op: str, value: Any) -> OpCapability:
@@ -111,15 +126,25 @@ def _op_capability(op: str, value: Any) -> OpCapability:
             raw_precision = value.get("precision")
             internal = raw_precision if isinstance(raw_precision, str) else "exact"
             precision = dict(raw_precision) if isinstance(raw_precision, Mapping) else {}
-            extra = dict(internal_precision=internal, layout=str(value.get("layout", "any")), group=op,
-                         storage_dtypes=frozenset(_dtype_name(d) for d in value.get("storage_dtypes") or ()))
+            extra = dict(
+                internal_precision=internal,
+                layout=str(value.get("layout", "any")),
+                group=op,
+                storage_dtypes=frozenset(_dtype_name(d) for d in value.get("storage_dtypes") or ()),
+            )
             if isinstance(inner, Mapping):  # dtype -> precision
                 precision.update({_dtype_name(k): dict(v or {}) for k, v in inner.items()})
                 return OpCapability(frozenset(_dtype_name(d) for d in inner), precision, **extra)
-            return OpCapability(frozenset(_dtype_name(d) for d in inner),
-                                {_dtype_name(k): dict(v) for k, v in precision.items()}, **extra)
-        return OpCapability(frozenset(_dtype_name(d) for d in value),
-                            {_dtype_name(k): dict(v or {}) for k, v in value.items()}, group=op)
+            return OpCapability(
+                frozenset(_dtype_name(d) for d in inner),
+                {_dtype_name(k): dict(v) for k, v in precision.items()},
+                **extra,
+            )
+        return OpCapability(
+            frozenset(_dtype_name(d) for d in value),
+            {_dtype_name(k): dict(v or {}) for k, v in value.items()},
+            group=op,
+        )
     raise SelectError(f"capabilities: op {op!r} has {type(value).__name__}, expected a dtype list or mapping")
 
 
@@ -148,7 +173,9 @@ def from_mapping(data: Any, source: str = "<dict>") -> CapabilityTable:
     features = data.get("features") or {}
     if not isinstance(features, Mapping):
         raise SelectError(f"{source}: 'features' must be a mapping of name -> bool")
-    return CapabilityTable(str(data.get("device", "privateuse1")), ops, {str(k): bool(v) for k, v in features.items()})
+    return CapabilityTable(
+        str(data.get("device", "privateuse1")), ops, {str(k): bool(v) for k, v in features.items()}
+    )
 
 
 def from_file(path: str | Path) -> CapabilityTable:
@@ -164,6 +191,7 @@ def from_file(path: str | Path) -> CapabilityTable:
             raise SelectError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from exc
     else:
         from ruamel.yaml import YAML, YAMLError
+
         try:
             data = YAML(typ="safe").load(text)
         except YAMLError as exc:
@@ -178,12 +206,15 @@ def from_backend(module: str = "torch_spyre") -> CapabilityTable:
     try:
         mod = importlib.import_module(module)
     except ImportError as exc:
-        raise SelectError(f"backend module {module!r} is not importable ({exc}); pass --capabilities FILE") from exc
+        raise SelectError(
+            f"backend module {module!r} is not importable ({exc}); pass --capabilities FILE"
+        ) from exc
     if not hasattr(mod, "capabilities"):
         raise SelectError(f"backend module {module!r} has no capabilities(); pass --capabilities FILE")
     table = from_mapping(mod.capabilities(), f"{module}.capabilities()")
     if table.device == "privateuse1":
         import torch
+
         table = CapabilityTable(torch._C._get_privateuse1_backend_name(), table.ops, table.features)
     return table
 

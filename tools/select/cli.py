@@ -3,6 +3,7 @@
 Under ``bazel run`` relative paths are resolved against the workspace (BUILD_WORKSPACE_DIRECTORY).
 Every user error is one line on stderr and exit code 2; nothing is half-written.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,9 @@ def resolve(path: str | None) -> Path | None:
 
 
 def default_db() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or (str(Path.home() / ".cache") if os.environ.get("HOME") else None)
+    base = os.environ.get("XDG_CACHE_HOME") or (
+        str(Path.home() / ".cache") if os.environ.get("HOME") else None
+    )
     return str(Path(base) / "oot-ci" / "select" / "memory.db") if base else ".select-memory.db"
 
 
@@ -37,6 +40,7 @@ def default_db() -> str:
 
 def _roots(args) -> list:
     from tools.select.memory import SourceRoot
+
     roots = [SourceRoot("${REPO_ROOT}", resolve(args.repo_root) or workspace(), args.suites)]
     if args.upstream_root:
         upstream = resolve(args.upstream_root)
@@ -48,11 +52,13 @@ def _roots(args) -> list:
 
 def _caps(args):
     from tools.select import capabilities
+
     return capabilities.load(args.capabilities)
 
 
 def _scope_out(args, caps) -> dict[str, str]:
     from tools.select import scope
+
     spec = scope.load_scope(resolve(args.scope)) if args.scope else scope.ScopeSpec()
     return scope.out_features(spec, caps)
 
@@ -61,6 +67,7 @@ def _classes(args):
     if not getattr(args, "scope_record", None):
         return None
     from tools.select import scope, yamlio
+
     return scope.chosen_classes(yamlio.load(resolve(args.scope_record)))
 
 
@@ -69,13 +76,16 @@ def _engine(args):
         if not args.llm_url or not args.llm_model:
             raise SelectError("--engine llm needs --llm-url and --llm-model")
         from tools.select.llm import LLMEngine
+
         return LLMEngine(args.llm_url, args.llm_model, args.llm_key_env)
     from tools.select.engines import DeterministicEngine
+
     return DeterministicEngine()
 
 
 def _memory(args):
     from tools.select.store import Memory
+
     path = resolve(args.db)
     if args.command != "memory" and not path.exists():
         raise SelectError(f"--db {path}: no memory yet; run `select memory` first")
@@ -88,10 +98,13 @@ def _memory(args):
 def cmd_scope(args) -> int:
     from tools.select import scope, yamlio
     from tools.select.symbols import parse_file
+
     caps = _caps(args)
     spec = scope.load_scope(resolve(args.scope)) if args.scope else scope.ScopeSpec()
     out = scope.out_features(spec, caps)
-    choices = [scope.decide_file(parse_file(p, rel), spec, out) for root in _roots(args) for rel, p in root.files()]
+    choices = [
+        scope.decide_file(parse_file(p, rel), spec, out) for root in _roots(args) for rel, p in root.files()
+    ]
     yamlio.write(resolve(args.out), scope.record(choices, spec, caps, out))
     kept = sum(c.analyse for c in choices)
     print(f"stage 1: {kept} of {len(choices)} files chosen for analysis; record in {args.out}")
@@ -102,6 +115,7 @@ def _trace_plan(args):
     """What the device needs traced: its table (default backend:torch_spyre; without one, each
     unit is traced at one dtype) and the features out of scope (scope file or stage-1 record)."""
     from tools.select.memory import TracePlan
+
     caps = None
     try:
         caps = _caps(args)
@@ -112,6 +126,7 @@ def _trace_plan(args):
     out = {}
     if args.scope_record:
         from tools.select import yamlio
+
         out = dict(yamlio.load(resolve(args.scope_record))["selection"].get("features_out") or {})
     elif caps is not None:
         out = _scope_out(args, caps)
@@ -120,11 +135,18 @@ def _trace_plan(args):
 
 def cmd_memory(args) -> int:
     from tools.select.memory import MemoryBuilder
+
     plan = _trace_plan(args)
     with _memory(args) as memory:
         only = set(_classes(args) or {}) or None
-        stats = MemoryBuilder(memory, trace=not args.no_trace, progress=not args.no_progress,
-                              trace_timeout=args.trace_timeout, jobs=args.jobs, plan=plan).build(_roots(args), only)
+        stats = MemoryBuilder(
+            memory,
+            trace=not args.no_trace,
+            progress=not args.no_progress,
+            trace_timeout=args.trace_timeout,
+            jobs=args.jobs,
+            plan=plan,
+        ).build(_roots(args), only)
         print(f"stage 2: {stats.line()}")
         print("memory: " + ", ".join(f"{k} {v}" for k, v in memory.counts().items()))
     return 0
@@ -132,29 +154,43 @@ def cmd_memory(args) -> int:
 
 def cmd_bucket(args) -> int:
     from tools.select import bucket, generation
+
     caps = _caps(args)
     view = generation.device_view(caps, [resolve(c) for c in args.base_config])
     with _memory(args) as memory:
-        units, verdicts = bucket.run(memory, caps, _engine(args), _scope_out(args, caps), _classes(args), view)
+        units, verdicts = bucket.run(
+            memory, caps, _engine(args), _scope_out(args, caps), _classes(args), view
+        )
     if not units:
         raise SelectError("the memory holds no test units; run `select memory` over some suites first")
-    verdicts, check = bucket.write_checked(resolve(args.out), units, verdicts, caps, args.backend, args.engine, view)
+    verdicts, check = bucket.write_checked(
+        resolve(args.out), units, verdicts, caps, args.backend, args.engine, view
+    )
     for where in check.silent_entries:
-        print(f"select: warning: {where}: mandatory_success entry selects no test on {caps.device}", file=sys.stderr)
+        print(
+            f"select: warning: {where}: mandatory_success entry selects no test on {caps.device}",
+            file=sys.stderr,
+        )
     if args.decisions_out:
         bucket.save_decisions(resolve(args.decisions_out), units, verdicts)
     modes = {}
     for v in verdicts.values():
         modes[v.mode] = modes.get(v.mode, 0) + 1
-    print(f"stage 3: {len(units)} units -> " + ", ".join(f"{n} {m}" for m, n in sorted(modes.items()))
-          + f"; config {args.out}")
-    print(f"plugin check: every mandatory_success unit yields a test on {caps.device}"
-          + (f" ({len(check.silent_units)} that would not were made skip)" if check.silent_units else ""))
+    print(
+        f"stage 3: {len(units)} units -> "
+        + ", ".join(f"{n} {m}" for m, n in sorted(modes.items()))
+        + f"; config {args.out}"
+    )
+    print(
+        f"plugin check: every mandatory_success unit yields a test on {caps.device}"
+        + (f" ({len(check.silent_units)} that would not were made skip)" if check.silent_units else "")
+    )
     return 0
 
 
 def cmd_refine(args) -> int:
     from tools.select import refine, results
+
     cases = []
     for junit in args.junit:
         cases.extend(results.read_junit(resolve(junit)))
@@ -168,35 +204,68 @@ def cmd_refine(args) -> int:
         sys.stdout.write(diff)
     if args.diff_out:
         from tools.select.atomic import write_text
+
         write_text(resolve(args.diff_out), "".join(outcome.diffs.values()))
     if args.write:
         outcome.write()
     failures = sum(c.failure is not None for c in cases)
-    print(f"stage 4: {len(cases)} results, {failures} failures -> {len(outcome.proposals)} proposals ("
-          + ", ".join(f"{n} {m}" for m, n in sorted(kinds.items())) + f"), {len(outcome.unmatched)} unmatched"
-          + ("; configs written" if args.write else "; review the diff, rerun with --write to apply"), file=sys.stderr)
+    print(
+        f"stage 4: {len(cases)} results, {failures} failures -> {len(outcome.proposals)} proposals ("
+        + ", ".join(f"{n} {m}" for m, n in sorted(kinds.items()))
+        + f"), {len(outcome.unmatched)} unmatched"
+        + ("; configs written" if args.write else "; review the diff, rerun with --write to apply"),
+        file=sys.stderr,
+    )
     return 0
 
 
 def cmd_delta(args) -> int:
     from tools.select import bucket, deltarun, wheel
+
     caps = _caps(args)
-    new_internal = resolve(args.new_internal) if args.new_internal else \
-        wheel.internal_for(args.version, resolve(args.wheel_cache) if args.wheel_cache else None)
+    new_internal = (
+        resolve(args.new_internal)
+        if args.new_internal
+        else wheel.internal_for(args.version, resolve(args.wheel_cache) if args.wheel_cache else None)
+    )
     prior = bucket.load_decisions(resolve(args.prior))[0] if args.prior else None
     with _memory(args) as memory:
-        result = deltarun.run(memory, caps, _engine(args), _scope_out(args, caps), new_internal, args.version,
-                              prior, _classes(args))
+        result = deltarun.run(
+            memory,
+            caps,
+            _engine(args),
+            _scope_out(args, caps),
+            new_internal,
+            args.version,
+            prior,
+            _classes(args),
+        )
     print(result.report())
     if args.out:
         units = [u for u in result.delta_units]
-        bucket.write_config(resolve(args.out), units, {u.unit_id: result.verdicts[u.unit_id] for u in units}, caps,
-                            args.backend, args.engine, header=f"Delta {args.version}: only re-evaluated units.")
+        bucket.write_config(
+            resolve(args.out),
+            units,
+            {u.unit_id: result.verdicts[u.unit_id] for u in units},
+            caps,
+            args.backend,
+            args.engine,
+            header=f"Delta {args.version}: only re-evaluated units.",
+        )
     if args.decisions_out:
         from tools.select.atomic import write_text
-        write_text(resolve(args.decisions_out), json.dumps(
-            {uid: {"mode": v.mode, "why": result.plan.affected.get(uid, "unchanged")} for uid, v in sorted(result.verdicts.items())},
-            indent=1) + "\n")
+
+        write_text(
+            resolve(args.decisions_out),
+            json.dumps(
+                {
+                    uid: {"mode": v.mode, "why": result.plan.affected.get(uid, "unchanged")}
+                    for uid, v in sorted(result.verdicts.items())
+                },
+                indent=1,
+            )
+            + "\n",
+        )
     return 1 if result.unchanged_mismatch else 0
 
 
@@ -205,8 +274,11 @@ def cmd_query(args) -> int:
         users = memory.tests_using(args.op)
         if not users:
             ops = memory.counts()["op_index"]
-            print(f"select: {args.op}: no traced test runs this op ({ops} op uses indexed; "
-                  "spell it add, add.Tensor or aten::add)", file=sys.stderr)
+            print(
+                f"select: {args.op}: no traced test runs this op ({ops} op uses indexed; "
+                "spell it add, add.Tensor or aten::add)",
+                file=sys.stderr,
+            )
             return 1
         for test_id, variant in users:
             print(f"{test_id}[{variant}]" if variant else test_id)
@@ -220,26 +292,48 @@ def _common(p: argparse.ArgumentParser, db=True, caps=False, roots=False, engine
     if db:
         p.add_argument("--db", default=default_db(), help="SQLite memory file (default: %(default)s)")
     if caps:
-        p.add_argument("--capabilities", metavar="SRC",
-                       help="capability table: a JSON/YAML file, or backend:MODULE (default: backend:torch_spyre)")
+        p.add_argument(
+            "--capabilities",
+            metavar="SRC",
+            help="capability table: a JSON/YAML file, or backend:MODULE (default: backend:torch_spyre)",
+        )
         p.add_argument("--scope", metavar="YAML", help="scope file with features in/out (see README)")
-        p.add_argument("--scope-record", metavar="YAML", help="stage-1 record: restrict to its chosen classes")
+        p.add_argument(
+            "--scope-record", metavar="YAML", help="stage-1 record: restrict to its chosen classes"
+        )
     if roots:
         p.add_argument("--repo-root", metavar="DIR", help="repository root (default: the workspace)")
-        p.add_argument("--suites", default="testing/suites/test_*.py", help="glob of in-tree suites (default: %(default)s)")
+        p.add_argument(
+            "--suites",
+            default="testing/suites/test_*.py",
+            help="glob of in-tree suites (default: %(default)s)",
+        )
         p.add_argument("--upstream-root", metavar="DIR", help="a PyTorch checkout whose test/ is indexed too")
     if engine:
-        p.add_argument("--engine", choices=("deterministic", "llm"), default="deterministic",
-                       help="decision engine for ties (default: %(default)s)")
+        p.add_argument(
+            "--engine",
+            choices=("deterministic", "llm"),
+            default="deterministic",
+            help="decision engine for ties (default: %(default)s)",
+        )
         p.add_argument("--llm-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
         p.add_argument("--llm-model", help="model name sent to the endpoint")
-        p.add_argument("--llm-key-env", default="OPENAI_API_KEY", help="env var holding the API key (optional)")
-        p.add_argument("--backend", default="torch_spyre", help="backend module written into the config (default: %(default)s)")
+        p.add_argument(
+            "--llm-key-env", default="OPENAI_API_KEY", help="env var holding the API key (optional)"
+        )
+        p.add_argument(
+            "--backend",
+            default="torch_spyre",
+            help="backend module written into the config (default: %(default)s)",
+        )
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="select", description="Test selection for a privateuse1 backend: "
-                                  "scope -> memory -> bucket -> refine, plus the delta between PyTorch versions.")
+    top = argparse.ArgumentParser(
+        prog="select",
+        description="Test selection for a privateuse1 backend: "
+        "scope -> memory -> bucket -> refine, plus the delta between PyTorch versions.",
+    )
     sub = top.add_subparsers(dest="command", required=True, metavar="STAGE")
 
     p = sub.add_parser("scope", help="stage 1: choose files and classes from capabilities + scope file")
@@ -249,32 +343,57 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("memory", help="stage 2: build/update the repository memory (incremental)")
     _common(p, roots=True)
-    p.add_argument("--scope-record", metavar="YAML",
-                   help="index only the files a stage-1 record chose; its out-of-scope features are not traced")
-    p.add_argument("--capabilities", metavar="SRC",
-                   help="device table: units are traced at every dtype the device runs them in "
-                        "(default: backend:torch_spyre when importable, else one dtype per unit)")
-    p.add_argument("--scope", metavar="YAML", help="scope file: tests using out-of-scope features are not traced")
-    p.add_argument("--no-trace", action="store_true", help="skip the traced CPU execution (symbols+embeddings only)")
+    p.add_argument(
+        "--scope-record",
+        metavar="YAML",
+        help="index only the files a stage-1 record chose; its out-of-scope features are not traced",
+    )
+    p.add_argument(
+        "--capabilities",
+        metavar="SRC",
+        help="device table: units are traced at every dtype the device runs them in "
+        "(default: backend:torch_spyre when importable, else one dtype per unit)",
+    )
+    p.add_argument(
+        "--scope", metavar="YAML", help="scope file: tests using out-of-scope features are not traced"
+    )
+    p.add_argument(
+        "--no-trace", action="store_true", help="skip the traced CPU execution (symbols+embeddings only)"
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.add_argument("--trace-timeout", type=float, default=60.0, help="seconds per traced test (default: %(default)s)")
-    p.add_argument("--jobs", type=int, default=2, help="parallel trace workers per file (default: %(default)s)")
+    p.add_argument(
+        "--trace-timeout", type=float, default=60.0, help="seconds per traced test (default: %(default)s)"
+    )
+    p.add_argument(
+        "--jobs", type=int, default=2, help="parallel trace workers per file (default: %(default)s)"
+    )
     p.set_defaults(func=cmd_memory)
 
     p = sub.add_parser("bucket", help="stage 3: bucket every unit, write a config with rationale comments")
     _common(p, caps=True, engine=True)
     p.add_argument("--out", required=True, help="config YAML to write")
-    p.add_argument("--decisions-out", metavar="JSON", help="also write the decisions (input for `delta --prior`)")
-    p.add_argument("--base-config", action="append", default=[], metavar="YAML",
-                   help="config the generated one will run with, e.g. configs/spyre/device.yaml (repeatable): "
-                        "its supported ops/dtypes decide what the plugin generates")
+    p.add_argument(
+        "--decisions-out", metavar="JSON", help="also write the decisions (input for `delta --prior`)"
+    )
+    p.add_argument(
+        "--base-config",
+        action="append",
+        default=[],
+        metavar="YAML",
+        help="config the generated one will run with, e.g. configs/spyre/device.yaml (repeatable): "
+        "its supported ops/dtypes decide what the plugin generates",
+    )
     p.set_defaults(func=cmd_bucket)
 
     p = sub.add_parser("refine", help="stage 4: propose config changes from a run's JUnit XML and logs")
     p.add_argument("--config", action="append", required=True, help="config YAML (repeatable)")
     p.add_argument("--junit", action="append", required=True, help="JUnit XML of the run (repeatable)")
-    p.add_argument("--log", action="append", default=[], help="run log to mine for failure details (repeatable)")
-    p.add_argument("--max-tolerance", type=float, default=0.1, help="largest atol/rtol proposed (default: %(default)s)")
+    p.add_argument(
+        "--log", action="append", default=[], help="run log to mine for failure details (repeatable)"
+    )
+    p.add_argument(
+        "--max-tolerance", type=float, default=0.1, help="largest atol/rtol proposed (default: %(default)s)"
+    )
     p.add_argument("--diff-out", help="also write the unified diff here")
     p.add_argument("--write", action="store_true", help="apply the changes to the configs")
     p.set_defaults(func=cmd_refine)
@@ -282,7 +401,9 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("delta", help="re-evaluate only what changed between the installed torch and VERSION")
     _common(p, caps=True, engine=True)
     p.add_argument("--version", default="2.14.1", help="the newer torch (default: %(default)s)")
-    p.add_argument("--wheel-cache", help="where the wheel is cached (default: $XDG_CACHE_HOME/oot-ci/torch-wheels)")
+    p.add_argument(
+        "--wheel-cache", help="where the wheel is cached (default: $XDG_CACHE_HOME/oot-ci/torch-wheels)"
+    )
     p.add_argument("--new-internal", help="an extracted torch/testing/_internal of VERSION (skips the wheel)")
     p.add_argument("--prior", help="decisions JSON of the current version (default: decide now)")
     p.add_argument("--out", help="config YAML holding only the re-evaluated units")
@@ -300,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         code = args.func(args)
-        sys.stdout.flush()   # a closed pipe surfaces here, inside the handler below
+        sys.stdout.flush()  # a closed pipe surfaces here, inside the handler below
         return code
     except SelectError as exc:
         print(f"select: error: {exc}", file=sys.stderr)

@@ -7,6 +7,7 @@ DecorateInfo skips/xfails/tolerances for the unit's class and test, and other fl
 Changes confined to CUDA/ROCm/XPU/MPS fields are ignored. Test sources are compared by
 content hash when two memories (old and new upstream checkouts) are given.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -17,17 +18,25 @@ from . import opinfo_index as oi
 from .facts import UnitFacts
 
 PU1_DEVICE_TYPES = ("privateuse1",)
-AUTOGRAD_FIELD_PREFIXES = ("supports_forward_ad", "supports_fwgrad_bwgrad", "supports_inplace_autograd",
-                           "supports_gradgrad", "check_batched_", "gradcheck_", "backward_dtypes",
-                           "check_inplace_batched_forward_grad", "supports_autograd")
+AUTOGRAD_FIELD_PREFIXES = (
+    "supports_forward_ad",
+    "supports_fwgrad_bwgrad",
+    "supports_inplace_autograd",
+    "supports_gradgrad",
+    "check_batched_",
+    "gradcheck_",
+    "backward_dtypes",
+    "check_inplace_batched_forward_grad",
+    "supports_autograd",
+)
 IGNORED_FIELDS = oi.FOREIGN_DEVICE_FIELDS | {"dtypes", *oi.DECORATOR_FIELDS}
 
 
 @dataclass(frozen=True)
 class OpChange:
     name: str
-    status: str                                     # added | removed | changed
-    fields: frozenset[str] = frozenset()            # changed kwargs visible to the device
+    status: str  # added | removed | changed
+    fields: frozenset[str] = frozenset()  # changed kwargs visible to the device
     autograd_fields: frozenset[str] = frozenset()
     samples: bool = False
     dtypes_added: frozenset[str] = frozenset()
@@ -38,9 +47,16 @@ class OpChange:
 
     @property
     def foreign_only(self) -> bool:
-        return self.status == "changed" and not (self.fields or self.autograd_fields or self.samples or
-                                                  self.dtypes_added or self.dtypes_removed or self.dtypes_unknown or
-                                                  self.decorations_added or self.decorations_removed)
+        return self.status == "changed" and not (
+            self.fields
+            or self.autograd_fields
+            or self.samples
+            or self.dtypes_added
+            or self.dtypes_removed
+            or self.dtypes_unknown
+            or self.decorations_added
+            or self.decorations_removed
+        )
 
 
 def eval_dtypes(source: str | None) -> frozenset[str] | None:
@@ -50,6 +66,7 @@ def eval_dtypes(source: str | None) -> frozenset[str] | None:
         return frozenset()
     import torch
     from torch.testing._internal import common_dtype
+
     namespace = {"torch": torch, **{k: v for k, v in vars(common_dtype).items() if not k.startswith("__")}}
     try:
         value = eval(compile(source, "<dtypes>", "eval"), {"__builtins__": {}}, namespace)  # noqa: S307
@@ -69,8 +86,13 @@ def _dtype_diff(old: oi.OpDef, new: oi.OpDef) -> tuple[frozenset[str], frozenset
 
 def _relevant(decorations: tuple[oi.Decoration, ...]) -> tuple[oi.Decoration, ...]:
     """Decorations a privateuse1 device can ever see."""
-    return tuple(d for d in decorations if d.device_type is None or any(t in PU1_DEVICE_TYPES for t in d.device_type)
-                 or "<dynamic>" in d.device_type)
+    return tuple(
+        d
+        for d in decorations
+        if d.device_type is None
+        or any(t in PU1_DEVICE_TYPES for t in d.device_type)
+        or "<dynamic>" in d.device_type
+    )
 
 
 def diff_op(old: oi.OpDef | None, new: oi.OpDef | None) -> OpChange | None:
@@ -89,8 +111,18 @@ def diff_op(old: oi.OpDef | None, new: oi.OpDef | None) -> OpChange | None:
     samples = old.samples != new.samples or bool(changed & set(oi.SAMPLE_FIELDS))
     added, removed, unknown = _dtype_diff(old, new)
     old_dec, new_dec = set(_relevant(old.decorations)), set(_relevant(new.decorations))
-    return OpChange(old.full_name, "changed", frozenset(visible), frozenset(autograd), samples, added, removed,
-                    unknown, tuple(sorted(new_dec - old_dec, key=repr)), tuple(sorted(old_dec - new_dec, key=repr)))
+    return OpChange(
+        old.full_name,
+        "changed",
+        frozenset(visible),
+        frozenset(autograd),
+        samples,
+        added,
+        removed,
+        unknown,
+        tuple(sorted(new_dec - old_dec, key=repr)),
+        tuple(sorted(old_dec - new_dec, key=repr)),
+    )
 
 
 def diff_indexes(old: Mapping[str, oi.OpDef], new: Mapping[str, oi.OpDef]) -> dict[str, OpChange]:
@@ -107,11 +139,14 @@ def _lookup(changes: Mapping[str, OpChange], variant: str) -> OpChange | None:
 
 
 def _applies(decorations: tuple[oi.Decoration, ...], unit: UnitFacts, device: str) -> list[oi.Decoration]:
-    return [d for d in decorations if d.applies_to(unit.cls, unit.test, (*PU1_DEVICE_TYPES, device, "<dynamic>"))]
+    return [
+        d for d in decorations if d.applies_to(unit.cls, unit.test, (*PU1_DEVICE_TYPES, device, "<dynamic>"))
+    ]
 
 
-def why_affected(unit: UnitFacts, changes: Mapping[str, OpChange], device: str,
-                 changed_tests: set[str] = frozenset()) -> str | None:
+def why_affected(
+    unit: UnitFacts, changes: Mapping[str, OpChange], device: str, changed_tests: set[str] = frozenset()
+) -> str | None:
     """Why this unit must be re-evaluated under the new version, or None if it need not be."""
     if unit.test_id in changed_tests:
         return "test source changed"
@@ -130,8 +165,11 @@ def why_affected(unit: UnitFacts, changes: Mapping[str, OpChange], device: str,
     if change.autograd_fields and "autograd" in unit.features:
         reasons.append("autograd fields changed: " + ", ".join(sorted(change.autograd_fields)))
     if change.dtypes_unknown or change.dtypes_added or change.dtypes_removed:
-        reasons.append("dtypes changed" + (f" (+{','.join(sorted(change.dtypes_added))})" if change.dtypes_added else "")
-                       + (f" (-{','.join(sorted(change.dtypes_removed))})" if change.dtypes_removed else ""))
+        reasons.append(
+            "dtypes changed"
+            + (f" (+{','.join(sorted(change.dtypes_added))})" if change.dtypes_added else "")
+            + (f" (-{','.join(sorted(change.dtypes_removed))})" if change.dtypes_removed else "")
+        )
     added = _applies(change.decorations_added, unit, device)
     removed = _applies(change.decorations_removed, unit, device)
     if added or removed:
@@ -160,7 +198,11 @@ def overlay(unit: UnitFacts, changes: Mapping[str, OpChange], device: str, versi
     removed = [d for d in _applies(change.decorations_removed, unit, device) if d.kind in ("xfail", "skip")]
     if removed and status in ("xfailed", "skipped"):
         status, error = None, f"{version} removes {removed[0].action}"
-    dtypes = tuple(sorted((set(unit.dtypes) | change.dtypes_added) - change.dtypes_removed)) if unit.dtypes else unit.dtypes
+    dtypes = (
+        tuple(sorted((set(unit.dtypes) | change.dtypes_added) - change.dtypes_removed))
+        if unit.dtypes
+        else unit.dtypes
+    )
     return replace(unit, status=status, error=error, dtypes=dtypes, device=_device_dtypes(unit, dtypes))
 
 
@@ -179,18 +221,26 @@ def _device_dtypes(unit: UnitFacts, dtypes: tuple[str, ...]) -> tuple:
 class DeltaPlan:
     version: str
     changes: dict[str, OpChange]
-    affected: dict[str, str] = field(default_factory=dict)    # unit_id -> why
-    added: list[UnitFacts] = field(default_factory=list)      # units the new version generates
-    removed: set[str] = field(default_factory=set)            # units it no longer generates
+    affected: dict[str, str] = field(default_factory=dict)  # unit_id -> why
+    added: list[UnitFacts] = field(default_factory=list)  # units the new version generates
+    removed: set[str] = field(default_factory=set)  # units it no longer generates
 
     def counts(self) -> dict[str, int]:
-        by_status = {s: sum(c.status == s for c in self.changes.values()) for s in ("added", "removed", "changed")}
+        by_status = {
+            s: sum(c.status == s for c in self.changes.values()) for s in ("added", "removed", "changed")
+        }
         by_status["foreign_only"] = sum(c.foreign_only for c in self.changes.values())
         return by_status
 
 
-def plan(units: list[UnitFacts], old_internal: Path, new_internal: Path, version: str, device: str,
-         changed_tests: set[str] = frozenset()) -> DeltaPlan:
+def plan(
+    units: list[UnitFacts],
+    old_internal: Path,
+    new_internal: Path,
+    version: str,
+    device: str,
+    changed_tests: set[str] = frozenset(),
+) -> DeltaPlan:
     changes = diff_indexes(oi.build_index(old_internal), oi.build_index(new_internal))
     result = DeltaPlan(version, changes)
     for unit in units:
@@ -217,7 +267,20 @@ def added_units(units: list[UnitFacts], changes: Mapping[str, OpChange], version
         if change.status != "added":
             continue
         for template in templates.values():
-            new.append(replace(template, unit_id=f"{template.test_id}[{name}]", variant=name, status=None, ops=(),
-                               kernel_ops=(), compare_ops=(), dtypes=(), error=f"OpInfo added in {version}; no trace yet",
-                               aten=None, device=(), traces=()))
+            new.append(
+                replace(
+                    template,
+                    unit_id=f"{template.test_id}[{name}]",
+                    variant=name,
+                    status=None,
+                    ops=(),
+                    kernel_ops=(),
+                    compare_ops=(),
+                    dtypes=(),
+                    error=f"OpInfo added in {version}; no trace yet",
+                    aten=None,
+                    device=(),
+                    traces=(),
+                )
+            )
     return new

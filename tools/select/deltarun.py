@@ -1,4 +1,5 @@
 """Run stage 3 on the delta only, and check it against a full run of the new version."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -23,11 +24,11 @@ def same(a: Verdict, b: Verdict) -> bool:
 @dataclass
 class DeltaResult:
     plan: dl.DeltaPlan
-    full_units: int                  # units of the new version
+    full_units: int  # units of the new version
     delta_units: list[UnitFacts]
-    verdicts: dict[str, Verdict]     # merged: prior for unchanged, fresh for the delta
+    verdicts: dict[str, Verdict]  # merged: prior for unchanged, fresh for the delta
     full_verdicts: dict[str, Verdict]
-    flipped: dict[str, tuple[str, str]]   # delta unit -> (old mode, new mode)
+    flipped: dict[str, tuple[str, str]]  # delta unit -> (old mode, new mode)
     unchanged_mismatch: list[str]
     delta_mismatch: list[str]
 
@@ -53,22 +54,35 @@ def annotate(unit_verdict: Verdict, why: str, version: str) -> Verdict:
     return replace(unit_verdict, rationale=f"{unit_verdict.rationale} [re-evaluated for {version}: {why}]")
 
 
-def run(memory: Memory, caps: CapabilityTable, engine: DecisionEngine, out_features: Mapping[str, str],
-        new_internal: Path, version: str, prior: Mapping[str, Verdict] | None = None,
-        classes: dict[str, set[str]] | None = None, changed_tests: set[str] = frozenset(),
-        old_internal: Path | None = None, embedder=None) -> DeltaResult:
+def run(
+    memory: Memory,
+    caps: CapabilityTable,
+    engine: DecisionEngine,
+    out_features: Mapping[str, str],
+    new_internal: Path,
+    version: str,
+    prior: Mapping[str, Verdict] | None = None,
+    classes: dict[str, set[str]] | None = None,
+    changed_tests: set[str] = frozenset(),
+    old_internal: Path | None = None,
+    embedder=None,
+) -> DeltaResult:
     old_units = gather(memory, classes)
-    plan = dl.plan(old_units, old_internal or oi.installed_internal(), new_internal, version, caps.device, changed_tests)
+    plan = dl.plan(
+        old_units, old_internal or oi.installed_internal(), new_internal, version, caps.device, changed_tests
+    )
     # ops the new version adds have no name embedding yet: embed them now (MiniLM, offline)
     added_names = sorted({u.variant for u in plan.added})
     if added_names and embedder is None:
         from .embeddings import MiniLMEmbedder
+
         embedder = MiniLMEmbedder()
     ctx = context(memory, caps, out_features, extra_variants=added_names, embedder=embedder)
     if prior is None:
         prior = engine.decide(old_units, ctx)
-    new_units = [dl.overlay(u, plan.changes, caps.device, version) for u in old_units
-                 if u.unit_id not in plan.removed] + plan.added
+    new_units = [
+        dl.overlay(u, plan.changes, caps.device, version) for u in old_units if u.unit_id not in plan.removed
+    ] + plan.added
     full = engine.decide(new_units, ctx)
     delta_units = [u for u in new_units if u.unit_id in plan.affected]
     unchanged = {u.unit_id: prior[u.unit_id] for u in new_units if u.unit_id not in plan.affected}
@@ -76,7 +90,18 @@ def run(memory: Memory, caps: CapabilityTable, engine: DecisionEngine, out_featu
     fresh = engine.decide(delta_units, replace(ctx, prior=unchanged, prior_tests=tests))
     fresh = {uid: annotate(v, plan.affected[uid], version) for uid, v in fresh.items()}
     merged = {**unchanged, **fresh}
-    flipped = {uid: (prior[uid].mode, v.mode) for uid, v in fresh.items() if uid in prior and prior[uid].mode != v.mode}
-    return DeltaResult(plan, len(new_units), delta_units, merged, full, flipped,
-                       sorted(uid for uid in unchanged if not same(unchanged[uid], full[uid])),
-                       sorted(uid for uid in fresh if not same(fresh[uid], full[uid])))
+    flipped = {
+        uid: (prior[uid].mode, v.mode)
+        for uid, v in fresh.items()
+        if uid in prior and prior[uid].mode != v.mode
+    }
+    return DeltaResult(
+        plan,
+        len(new_units),
+        delta_units,
+        merged,
+        full,
+        flipped,
+        sorted(uid for uid in unchanged if not same(unchanged[uid], full[uid])),
+        sorted(uid for uid in fresh if not same(fresh[uid], full[uid])),
+    )

@@ -6,6 +6,7 @@ again, and check that no mandatory_success test fails.
 
 Heavy (two full runs of the in-tree suites on spyre plus a memory build): manual only.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,12 +27,29 @@ def workspace() -> Path:
     return Path(os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd())
 
 
-def run_plugin(configs: list[Path], out: Path, timeout: float, targets: list[str], upstream: Path | None) -> dict:
+def run_plugin(
+    configs: list[Path], out: Path, timeout: float, targets: list[str], upstream: Path | None
+) -> dict:
     """The plugin over the target files; returns its JSON summary."""
     out.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "pytest", "-p", "testing.plugin", "-p", "no:cacheprovider", "-q",
-           "--rootdir", str(workspace()), "--oot-timeout", str(timeout),
-           "--junitxml", str(out / "junit.xml"), "--oot-summary", str(out / "summary.json")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "testing.plugin",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--rootdir",
+        str(workspace()),
+        "--oot-timeout",
+        str(timeout),
+        "--junitxml",
+        str(out / "junit.xml"),
+        "--oot-summary",
+        str(out / "summary.json"),
+    ]
     for config in configs:
         cmd += ["--config", str(config)]
     if upstream is not None:
@@ -50,8 +68,12 @@ def mandatory_failures(summary: dict) -> int:
 def units_without_test(units, verdicts, cases, device: str) -> list[str]:
     """Mandatory units none of whose device variants appears among the run's results."""
     ran = {(c.cls, c.variant) for c in cases}
-    return [u.unit_id for u in units if verdicts[u.unit_id].mode == "mandatory_success"
-            and not any((v.cls, v.name) in ran for v in generation.variants(u, device))]
+    return [
+        u.unit_id
+        for u in units
+        if verdicts[u.unit_id].mode == "mandatory_success"
+        and not any((v.cls, v.name) in ran for v in generation.variants(u, device))
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,8 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", help="where configs and results go (default: a temp dir)")
     parser.add_argument("--capabilities", default="backend:torch_spyre")
     parser.add_argument("--timeout", type=float, default=120.0, help="per-test timeout in the runs")
-    parser.add_argument("--upstream-root", help="a PyTorch checkout: run its --files instead of testing/suites")
-    parser.add_argument("--files", action="append", default=[], help="test files under --upstream-root (repeatable)")
+    parser.add_argument(
+        "--upstream-root", help="a PyTorch checkout: run its --files instead of testing/suites"
+    )
+    parser.add_argument(
+        "--files", action="append", default=[], help="test files under --upstream-root (repeatable)"
+    )
     args = parser.parse_args(argv)
     work = Path(args.workdir or tempfile.mkdtemp(prefix="select-e2e-"))
     caps = capabilities.load(args.capabilities)
@@ -71,15 +97,22 @@ def main(argv: list[str] | None = None) -> int:
         roots = [SourceRoot("${TORCH_ROOT}", upstream, f) for f in args.files]
         targets = [str(upstream / f) for f in args.files]
     else:
-        roots, targets = [SourceRoot("${REPO_ROOT}", workspace(), "testing/suites/test_*.py")], ["testing/suites"]
+        roots, targets = (
+            [SourceRoot("${REPO_ROOT}", workspace(), "testing/suites/test_*.py")],
+            ["testing/suites"],
+        )
     device = workspace() / "configs" / "spyre" / "device.yaml"
     view = generation.device_view(caps, [device])
     with Memory(args.db or work / "memory.db") as memory:
-        stats = MemoryBuilder(memory, progress=sys.stderr.isatty(), plan=TracePlan.for_device(caps, out)).build(roots)
+        stats = MemoryBuilder(
+            memory, progress=sys.stderr.isatty(), plan=TracePlan.for_device(caps, out)
+        ).build(roots)
         print(f"memory: {stats.line()}")
         units, verdicts = bucket.run(memory, caps, DeterministicEngine(), out, view=view)
     config = work / "spyre.generated.yaml"
-    verdicts, check = bucket.write_checked(config, units, verdicts, caps, "torch_spyre", "deterministic", view)
+    verdicts, check = bucket.write_checked(
+        config, units, verdicts, caps, "torch_spyre", "deterministic", view
+    )
     mandatory = sum(v.mode == "mandatory_success" for v in verdicts.values())
     first = run_plugin([device, config], work / "run1", args.timeout, targets, upstream)
     cases = results.read_junit(work / "run1" / "junit.xml")
@@ -87,11 +120,15 @@ def main(argv: list[str] | None = None) -> int:
     refinement = refine.refine([config], cases, source="run1/junit.xml")
     refinement.write()
     second = run_plugin([device, config], work / "run2", args.timeout, targets, upstream)
-    print(f"generated: {len(units)} units, {mandatory} mandatory_success "
-          f"({len(check.silent_units)} demoted by the plugin check); {len(silent)} mandatory units yield no test in run 1")
+    print(
+        f"generated: {len(units)} units, {mandatory} mandatory_success "
+        f"({len(check.silent_units)} demoted by the plugin check); {len(silent)} mandatory units yield no test in run 1"
+    )
     print(f"run 1: {first['counts']} ({mandatory_failures(first)} mandatory_success failures)")
-    print(f"refined once: {len(refinement.proposals)} proposals; run 2: {second['counts']} "
-          f"({mandatory_failures(second)} mandatory_success failures); files in {work}")
+    print(
+        f"refined once: {len(refinement.proposals)} proposals; run 2: {second['counts']} "
+        f"({mandatory_failures(second)} mandatory_success failures); files in {work}"
+    )
     (work / "silent_units.txt").write_text("".join(f"{u}\n" for u in silent))
     return 1 if mandatory_failures(second) or silent else 0
 

@@ -3,6 +3,7 @@
 The model is loaded from the package directory with the Hugging Face hub forced offline, so
 no network is ever tried. Vectors are L2-normalised float32, stored as bytes in SQLite.
 """
+
 from __future__ import annotations
 
 import os
@@ -47,19 +48,22 @@ class MiniLMEmbedder:
         if self._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            if not self._progress:   # the model loader draws its own bars ("Loading weights")
+            if not self._progress:  # the model loader draws its own bars ("Loading weights")
                 os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
                 from transformers.utils import logging as hf_logging
+
                 hf_logging.disable_progress_bar()
             from sentence_transformers import SentenceTransformer
+
             self._model = SentenceTransformer(model_path(), device="cpu")
         return self._model
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
-        vectors = self._load().encode(list(texts), batch_size=self._batch_size,
-                                      normalize_embeddings=True, show_progress_bar=False)
+        vectors = self._load().encode(
+            list(texts), batch_size=self._batch_size, normalize_embeddings=True, show_progress_bar=False
+        )
         return np.asarray(vectors, dtype=np.float32)
 
 
@@ -87,6 +91,7 @@ def variant_text(variant: str) -> str:
 
 def variant_hash(model: str, variant: str) -> str:
     import hashlib
+
     return hashlib.sha256(f"{model}\0variant\0{variant}".encode()).hexdigest()
 
 

@@ -3,6 +3,7 @@
 The deterministic engine (default) applies rules.py and breaks ties with the embedding
 neighbours of already-decided units. Other engines (llm.py) implement the same Protocol.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -24,11 +25,11 @@ NEIGHBOURS = 5
 class Context:
     caps: CapabilityTable
     out_features: Mapping[str, str]
-    vectors: Mapping[str, np.ndarray] = field(default_factory=dict)   # test_id -> embedding
+    vectors: Mapping[str, np.ndarray] = field(default_factory=dict)  # test_id -> embedding
     variant_vectors: Mapping[str, np.ndarray] = field(default_factory=dict)  # op/module name -> embedding
     # Verdicts already known (e.g. from a previous full run): neighbours may use them too.
     prior: Mapping[str, Verdict] = field(default_factory=dict)
-    prior_tests: Mapping[str, str] = field(default_factory=dict)      # unit_id -> test_id of prior
+    prior_tests: Mapping[str, str] = field(default_factory=dict)  # unit_id -> test_id of prior
 
 
 class DecisionEngine(Protocol):
@@ -38,12 +39,17 @@ class DecisionEngine(Protocol):
 
 
 def _variant_of(unit_id: str) -> str:
-    return unit_id[unit_id.index("[") + 1:-1] if unit_id.endswith("]") and "[" in unit_id else ""
+    return unit_id[unit_id.index("[") + 1 : -1] if unit_id.endswith("]") and "[" in unit_id else ""
 
 
-def neighbour_vote(unit: UnitFacts, decided: Mapping[str, Verdict], unit_tests: Mapping[str, str],
-                   vectors: Mapping[str, np.ndarray], k: int = NEIGHBOURS,
-                   variant_vectors: Mapping[str, np.ndarray] | None = None) -> Verdict:
+def neighbour_vote(
+    unit: UnitFacts,
+    decided: Mapping[str, Verdict],
+    unit_tests: Mapping[str, str],
+    vectors: Mapping[str, np.ndarray],
+    k: int = NEIGHBOURS,
+    variant_vectors: Mapping[str, np.ndarray] | None = None,
+) -> Verdict:
     """Similarity-weighted majority of the k nearest decided units. A unit sits where its test's
     text plus its op/module name embed, so linalg.polar lands near other linalg ops of the test."""
     variant_vectors = variant_vectors or {}
@@ -60,8 +66,12 @@ def neighbour_vote(unit: UnitFacts, decided: Mapping[str, Verdict], unit_tests: 
         score[decided[ids[index]].mode] += max(similarity, 0.0)
     mode = max(sorted(score), key=lambda m: score[m])
     named = ", ".join(f"{ids[i].split('::', 2)[-1]} ({decided[ids[i]].mode}, {s:.2f})" for i, s in near)
-    return Verdict(mode, f"{why}; nearest decided tests by embedding: {named}", source="neighbours",
-                   evidence=tuple(ids[i] for i, _ in near))
+    return Verdict(
+        mode,
+        f"{why}; nearest decided tests by embedding: {named}",
+        source="neighbours",
+        evidence=tuple(ids[i] for i, _ in near),
+    )
 
 
 class DeterministicEngine:
@@ -82,8 +92,9 @@ class DeterministicEngine:
             verdicts[unit.unit_id] = self.tie_break(unit, decided, unit_tests, ctx)
         return verdicts
 
-    def tie_break(self, unit: UnitFacts, decided: Mapping[str, Verdict], unit_tests: Mapping[str, str],
-                  ctx: Context) -> Verdict:
+    def tie_break(
+        self, unit: UnitFacts, decided: Mapping[str, Verdict], unit_tests: Mapping[str, str], ctx: Context
+    ) -> Verdict:
         # Only rule-decided units vote, so the outcome never depends on the order of ties.
         voters = {u: v for u, v in decided.items() if v.source == "rules"}
         return neighbour_vote(unit, voters, unit_tests, ctx.vectors, variant_vectors=ctx.variant_vectors)

@@ -1,4 +1,5 @@
 """One exception type for every user-facing failure of the selection tools."""
+
 from __future__ import annotations
 
 

@@ -1,4 +1,5 @@
 """What stage 3 knows about one unit (a test, or one op/module variant of it)."""
+
 from __future__ import annotations
 
 import json
@@ -14,10 +15,10 @@ class UnitFacts:
     file: str
     cls: str
     test: str
-    variant: str                 # OpInfo full_name / ModuleInfo name / '' for plain tests
-    kind: str                    # ops | modules | dtypes | parametrize | plain
-    dtypes: tuple[str, ...]      # dtypes the test generates on CPU
-    status: str | None           # CPU trace status; None when never traced
+    variant: str  # OpInfo full_name / ModuleInfo name / '' for plain tests
+    kind: str  # ops | modules | dtypes | parametrize | plain
+    dtypes: tuple[str, ...]  # dtypes the test generates on CPU
+    status: str | None  # CPU trace status; None when never traced
     ops: tuple[str, ...]
     kernel_ops: tuple[str, ...]
     compare_ops: tuple[str, ...]
@@ -25,12 +26,12 @@ class UnitFacts:
     features: tuple[str, ...]
     summary: str
     import_error: str | None = None
-    op_list: str = ""            # source of the @ops/@modules argument
-    aten: str | None = None      # OpInfo.aten_name: what the plugin looks up in the capability table
-    device: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (name template, dtypes) the device generates
+    op_list: str = ""  # source of the @ops/@modules argument
+    aten: str | None = None  # OpInfo.aten_name: what the plugin looks up in the capability table
+    device: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (name template, dtypes) the device generates
     decorators: tuple[str, ...] = ()
-    restrictions: dict = field(default_factory=dict)        # class-level only_for / except_for
-    traces: tuple[TraceRow, ...] = ()                       # one per traced dtype
+    restrictions: dict = field(default_factory=dict)  # class-level only_for / except_for
+    traces: tuple[TraceRow, ...] = ()  # one per traced dtype
 
     @property
     def device_dtypes(self) -> tuple[str, ...]:
@@ -47,9 +48,15 @@ class UnitFacts:
         return next((t for t in self.traces if t.dtype == dtype), None)
 
     def to_prompt(self) -> dict:
-        return {"unit": self.unit_id, "variant": self.variant, "dtypes": list(self.dtypes),
-                "cpu_status": self.status, "kernel_ops": list(self.kernel_ops), "features": list(self.features),
-                "summary": self.summary[:400]}
+        return {
+            "unit": self.unit_id,
+            "variant": self.variant,
+            "dtypes": list(self.dtypes),
+            "cpu_status": self.status,
+            "kernel_ops": list(self.kernel_ops),
+            "features": list(self.features),
+            "summary": self.summary[:400],
+        }
 
 
 def gather(memory: Memory, classes: dict[str, set[str]] | None = None) -> list[UnitFacts]:
@@ -61,11 +68,31 @@ def gather(memory: Memory, classes: dict[str, set[str]] | None = None) -> list[U
         t = tests.get(v.test_id)
         if t is None or (classes is not None and t["cls"] not in classes.get(t["file"], set())):
             continue
-        facts.append(UnitFacts(v.unit_id, v.test_id, t["file"], t["cls"], t["name"], v.variant, t["kind"], v.dtypes,
-                               v.status, v.ops, v.kernel_ops, v.compare_ops, v.error,
-                               tuple(json.loads(t["features"])), t["summary"], op_list=t["op_list"],
-                               aten=v.aten, device=v.device, decorators=tuple(json.loads(t["decorators"])),
-                               restrictions=v.restrictions or {}, traces=v.traces))
+        facts.append(
+            UnitFacts(
+                v.unit_id,
+                v.test_id,
+                t["file"],
+                t["cls"],
+                t["name"],
+                v.variant,
+                t["kind"],
+                v.dtypes,
+                v.status,
+                v.ops,
+                v.kernel_ops,
+                v.compare_ops,
+                v.error,
+                tuple(json.loads(t["features"])),
+                t["summary"],
+                op_list=t["op_list"],
+                aten=v.aten,
+                device=v.device,
+                decorators=tuple(json.loads(t["decorators"])),
+                restrictions=v.restrictions or {},
+                traces=v.traces,
+            )
+        )
     # Tests with no variants at all (file failed to import, class not device-generic): still decided.
     with_variants = {f.test_id for f in facts}
     for test_id, t in tests.items():
@@ -73,8 +100,26 @@ def gather(memory: Memory, classes: dict[str, set[str]] | None = None) -> list[U
             continue
         if classes is not None and t["cls"] not in classes.get(t["file"], set()):
             continue
-        facts.append(UnitFacts(test_id, test_id, t["file"], t["cls"], t["name"], "", t["kind"],
-                               tuple(json.loads(t["dtypes"])), None, (), (), (), "",
-                               tuple(json.loads(t["features"])), t["summary"], import_errors.get(t["file"]),
-                               op_list=t["op_list"], decorators=tuple(json.loads(t["decorators"]))))
+        facts.append(
+            UnitFacts(
+                test_id,
+                test_id,
+                t["file"],
+                t["cls"],
+                t["name"],
+                "",
+                t["kind"],
+                tuple(json.loads(t["dtypes"])),
+                None,
+                (),
+                (),
+                (),
+                "",
+                tuple(json.loads(t["features"])),
+                t["summary"],
+                import_errors.get(t["file"]),
+                op_list=t["op_list"],
+                decorators=tuple(json.loads(t["decorators"])),
+            )
+        )
     return sorted(facts, key=lambda f: f.unit_id)

@@ -12,6 +12,7 @@ or become ``skip`` saying why), and ``verify`` after writing (the config is load
 plugin's loader and every mandatory unit must yield a test; entries selecting nothing are
 reported by file:line).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -22,7 +23,7 @@ from typing import Iterable, Mapping
 
 from testing.plugin import capabilities as plugin_caps
 from testing.plugin import selection
-from testing.plugin.config import ConfigError, Plan, expand_path, load_plan, Loc
+from testing.plugin.config import ConfigError, Loc, Plan, expand_path, load_plan
 from testing.plugin.models import GlobalConfig, Mode
 
 from .capabilities import CapabilityTable
@@ -41,7 +42,7 @@ class DeviceView:
     device: str
     caps: plugin_caps.Caps
     known: plugin_caps.KnownNames
-    base: Plan                  # the configs the generated one runs with (e.g. configs/spyre/device.yaml)
+    base: Plan  # the configs the generated one runs with (e.g. configs/spyre/device.yaml)
     support: selection.Support
 
     def support_with(self, plan: Plan) -> selection.Support:
@@ -58,7 +59,9 @@ def device_view(caps: CapabilityTable, base_configs: Iterable[str | Path] = ()) 
         base = load_plan([str(p) for p in base_configs], ROOTS) if base_configs else _empty_plan()
         table = plugin_caps.normalize_capabilities(caps.to_json())
         known = plugin_caps.known_names()
-        return DeviceView(caps.device, table, known, base, plugin_caps.build_support(base, known, table, caps.device))
+        return DeviceView(
+            caps.device, table, known, base, plugin_caps.build_support(base, known, table, caps.device)
+        )
     except ConfigError as exc:
         raise SelectError(str(exc)) from exc
 
@@ -72,14 +75,24 @@ def variants(unit: UnitFacts, device: str, dtypes: Iterable[str] | None = None) 
     if unit.device:
         entries = unit.device
     else:  # no device probe (older memory, import error): the CPU dtypes stand in
-        entries = tuple((f"{unit.test}_{{device}}_{d}", unit.members(d)) for d in unit.dtypes) or \
-            ((f"{unit.test}_{{device}}", ()),)
+        entries = tuple((f"{unit.test}_{{device}}_{d}", unit.members(d)) for d in unit.dtypes) or (
+            (f"{unit.test}_{{device}}", ()),
+        )
     out = []
     for name, members in entries:
         if wanted is not None and members and "_".join(members) not in wanted:
             continue
-        out.append(selection.Variant(unit.cls, unit.test, name.replace("{device}", device), op=op,
-                                     aten=unit.aten if op else None, dtypes=tuple(members), module=module))
+        out.append(
+            selection.Variant(
+                unit.cls,
+                unit.test,
+                name.replace("{device}", device),
+                op=op,
+                aten=unit.aten if op else None,
+                dtypes=tuple(members),
+                module=module,
+            )
+        )
     return out
 
 
@@ -111,25 +124,34 @@ def narrow(units: list[UnitFacts], verdicts: Mapping[str, Verdict], view: Device
             if verdict.dtypes and set(kept) != set(verdict.dtypes):
                 dropped = sorted(set(verdict.dtypes) - set(kept))
                 out[unit.unit_id] = dataclasses.replace(
-                    verdict, dtypes=tuple(d for d in verdict.dtypes if d in kept),
+                    verdict,
+                    dtypes=tuple(d for d in verdict.dtypes if d in kept),
                     skipped_dtypes=tuple(sorted(set(verdict.skipped_dtypes) | set(dropped))),
                     rationale=verdict.rationale + f"; the plugin does not generate {', '.join(dropped)} "
-                                                  f"on {view.device}")
+                    f"on {view.device}",
+                )
             continue
         because = "; ".join(sorted(why)) or "the device generates no variant of it"
-        out[unit.unit_id] = Verdict(SKIP, f"the plugin generates no test of it on {view.device}: {because}",
-                                    source=verdict.source, evidence=verdict.evidence)
+        out[unit.unit_id] = Verdict(
+            SKIP,
+            f"the plugin generates no test of it on {view.device}: {because}",
+            source=verdict.source,
+            evidence=verdict.evidence,
+        )
     return out
 
 
 @dataclass(frozen=True)
 class Check:
     """The written config as the plugin sees it."""
-    silent_units: tuple[str, ...]                 # mandatory units yielding no test
-    silent_entries: tuple[str, ...]               # "file:line" of entries selecting nothing
+
+    silent_units: tuple[str, ...]  # mandatory units yielding no test
+    silent_entries: tuple[str, ...]  # "file:line" of entries selecting nothing
 
 
-def verify(config: str | Path, units: list[UnitFacts], verdicts: Mapping[str, Verdict], view: DeviceView) -> Check:
+def verify(
+    config: str | Path, units: list[UnitFacts], verdicts: Mapping[str, Verdict], view: DeviceView
+) -> Check:
     """Load the written config with the plugin (base configs first, as a run would), then ask the
     plugin's ``decide`` about every variant of every mandatory unit."""
     try:
@@ -153,13 +175,18 @@ def verify(config: str | Path, units: list[UnitFacts], verdicts: Mapping[str, Ve
             plans[unit.file] = plan.file_plan(path)
         fp = plans[unit.file]
         yielded = False
-        for v in (variants(unit, view.device) if fp is not None else ()):
+        for v in variants(unit, view.device) if fp is not None else ():
             decision = selection.decide(fp, support, v)
             if decision is not None and decision.mode in YIELDS:
                 yielded = True
                 used.add(decision.rule_loc)
         if not yielded:
             silent.append(unit.unit_id)
-    entries = [str(rule.loc) for fp in plan.files if fp.loc.file == str(config) for rule in fp.rules
-               if rule.entry.mode == Mode.mandatory_success and rule.loc not in used]
+    entries = [
+        str(rule.loc)
+        for fp in plan.files
+        if fp.loc.file == str(config)
+        for rule in fp.rules
+        if rule.entry.mode == Mode.mandatory_success and rule.loc not in used
+    ]
     return Check(tuple(silent), tuple(entries))

@@ -6,6 +6,7 @@ calls one fused kernel. A CPU trace records the CPU branch only, so the worker a
 the Python-level call (a TorchFunctionMode sees ``torch._VF.gru_cell``) and adds the kernels
 the device branch needs. Data, not code: extend the table when a new branch is found.
 """
+
 from __future__ import annotations
 
 # torch-level function name -> aten kernels the accelerator branch of its decomposition calls

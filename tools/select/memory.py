@@ -3,6 +3,7 @@
 Incremental by content hash at every step: an unchanged file is not re-parsed, an unchanged
 test text is not re-embedded, and an unchanged (test, op definition, torch) is not re-traced.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -22,7 +23,6 @@ from .store import Memory
 from .symbols import FileSymbols, parse_file
 from .tracing import trace_file
 
-
 # Bump when symbol/summary extraction changes: files are re-indexed (cheap), while embeddings
 # and traces stay keyed by content and are reused.
 INDEX_VERSION = "2"
@@ -35,20 +35,27 @@ class TracePlan:
     """What the device needs traced: scope features left out (those tests are not run at all),
     the dtypes the device computes in (each unit is traced at every one of them it generates),
     and the aten ops the device table lists (units of other ops get one representative trace)."""
+
     out_features: dict[str, str] = field(default_factory=dict)
-    device: str | None = None          # its name: tests whose decorators keep them off it are not run
+    device: str | None = None  # its name: tests whose decorators keep them off it are not run
     trace_dtypes: frozenset[str] | None = None
-    device_ops: dict[str, tuple[str, ...]] | None = None     # aten packet -> dtypes the table lists
+    device_ops: dict[str, tuple[str, ...]] | None = None  # aten packet -> dtypes the table lists
 
     @classmethod
-    def for_device(cls, caps: CapabilityTable | None, out_features: dict[str, str] | None = None) -> "TracePlan":
+    def for_device(
+        cls, caps: CapabilityTable | None, out_features: dict[str, str] | None = None
+    ) -> "TracePlan":
         if caps is None:
             return cls(dict(out_features or {}))
         ops: dict[str, set[str]] = {}
         for name, cap in caps.ops.items():
             ops.setdefault(packet(name), set()).update(cap.dtypes)
-        return cls(dict(out_features or {}), caps.device, frozenset(caps.dtypes),
-                   {op: tuple(sorted(d)) for op, d in sorted(ops.items())})
+        return cls(
+            dict(out_features or {}),
+            caps.device,
+            frozenset(caps.dtypes),
+            {op: tuple(sorted(d)) for op, d in sorted(ops.items())},
+        )
 
     def untraced_reason(self, test) -> str | None:
         """Why a test need not run at all: stage 3 skips it whatever its trace would say."""
@@ -61,25 +68,36 @@ class TracePlan:
 
     def request(self, tests: list) -> dict:
         untraced = {f"{t['cls']}::{t['name']}": why for t in tests if (why := self.untraced_reason(t))}
-        return {"untraced": untraced,
-                "trace_dtypes": sorted(self.trace_dtypes) if self.trace_dtypes is not None else None,
-                "device_ops": dict(self.device_ops) if self.device_ops is not None else None}
+        return {
+            "untraced": untraced,
+            "trace_dtypes": sorted(self.trace_dtypes) if self.trace_dtypes is not None else None,
+            "device_ops": dict(self.device_ops) if self.device_ops is not None else None,
+        }
 
     def state(self) -> list:
-        return [TRACE_VERSION, sorted(self.out_features), self.device, sorted(self.trace_dtypes or ()),
-                sorted((self.device_ops or {}).items())]
+        return [
+            TRACE_VERSION,
+            sorted(self.out_features),
+            self.device,
+            sorted(self.trace_dtypes or ()),
+            sorted((self.device_ops or {}).items()),
+        ]
 
 
 @dataclass(frozen=True)
 class SourceRoot:
     """A tree of test files; ``label`` is how configs spell its root (``${REPO_ROOT}``)."""
+
     label: str
     path: Path
     pattern: str = "**/test_*.py"
 
     def files(self) -> list[tuple[str, Path]]:
-        return sorted((f"{self.label}/{p.relative_to(self.path).as_posix()}", p)
-                      for p in self.path.glob(self.pattern) if p.is_file())
+        return sorted(
+            (f"{self.label}/{p.relative_to(self.path).as_posix()}", p)
+            for p in self.path.glob(self.pattern)
+            if p.is_file()
+        )
 
 
 @dataclass
@@ -94,8 +112,10 @@ class BuildStats:
 
     def line(self) -> str:
         phases = ", ".join(f"{k} {v:.1f}s" for k, v in self.seconds.items())
-        return (f"{self.files} files ({self.files_changed} changed), {self.tests} tests, "
-                f"{self.embedded} embedded, {self.traced} traced ({self.crashed} crashed); {phases}")
+        return (
+            f"{self.files} files ({self.files_changed} changed), {self.tests} tests, "
+            f"{self.embedded} embedded, {self.traced} traced ({self.crashed} crashed); {phases}"
+        )
 
 
 def _test_rows(symbols: FileSymbols) -> list[dict]:
@@ -104,12 +124,25 @@ def _test_rows(symbols: FileSymbols) -> list[dict]:
     for test in symbols.tests:
         summary = summaries.summarise_test(test)
         text = summaries.embedding_text(test, summary)
-        rows.append({
-            "test_id": test.test_id, "file": test.file, "cls": test.cls, "name": test.name, "lineno": test.lineno,
-            "kind": test.kind, "op_list": test.op_list, "decorators": json.dumps(test.decorators),
-            "dtypes": json.dumps(test.dtypes), "features": json.dumps(test.features),
-            "device_generic": int(generic[test.cls]), "content_hash": test.content_hash, "summary": summary,
-            "embed_hash": hashlib.sha256(f"{emb.MODEL_NAME}\0{text}".encode()).hexdigest(), "_text": text})
+        rows.append(
+            {
+                "test_id": test.test_id,
+                "file": test.file,
+                "cls": test.cls,
+                "name": test.name,
+                "lineno": test.lineno,
+                "kind": test.kind,
+                "op_list": test.op_list,
+                "decorators": json.dumps(test.decorators),
+                "dtypes": json.dumps(test.dtypes),
+                "features": json.dumps(test.features),
+                "device_generic": int(generic[test.cls]),
+                "content_hash": test.content_hash,
+                "summary": summary,
+                "embed_hash": hashlib.sha256(f"{emb.MODEL_NAME}\0{text}".encode()).hexdigest(),
+                "_text": text,
+            }
+        )
     return rows
 
 
@@ -117,7 +150,9 @@ def _opinfo_hashes(memory: Memory) -> dict[str, str]:
     """Definition hash per OpInfo of the installed torch, cached by the sources' hash."""
     internal = opinfo_index.installed_internal()
     digest = hashlib.sha256()
-    for path in opinfo_index.source_files(internal) + opinfo_index.source_files(internal, opinfo_index.HELPER_SOURCES):
+    for path in opinfo_index.source_files(internal) + opinfo_index.source_files(
+        internal, opinfo_index.HELPER_SOURCES
+    ):
         digest.update(path.read_bytes())
     key = digest.hexdigest()
     if memory.get_meta("opinfo_sources") == key:
@@ -129,9 +164,16 @@ def _opinfo_hashes(memory: Memory) -> dict[str, str]:
 
 
 class MemoryBuilder:
-    def __init__(self, memory: Memory, embedder: emb.Embedder | None = None, trace: bool = True,
-                 progress: bool = True, trace_timeout: float = 60.0, jobs: int = 2,
-                 plan: TracePlan | None = None) -> None:
+    def __init__(
+        self,
+        memory: Memory,
+        embedder: emb.Embedder | None = None,
+        trace: bool = True,
+        progress: bool = True,
+        trace_timeout: float = 60.0,
+        jobs: int = 2,
+        plan: TracePlan | None = None,
+    ) -> None:
         self.memory = memory
         self.plan = plan or TracePlan()
         self.embedder = embedder or emb.MiniLMEmbedder(progress=progress)
@@ -149,7 +191,7 @@ class MemoryBuilder:
         files = [(rel, p) for root in roots for rel, p in root.files() if only is None or rel in only]
         stats.files = len(files)
         start = time.perf_counter()
-        changed = self._index(files, stats)
+        self._index(files, stats)
         stats.seconds["index"] = time.perf_counter() - start
         start = time.perf_counter()
         self._embed(stats)
@@ -178,7 +220,9 @@ class MemoryBuilder:
                 continue
             rows = _test_rows(symbols)
             self._texts.update({r["embed_hash"]: r.pop("_text") for r in rows})
-            self.memory.put_file(rel, symbols.content_hash, summaries.summarise_file(symbols), symbols.features, rows)
+            self.memory.put_file(
+                rel, symbols.content_hash, summaries.summarise_file(symbols), symbols.features, rows
+            )
             changed.append(rel)
         self.memory.set_meta("index_version", INDEX_VERSION)
         stats.files_changed = len(changed)
@@ -191,18 +235,26 @@ class MemoryBuilder:
         texts = [self._texts[h] for h in missing if h in self._texts]
         with self._bar(total=len(texts), desc="embed", unit="test") as bar:
             for i in range(0, len(texts), batch):
-                hashes = missing[i:i + batch]
-                vectors = self.embedder.encode(texts[i:i + batch])
-                self.memory.put_embeddings(self.embedder.name, [(h, emb.to_blob(v)) for h, v in zip(hashes, vectors)])
+                hashes = missing[i : i + batch]
+                vectors = self.embedder.encode(texts[i : i + batch])
+                self.memory.put_embeddings(
+                    self.embedder.name, [(h, emb.to_blob(v)) for h, v in zip(hashes, vectors)]
+                )
                 bar.update(len(hashes))
         stats.embedded = len(texts)
 
     def _trace(self, files: list[tuple[str, Path]], stats: BuildStats) -> None:
         hashes = _opinfo_hashes(self.memory)
         import torch
-        state = hashlib.sha256(json.dumps([sorted(hashes.items()), torch.__version__, self.plan.state()]).encode()).hexdigest()
-        todo = [(rel, p) for rel, p in files
-                if self.memory.get_meta(f"traced:{rel}") != f"{self.memory.file_hash(rel)}:{state}"]
+
+        state = hashlib.sha256(
+            json.dumps([sorted(hashes.items()), torch.__version__, self.plan.state()]).encode()
+        ).hexdigest()
+        todo = [
+            (rel, p)
+            for rel, p in files
+            if self.memory.get_meta(f"traced:{rel}") != f"{self.memory.file_hash(rel)}:{state}"
+        ]
         known = self.memory.known_trace_keys()
         with self._bar(total=len(todo), desc="trace files", unit="file", position=0) as files_bar:
             for rel, path in todo:
@@ -212,8 +264,16 @@ class MemoryBuilder:
                 # parametrised files have hundreds of variants: worth a second worker's import cost
                 jobs = self.jobs if any(t["kind"] in ("ops", "modules") for t in rows) else 1
                 with self._bar(desc=f"  {Path(rel).name}", unit="test", position=1, leave=False) as bar:
-                    result = trace_file(path, test_hashes, hashes, known, self._saver(rel, bar, stats),
-                                        self.trace_timeout, jobs, self.plan.request(rows))
+                    result = trace_file(
+                        path,
+                        test_hashes,
+                        hashes,
+                        known,
+                        self._saver(rel, bar, stats),
+                        self.trace_timeout,
+                        jobs,
+                        self.plan.request(rows),
+                    )
                 known |= {d["key"] for d in result.done}
                 self.memory.put_variants(rel, result.items)
                 self.memory.set_import_error(rel, result.import_error)
@@ -236,10 +296,19 @@ class MemoryBuilder:
                     bar.total = event.get("todo", 0)
                     bar.refresh()
                 elif event["event"] == "done":
-                    self.memory.put_trace(event["key"], event["status"], event.get("dtype"), event.get("ops", []),
-                                          event.get("kernel_ops", []), event.get("compare_ops", []),
-                                          event.get("error", ""), event.get("kernel_dtypes", {}), event.get("note", ""))
+                    self.memory.put_trace(
+                        event["key"],
+                        event["status"],
+                        event.get("dtype"),
+                        event.get("ops", []),
+                        event.get("kernel_ops", []),
+                        event.get("compare_ops", []),
+                        event.get("error", ""),
+                        event.get("kernel_dtypes", {}),
+                        event.get("note", ""),
+                    )
                     stats.traced += 1
                     stats.crashed += event["status"] == "crash"
                     bar.update(1)
+
         return handle

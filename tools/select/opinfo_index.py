@@ -4,6 +4,7 @@ Used twice: to key traces by the definition of the op a test variant exercises (
 sample-input function re-traces exactly the affected variants), and to diff two PyTorch
 versions field by field without importing the newer one.
 """
+
 from __future__ import annotations
 
 import ast
@@ -17,14 +18,28 @@ SOURCES = ("common_methods_invocations.py", "opinfo/definitions")
 HELPER_SOURCES = ("opinfo",)
 
 # Keyword arguments that only concern devices a privateuse1 backend never is.
-FOREIGN_DEVICE_FIELDS = frozenset({
-    "dtypesIfCUDA", "dtypesIfROCM", "dtypesIfXPU", "dtypesIfMPS", "dtypesIfHpu",
-    "backward_dtypesIfCUDA", "backward_dtypesIfROCM", "backward_dtypesIfXPU", "backward_dtypesIfHpu",
-    "backward_dtypesIfMPS",
-})
+FOREIGN_DEVICE_FIELDS = frozenset(
+    {
+        "dtypesIfCUDA",
+        "dtypesIfROCM",
+        "dtypesIfXPU",
+        "dtypesIfMPS",
+        "dtypesIfHpu",
+        "backward_dtypesIfCUDA",
+        "backward_dtypesIfROCM",
+        "backward_dtypesIfXPU",
+        "backward_dtypesIfHpu",
+        "backward_dtypesIfMPS",
+    }
+)
 DECORATOR_FIELDS = ("skips", "decorators")
-SAMPLE_FIELDS = ("sample_inputs_func", "reference_inputs_func", "error_inputs_func",
-                 "sample_inputs_sparse_coo_func", "ref")
+SAMPLE_FIELDS = (
+    "sample_inputs_func",
+    "reference_inputs_func",
+    "error_inputs_func",
+    "sample_inputs_sparse_coo_func",
+    "ref",
+)
 
 
 class Source:
@@ -54,11 +69,12 @@ def _hash(text: str) -> str:
 @dataclass(frozen=True)
 class Decoration:
     """One DecorateInfo: what it does and where it applies."""
-    action: str              # source of the decorator(s), e.g. "unittest.expectedFailure"
+
+    action: str  # source of the decorator(s), e.g. "unittest.expectedFailure"
     cls_name: str | None
     test_name: str | None
     device_type: tuple[str, ...] | None
-    dtypes: str | None       # source of the dtypes argument
+    dtypes: str | None  # source of the dtypes argument
     active_if: str | None
 
     def applies_to(self, cls_name: str, test_name: str, device_types: tuple[str, ...]) -> bool:
@@ -86,10 +102,10 @@ class OpDef:
     file: str
     lineno: int
     source_hash: str
-    fields: dict[str, str]                 # kwarg -> hash of its source
-    samples: dict[str, str]                # sample/reference function name -> hash of its code
+    fields: dict[str, str]  # kwarg -> hash of its source
+    samples: dict[str, str]  # sample/reference function name -> hash of its code
     decorations: tuple[Decoration, ...] = field(default=())
-    dtype_sources: dict[str, str] = field(default_factory=dict)   # dtypes-like kwarg -> source
+    dtype_sources: dict[str, str] = field(default_factory=dict)  # dtypes-like kwarg -> source
 
     @property
     def definition_hash(self) -> str:
@@ -130,9 +146,13 @@ def _decoration(call: ast.Call, text: "Source") -> Decoration:
         else:
             devices = ("<dynamic>",)
     return Decoration(
-        action=seg(call.args[0]) if call.args else "", cls_name=_const_str(_kw(call, "cls_name", 1)),
-        test_name=_const_str(_kw(call, "test_name", 2)), device_type=devices,
-        dtypes=seg(_kw(call, "dtypes", 4)), active_if=seg(_kw(call, "active_if")))
+        action=seg(call.args[0]) if call.args else "",
+        cls_name=_const_str(_kw(call, "cls_name", 1)),
+        test_name=_const_str(_kw(call, "test_name", 2)),
+        device_type=devices,
+        dtypes=seg(_kw(call, "dtypes", 4)),
+        active_if=seg(_kw(call, "active_if")),
+    )
 
 
 def _decorations(call: ast.Call, text: "Source") -> tuple[Decoration, ...]:
@@ -155,8 +175,10 @@ def _function_index(trees: list[tuple[str, ast.Module, "Source"]]) -> dict[str, 
             if isinstance(node, ast.FunctionDef):
                 refs = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
                 bodies[node.name] = (text.segment(node) or "", refs)
-    return {name: _hash(src + "".join(sorted(bodies[r][0] for r in refs if r in bodies and r != name)))
-            for name, (src, refs) in bodies.items()}
+    return {
+        name: _hash(src + "".join(sorted(bodies[r][0] for r in refs if r in bodies and r != name)))
+        for name, (src, refs) in bodies.items()
+    }
 
 
 def _entry(call: ast.Call, rel: str, text: "Source", functions: dict[str, str]) -> OpDef | None:
@@ -165,7 +187,11 @@ def _entry(call: ast.Call, rel: str, text: "Source", functions: dict[str, str]) 
         return None
     variant_node = _kw(call, "variant_test_name")
     # Generated families (f-string variant names) are keyed "<name>.*"; see lookup().
-    variant = "*" if variant_node is not None and _const_str(variant_node) is None else _const_str(variant_node) or ""
+    variant = (
+        "*"
+        if variant_node is not None and _const_str(variant_node) is None
+        else _const_str(variant_node) or ""
+    )
     full = f"{name}.{variant}" if variant else name
     fields = {kw.arg: _hash(ast.dump(kw.value)) for kw in call.keywords if kw.arg}
     samples = {}
@@ -174,17 +200,30 @@ def _entry(call: ast.Call, rel: str, text: "Source", functions: dict[str, str]) 
         for sub in ast.walk(value) if value is not None else ():
             if isinstance(sub, ast.Name) and sub.id in functions:
                 samples[sub.id] = functions[sub.id]
-    dtype_sources = {kw.arg: text.segment(kw.value) or "" for kw in call.keywords
-                     if kw.arg and "dtypes" in kw.arg}
-    return OpDef(full, rel, call.lineno, _hash(ast.dump(call)), fields, samples,
-                 _decorations(call, text), dtype_sources)
+    dtype_sources = {
+        kw.arg: text.segment(kw.value) or "" for kw in call.keywords if kw.arg and "dtypes" in kw.arg
+    }
+    return OpDef(
+        full,
+        rel,
+        call.lineno,
+        _hash(ast.dump(call)),
+        fields,
+        samples,
+        _decorations(call, text),
+        dtype_sources,
+    )
 
 
 def _op_db_lists(tree: ast.Module):
     """The list literals assigned (or +=) to a module-level name ``op_db``."""
     for node in tree.body:
         target = getattr(node, "target", None) or (node.targets[0] if isinstance(node, ast.Assign) else None)
-        if isinstance(target, ast.Name) and target.id == "op_db" and isinstance(node.value, (ast.List, ast.Tuple)):
+        if (
+            isinstance(target, ast.Name)
+            and target.id == "op_db"
+            and isinstance(node.value, (ast.List, ast.Tuple))
+        ):
             yield node.value
 
 
@@ -194,8 +233,11 @@ def _top_level_infos(tree: ast.Module):
         for elt in literal.elts:
             target = elt.value if isinstance(elt, ast.Starred) else elt
             for sub in ast.walk(target):  # starred generators hold the call one level down
-                if isinstance(sub, ast.Call) and _callee(sub.func).endswith("Info") \
-                        and _callee(sub.func) != "DecorateInfo":
+                if (
+                    isinstance(sub, ast.Call)
+                    and _callee(sub.func).endswith("Info")
+                    and _callee(sub.func) != "DecorateInfo"
+                ):
                     yield sub
                     break
 
@@ -220,13 +262,18 @@ def build_index(internal: Path) -> dict[str, OpDef]:
     for rel, tree, text in trees:
         for call in _top_level_infos(tree):
             entry = _entry(call, rel, text, functions)
-            if entry is not None and "PythonRef" not in _callee(call.func) and not entry.full_name.startswith("_refs"):
+            if (
+                entry is not None
+                and "PythonRef" not in _callee(call.func)
+                and not entry.full_name.startswith("_refs")
+            ):
                 index.setdefault(entry.full_name, entry)
     return index
 
 
 def installed_internal() -> Path:
     import torch.testing._internal as internal
+
     return Path(internal.__file__).parent
 
 

@@ -4,6 +4,7 @@ Pure part: ``propose(case)`` -> Proposal (xfail with reason, precision knob, ski
 crash or hang, promotion for a strict pass). Glue: apply proposals to the ruamel round-trip
 tree of each config (existing comments stay), render the diff, write only on request.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -16,12 +17,11 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from . import yamlio
 from .atomic import write_text
-from .configgen import flow
 from .errors import SelectError
 from .results import CaseResult
 
 MANDATORY, XFAIL, XFAIL_STRICT, SKIP = "mandatory_success", "xfail", "xfail_strict", "skip"
-MAX_TOLERANCE = 0.1   # beyond this a tolerance hides bugs; propose xfail instead
+MAX_TOLERANCE = 0.1  # beyond this a tolerance hides bugs; propose xfail instead
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class Proposal:
     mode: str
     reason: str | None
     rationale: str
-    precision: tuple[str, float, float] | None = None    # (dtype, atol, rtol)
+    precision: tuple[str, float, float] | None = None  # (dtype, atol, rtol)
 
     @property
     def key(self) -> str:
@@ -42,7 +42,7 @@ def _round_up(value: float) -> float:
     if value <= 0 or math.isnan(value) or math.isinf(value):
         return value
     exponent = math.floor(math.log10(value))
-    return math.ceil(value / 10 ** exponent) * 10 ** exponent
+    return math.ceil(value / 10**exponent) * 10**exponent
 
 
 def precision_knob(case: CaseResult, max_tolerance: float) -> tuple[str, float, float] | None:
@@ -63,22 +63,44 @@ def propose(case: CaseResult, max_tolerance: float = MAX_TOLERANCE) -> Proposal 
     if failure is None:
         return None
     if failure.kind in ("crash", "timeout"):
-        return Proposal(case, SKIP, f"{failure.kind}: {failure.summary}"[:200],
-                        f"{failure.kind} in the run; a {failure.kind} cannot be xfailed safely, so skip")
+        return Proposal(
+            case,
+            SKIP,
+            f"{failure.kind}: {failure.summary}"[:200],
+            f"{failure.kind} in the run; a {failure.kind} cannot be xfailed safely, so skip",
+        )
     if bucket != MANDATORY:
         return None
     if failure.kind in ("unsupported_op", "unsupported_dtype", "layout"):
-        return Proposal(case, XFAIL_STRICT, failure.summary[:200],
-                        f"{failure.kind.replace('_', ' ')} on the device; strict, so a fix shows up as a promotion")
+        return Proposal(
+            case,
+            XFAIL_STRICT,
+            failure.summary[:200],
+            f"{failure.kind.replace('_', ' ')} on the device; strict, so a fix shows up as a promotion",
+        )
     if failure.kind == "numerical":
         knob = precision_knob(case, max_tolerance)
         if knob is not None:
-            return Proposal(case, MANDATORY, None,
-                            f"numerical mismatch ({failure.summary}); tolerance for {knob[0]} set to "
-                            f"atol={knob[1]:g}, rtol={knob[2]:g}", knob)
-        return Proposal(case, XFAIL, f"numerical mismatch beyond tolerance: {failure.summary}"[:200],
-                        f"mismatch larger than {max_tolerance:g}: a tolerance would hide real errors")
-    return Proposal(case, XFAIL, failure.summary[:200] or "fails on the device", "failure of no known kind; xfail for review")
+            return Proposal(
+                case,
+                MANDATORY,
+                None,
+                f"numerical mismatch ({failure.summary}); tolerance for {knob[0]} set to "
+                f"atol={knob[1]:g}, rtol={knob[2]:g}",
+                knob,
+            )
+        return Proposal(
+            case,
+            XFAIL,
+            f"numerical mismatch beyond tolerance: {failure.summary}"[:200],
+            f"mismatch larger than {max_tolerance:g}: a tolerance would hide real errors",
+        )
+    return Proposal(
+        case,
+        XFAIL,
+        failure.summary[:200] or "fails on the device",
+        "failure of no known kind; xfail for review",
+    )
 
 
 # ------------------------------------------------------------------ applying to configs
@@ -128,7 +150,9 @@ def apply(doc, proposal: Proposal, source: str) -> bool:
     note = yamlio.clean(f"refined from {source}: {proposal.rationale}")
     if index is None:
         tests.append(_new_entry(proposal))
-        tests.yaml_set_comment_before_after_key(len(tests) - 1, before="\n".join(textwrap.wrap(note, 110)), indent=8)
+        tests.yaml_set_comment_before_after_key(
+            len(tests) - 1, before="\n".join(textwrap.wrap(note, 110)), indent=8
+        )
         return True
     entry = tests[index]
     entry["mode"] = proposal.mode
@@ -146,16 +170,17 @@ def apply(doc, proposal: Proposal, source: str) -> bool:
 class Refinement:
     proposals: list[Proposal]
     unmatched: list[Proposal]
-    diffs: dict[str, str]          # config path -> unified diff
-    texts: dict[str, str]          # config path -> new text
+    diffs: dict[str, str]  # config path -> unified diff
+    texts: dict[str, str]  # config path -> new text
 
     def write(self) -> None:
         for path, text in self.texts.items():
             write_text(path, text)
 
 
-def refine(configs: list[str | Path], cases: list[CaseResult], source: str,
-           max_tolerance: float = MAX_TOLERANCE) -> Refinement:
+def refine(
+    configs: list[str | Path], cases: list[CaseResult], source: str, max_tolerance: float = MAX_TOLERANCE
+) -> Refinement:
     proposals = [p for p in (propose(c, max_tolerance) for c in cases) if p is not None]
     docs = {}
     for path in configs:
@@ -172,6 +197,7 @@ def refine(configs: list[str | Path], cases: list[CaseResult], source: str,
         new = yamlio.dump(doc)
         if new != old:
             texts[path] = new
-            diffs[path] = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                                       f"a/{path}", f"b/{path}"))
+            diffs[path] = "".join(
+                difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}")
+            )
     return Refinement(proposals, unmatched, diffs, texts)

@@ -6,6 +6,7 @@ never generates the class for it: a CPU trace passes, yet on the device the test
 Stage 3 buckets such tests as the plugin will run them: ``skip``, saying which decorator, unless
 the entry relaxes the restriction (``relax_device_restrictions``), which generated configs never do.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,9 +15,15 @@ from typing import Iterable, Mapping
 # decorator -> the device types it runs on ("*native*": torch's NATIVE_DEVICES, which a
 # privateuse1 backend imported after torch's test utilities is not part of)
 _ONLY = {
-    "onlyCPU": ("cpu",), "onlyCUDA": ("cuda",), "onlyMPS": ("mps",), "onlyXPU": ("xpu",), "onlyHPU": ("hpu",),
-    "onlyNativeDeviceTypes": ("*native*",), "onlyCUDAAndPRIVATEUSE1": ("cuda", "privateuse1"),
-    "onlyPRIVATEUSE1": ("privateuse1",), "onlyAccelerator": ("*accelerator*",),
+    "onlyCPU": ("cpu",),
+    "onlyCUDA": ("cuda",),
+    "onlyMPS": ("mps",),
+    "onlyXPU": ("xpu",),
+    "onlyHPU": ("hpu",),
+    "onlyNativeDeviceTypes": ("*native*",),
+    "onlyCUDAAndPRIVATEUSE1": ("cuda", "privateuse1"),
+    "onlyPRIVATEUSE1": ("privateuse1",),
+    "onlyAccelerator": ("*accelerator*",),
     "skipPRIVATEUSE1": ("*not-privateuse1*",),
 }
 _NAME = re.compile(r"^@?\s*([\w.]+)\s*(\((.*)\))?\s*$", re.S)
@@ -54,8 +61,10 @@ def blocking(decorators: Iterable[str], class_restrictions: Mapping | None, devi
         kind, args = _base(decorator)
         if kind in _ONLY or kind in ("onlyOn", "onlyNativeDeviceTypesAnd"):
             if not _runs_on(kind, args, device):
-                return (f"{_spelled(kind, args)} makes it skip itself on {device} "
-                        "(relax_device_restrictions would run it anyway)")
+                return (
+                    f"{_spelled(kind, args)} makes it skip itself on {device} "
+                    "(relax_device_restrictions would run it anyway)"
+                )
     restrictions = class_restrictions or {}
     names = {device, "privateuse1"}
     only_for, except_for = restrictions.get("only_for") or [], restrictions.get("except_for") or []

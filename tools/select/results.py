@@ -4,6 +4,7 @@ Classification is pure text matching over the failure message and body, in order
 certainty: crash, timeout, unsupported op, unsupported dtype, layout, numerical mismatch
 (parsing torch.testing's "Greatest absolute/relative difference" lines), other.
 """
+
 from __future__ import annotations
 
 import re
@@ -13,14 +14,23 @@ from pathlib import Path
 
 from .errors import SelectError
 
-_UNSUPPORTED_OP = re.compile(r"aten::([\w.]+) is not supported|(?:Could not run|not implemented for) '?aten::([\w.]+)")
-_UNSUPPORTED_DTYPE = re.compile(r"aten::([\w.]+) does not support dtype (\w+)|\"(\w+)\" not implemented for '(\w+)'")
+_UNSUPPORTED_OP = re.compile(
+    r"aten::([\w.]+) is not supported|(?:Could not run|not implemented for) '?aten::([\w.]+)"
+)
+_UNSUPPORTED_DTYPE = re.compile(
+    r"aten::([\w.]+) does not support dtype (\w+)|\"(\w+)\" not implemented for '(\w+)'"
+)
 _LAYOUT = re.compile(r"aten::([\w.]+) requires contiguous")
-_GREATEST = re.compile(r"Greatest (absolute|relative) difference: ([-+\w.]+) at index \(([^)]*)\) \(up to ([-+\w.]+) allowed\)")
+_GREATEST = re.compile(
+    r"Greatest (absolute|relative) difference: ([-+\w.]+) at index \(([^)]*)\) \(up to ([-+\w.]+) allowed\)"
+)
 _SCALAR = re.compile(r"^\s*(Absolute|Relative) difference: ([-+\w.]+) \(up to ([-+\w.]+) allowed\)", re.M)
 _MISMATCH = re.compile(r"Mismatched elements: (\d+) / (\d+)")
-_CRASH = re.compile(r"Fatal Python error|Segmentation fault|SIGSEGV|SIGABRT|core dumped|worker .*(died|crashed)|"
-                    r"exit code -?\d+|Aborted|crashed", re.I)
+_CRASH = re.compile(
+    r"Fatal Python error|Segmentation fault|SIGSEGV|SIGABRT|core dumped|worker .*(died|crashed)|"
+    r"exit code -?\d+|Aborted|crashed",
+    re.I,
+)
 _TIMEOUT = re.compile(r"Timeout|timed out|TimeoutError", re.I)
 
 
@@ -46,7 +56,7 @@ class Numerics:
 
 @dataclass(frozen=True)
 class Failure:
-    kind: str          # crash | timeout | unsupported_op | unsupported_dtype | layout | numerical | other
+    kind: str  # crash | timeout | unsupported_op | unsupported_dtype | layout | numerical | other
     summary: str
     op: str | None = None
     dtype: str | None = None
@@ -56,11 +66,11 @@ class Failure:
 @dataclass(frozen=True)
 class CaseResult:
     nodeid: str
-    file: str                  # module path as a file, e.g. testing/suites/test_x.py
-    cls: str                   # generic class (from the properties, else classname)
-    test: str                  # generic test name
-    variant: str               # generated method name
-    outcome: str               # passed | failed | error | crashed | skipped | xfailed | xpassed | xpassed_strict
+    file: str  # module path as a file, e.g. testing/suites/test_x.py
+    cls: str  # generic class (from the properties, else classname)
+    test: str  # generic test name
+    variant: str  # generated method name
+    outcome: str  # passed | failed | error | crashed | skipped | xfailed | xpassed | xpassed_strict
     bucket: str | None
     op: str | None
     dtypes: tuple[str, ...]
@@ -87,8 +97,14 @@ def parse_numerics(text: str) -> Numerics | None:
     absolute = values.get("absolute", (None, None, ""))
     relative = values.get("relative", (None, None, ""))
     mismatch = _MISMATCH.search(text)
-    return Numerics(absolute[0], absolute[1], relative[0], relative[1], absolute[2] or relative[2],
-                    f"{mismatch.group(1)}/{mismatch.group(2)}" if mismatch else "")
+    return Numerics(
+        absolute[0],
+        absolute[1],
+        relative[0],
+        relative[1],
+        absolute[2] or relative[2],
+        f"{mismatch.group(1)}/{mismatch.group(2)}" if mismatch else "",
+    )
 
 
 def _first_line(text: str) -> str:
@@ -145,10 +161,18 @@ def _case(element: ET.Element) -> CaseResult:
         break
     cls = props.get("class") or re.sub(r"(CPU|PRIVATEUSE1|[A-Z0-9]+)$", "", classname.rsplit(".", 1)[-1])
     case = CaseResult(
-        nodeid=f"{_module_file(classname)}::{classname.rsplit('.', 1)[-1]}::{name}", file=_module_file(classname),
-        cls=cls, test=props.get("test") or name, variant=props.get("variant") or name, outcome=outcome,
-        bucket=props.get("bucket"), op=props.get("op"), dtypes=tuple(filter(None, props.get("dtype", "").split(","))),
-        text=text, properties=props)
+        nodeid=f"{_module_file(classname)}::{classname.rsplit('.', 1)[-1]}::{name}",
+        file=_module_file(classname),
+        cls=cls,
+        test=props.get("test") or name,
+        variant=props.get("variant") or name,
+        outcome=outcome,
+        bucket=props.get("bucket"),
+        op=props.get("op"),
+        dtypes=tuple(filter(None, props.get("dtype", "").split(","))),
+        text=text,
+        properties=props,
+    )
     if outcome in ("failed", "error", "crashed"):
         return CaseResult(**{**case.__dict__, "failure": classify(outcome, text)})
     return case
@@ -177,8 +201,10 @@ def enrich_from_logs(cases: list[CaseResult], logs: list[str | Path]) -> list[Ca
     for case in cases:
         if case.failure is not None and case.failure.kind == "other" and case.variant in joined:
             start = joined.index(case.variant)
-            window = joined[start:start + 4000]
-            out.append(CaseResult(**{**case.__dict__, "failure": classify(case.outcome, case.text + "\n" + window)}))
+            window = joined[start : start + 4000]
+            out.append(
+                CaseResult(**{**case.__dict__, "failure": classify(case.outcome, case.text + "\n" + window)})
+            )
         else:
             out.append(case)
     return out

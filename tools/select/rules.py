@@ -3,6 +3,7 @@
 ``None`` means the rules cannot tell (no trace to reason from); the engine then asks the
 embedding neighbours. Rules are ordered from the most to the least certain evidence.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -19,9 +20,9 @@ SKIP = "skip"
 class Verdict:
     mode: str
     rationale: str
-    dtypes: tuple[str, ...] = ()                 # dtypes it must pass in (mandatory only)
+    dtypes: tuple[str, ...] = ()  # dtypes it must pass in (mandatory only)
     skipped_dtypes: tuple[str, ...] = ()
-    source: str = "rules"                        # rules | neighbours | llm
+    source: str = "rules"  # rules | neighbours | llm
     evidence: tuple[str, ...] = field(default=())
 
     @property
@@ -35,8 +36,25 @@ def _short(op: str) -> str:
 
 # Ops that create test inputs; which of them run depends on the dtype (uniform_ for floats,
 # random_ for ints), so a trace at one dtype says nothing about the others.
-INPUT_CREATION = frozenset({"uniform_", "normal_", "random_", "bernoulli_", "randperm", "fill_", "zero_",
-                            "arange", "linspace", "eye", "randint", "rand", "randn", "full", "scalar_tensor"})
+INPUT_CREATION = frozenset(
+    {
+        "uniform_",
+        "normal_",
+        "random_",
+        "bernoulli_",
+        "randperm",
+        "fill_",
+        "zero_",
+        "arange",
+        "linspace",
+        "eye",
+        "randint",
+        "rand",
+        "randn",
+        "full",
+        "scalar_tensor",
+    }
+)
 FLOATING = frozenset({"float32", "float16", "bfloat16", "float64"})
 CPU_FAILED = ("crash", "timeout", "failed", "error")
 
@@ -59,12 +77,22 @@ def _refusals(facts: UnitFacts, caps: CapabilityTable, dtype: str) -> str | None
             return f"upstream {trace.status} it on CPU"
         if trace.status == "trace_error":
             return "the tracer cannot follow it (passes untraced)"
-        blockers = sorted({f"{_short(op)}({seen})" for op in trace.kernel_ops
-                           for seen in trace.kernel_dtypes.get(op, (dtype,))
-                           if not caps.supports(op, seen, storage=True)})
+        blockers = sorted(
+            {
+                f"{_short(op)}({seen})"
+                for op in trace.kernel_ops
+                for seen in trace.kernel_dtypes.get(op, (dtype,))
+                if not caps.supports(op, seen, storage=True)
+            }
+        )
     else:
-        blockers = sorted({_short(op) for op in facts.kernel_ops
-                           if packet(op) not in INPUT_CREATION and not caps.supports(op, dtype)})
+        blockers = sorted(
+            {
+                _short(op)
+                for op in facts.kernel_ops
+                if packet(op) not in INPUT_CREATION and not caps.supports(op, dtype)
+            }
+        )
     return f"{', '.join(blockers)} {'lacks' if len(blockers) == 1 else 'lack'} it" if blockers else None
 
 
@@ -86,21 +114,27 @@ def _layout_conflict(facts: UnitFacts, caps: CapabilityTable) -> list[str]:
     text = f"{facts.test} {facts.summary}".lower()
     if "contiguous" not in text and "strided" not in text:
         return []
-    return sorted({packet(op) for op in facts.kernel_ops if (c := caps.lookup(op)) and c.layout == "contiguous"})
+    return sorted(
+        {packet(op) for op in facts.kernel_ops if (c := caps.lookup(op)) and c.layout == "contiguous"}
+    )
 
 
 def reduced_precision(facts: UnitFacts, caps: CapabilityTable, ok: list[str]) -> dict[str, str]:
     """Kernels computed through a narrower type on values the test compares: only floating
     dtypes, only when the test compares numbers (a repr or an integer test never needs a knob)."""
-    floats = [d for d in ok if set(facts.members(d)) & FLOATING] or ([] if facts.device_dtypes else ["float32"])
+    floats = [d for d in ok if set(facts.members(d)) & FLOATING] or (
+        [] if facts.device_dtypes else ["float32"]
+    )
     if not floats or not facts.compare_ops:
         return {}
     out = {}
     for op in facts.kernel_ops:
         cap = caps.lookup(op)
         if cap is None or cap.internal_precision in ("exact", "") or packet(op) in INPUT_CREATION:
-            continue   # random inputs are drawn, not compared against CPU
-        seen = set().union(*(t.kernel_dtypes.get(op, ()) for t in facts.traces)) if facts.traces else set(floats)
+            continue  # random inputs are drawn, not compared against CPU
+        seen = (
+            set().union(*(t.kernel_dtypes.get(op, ()) for t in facts.traces)) if facts.traces else set(floats)
+        )
         if seen & FLOATING or not seen:
             out[_short(op)] = cap.internal_precision
     return dict(sorted(out.items()))
@@ -111,28 +145,42 @@ def decide(facts: UnitFacts, caps: CapabilityTable, out_features: dict[str, str]
     if blocked:
         return Verdict(SKIP, blocked)
     outside = sorted(set(facts.features) & out_features.keys())
-    if outside:   # before the trace: out-of-scope tests are not traced at all
+    if outside:  # before the trace: out-of-scope tests are not traced at all
         return Verdict(SKIP, f"uses {', '.join(outside)}; {out_features[outside[0]]}")
     if facts.status is None or facts.status == "trace_error":
         return None
     if facts.status in ("crash", "timeout"):
-        return Verdict(SKIP, f"the CPU reference run {facts.status}ed ({facts.error}); a crash cannot be xfailed")
+        return Verdict(
+            SKIP, f"the CPU reference run {facts.status}ed ({facts.error}); a crash cannot be xfailed"
+        )
     if facts.status in ("failed", "error"):
-        return Verdict(SKIP, f"fails on CPU already, untraced too ({facts.error or facts.status}); "
-                             f"nothing to learn on {caps.device}")
+        return Verdict(
+            SKIP,
+            f"fails on CPU already, untraced too ({facts.error or facts.status}); "
+            f"nothing to learn on {caps.device}",
+        )
     if facts.status in ("skipped", "xfailed"):
         return Verdict(SKIP, f"upstream {facts.status} it on CPU ({facts.error or 'decorator'})")
     missing = unsupported_ops(facts, caps)
     if missing:
-        return Verdict(SKIP, f"needs aten ops missing from the {caps.device} table: {', '.join(missing)}",
-                       evidence=tuple(missing))
+        return Verdict(
+            SKIP,
+            f"needs aten ops missing from the {caps.device} table: {', '.join(missing)}",
+            evidence=tuple(missing),
+        )
     layout = _layout_conflict(facts, caps)
     if layout:
-        return Verdict(SKIP, f"exercises strided inputs but {', '.join(layout)} refuse non-contiguous tensors on {caps.device}")
+        return Verdict(
+            SKIP,
+            f"exercises strided inputs but {', '.join(layout)} refuse non-contiguous tensors on {caps.device}",
+        )
     ok, refused = runnable_dtypes(facts, caps)
     if facts.device_dtypes and not ok:
-        return Verdict(SKIP, f"no dtype it is generated in runs on {caps.device}: {refusal_text(refused)}",
-                       skipped_dtypes=tuple(sorted(refused)))
+        return Verdict(
+            SKIP,
+            f"no dtype it is generated in runs on {caps.device}: {refusal_text(refused)}",
+            skipped_dtypes=tuple(sorted(refused)),
+        )
     kernels = ", ".join(sorted({_short(o) for o in facts.kernel_ops})) or "only composite/view ops"
     traced = sorted({t.dtype for t in facts.traces if t.dtype and t.dtype in ok})
     rationale = f"every kernel it reaches is in the {caps.device} table ({kernels})"
@@ -144,6 +192,8 @@ def decide(facts: UnitFacts, caps: CapabilityTable, out_features: dict[str, str]
         rationale += f"; left out {refusal_text(refused)}"
     reduced = reduced_precision(facts, caps, ok)
     if reduced:
-        rationale += (f"; {', '.join(reduced)} compute through {', '.join(sorted(set(reduced.values())))} "
-                      f"on {caps.device}: refinement may add a tolerance")
+        rationale += (
+            f"; {', '.join(reduced)} compute through {', '.join(sorted(set(reduced.values())))} "
+            f"on {caps.device}: refinement may add a tolerance"
+        )
     return Verdict(MANDATORY, rationale, dtypes=tuple(ok), skipped_dtypes=tuple(sorted(refused)))

@@ -4,6 +4,7 @@ Input: the backend's capabilities and a small scope file saying which features a
 out. Output: a recorded choice (YAML) per file and class with its reason. Out-of-scope trees
 are dropped whole here; single tests touching an out-of-scope feature are left to stage 3.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -20,8 +21,13 @@ from .symbols import ClassSymbol, FileSymbols
 FEATURES = ("autograd", "compile", "distributed", "sparse", "quantized", "jit", "complex", "cuda_specific")
 
 # Base classes / import roots that make a whole class or file belong to a feature.
-CLASS_FEATURES = {"MultiProcessTestCase": "distributed", "DistributedTestBase": "distributed",
-                  "DTensorTestBase": "distributed", "InductorTestCase": "compile", "JitTestCase": "jit"}
+CLASS_FEATURES = {
+    "MultiProcessTestCase": "distributed",
+    "DistributedTestBase": "distributed",
+    "DTensorTestBase": "distributed",
+    "InductorTestCase": "compile",
+    "JitTestCase": "jit",
+}
 
 
 class _Strict(BaseModel):
@@ -79,8 +85,10 @@ def decide_class(cls: ClassSymbol, out: dict[str, str]) -> Choice:
         if feature in out:
             return Choice(cls.name, False, f"base {base} is {feature}: {out[feature]}")
     if cls.tests and all(set(t.features) & out.keys() for t in cls.tests):
-        common = sorted(set.intersection(*(set(t.features) & out.keys() for t in cls.tests)) or
-                        set(cls.tests[0].features) & out.keys())
+        common = sorted(
+            set.intersection(*(set(t.features) & out.keys() for t in cls.tests))
+            or set(cls.tests[0].features) & out.keys()
+        )
         return Choice(cls.name, False, f"every test uses out-of-scope {', '.join(common)}")
     if not cls.tests:
         return Choice(cls.name, False, "no tests")
@@ -107,16 +115,29 @@ def decide_file(symbols: FileSymbols, scope: ScopeSpec, out: dict[str, str]) -> 
 
 def record(choices: list[FileChoice], scope: ScopeSpec, caps: CapabilityTable, out: dict[str, str]) -> dict:
     """The stage-1 record: what was chosen and why, as plain data for YAML."""
-    return {"selection": {
-        "device": caps.device,
-        "features_out": dict(sorted(out.items())),
-        "files": [{"path": f.name, "analyse": f.analyse, "reason": f.reason,
-                   "classes": [{"name": c.name, "analyse": c.analyse, "reason": c.reason} for c in f.classes]}
-                  for f in choices],
-    }}
+    return {
+        "selection": {
+            "device": caps.device,
+            "features_out": dict(sorted(out.items())),
+            "files": [
+                {
+                    "path": f.name,
+                    "analyse": f.analyse,
+                    "reason": f.reason,
+                    "classes": [
+                        {"name": c.name, "analyse": c.analyse, "reason": c.reason} for c in f.classes
+                    ],
+                }
+                for f in choices
+            ],
+        }
+    }
 
 
 def chosen_classes(record_data: dict) -> dict[str, set[str]]:
     """From a stage-1 record: file path -> classes to analyse."""
-    return {f["path"]: {c["name"] for c in f["classes"] if c["analyse"]}
-            for f in record_data["selection"]["files"] if f["analyse"]}
+    return {
+        f["path"]: {c["name"] for c in f["classes"] if c["analyse"]}
+        for f in record_data["selection"]["files"]
+        if f["analyse"]
+    }

@@ -4,6 +4,7 @@ Everything expensive is keyed by a content hash, so rebuilding after an edit tou
 what changed: embeddings by the hash of the embedded text, traces by (test hash, variant,
 OpInfo definition hash, torch version).
 """
+
 from __future__ import annotations
 
 import json
@@ -47,11 +48,12 @@ _DERIVED = ("variants", "traces", "op_index")
 @dataclass(frozen=True)
 class TraceRow:
     """One traced CPU execution of a unit at one dtype."""
+
     dtype: str | None
     status: str
     ops: tuple[str, ...]
     kernel_ops: tuple[str, ...]
-    kernel_dtypes: dict[str, tuple[str, ...]]   # kernel op -> dtypes it saw
+    kernel_dtypes: dict[str, tuple[str, ...]]  # kernel op -> dtypes it saw
     compare_ops: tuple[str, ...]
     error: str
     note: str = ""
@@ -66,19 +68,20 @@ def unit_key_of(trace_key: str) -> tuple[str, str | None]:
 @dataclass(frozen=True)
 class VariantRow:
     """One unit the selection decides on: a test, the op/module it is parametrised with."""
+
     test_id: str
     variant: str
     dtypes: tuple[str, ...]
     trace_key: str
     status: str | None
     ops: tuple[str, ...]
-    kernel_ops: tuple[str, ...]      # the subset a device must implement itself
+    kernel_ops: tuple[str, ...]  # the subset a device must implement itself
     compare_ops: tuple[str, ...]
     error: str
-    aten: str | None = None                        # OpInfo.aten_name (op variants)
-    device: tuple[tuple[str, tuple[str, ...]], ...] = ()   # what the device generates: (name template, dtypes)
-    restrictions: dict = None                      # class-level only_for / except_for
-    traces: tuple[TraceRow, ...] = ()              # one per traced dtype
+    aten: str | None = None  # OpInfo.aten_name (op variants)
+    device: tuple[tuple[str, tuple[str, ...]], ...] = ()  # what the device generates: (name template, dtypes)
+    restrictions: dict = None  # class-level only_for / except_for
+    traces: tuple[TraceRow, ...] = ()  # one per traced dtype
 
     @property
     def unit_id(self) -> str:
@@ -151,18 +154,29 @@ class Memory:
             self.db.execute("DELETE FROM tests WHERE file=?", (path,))
             self.db.execute("DELETE FROM files WHERE path=?", (path,))
 
-    def put_file(self, path: str, content_hash: str, summary: str, features: Iterable[str],
-                 tests: list[dict], import_error: str | None = None) -> None:
+    def put_file(
+        self,
+        path: str,
+        content_hash: str,
+        summary: str,
+        features: Iterable[str],
+        tests: list[dict],
+        import_error: str | None = None,
+    ) -> None:
         with self.db:
             old = {r[0] for r in self.db.execute("SELECT test_id FROM tests WHERE file=?", (path,))}
             gone = old - {t["test_id"] for t in tests}
             self.db.executemany("DELETE FROM variants WHERE test_id=?", [(i,) for i in gone])
             self.db.execute("DELETE FROM tests WHERE file=?", (path,))
-            self.db.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)",
-                            (path, content_hash, summary, json.dumps(sorted(features)), import_error))
+            self.db.execute(
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)",
+                (path, content_hash, summary, json.dumps(sorted(features)), import_error),
+            )
             self.db.executemany(
                 "INSERT INTO tests VALUES (:test_id, :file, :cls, :name, :lineno, :kind, :op_list, :decorators,"
-                " :dtypes, :features, :device_generic, :content_hash, :summary, :embed_hash)", tests)
+                " :dtypes, :features, :device_generic, :content_hash, :summary, :embed_hash)",
+                tests,
+            )
 
     def set_import_error(self, path: str, error: str | None) -> None:
         with self.db:
@@ -179,27 +193,41 @@ class Memory:
 
     # -- embeddings ------------------------------------------------------------------------
     def missing_embeddings(self) -> list[sqlite3.Row]:
-        return list(self.db.execute(
-            "SELECT DISTINCT t.embed_hash, t.test_id FROM tests t LEFT JOIN embeddings e"
-            " ON t.embed_hash=e.embed_hash WHERE e.embed_hash IS NULL GROUP BY t.embed_hash"))
+        return list(
+            self.db.execute(
+                "SELECT DISTINCT t.embed_hash, t.test_id FROM tests t LEFT JOIN embeddings e"
+                " ON t.embed_hash=e.embed_hash WHERE e.embed_hash IS NULL GROUP BY t.embed_hash"
+            )
+        )
 
     def put_embeddings(self, model: str, rows: list[tuple[str, bytes]]) -> None:
         with self.db:
-            self.db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)",
-                                [(h, model, blob) for h, blob in rows])
+            self.db.executemany(
+                "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", [(h, model, blob) for h, blob in rows]
+            )
 
     def vectors_by_hash(self, hashes: list[str]) -> dict[str, bytes]:
         found = {}
         for i in range(0, len(hashes), 500):
-            chunk = hashes[i:i + 500]
+            chunk = hashes[i : i + 500]
             marks = ",".join("?" * len(chunk))
-            found.update({r[0]: r[1] for r in self.db.execute(
-                f"SELECT embed_hash, vector FROM embeddings WHERE embed_hash IN ({marks})", chunk)})
+            found.update(
+                {
+                    r[0]: r[1]
+                    for r in self.db.execute(
+                        f"SELECT embed_hash, vector FROM embeddings WHERE embed_hash IN ({marks})", chunk
+                    )
+                }
+            )
         return found
 
     def embedding_rows(self) -> list[tuple[str, bytes]]:
-        return [(r[0], r[1]) for r in self.db.execute(
-            "SELECT t.test_id, e.vector FROM tests t JOIN embeddings e ON t.embed_hash=e.embed_hash ORDER BY t.test_id")]
+        return [
+            (r[0], r[1])
+            for r in self.db.execute(
+                "SELECT t.test_id, e.vector FROM tests t JOIN embeddings e ON t.embed_hash=e.embed_hash ORDER BY t.test_id"
+            )
+        ]
 
     # -- variants and traces ---------------------------------------------------------------
     def known_trace_keys(self) -> set[str]:
@@ -209,42 +237,95 @@ class Memory:
         with self.db:
             ids = [r[0] for r in self.db.execute("SELECT test_id FROM tests WHERE file=?", (file,))]
             self.db.executemany("DELETE FROM variants WHERE test_id=?", [(i,) for i in ids])
-            self.db.executemany("INSERT OR REPLACE INTO variants VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                [(f"{file}::{i['cls']}::{i['test']}", i["variant"], json.dumps(i["dtypes"]), i["key"],
-                                  i.get("aten"), json.dumps(i.get("device", [])), json.dumps(i.get("restrictions", {})))
-                                 for i in items])
+            self.db.executemany(
+                "INSERT OR REPLACE INTO variants VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        f"{file}::{i['cls']}::{i['test']}",
+                        i["variant"],
+                        json.dumps(i["dtypes"]),
+                        i["key"],
+                        i.get("aten"),
+                        json.dumps(i.get("device", [])),
+                        json.dumps(i.get("restrictions", {})),
+                    )
+                    for i in items
+                ],
+            )
 
-    def put_trace(self, key: str, status: str, dtype: str | None, ops: list[str], kernel_ops: list[str],
-                  compare_ops: list[str], error: str, kernel_dtypes: dict | None = None, note: str = "") -> None:
+    def put_trace(
+        self,
+        key: str,
+        status: str,
+        dtype: str | None,
+        ops: list[str],
+        kernel_ops: list[str],
+        compare_ops: list[str],
+        error: str,
+        kernel_dtypes: dict | None = None,
+        note: str = "",
+    ) -> None:
         unit, keyed_dtype = unit_key_of(key)
-        dtype = dtype or keyed_dtype       # a crash report names the key only
+        dtype = dtype or keyed_dtype  # a crash report names the key only
         with self.db:
-            self.db.execute("INSERT OR REPLACE INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                            (key, unit, dtype, status, json.dumps(ops), json.dumps(kernel_ops),
-                             json.dumps(kernel_dtypes or {}), json.dumps(compare_ops), error, note))
+            self.db.execute(
+                "INSERT OR REPLACE INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    unit,
+                    dtype,
+                    status,
+                    json.dumps(ops),
+                    json.dumps(kernel_ops),
+                    json.dumps(kernel_dtypes or {}),
+                    json.dumps(compare_ops),
+                    error,
+                    note,
+                ),
+            )
 
     def _traces_by_unit(self) -> dict[str, list[TraceRow]]:
         load = lambda text: tuple(json.loads(text or "[]"))  # noqa: E731
         out: dict[str, list[TraceRow]] = {}
-        for r in self.db.execute("SELECT unit_key, dtype, status, ops, kernel_ops, kernel_dtypes, compare_ops, error,"
-                                 " note FROM traces ORDER BY trace_key"):
+        for r in self.db.execute(
+            "SELECT unit_key, dtype, status, ops, kernel_ops, kernel_dtypes, compare_ops, error,"
+            " note FROM traces ORDER BY trace_key"
+        ):
             dtypes = {op: tuple(d) for op, d in json.loads(r[5] or "{}").items()}
-            out.setdefault(r[0], []).append(TraceRow(r[1], r[2], load(r[3]), load(r[4]), dtypes, load(r[6]), r[7], r[8]))
+            out.setdefault(r[0], []).append(
+                TraceRow(r[1], r[2], load(r[3]), load(r[4]), dtypes, load(r[6]), r[7], r[8])
+            )
         return out
 
     def variants(self) -> list[VariantRow]:
         traces = self._traces_by_unit()
         load = lambda text: tuple(json.loads(text or "[]"))  # noqa: E731
         rows = []
-        for r in self.db.execute("SELECT test_id, variant, dtypes, trace_key, aten, device, restrictions FROM variants"
-                                 " ORDER BY test_id, variant"):
+        for r in self.db.execute(
+            "SELECT test_id, variant, dtypes, trace_key, aten, device, restrictions FROM variants"
+            " ORDER BY test_id, variant"
+        ):
             mine = tuple(sorted(traces.get(r[3], ()), key=_trace_order))
             primary = next((t for t in mine if t.status == "passed"), mine[0] if mine else None)
             union = lambda field: tuple(sorted({op for t in mine for op in getattr(t, field)}))  # noqa: E731
             device = tuple((name, tuple(dtypes)) for name, dtypes in json.loads(r[5] or "[]"))
-            rows.append(VariantRow(r[0], r[1], load(r[2]), r[3], primary.status if primary else None,
-                                   union("ops"), union("kernel_ops"), union("compare_ops"),
-                                   primary.error if primary else "", r[4], device, json.loads(r[6] or "{}"), mine))
+            rows.append(
+                VariantRow(
+                    r[0],
+                    r[1],
+                    load(r[2]),
+                    r[3],
+                    primary.status if primary else None,
+                    union("ops"),
+                    union("kernel_ops"),
+                    union("compare_ops"),
+                    primary.error if primary else "",
+                    r[4],
+                    device,
+                    json.loads(r[6] or "{}"),
+                    mine,
+                )
+            )
         return rows
 
     def rebuild_op_index(self) -> int:
@@ -260,7 +341,8 @@ class Memory:
         op = op.removeprefix("aten::").removeprefix("aten.")
         rows = self.db.execute(
             "SELECT DISTINCT test_id, variant FROM op_index WHERE op=? OR op GLOB ? ORDER BY 1, 2",
-            (f"aten::{op}", "aten::" + "".join(f"[{c}]" if c in "*?[" else c for c in op) + ".*"))
+            (f"aten::{op}", "aten::" + "".join(f"[{c}]" if c in "*?[" else c for c in op) + ".*"),
+        )
         return [(r[0], r[1]) for r in rows]
 
     def counts(self) -> dict[str, int]:

@@ -4,6 +4,7 @@ A summary is the docstring's first sentence (if any), the parametrisation, and t
 source lines that say most about what the test does (asserts and torch calls), so a reviewer
 and the embedding model see the same short description.
 """
+
 from __future__ import annotations
 
 import re
@@ -41,9 +42,13 @@ def summarise_test(test: TestSymbol) -> str:
     parts = []
     if test.docstring:
         parts.append(first_sentence(test.docstring))
-    param = {"ops": f"over ops {test.op_list}", "modules": f"over modules {test.op_list}",
-             "dtypes": "over dtypes " + ",".join(test.dtypes), "parametrize": "parametrized",
-             "plain": "single case"}[test.kind]
+    param = {
+        "ops": f"over ops {test.op_list}",
+        "modules": f"over modules {test.op_list}",
+        "dtypes": "over dtypes " + ",".join(test.dtypes),
+        "parametrize": "parametrized",
+        "plain": "single case",
+    }[test.kind]
     parts.append(f"{test.cls}.{test.name}, {param}.")
     if test.features:
         parts.append("Touches " + ", ".join(test.features) + ".")

@@ -4,6 +4,7 @@ For each test: class, name, line, decorators, how it is parametrised (ops / modu
 plain), the op list expression, literal dtypes, the features its body touches, and a content
 hash covering the code that decides its behaviour.
 """
+
 from __future__ import annotations
 
 import ast
@@ -15,19 +16,40 @@ from .errors import SelectError
 
 # Feature detection: a name or attribute seen in the code -> the feature it implies.
 FEATURE_MARKERS: dict[str, str] = {
-    "backward": "autograd", "requires_grad": "autograd", "gradcheck": "autograd",
-    "gradgradcheck": "autograd", "grad": "autograd", "supports_autograd": "autograd",
-    "compile": "compile", "_dynamo": "compile", "_inductor": "compile", "make_fx": "compile",
-    "distributed": "distributed", "DistributedTestBase": "distributed", "MultiProcessTestCase": "distributed",
-    "to_sparse": "sparse", "sparse_coo_tensor": "sparse", "sparse_csr_tensor": "sparse",
-    "quantize_per_tensor": "quantized", "quantized": "quantized",
-    "jit": "jit", "script": "jit",
-    "cuda": "cuda_specific", "onlyCUDA": "cuda_specific",
-    "complex64": "complex", "complex128": "complex",
+    "backward": "autograd",
+    "requires_grad": "autograd",
+    "gradcheck": "autograd",
+    "gradgradcheck": "autograd",
+    "grad": "autograd",
+    "supports_autograd": "autograd",
+    "compile": "compile",
+    "_dynamo": "compile",
+    "_inductor": "compile",
+    "make_fx": "compile",
+    "distributed": "distributed",
+    "DistributedTestBase": "distributed",
+    "MultiProcessTestCase": "distributed",
+    "to_sparse": "sparse",
+    "sparse_coo_tensor": "sparse",
+    "sparse_csr_tensor": "sparse",
+    "quantize_per_tensor": "quantized",
+    "quantized": "quantized",
+    "jit": "jit",
+    "script": "jit",
+    "cuda": "cuda_specific",
+    "onlyCUDA": "cuda_specific",
+    "complex64": "complex",
+    "complex128": "complex",
 }
 
-PARAMETRIZERS = {"ops": "ops", "modules": "modules", "dtypes": "dtypes", "dtypesIfCPU": "dtypes",
-                 "dtypesIfPRIVATEUSE1": "dtypes", "parametrize": "parametrize"}
+PARAMETRIZERS = {
+    "ops": "ops",
+    "modules": "modules",
+    "dtypes": "dtypes",
+    "dtypesIfCPU": "dtypes",
+    "dtypesIfPRIVATEUSE1": "dtypes",
+    "parametrize": "parametrize",
+}
 
 
 @dataclass(frozen=True)
@@ -37,9 +59,9 @@ class TestSymbol:
     name: str
     lineno: int
     decorators: tuple[str, ...]
-    kind: str                      # ops | modules | dtypes | parametrize | plain
-    op_list: str                   # source of the @ops/@modules first argument, '' otherwise
-    dtypes: tuple[str, ...]        # literal dtypes from @dtypes(...)
+    kind: str  # ops | modules | dtypes | parametrize | plain
+    op_list: str  # source of the @ops/@modules first argument, '' otherwise
+    dtypes: tuple[str, ...]  # literal dtypes from @dtypes(...)
     features: tuple[str, ...]
     docstring: str
     source: str
@@ -56,7 +78,7 @@ class ClassSymbol:
     name: str
     lineno: int
     bases: tuple[str, ...]
-    device_generic: bool          # passed to instantiate_device_type_tests
+    device_generic: bool  # passed to instantiate_device_type_tests
     features: tuple[str, ...]
     tests: tuple[TestSymbol, ...] = field(default=())
 
@@ -98,8 +120,11 @@ def _features(node: ast.AST) -> set[str]:
         word = sub.id if isinstance(sub, ast.Name) else sub.attr if isinstance(sub, ast.Attribute) else None
         if word in FEATURE_MARKERS:
             found.add(FEATURE_MARKERS[word])
-        if isinstance(sub, ast.keyword) and sub.arg == "requires_grad" and not (
-                isinstance(sub.value, ast.Constant) and sub.value.value is False):
+        if (
+            isinstance(sub, ast.keyword)
+            and sub.arg == "requires_grad"
+            and not (isinstance(sub.value, ast.Constant) and sub.value.value is False)
+        ):
             found.add("autograd")
     return found
 
@@ -131,8 +156,11 @@ def _parametrisation(func: ast.FunctionDef, text: str) -> tuple[str, str, list[s
 
 
 def _module_functions(tree: ast.Module, text: str) -> dict[str, str]:
-    return {n.name: ast.get_source_segment(text, n) or "" for n in tree.body
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return {
+        n.name: ast.get_source_segment(text, n) or ""
+        for n in tree.body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
 
 
 def _referenced_names(node: ast.AST) -> set[str]:
@@ -143,15 +171,25 @@ def _loop_names(tree: ast.Module) -> dict[str, set[str]]:
     """``for c in (TestA, TestB): instantiate...(c, ...)``: loop variable -> class names."""
     loops: dict[str, set[str]] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and isinstance(node.iter, (ast.Tuple, ast.List)):
-            loops.setdefault(node.target.id, set()).update(e.id for e in node.iter.elts if isinstance(e, ast.Name))
+        if (
+            isinstance(node, ast.For)
+            and isinstance(node.target, ast.Name)
+            and isinstance(node.iter, (ast.Tuple, ast.List))
+        ):
+            loops.setdefault(node.target.id, set()).update(
+                e.id for e in node.iter.elts if isinstance(e, ast.Name)
+            )
     return loops
 
 
 def _instantiated_classes(tree: ast.Module) -> set[str]:
     found, loops = set(), _loop_names(tree)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _dotted(node.func).endswith("instantiate_device_type_tests") and node.args:
+        if (
+            isinstance(node, ast.Call)
+            and _dotted(node.func).endswith("instantiate_device_type_tests")
+            and node.args
+        ):
             if isinstance(node.args[0], ast.Name):
                 found.add(node.args[0].id)
                 found |= loops.get(node.args[0].id, set())
@@ -161,11 +199,12 @@ def _instantiated_classes(tree: ast.Module) -> set[str]:
 def _segment_with_decorators(text: str, node: ast.FunctionDef) -> str:
     lines = text.splitlines()
     start = min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1
-    return "\n".join(lines[start:node.end_lineno])
+    return "\n".join(lines[start : node.end_lineno])
 
 
-def _test_symbol(rel: str, cls: ast.ClassDef, func: ast.FunctionDef, text: str,
-                 helpers: str, module_funcs: dict[str, str]) -> TestSymbol:
+def _test_symbol(
+    rel: str, cls: ast.ClassDef, func: ast.FunctionDef, text: str, helpers: str, module_funcs: dict[str, str]
+) -> TestSymbol:
     source = _segment_with_decorators(text, func)
     # The hash covers what decides behaviour: the test, its class's helpers and the
     # module-level functions it calls by name (one level), but not unrelated tests.
@@ -173,15 +212,25 @@ def _test_symbol(rel: str, cls: ast.ClassDef, func: ast.FunctionDef, text: str,
     hashed = "\n".join([source, helpers] + [module_funcs[n] for n in called])
     kind, op_list, dtypes = _parametrisation(func, text)
     return TestSymbol(
-        file=rel, cls=cls.name, name=func.name, lineno=func.lineno,
+        file=rel,
+        cls=cls.name,
+        name=func.name,
+        lineno=func.lineno,
         decorators=tuple(ast.get_source_segment(text, d) or "" for d in func.decorator_list),
-        kind=kind, op_list=op_list, dtypes=tuple(dtypes),
-        features=tuple(sorted(_features(func))), docstring=ast.get_docstring(func) or "",
-        source=source, content_hash=sha256(hashed))
+        kind=kind,
+        op_list=op_list,
+        dtypes=tuple(dtypes),
+        features=tuple(sorted(_features(func))),
+        docstring=ast.get_docstring(func) or "",
+        source=source,
+        content_hash=sha256(hashed),
+    )
 
 
 def _is_test_class(node: ast.ClassDef) -> bool:
-    return any(_dotted(b).endswith(("TestCase", "TestBase")) for b in node.bases) or node.name.startswith("Test")
+    return any(_dotted(b).endswith(("TestCase", "TestBase")) for b in node.bases) or node.name.startswith(
+        "Test"
+    )
 
 
 def parse_source(text: str, rel: str) -> FileSymbols:
@@ -191,25 +240,47 @@ def parse_source(text: str, rel: str) -> FileSymbols:
         raise SelectError(f"{rel}:{exc.lineno}: cannot parse test file ({exc.msg})") from exc
     module_funcs = _module_functions(tree, text)
     instantiated = _instantiated_classes(tree)
-    imports = sorted({a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-                     | {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)})
+    imports = sorted(
+        {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        | {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    )
     classes = []
     for node in tree.body:
         if not (isinstance(node, ast.ClassDef) and _is_test_class(node)):
             continue
         methods = [m for m in node.body if isinstance(m, ast.FunctionDef)]
-        helpers = "\n".join(ast.get_source_segment(text, m) or "" for m in methods if not m.name.startswith("test"))
-        tests = tuple(_test_symbol(rel, node, m, text, helpers, module_funcs) for m in methods if m.name.startswith("test"))
-        classes.append(ClassSymbol(
-            file=rel, name=node.name, lineno=node.lineno, bases=tuple(_dotted(b) for b in node.bases),
-            device_generic=node.name in instantiated, features=tuple(sorted(_features(node))), tests=tests))
+        helpers = "\n".join(
+            ast.get_source_segment(text, m) or "" for m in methods if not m.name.startswith("test")
+        )
+        tests = tuple(
+            _test_symbol(rel, node, m, text, helpers, module_funcs)
+            for m in methods
+            if m.name.startswith("test")
+        )
+        classes.append(
+            ClassSymbol(
+                file=rel,
+                name=node.name,
+                lineno=node.lineno,
+                bases=tuple(_dotted(b) for b in node.bases),
+                device_generic=node.name in instantiated,
+                features=tuple(sorted(_features(node))),
+                tests=tests,
+            )
+        )
     file_features = set()
     for name in imports:
         for word, feature in FEATURE_MARKERS.items():
             if word in name.split("."):
                 file_features.add(feature)
-    return FileSymbols(rel, sha256(text), tuple(imports), tuple(sorted(file_features)), tuple(classes),
-                       ast.get_docstring(tree) or "")
+    return FileSymbols(
+        rel,
+        sha256(text),
+        tuple(imports),
+        tuple(sorted(file_features)),
+        tuple(classes),
+        ast.get_docstring(tree) or "",
+    )
 
 
 def parse_file(path: Path, rel: str) -> FileSymbols:

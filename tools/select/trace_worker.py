@@ -23,6 +23,7 @@ Protocol (stdout, one JSON per line):
    "compare_ops": [...], "error": str, "note": str}
   {"event": "import_error", "error": str}
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -42,7 +43,7 @@ from collections import defaultdict
 from tools.select.lowerings import DEVICE_LOWERINGS
 
 PREFERRED_DTYPES = ("float32", "float16", "bfloat16", "int64", "int32", "bool")
-MAX_FOLLOW = 8    # nesting of composite kernels followed while tracing
+MAX_FOLLOW = 8  # nesting of composite kernels followed while tracing
 PROBE_DEVICE = "privateuse1"
 
 
@@ -81,7 +82,11 @@ def _variant_of(kwargs: dict) -> tuple[str, str | None]:
 
 
 def _kwargs_of(fn) -> dict:
-    return fn.__defaults__[0] if getattr(fn, "__defaults__", None) and isinstance(fn.__defaults__[0], dict) else {}
+    return (
+        fn.__defaults__[0]
+        if getattr(fn, "__defaults__", None) and isinstance(fn.__defaults__[0], dict)
+        else {}
+    )
 
 
 def enumerate_variants(module, generic_classes: set[str]):
@@ -118,6 +123,7 @@ class DeviceProbe:
 
     def install(self) -> None:
         import torch.testing._internal.common_device_type as cdt
+
         original = cdt.instantiate_device_type_tests
         probe = self
 
@@ -130,7 +136,10 @@ class DeviceProbe:
 
     def observe(self, generic, except_for, only_for) -> None:
         as_list = lambda v: [v] if isinstance(v, str) else list(v or [])  # noqa: E731
-        self.restrictions[generic.__name__] = {"only_for": as_list(only_for), "except_for": as_list(except_for)}
+        self.restrictions[generic.__name__] = {
+            "only_for": as_list(only_for),
+            "except_for": as_list(except_for),
+        }
         try:
             self._instantiate(generic)
         except Exception:  # a probe failure only costs the device view of this class
@@ -162,22 +171,27 @@ def _name_template(method: str) -> str:
 
 
 def representative(by_dtype, allowed: set[str] | None = None) -> str | None:
-    names = [d for d in by_dtype if allowed is None or (d is not None and set(d.split("_")) <= allowed)] or list(by_dtype)
+    names = [
+        d for d in by_dtype if allowed is None or (d is not None and set(d.split("_")) <= allowed)
+    ] or list(by_dtype)
     for preferred in PREFERRED_DTYPES:
         if preferred in names:
             return preferred
     return sorted(names, key=lambda d: (d is None, str(d)))[0]
 
 
-def dtypes_to_trace(cpu_dtypes, device_dtypes: list[list[str]], trace_dtypes: set[str] | None,
-                    device_runs_op: bool) -> list[str | None]:
+def dtypes_to_trace(
+    cpu_dtypes, device_dtypes: list[list[str]], trace_dtypes: set[str] | None, device_runs_op: bool
+) -> list[str | None]:
     """Every dtype the unit will run at on the device (the device's own list, limited to what the
     device supports), or one representative when that is unknown or empty."""
     if trace_dtypes is not None and device_runs_op:
         wanted = {"_".join(m) for _, m in device_dtypes if m and set(m) <= trace_dtypes}
         chosen = [d for d in cpu_dtypes if d in wanted]
         if chosen:
-            return sorted(chosen, key=lambda d: (PREFERRED_DTYPES.index(d) if d in PREFERRED_DTYPES else 99, d))
+            return sorted(
+                chosen, key=lambda d: (PREFERRED_DTYPES.index(d) if d in PREFERRED_DTYPES else 99, d)
+            )
     return [representative(cpu_dtypes, trace_dtypes)]
 
 
@@ -194,6 +208,7 @@ def _alarm(signum, frame):
 
 def _tensor_dtypes(values, into: set[str]) -> None:
     import torch
+
     for value in values:
         if isinstance(value, torch.Tensor):
             into.add(str(value.dtype).replace("torch.", ""))
@@ -218,7 +233,7 @@ class _Recorder:
         self.kernel_dtypes: dict[str, set[str]] = defaultdict(set)
         self.compare_ops: set[str] = set()
         self.in_compare = 0
-        self.stack: list[str] = []      # composite ops being followed (no re-entry: recursion)
+        self.stack: list[str] = []  # composite ops being followed (no re-entry: recursion)
 
     def record(self, func) -> tuple[bool, bool]:
         """Record one call: (follow it into its composite kernel, note its dtypes)."""
@@ -235,7 +250,9 @@ class _Recorder:
             # untraceable composite: the device must take it as it is
             self.kernel_ops.add(name)
             return False, True
-        return name not in self.stack and len(self.stack) < MAX_FOLLOW and has_composite_cpu_kernel(name), False
+        return name not in self.stack and len(self.stack) < MAX_FOLLOW and has_composite_cpu_kernel(
+            name
+        ), False
 
     def lowering(self, name: str, args, kwargs) -> None:
         if self.in_compare or name not in DEVICE_LOWERINGS:
@@ -247,15 +264,19 @@ class _Recorder:
             self.kernel_dtypes[op] |= seen
 
     def result(self) -> dict:
-        return {"ops": sorted(self.ops), "kernel_ops": sorted(self.kernel_ops),
-                "kernel_dtypes": {op: sorted(d) for op, d in sorted(self.kernel_dtypes.items())},
-                "compare_ops": sorted(self.compare_ops - self.ops)}
+        return {
+            "ops": sorted(self.ops),
+            "kernel_ops": sorted(self.kernel_ops),
+            "kernel_dtypes": {op: sorted(d) for op, d in sorted(self.kernel_dtypes.items())},
+            "compare_ops": sorted(self.compare_ops - self.ops),
+        }
 
 
 def _make_modes(recorder):
     import torch
     from torch.overrides import TorchFunctionMode
     from torch.utils._python_dispatch import TorchDispatchMode
+
     cpu = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
 
     class RecordingMode(TorchDispatchMode):
@@ -271,7 +292,9 @@ def _make_modes(recorder):
                     recorder.stack.pop()
             out = func(*args, **kwargs)
             if note:
-                _tensor_dtypes(list(args) + list(kwargs.values()) + [out], recorder.kernel_dtypes[func.name()])
+                _tensor_dtypes(
+                    list(args) + list(kwargs.values()) + [out], recorder.kernel_dtypes[func.name()]
+                )
             return out
 
     class LoweringMode(TorchFunctionMode):
@@ -285,6 +308,7 @@ def _make_modes(recorder):
 @contextlib.contextmanager
 def _compare_scope(recorder):
     from torch.testing._internal.common_utils import TestCase
+
     original = TestCase.assertEqual
 
     def assert_equal(self, *args, **kwargs):
@@ -326,6 +350,7 @@ def _status(result: unittest.TestResult) -> tuple[str, str]:
 
 def _has_kernel(name: str, key: str) -> bool:
     import torch
+
     try:
         return torch._C._dispatch_has_kernel_for_dispatch_key(name, key)
     except RuntimeError:  # no such overload
@@ -336,6 +361,7 @@ def _has_kernel(name: str, key: str) -> bool:
 def has_composite_cpu_kernel(name: str) -> bool:
     """A composite kernel serves CPU (so redispatching to CPU runs the decomposition)."""
     import torch
+
     try:
         return torch._C._dispatch_has_computed_kernel_for_dispatch_key(name, "CPU")
     except RuntimeError:
@@ -411,12 +437,12 @@ def _aten_key(aten: str | None, variant: str) -> str:
 
 def plan(spec: dict, groups: dict, probe: DeviceProbe, torch_version: str) -> tuple[list[dict], list[tuple]]:
     """The file's units (items) and what to trace: [(trace key, dtype, (class, method))]."""
-    test_hashes: dict = spec["test_hashes"]          # "Class::test" -> content hash
+    test_hashes: dict = spec["test_hashes"]  # "Class::test" -> content hash
     opinfo_hashes: dict = spec.get("opinfo_hashes", {})
     untraced: dict = spec.get("untraced") or {}
     known = set(spec.get("known_keys", [])) | set(spec.get("skip_keys", []))
     trace_dtypes = set(spec["trace_dtypes"]) if spec.get("trace_dtypes") is not None else None
-    device_ops = spec.get("device_ops")        # aten name -> dtypes the device table lists for it
+    device_ops = spec.get("device_ops")  # aten name -> dtypes the device table lists for it
     items, todo = [], []
     for (generic, base, variant), by_dtype in sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0]))):
         test_hash = test_hashes.get(f"{generic}::{base}")
@@ -424,9 +450,18 @@ def plan(spec: dict, groups: dict, probe: DeviceProbe, torch_version: str) -> tu
             continue
         key = trace_key(test_hash, variant, _opinfo_hash(opinfo_hashes, variant), torch_version)
         device = probe.units.get((generic, base, variant), {"aten": None, "device": []})
-        items.append({"cls": generic, "test": base, "variant": variant, "aten": device["aten"],
-                      "dtypes": sorted(d for d in by_dtype if d is not None), "device": device["device"],
-                      "restrictions": probe.restrictions.get(generic, {}), "key": key})
+        items.append(
+            {
+                "cls": generic,
+                "test": base,
+                "variant": variant,
+                "aten": device["aten"],
+                "dtypes": sorted(d for d in by_dtype if d is not None),
+                "device": device["device"],
+                "restrictions": probe.restrictions.get(generic, {}),
+                "key": key,
+            }
+        )
         if f"{generic}::{base}" in untraced:
             continue
         # module variants and units the probe missed (aten None) are traced at every device dtype;
@@ -449,6 +484,7 @@ def main() -> int:
     probe = DeviceProbe()
     try:
         import torch
+
         probe.install()
         module = load_module(spec["path"], spec.get("root", "."))
     except BaseException as exc:  # any import failure is data for the memory, not a crash
@@ -463,8 +499,15 @@ def main() -> int:
         try:
             outcome = run_traced(getattr(module, cls_name), method, spec.get("timeout", 60.0))
         except BaseException as exc:
-            outcome = {"status": "error", "error": "".join(traceback.format_exception_only(exc)).strip()[:300],
-                       "ops": [], "kernel_ops": [], "kernel_dtypes": {}, "compare_ops": [], "note": ""}
+            outcome = {
+                "status": "error",
+                "error": "".join(traceback.format_exception_only(exc)).strip()[:300],
+                "ops": [],
+                "kernel_ops": [],
+                "kernel_dtypes": {},
+                "compare_ops": [],
+                "note": "",
+            }
         emit({"event": "done", "key": key, "dtype": dtype, **outcome})
     return 0
 

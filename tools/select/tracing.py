@@ -3,6 +3,7 @@
 The restart loop is testing/supervisor's; trace_worker's stdout lines are read as its
 events (``decode_worker_line``), and a worker stuck in C code is killed by its watchdog.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,13 +20,13 @@ from testing.supervisor.children import Spawned
 from testing.supervisor.events import Begin, Crashed, End, Event, Payload
 from testing.supervisor.supervisor import Progress, describe_exit, supervise
 
-PACKAGE_ROOT = Path(__file__).resolve().parents[2]   # the directory holding tools/
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the directory holding tools/
 
 
 @dataclass
 class FileTrace:
-    items: list[dict] = field(default_factory=list)      # the variants of the file
-    done: list[dict] = field(default_factory=list)       # traces produced now
+    items: list[dict] = field(default_factory=list)  # the variants of the file
+    done: list[dict] = field(default_factory=list)  # traces produced now
     import_error: str | None = None
     torch_version: str = ""
 
@@ -33,7 +34,7 @@ class FileTrace:
 def _worker_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), env.get("PYTHONPATH")]))
-    env.setdefault("OMP_NUM_THREADS", "1")   # 2-core machine: keep one trace per core
+    env.setdefault("OMP_NUM_THREADS", "1")  # 2-core machine: keep one trace per core
     return env
 
 
@@ -52,9 +53,16 @@ def decode_worker_line(line: bytes) -> Event | None:
     return Payload(event)
 
 
-def trace_file(path: Path, test_hashes: dict[str, str], opinfo_hashes: dict[str, str], known_keys: set[str],
-               on_event: Callable[[dict], None] = lambda e: None, timeout: float = 60.0, jobs: int = 1,
-               request: dict | None = None) -> FileTrace:
+def trace_file(
+    path: Path,
+    test_hashes: dict[str, str],
+    opinfo_hashes: dict[str, str],
+    known_keys: set[str],
+    on_event: Callable[[dict], None] = lambda e: None,
+    timeout: float = 60.0,
+    jobs: int = 1,
+    request: dict | None = None,
+) -> FileTrace:
     """Trace every untraced variant of one file in ``jobs`` parallel workers (round-robin shards).
     ``request``: what to trace beyond the defaults (trace_worker's spec: untraced, trace_dtypes,
     device_ops)."""
@@ -62,31 +70,61 @@ def trace_file(path: Path, test_hashes: dict[str, str], opinfo_hashes: dict[str,
     if jobs <= 1:
         return _trace_shard(path, test_hashes, opinfo_hashes, known_keys, on_event, timeout, (0, 1), request)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        parts = list(pool.map(lambda i: _trace_shard(path, test_hashes, opinfo_hashes, known_keys, on_event,
-                                                     timeout, (i, jobs), request), range(jobs)))
-    merged = FileTrace(items=parts[0].items, torch_version=parts[0].torch_version,
-                       import_error=next((p.import_error for p in parts if p.import_error), None))
+        parts = list(
+            pool.map(
+                lambda i: _trace_shard(
+                    path, test_hashes, opinfo_hashes, known_keys, on_event, timeout, (i, jobs), request
+                ),
+                range(jobs),
+            )
+        )
+    merged = FileTrace(
+        items=parts[0].items,
+        torch_version=parts[0].torch_version,
+        import_error=next((p.import_error for p in parts if p.import_error), None),
+    )
     for part in parts:
         merged.done.extend(part.done)
     return merged
 
 
-def _trace_shard(path: Path, test_hashes: dict[str, str], opinfo_hashes: dict[str, str], known_keys: set[str],
-                 on_event: Callable[[dict], None], timeout: float, shard: tuple[int, int],
-                 request: dict | None = None) -> FileTrace:
+def _trace_shard(
+    path: Path,
+    test_hashes: dict[str, str],
+    opinfo_hashes: dict[str, str],
+    known_keys: set[str],
+    on_event: Callable[[dict], None],
+    timeout: float,
+    shard: tuple[int, int],
+    request: dict | None = None,
+) -> FileTrace:
     """One worker's share; a crash marks that test and the next worker resumes past it."""
     result = FileTrace()
     logs = tempfile.mkdtemp(prefix="trace-")
     workers: list[Spawned] = []
 
     def launch(progress: Progress) -> Spawned:
-        spec = {"path": str(path.resolve()), "root": str(PACKAGE_ROOT), "test_hashes": test_hashes,
-                "opinfo_hashes": opinfo_hashes, "known_keys": sorted(known_keys | progress.done),
-                "skip_keys": sorted(progress.done), "timeout": timeout, "shard": list(shard),
-                **(request or {})}
-        workers.append(Spawned([sys.executable, "-m", "tools.select.trace_worker"], _worker_env(), str(PACKAGE_ROOT),
-                               os.path.join(logs, f"worker-{len(workers)}.log"), stdin_text=json.dumps(spec),
-                               events_on_stdout=True))
+        spec = {
+            "path": str(path.resolve()),
+            "root": str(PACKAGE_ROOT),
+            "test_hashes": test_hashes,
+            "opinfo_hashes": opinfo_hashes,
+            "known_keys": sorted(known_keys | progress.done),
+            "skip_keys": sorted(progress.done),
+            "timeout": timeout,
+            "shard": list(shard),
+            **(request or {}),
+        }
+        workers.append(
+            Spawned(
+                [sys.executable, "-m", "tools.select.trace_worker"],
+                _worker_env(),
+                str(PACKAGE_ROOT),
+                os.path.join(logs, f"worker-{len(workers)}.log"),
+                stdin_text=json.dumps(spec),
+                events_on_stdout=True,
+            )
+        )
         return workers[-1]
 
     def sink(event: Event) -> None:
@@ -102,13 +140,23 @@ def _trace_shard(path: Path, test_hashes: dict[str, str], opinfo_hashes: dict[st
                 result.import_error = event.data["error"]
             on_event(event.data)
         elif isinstance(event, Crashed):
-            crash = {"event": "done", "key": event.key, "status": "crash", "dtype": None, "ops": [], "kernel_ops": [],
-                     "compare_ops": [], "error": f"process died: {event.why}"}
+            crash = {
+                "event": "done",
+                "key": event.key,
+                "status": "crash",
+                "dtype": None,
+                "ops": [],
+                "kernel_ops": [],
+                "compare_ops": [],
+                "error": f"process died: {event.why}",
+            }
             result.done.append(crash)
             on_event(crash)
 
     try:
-        progress = supervise(launch, sink, timeout=timeout, decode=decode_worker_line, clean_exit_finishes=True)
+        progress = supervise(
+            launch, sink, timeout=timeout, decode=decode_worker_line, clean_exit_finishes=True
+        )
         if progress.status and not result.items and result.import_error is None:
             last = workers[-1].tail(1).strip()
             result.import_error = f"trace worker exited with {describe_exit(progress.status)}: {last}"

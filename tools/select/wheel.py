@@ -3,6 +3,7 @@
 The wheel is large (GBs for CUDA builds), so it is downloaded with pip's ordinary client only
 when the cache lacks it, and only the test helpers are unpacked.
 """
+
 from __future__ import annotations
 
 import os

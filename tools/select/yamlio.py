@@ -1,4 +1,5 @@
 """YAML reading with file:line errors, and round-trip writing that keeps comments."""
+
 from __future__ import annotations
 
 import io
@@ -11,7 +12,6 @@ from ruamel.yaml import YAML, YAMLError
 
 from .atomic import write_text
 from .errors import SelectError
-
 
 # ANSI escape sequences (colours, bold) as pytest and torch print them; removed outright.
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]")

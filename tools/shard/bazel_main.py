@@ -5,6 +5,7 @@ environment (TEST_TOTAL_SHARDS/TEST_SHARD_INDEX from Bazel, OOT_SHARD_* from a
 CI leg); the merged JUnit XML goes to $XML_OUTPUT_FILE and the JSON summary
 into the test's undeclared outputs.
 """
+
 import os
 import sys
 
@@ -29,7 +30,9 @@ def main() -> int:
     from tools.shard import runner
 
     argv = sys.argv[1:]
-    ours, pytest_args = (argv[: argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else ([], argv)
+    ours, pytest_args = (
+        (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else ([], argv)
+    )
     return runner.main(ours + ["--"] + pytest_base_args() + pytest_args)
 
 

@@ -1,10 +1,11 @@
 """Command line: python -m tools.shard {update,plan,matrix,leg} ...
 
-  update  fold durations from JUnit XML / JSON summaries into the timings file
-  plan    print the shards for a list of node ids
-  matrix  print a GitHub Actions matrix (one leg per feature x shard)
-  leg     run a CI leg command, retrying it on infrastructure failures
+update  fold durations from JUnit XML / JSON summaries into the timings file
+plan    print the shards for a list of node ids
+matrix  print a GitHub Actions matrix (one leg per feature x shard)
+leg     run a CI leg command, retrying it on infrastructure failures
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,11 +50,19 @@ def cmd_plan(args: argparse.Namespace) -> int:
     recorded = store.load(args.timings).tests
     make = planner.lpt_plan if args.strategy == "lpt" else planner.round_robin_plan
     plan = make(nodeids, args.shards, recorded)
-    print(json.dumps({"makespan": round(plan.makespan, 3),
-                      "ideal": round(planner.ideal_makespan(plan.loads, args.shards), 3),
-                      "shards": [{"index": i, "seconds": round(load, 3), "nodeids": list(members)}
-                                 for i, (members, load) in enumerate(zip(plan.shards, plan.loads))]},
-                     indent=1))
+    print(
+        json.dumps(
+            {
+                "makespan": round(plan.makespan, 3),
+                "ideal": round(planner.ideal_makespan(plan.loads, args.shards), 3),
+                "shards": [
+                    {"index": i, "seconds": round(load, 3), "nodeids": list(members)}
+                    for i, (members, load) in enumerate(zip(plan.shards, plan.loads))
+                ],
+            },
+            indent=1,
+        )
+    )
     return 0
 
 
@@ -76,8 +85,13 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         features += matrix.generated_features(text, recorded)
     if not features:
         raise CliError("matrix: give --generated and/or --feature")
-    doc = matrix.build_matrix(features, recorded, shards=args.shards,
-                              max_leg_seconds=args.max_leg_seconds, max_shards=args.max_shards)
+    doc = matrix.build_matrix(
+        features,
+        recorded,
+        shards=args.shards,
+        max_leg_seconds=args.max_leg_seconds,
+        max_shards=args.max_shards,
+    )
     print(json.dumps(doc, separators=(",", ":")) if args.compact else json.dumps(doc, indent=1))
     return 0
 
@@ -114,8 +128,12 @@ def parser() -> argparse.ArgumentParser:
     pl.set_defaults(run=cmd_plan)
 
     mx = sub.add_parser("matrix", help="print a GitHub Actions matrix JSON")
-    mx.add_argument("--generated", type=Path, metavar="CONFIGS_BZL",
-                    help="one feature per generated config target (testing/targets/configs.bzl)")
+    mx.add_argument(
+        "--generated",
+        type=Path,
+        metavar="CONFIGS_BZL",
+        help="one feature per generated config target (testing/targets/configs.bzl)",
+    )
     mx.add_argument("--feature", action="append", metavar="NAME=TARGET:NODEID_LIST_FILE")
     size = mx.add_mutually_exclusive_group()
     size.add_argument("--shards", type=positive, help="fixed shards per feature")

@@ -1,4 +1,5 @@
 """Per-test durations from earlier results: JUnit XML or the plugin's JSON summary."""
+
 from __future__ import annotations
 
 import json
@@ -28,7 +29,9 @@ def from_junit(path: Path, root: Path | None = None) -> dict[str, float]:
         try:
             seconds = float(time)
         except ValueError:
-            raise IngestError(f"{path}: testcase {case.get('name')!r} has time={time!r}, not a number") from None
+            raise IngestError(
+                f"{path}: testcase {case.get('name')!r} has time={time!r}, not a number"
+            ) from None
         key = nodeid_from_junit(case.get("classname", ""), case.get("name", ""), case.get("file"), root)
         # A test rerun in one file (several attempts) is charged its last run.
         durations[key] = seconds

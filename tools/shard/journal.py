@@ -6,6 +6,7 @@ still knows what was selected, what finished and which test was running when
 it died. The runner passes a pipe (``/dev/fd/N``) and follows it live; a file
 works the same and is read back with ``read``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

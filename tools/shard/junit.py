@@ -7,6 +7,7 @@ its verdict, so properties other plugins put there survive, and adds:
     tests that failed and then passed, plus property outcome=flaky;
   - an <error> testcase for a test whose process died under it.
 """
+
 from __future__ import annotations
 
 import os
@@ -49,7 +50,8 @@ def _synthesize(nodeid: str, attempt: Attempt) -> ET.Element:
     if attempt.outcome == "crashed":
         ET.SubElement(case, "error", message=f"test process crashed: {attempt.detail}").text = (
             f"{nodeid} was running when its pytest process died ({attempt.detail}); "
-            "the remaining tests of the shard were rerun in a new process.")
+            "the remaining tests of the shard were rerun in a new process."
+        )
     elif attempt.outcome in ("failed", "error"):
         ET.SubElement(case, "failure" if attempt.outcome == "failed" else "error", message=attempt.outcome)
     elif attempt.outcome in ("skipped", "xfailed"):
@@ -71,7 +73,9 @@ def _failure_of(attempt: Attempt) -> ET.Element:
         source = attempt.xml.find("failure")
         source = attempt.xml.find("error") if source is None else source
     tag = "flakyError" if attempt.outcome in ("error", "crashed") else "flakyFailure"
-    flaky = ET.Element(tag, message=(source.get("message", "") if source is not None else attempt.detail or attempt.outcome))
+    flaky = ET.Element(
+        tag, message=(source.get("message", "") if source is not None else attempt.detail or attempt.outcome)
+    )
     flaky.text = source.text if source is not None else None
     return flaky
 
@@ -93,10 +97,15 @@ def build_report(cases: Sequence[ET.Element], name: str) -> ET.ElementTree:
     def count(*tags: str) -> int:
         return sum(1 for c in cases if any(c.find(t) is not None for t in tags))
 
-    suite = ET.Element("testsuite", name=name, tests=str(len(cases)),
-                       failures=str(count("failure")), errors=str(count("error")),
-                       skipped=str(count("skipped")),
-                       time=f"{sum(float(c.get('time', 0) or 0) for c in cases):.3f}")
+    suite = ET.Element(
+        "testsuite",
+        name=name,
+        tests=str(len(cases)),
+        failures=str(count("failure")),
+        errors=str(count("error")),
+        skipped=str(count("skipped")),
+        time=f"{sum(float(c.get('time', 0) or 0) for c in cases):.3f}",
+    )
     suite.extend(cases)
     top = ET.Element("testsuites")
     top.append(suite)

@@ -5,6 +5,7 @@ tests, so a red test verdict is final. What a leg retry covers is the leg
 dying around the tests: Bazel's infrastructure exit codes (remote cache or
 executor trouble, out of memory, internal errors), an interrupt, or a signal.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -31,7 +32,11 @@ def run_with_retry(cmd: list[str], max_attempts: int, pause_seconds: float = 5.0
             if attempt > 1:
                 print(f"[leg] attempt {attempt}/{max_attempts} ended with status {code}", file=sys.stderr)
             return code
-        print(f"[leg] attempt {attempt}/{max_attempts} ended with status {code} "
-              f"(infrastructure); retrying the leg", file=sys.stderr, flush=True)
+        print(
+            f"[leg] attempt {attempt}/{max_attempts} ended with status {code} "
+            f"(infrastructure); retrying the leg",
+            file=sys.stderr,
+            flush=True,
+        )
         time.sleep(pause_seconds)
     return code

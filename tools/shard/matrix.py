@@ -4,6 +4,7 @@ A feature is a unit CI runs on its own (a config file or a generated target).
 Its shard count is either fixed or chosen from a duration cap, so a slow
 feature is split until each of its legs fits the cap.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,7 +21,9 @@ class Feature:
     nodeids: tuple[str, ...]
 
 
-def generated_features(bzl_text: str, recorded: Mapping[str, float], package: str = "//testing") -> list[Feature]:
+def generated_features(
+    bzl_text: str, recorded: Mapping[str, float], package: str = "//testing"
+) -> list[Feature]:
     """One feature per generated config target (testing/targets/configs.bzl).
 
     A config target runs whole suites, so its tests are the recorded tests
@@ -33,7 +36,9 @@ def generated_features(bzl_text: str, recorded: Mapping[str, float], package: st
             continue
         suites = tuple(config["suites"])
         nodeids = tuple(n for n in recorded if n.split("::", 1)[0] in suites)
-        missing = tuple(f"{s}::<unrecorded>" for s in suites if not any(n.startswith(s + "::") for n in nodeids))
+        missing = tuple(
+            f"{s}::<unrecorded>" for s in suites if not any(n.startswith(s + "::") for n in nodeids)
+        )
         features.append(Feature(f"config_{name}", f"{package}:config_{name}", nodeids + missing))
     return features
 
@@ -49,8 +54,9 @@ def _bzl_dict(text: str, variable: str) -> dict:
     return json.loads(match.group(1))
 
 
-def shard_count(estimated_total: float, tests: int, max_leg_seconds: float | None,
-                fixed: int | None, max_shards: int) -> int:
+def shard_count(
+    estimated_total: float, tests: int, max_leg_seconds: float | None, fixed: int | None, max_shards: int
+) -> int:
     """Shards for one feature: `fixed`, or enough to keep legs under the cap;
     never more shards than tests, never fewer than one."""
     if fixed is not None:
@@ -62,9 +68,14 @@ def shard_count(estimated_total: float, tests: int, max_leg_seconds: float | Non
     return max(1, min(wanted, max_shards, max(tests, 1)))
 
 
-def build_matrix(features: Sequence[Feature], recorded: Mapping[str, float], *,
-                 shards: int | None = None, max_leg_seconds: float | None = None,
-                 max_shards: int = 16) -> dict:
+def build_matrix(
+    features: Sequence[Feature],
+    recorded: Mapping[str, float],
+    *,
+    shards: int | None = None,
+    max_leg_seconds: float | None = None,
+    max_shards: int = 16,
+) -> dict:
     """{"include": [leg, ...]} ready for `fromJSON` in a workflow's strategy."""
     legs = []
     for feature in features:
@@ -72,13 +83,15 @@ def build_matrix(features: Sequence[Feature], recorded: Mapping[str, float], *,
         count = shard_count(total, len(feature.nodeids), max_leg_seconds, shards, max_shards)
         plan = lpt_plan(feature.nodeids, count, recorded) if feature.nodeids else None
         for index in range(count):
-            legs.append({
-                "name": f"{feature.name} {index + 1}/{count}",
-                "feature": feature.name,
-                "target": feature.target,
-                "shard_index": index,
-                "shard_total": count,
-                "tests": len(plan.shards[index]) if plan else 0,
-                "estimated_seconds": round(plan.loads[index], 3) if plan else 0.0,
-            })
+            legs.append(
+                {
+                    "name": f"{feature.name} {index + 1}/{count}",
+                    "feature": feature.name,
+                    "target": feature.target,
+                    "shard_index": index,
+                    "shard_total": count,
+                    "tests": len(plan.shards[index]) if plan else 0,
+                    "estimated_seconds": round(plan.loads[index], 3) if plan else 0.0,
+                }
+            )
     return {"include": legs}

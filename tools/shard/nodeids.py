@@ -6,6 +6,7 @@ name "test_y[p]"), which cannot always be turned back into a node id, so a
 JUnit record that cannot be resolved is stored under its JUnit key instead and
 lookups try both forms.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """Pure outcome classification: one test's phases, reruns, crashes."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -50,5 +51,8 @@ def classify(attempts: Sequence[str]) -> Verdict:
 
 def to_rerun(verdicts: dict[str, Verdict], max_reruns: int) -> list[str]:
     """Tests whose latest attempt was bad and that still have reruns left."""
-    return [n for n, v in verdicts.items()
-            if v.attempts[-1] in BAD and len(v.attempts) <= max_reruns and v.outcome != "flaky"]
+    return [
+        n
+        for n, v in verdicts.items()
+        if v.attempts[-1] in BAD and len(v.attempts) <= max_reruns and v.outcome != "flaky"
+    ]

@@ -4,6 +4,7 @@ Every function here is deterministic in its inputs (ties break on node id and
 shard index), so independent shard processes that collected the same tests
 and read the same timings compute the same plan without talking to each other.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -89,8 +90,9 @@ def _check(nodeids: Sequence[str], total: int) -> None:
         raise ValueError(f"duplicate node ids cannot be sharded: {dupes[:3]}")
 
 
-def _plan(nodeids: Sequence[str], total: int, assign: Callable[[], list[int]],
-          estimates: Mapping[str, Estimate]) -> Plan:
+def _plan(
+    nodeids: Sequence[str], total: int, assign: Callable[[], list[int]], estimates: Mapping[str, Estimate]
+) -> Plan:
     owners = assign()
     members: list[list[str]] = [[] for _ in range(total)]
     loads = [0.0] * total

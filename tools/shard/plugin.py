@@ -4,6 +4,7 @@ Load with `-p tools.shard.plugin`. Selection happens after every other
 collection filter (-m, -k, the adaptation plugin), so shards split exactly the
 tests that would otherwise run. With no sharding requested it only journals.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,12 +23,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("shard", "duration-balanced sharding")
     group.addoption("--shard-index", type=int, default=None, help="0-based shard to run (CI leg level)")
     group.addoption("--shard-total", type=int, default=None, help="number of shards (CI leg level)")
-    group.addoption("--shard-timings", default=None,
-                    help=f"timings file (default: $OOT_SHARD_TIMINGS, else <rootdir>/{DEFAULT_TIMINGS})")
-    group.addoption("--shard-strategy", choices=("lpt", "round-robin"), default="lpt",
-                    help="bucketing: lpt = balanced by recorded durations (default)")
-    group.addoption("--shard-only", default=None,
-                    help="file of node ids, one a line: run exactly these (overrides sharding)")
+    group.addoption(
+        "--shard-timings",
+        default=None,
+        help=f"timings file (default: $OOT_SHARD_TIMINGS, else <rootdir>/{DEFAULT_TIMINGS})",
+    )
+    group.addoption(
+        "--shard-strategy",
+        choices=("lpt", "round-robin"),
+        default="lpt",
+        help="bucketing: lpt = balanced by recorded durations (default)",
+    )
+    group.addoption(
+        "--shard-only",
+        default=None,
+        help="file of node ids, one a line: run exactly these (overrides sharding)",
+    )
     group.addoption("--shard-journal", default=None, help="append progress events (JSON lines) here")
 
 
@@ -66,7 +77,6 @@ class ShardSession:
             keep = list(plan_fn(keep, level.total, recorded).shards[level.index])
         return set(keep)
 
-
     # -- hooks (this object is registered as a plugin in pytest_configure) --
 
     @pytest.hookimpl(trylast=True)
@@ -102,8 +112,12 @@ class ShardSession:
         # at logfinish, not on the teardown report: a crashed test has no teardown
         if self.writer and nodeid in self.phases:
             crash = self.crashes.get(nodeid)
-            self.writer.end(nodeid, "crashed" if crash else combine(self.phases[nodeid]),
-                            self.seconds[nodeid], crash or "")
+            self.writer.end(
+                nodeid,
+                "crashed" if crash else combine(self.phases[nodeid]),
+                self.seconds[nodeid],
+                crash or "",
+            )
 
     def pytest_sessionfinish(self) -> None:
         if self.writer:

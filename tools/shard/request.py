@@ -8,6 +8,7 @@ Two levels can apply, outermost first:
 Each level splits what the previous level kept, so together they still run
 every selected test exactly once.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,7 +26,9 @@ class Level:
     origin: str  # where it came from, for messages and the report header
 
 
-def _parse(index: str | int | None, total: str | int | None, origin: str, names: tuple[str, str]) -> Level | None:
+def _parse(
+    index: str | int | None, total: str | int | None, origin: str, names: tuple[str, str]
+) -> Level | None:
     if index is None and total is None:
         return None
     if index is None or total is None:
@@ -34,18 +37,30 @@ def _parse(index: str | int | None, total: str | int | None, origin: str, names:
     try:
         index_i, total_i = int(index), int(total)
     except ValueError:
-        raise ShardRequestError(f"{origin}: {names[0]}={index!r} / {names[1]}={total!r} are not integers") from None
+        raise ShardRequestError(
+            f"{origin}: {names[0]}={index!r} / {names[1]}={total!r} are not integers"
+        ) from None
     if total_i < 1 or not 0 <= index_i < total_i:
         raise ShardRequestError(f"{origin}: need 0 <= {names[0]} < {names[1]}, got {index_i} and {total_i}")
     return Level(index_i, total_i, origin)
 
 
-def resolve(env: Mapping[str, str], cli_index: int | None = None, cli_total: int | None = None) -> tuple[Level, ...]:
+def resolve(
+    env: Mapping[str, str], cli_index: int | None = None, cli_total: int | None = None
+) -> tuple[Level, ...]:
     """Sharding levels to apply, outermost first (empty: run everything)."""
     leg = _parse(cli_index, cli_total, "command line", ("--shard-index", "--shard-total"))
     if leg is None:
-        leg = _parse(env.get("OOT_SHARD_INDEX"), env.get("OOT_SHARD_TOTAL"), "environment",
-                     ("OOT_SHARD_INDEX", "OOT_SHARD_TOTAL"))
-    bazel = _parse(env.get("TEST_SHARD_INDEX"), env.get("TEST_TOTAL_SHARDS"), "Bazel",
-                   ("TEST_SHARD_INDEX", "TEST_TOTAL_SHARDS"))
+        leg = _parse(
+            env.get("OOT_SHARD_INDEX"),
+            env.get("OOT_SHARD_TOTAL"),
+            "environment",
+            ("OOT_SHARD_INDEX", "OOT_SHARD_TOTAL"),
+        )
+    bazel = _parse(
+        env.get("TEST_SHARD_INDEX"),
+        env.get("TEST_TOTAL_SHARDS"),
+        "Bazel",
+        ("TEST_SHARD_INDEX", "TEST_TOTAL_SHARDS"),
+    )
     return tuple(level for level in (leg, bazel) if level is not None and level.total > 1)

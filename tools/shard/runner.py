@@ -18,6 +18,7 @@ summary to --summary (default $TEST_UNDECLARED_OUTPUTS_DIR/shard_summary.json).
 Exit status: 0 when no test's verdict is failed/error/crashed, 1 otherwise,
 or pytest's own status when it could not run the tests at all.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,7 +57,15 @@ class PytestChild(Spawned):
     def __init__(self, ws: Workspace, pytest_args: list[str], only: list[str] | None) -> None:
         self.ws, self.tests = ws, None if only is None else len(only)
         self.xml_path, only_path = ws.paths()
-        cmd = [sys.executable, "-m", "pytest", *pytest_args, "-p", "tools.shard.plugin", f"--junitxml={self.xml_path}"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pytest",
+            *pytest_args,
+            "-p",
+            "tools.shard.plugin",
+            f"--junitxml={self.xml_path}",
+        ]
         if ws.mode == "fork":
             cmd += ["-p", "testing.supervisor.zygote"]
         if only is not None:
@@ -99,13 +108,17 @@ class ShardRun:
         # pytest_events, when the leg also runs --isolate) only marks progress.
         if isinstance(event, End) and "outcome" in (event.info or {}):
             info = event.info
-            self.attempts[event.key] = Attempt(info["outcome"], float(info["seconds"]), None, info.get("detail", ""))
+            self.attempts[event.key] = Attempt(
+                info["outcome"], float(info["seconds"]), None, info.get("detail", "")
+            )
             self.ended_in[event.key] = self.children[-1]
         elif isinstance(event, Crashed):
             self.attempts[event.key] = Attempt("crashed", 0.0, None, event.why)
             left = [k for k in self.progress.remaining() or [] if k != event.key]
-            _log(f"pytest {event.why} while running {event.key}; "
-                 f"rerunning the {len(left)} tests not yet run in a new process")
+            _log(
+                f"pytest {event.why} while running {event.key}; "
+                f"rerunning the {len(left)} tests not yet run in a new process"
+            )
         elif isinstance(event, NotRun):
             for key in event.keys:
                 self.attempts[key] = Attempt("error", 0.0, None, event.reason)
@@ -115,11 +128,15 @@ class ShardRun:
         cases = {id(child): index_cases(child.xml_path) for child in self.children}
         for nodeid, child in self.ended_in.items():
             a = self.attempts[nodeid]
-            self.attempts[nodeid] = Attempt(a.outcome, a.seconds, case_for(nodeid, cases[id(child)]), a.detail)
+            self.attempts[nodeid] = Attempt(
+                a.outcome, a.seconds, case_for(nodeid, cases[id(child)]), a.detail
+            )
         return self.attempts
 
 
-def run_until_done(pytest_args: list[str], only: list[str] | None, ws: Workspace) -> tuple[dict[str, Attempt], int | None]:
+def run_until_done(
+    pytest_args: list[str], only: list[str] | None, ws: Workspace
+) -> tuple[dict[str, Attempt], int | None]:
     """Run the tests (all selected, or `only`) to the end, restarting after
     crashes with the tests not yet started. Returns attempts per test, and
     pytest's status if it could not select tests at all (else None)."""
@@ -129,7 +146,9 @@ def run_until_done(pytest_args: list[str], only: list[str] | None, ws: Workspace
     if progress.planned is None:
         if only:  # it selected before; now dies during collection: give up on the rest
             for nodeid in only:
-                attempts[nodeid] = Attempt("error", 0.0, None, f"not run: pytest {describe_exit(progress.status)} before any test")
+                attempts[nodeid] = Attempt(
+                    "error", 0.0, None, f"not run: pytest {describe_exit(progress.status)} before any test"
+                )
             return attempts, None
         return attempts, progress.status
     if not progress.planned and only is None:
@@ -137,7 +156,9 @@ def run_until_done(pytest_args: list[str], only: list[str] | None, ws: Workspace
     return attempts, None
 
 
-def run_shard(pytest_args: list[str], reruns: int, ws: Workspace) -> tuple[dict[str, Verdict], dict[str, list[Attempt]], int | None]:
+def run_shard(
+    pytest_args: list[str], reruns: int, ws: Workspace
+) -> tuple[dict[str, Verdict], dict[str, list[Attempt]], int | None]:
     first, status = run_until_done(pytest_args, None, ws)
     history = {nodeid: [attempt] for nodeid, attempt in first.items()}
     verdicts = {nodeid: classify([a.outcome for a in tries]) for nodeid, tries in history.items()}
@@ -159,10 +180,13 @@ def summary(verdicts: dict[str, Verdict], history: dict[str, list[Attempt]], ws:
         return (tries[-1] if verdicts[nodeid].outcome == "flaky" else tries[0]).seconds
 
     return {
-        "format": "oot-ci-shard-summary", "version": 1,
+        "format": "oot-ci-shard-summary",
+        "version": 1,
         "counts": dict(sorted(Counter(v.outcome for v in verdicts.values()).items())),
-        "tests": [{"nodeid": n, "outcome": v.outcome, "attempts": list(v.attempts), "duration": seconds(n)}
-                  for n, v in verdicts.items()],
+        "tests": [
+            {"nodeid": n, "outcome": v.outcome, "attempts": list(v.attempts), "duration": seconds(n)}
+            for n, v in verdicts.items()
+        ],
         "processes": ws.children,
     }
 
@@ -179,17 +203,27 @@ def _default_summary() -> Path | None:
 
 
 def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
-    parser = argparse.ArgumentParser(prog="python -m tools.shard.runner", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.shard.runner", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--reruns", type=int, default=2, help="reruns of a failing test (default 2)")
-    parser.add_argument("--isolate-mode", choices=("fork", "restart"), default="fork",
-                        help="fork: the child pytest is a zygote, a crash costs one fork (default); "
-                             "restart: a crash costs a new pytest process")
+    parser.add_argument(
+        "--isolate-mode",
+        choices=("fork", "restart"),
+        default="fork",
+        help="fork: the child pytest is a zygote, a crash costs one fork (default); "
+        "restart: a crash costs a new pytest process",
+    )
     parser.add_argument("--junitxml", type=Path, default=_default_junit(), help="merged JUnit XML")
-    parser.add_argument("--summary", type=Path, default=_default_summary(),
-                        help="JSON summary (verdicts, attempts, durations)")
+    parser.add_argument(
+        "--summary",
+        type=Path,
+        default=_default_summary(),
+        help="JSON summary (verdicts, attempts, durations)",
+    )
     if "--" in argv:
         cut = argv.index("--")
-        ours, pytest_args = argv[:cut], argv[cut + 1:]
+        ours, pytest_args = argv[:cut], argv[cut + 1 :]
     else:
         ours, pytest_args = [], argv
     args = parser.parse_args(ours)

@@ -7,6 +7,7 @@ Format (JSON, sorted keys so diffs stay reviewable):
 Merging uses an exponential moving average so one noisy run cannot swing a
 test's weight, while a test that really got slower moves within a few runs.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,7 +35,9 @@ class Timings(BaseModel):
     tests: dict[str, NonNegativeFloat] = Field(default_factory=dict)
 
 
-def merge(old: Mapping[str, float], new: Mapping[str, float], weight: float = DEFAULT_WEIGHT) -> dict[str, float]:
+def merge(
+    old: Mapping[str, float], new: Mapping[str, float], weight: float = DEFAULT_WEIGHT
+) -> dict[str, float]:
     """Old durations updated with new observations; unseen tests keep theirs."""
     if not 0.0 < weight <= 1.0:
         raise ValueError(f"merge weight must be in (0, 1], got {weight}")

@@ -1,4 +1,5 @@
 """The generator on a small repository tree built in tmp_path."""
+
 import textwrap
 
 import pytest
@@ -53,7 +54,10 @@ def test_unmarked(): pass
 MARKS = {
     "testing/suites/test_ops.py::TestOps::test_add_float32": ["dtype__float32", "op__add"],
     "testing/suites/test_ops.py::TestOps::test_add_int64": ["dtype__int64", "op__add"],
-    "testing/suites/test_ops.py::TestOps::test_div_no_rounding_mode_int64": ["dtype__int64", "op__div_no_rounding_mode"],
+    "testing/suites/test_ops.py::TestOps::test_div_no_rounding_mode_int64": [
+        "dtype__int64",
+        "op__div_no_rounding_mode",
+    ],
 }
 
 
@@ -61,6 +65,7 @@ def fake_collect(calls):
     def collect(root, configs, suites):
         calls.append((configs, suites))
         return MARKS
+
     return collect
 
 
@@ -87,13 +92,19 @@ def repo(tmp_path, monkeypatch):
 def test_targets_follow_collected_marks(repo):
     calls = []
     data = generate.build(repo, fake_collect(calls))
-    assert calls == [(["configs/spyre/device.yaml", "configs/spyre/ops.yaml"], ["testing/suites/test_ops.py"])]
+    assert calls == [
+        (["configs/spyre/device.yaml", "configs/spyre/ops.yaml"], ["testing/suites/test_ops.py"])
+    ]
     assert sorted(data["ops"]) == ["add", "div_no_rounding_mode"]
     assert sorted(data["dtypes"]) == ["float32", "int64"]
     add = data["ops"]["add"]
     assert (add["mark"], add["suites"]) == ("op__add", ["testing/suites/test_ops.py"])
     assert add["configs"] == ["configs/spyre/device.yaml", "configs/spyre/ops.yaml"]
-    assert add["data"] == ["//:configs/spyre/device.yaml", "//:configs/spyre/ops.yaml", "//testing:suites/test_ops.py"]
+    assert add["data"] == [
+        "//:configs/spyre/device.yaml",
+        "//:configs/spyre/ops.yaml",
+        "//testing:suites/test_ops.py",
+    ]
 
 
 def test_feature_configs_run_with_base_configs(repo):
@@ -114,7 +125,10 @@ def test_op_targets_take_only_their_suites_configs(repo):
     data = generate.build(repo, lambda root, configs, suites: marks)
     assert data["ops"]["add"]["configs"] == ["configs/spyre/device.yaml", "configs/spyre/ops.yaml"]
     assert data["dtypes"]["float32"]["configs"] == [
-        "configs/spyre/device.yaml", "configs/spyre/mods.yaml", "configs/spyre/ops.yaml"]
+        "configs/spyre/device.yaml",
+        "configs/spyre/mods.yaml",
+        "configs/spyre/ops.yaml",
+    ]
     assert data["dtypes"]["float32"]["suites"] == ["testing/suites/test_mod.py", "testing/suites/test_ops.py"]
 
 
@@ -157,9 +171,13 @@ def test_bad_config_is_one_line_with_file_and_line(repo, capsys, monkeypatch):
 
 
 def test_missing_suite_file_is_named(repo, capsys):
-    (repo / "configs/gone.yaml").write_text("test_suite_config:\n  files:\n    - path: ${REPO_ROOT}/testing/suites/test_gone.py\n")
+    (repo / "configs/gone.yaml").write_text(
+        "test_suite_config:\n  files:\n    - path: ${REPO_ROOT}/testing/suites/test_gone.py\n"
+    )
     assert generate.main(["--root", str(repo)]) == 2
-    assert "configs/gone.yaml: ${REPO_ROOT}/testing/suites/test_gone.py: no such file" in capsys.readouterr().err
+    assert (
+        "configs/gone.yaml: ${REPO_ROOT}/testing/suites/test_gone.py: no such file" in capsys.readouterr().err
+    )
 
 
 def test_output_is_starlark_friendly(repo):
@@ -177,5 +195,6 @@ def test_label_of_uses_nearest_package():
 
 def test_sanitize_matches_plugin_marks():
     from testing.plugin.selection import mark_name
+
     for name in ("add", "div.no_rounding_mode", "nn.functional.relu", "__radd__"):
         assert "op__" + sanitize(name) == mark_name("op__", name)

@@ -1,4 +1,5 @@
 """configs.bzl must match configs/: fails when a config edit was not regenerated."""
+
 import os
 from pathlib import Path
 

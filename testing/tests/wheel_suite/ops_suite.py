@@ -20,8 +20,12 @@ class TestOpsSuite(TestCase):
         sample = next(iter(op.sample_inputs(device, dtype)))
         result = op(sample.input, *sample.args, **sample.kwargs)
         self.assertEqual(result.device.type, torch.device(device).type)
-        self.assertEqual(result.shape, torch.broadcast_shapes(sample.input.shape, *[
-            a.shape for a in sample.args if isinstance(a, torch.Tensor)]))
+        self.assertEqual(
+            result.shape,
+            torch.broadcast_shapes(
+                sample.input.shape, *[a.shape for a in sample.args if isinstance(a, torch.Tensor)]
+            ),
+        )
 
     @dtypes(torch.float32, torch.int64, torch.float64)
     def test_ones_sum(self, device, dtype):

@@ -12,6 +12,7 @@
 
     tools/bazel run //tools/bench/crcr_bench -- [--legs 40] [--burst 200] [--window 6]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,8 +20,8 @@ import json
 import logging
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from rich.console import Console
@@ -51,9 +52,15 @@ def run_legs(legs: int, fault_rate: float, state: Path) -> tuple[float, int, int
     relay.dispatch(REPO, cp)
     with RelayEmulator(faults=faults, relay=relay) as emu:
         transport = CountingTransport()
-        client = CallbackClient(emu.url, StaticToken(relay.issuer.mint(REPO, lifetime=3600)), REPO,
-                                outbox=Outbox(state), budget=RateBudget(limit=10**6), transport=transport,
-                                policy=default_policy(total=20, backoff=0.002, jitter=0.002, cap=0.02))
+        client = CallbackClient(
+            emu.url,
+            StaticToken(relay.issuer.mint(REPO, lifetime=3600)),
+            REPO,
+            outbox=Outbox(state),
+            budget=RateBudget(limit=10**6),
+            transport=transport,
+            policy=default_policy(total=20, backoff=0.002, jitter=0.002, cap=0.02),
+        )
         start = time.perf_counter()
         outcomes = []
         for leg in range(legs):
@@ -81,14 +88,25 @@ def burst(callbacks: int, window: float, budget: bool, state: Path) -> tuple[flo
     cp = dict(load_dispatch(json.loads(EXAMPLE.read_text())).client_payload, delivery_id=str(uuid.uuid4()))
     relay.dispatch(REPO, cp)
     with RelayEmulator(relay=relay) as emu:
-        client = CallbackClient(emu.url, StaticToken(relay.issuer.mint(REPO, lifetime=3600)), REPO, outbox=Outbox(state),
-                                budget=RateBudget(limit=90 if budget else 10**6, window=window),
-                                policy=default_policy(total=30, backoff=window / 8, jitter=window / 8, cap=window))
+        client = CallbackClient(
+            emu.url,
+            StaticToken(relay.issuer.mint(REPO, lifetime=3600)),
+            REPO,
+            outbox=Outbox(state),
+            budget=RateBudget(limit=90 if budget else 10**6, window=window),
+            policy=default_policy(total=30, backoff=window / 8, jitter=window / 8, cap=window),
+        )
         start = time.perf_counter()
         # matrix legs report concurrently: 4 senders sharing one budget
         with ThreadPoolExecutor(max_workers=4) as pool:
-            list(pool.map(lambda i: client.post(in_progress_body(cp, RunContext("bench", "2", f"burst{i}", f"b{i}"))),
-                          range(callbacks)))
+            list(
+                pool.map(
+                    lambda i: client.post(
+                        in_progress_body(cp, RunContext("bench", "2", f"burst{i}", f"b{i}"))
+                    ),
+                    range(callbacks),
+                )
+            )
         elapsed = time.perf_counter() - start
         client.close()
     return elapsed, relay.counters.get("429", 0)
@@ -101,7 +119,9 @@ def main(argv=None) -> int:
     p.add_argument("--window", type=float, default=6.0, help="relay window in seconds (production: 60)")
     args = p.parse_args(argv)
     console = Console()
-    logging.getLogger("crcr").setLevel(logging.ERROR)  # the per-callback "HUD unconfirmed" warnings are counted instead
+    logging.getLogger("crcr").setLevel(
+        logging.ERROR
+    )  # the per-callback "HUD unconfirmed" warnings are counted instead
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         clean = run_legs(args.legs, 0.0, tmp / "a")
@@ -112,8 +132,10 @@ def main(argv=None) -> int:
         for name, (secs, done, sends, unconfirmed) in (("0 %", clean), ("30 %", faulty)):
             t.add_row(name, f"{secs:.2f}", str(done), f"{sends / (2 * args.legs):.2f}", str(unconfirmed))
         console.print(t)
-        console.print(f"ratio 30 % / 0 %: time {faulty[0] / clean[0]:.2f}x; "
-                      f"exactly-once: {clean[1] == faulty[1] == args.legs}")
+        console.print(
+            f"ratio 30 % / 0 %: time {faulty[0] / clean[0]:.2f}x; "
+            f"exactly-once: {clean[1] == faulty[1] == args.legs}"
+        )
         with_budget = burst(args.burst, args.window, True, tmp / "c")
         without = burst(args.burst, args.window, False, tmp / "d")
         b = Table(title=f"burst of {args.burst} callbacks, relay limit 100 per {args.window:g} s window")
@@ -122,8 +144,10 @@ def main(argv=None) -> int:
         b.add_row("90 / window", f"{with_budget[0]:.2f}", str(with_budget[1]))
         b.add_row("off", f"{without[0]:.2f}", str(without[1]))
         console.print(b)
-        console.print(f"429s avoided by the budget: {without[1] - with_budget[1]}; "
-                      f"time ratio budget/off: {with_budget[0] / max(without[0], 1e-9):.2f}x")
+        console.print(
+            f"429s avoided by the budget: {without[1] - with_budget[1]}; "
+            f"time ratio budget/off: {with_budget[0] / max(without[0], 1e-9):.2f}x"
+        )
     return 0
 
 

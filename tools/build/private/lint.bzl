@@ -1,7 +1,7 @@
 """lint_sources / lint_test: ruff and buildifier over every package's sources."""
 
-load("@rules_python//python:defs.bzl", "py_binary", "py_test")
 load("@pydeps//:requirements.bzl", "requirement")
+load("@rules_python//python:defs.bzl", "py_binary", "py_test")
 
 _LINT = "//tools/build/private:lint.py"
 _CONFIG = "//:ruff.toml"

@@ -1,7 +1,7 @@
 """Lint and format check of the tree: ruff (Python) and buildifier (BUILD, .bzl).
 
-  check FILE...   used by //:lint: reports every finding, exit 1 if any (changes nothing)
-  fix             used by `tools/bazel run //:format`: rewrites the workspace in place
+check FILE...   used by //:lint: reports every finding, exit 1 if any (changes nothing)
+fix             used by `tools/bazel run //:format`: rewrites the workspace in place
 """
 
 from __future__ import annotations
@@ -69,10 +69,14 @@ def runfile(path: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--config", required=True, help="ruff.toml")
     parser.add_argument("--buildifier", required=True, help="buildifier binary")
-    parser.add_argument("--generated", action="append", default=[], help="workspace path left to its generator")
+    parser.add_argument(
+        "--generated", action="append", default=[], help="workspace path left to its generator"
+    )
     parser.add_argument("mode", choices=["check", "fix"])
     parser.add_argument("files", nargs="*")
     args = parser.parse_args(argv)

@@ -1,7 +1,7 @@
 """py_pytest: a py_test that runs pytest over its test files."""
 
-load("@rules_python//python:defs.bzl", "py_test")
 load("@pydeps//:requirements.bzl", "requirement")
+load("@rules_python//python:defs.bzl", "py_test")
 
 _RUNNER = "//tools/build/private:pytest_runner.py"
 

@@ -21,7 +21,19 @@ def run_gen_build(tmp_path, lock_text: str, *extra: str) -> pathlib.Path:
     lock = tmp_path / "lock.txt"
     lock.write_text(lock_text)
     subprocess.run(
-        [sys.executable, str(GEN_BUILD), "--site", "site", "--lock", str(lock), "--repo", "deps", "--interpreter", "/x/python3", *extra],
+        [
+            sys.executable,
+            str(GEN_BUILD),
+            "--site",
+            "site",
+            "--lock",
+            str(lock),
+            "--repo",
+            "deps",
+            "--interpreter",
+            "/x/python3",
+            *extra,
+        ],
         cwd=tmp_path,
         check=True,
     )
@@ -78,7 +90,9 @@ def test_torch_headers_split_by_what_a_privateuse1_backend_compiles_against(tmp_
     bzl = load_bzl(run_gen_build(tmp_path, "torch==2.13.0\n") / "torch_headers.bzl")
     prefix = "site/torch/include/"
     assert bzl["TORCH_HEADERS"] == sorted(prefix + h for h, group in headers.items() if group == "generic")
-    assert bzl["TORCH_DISPATCH_HEADERS"] == sorted(prefix + h for h, group in headers.items() if group == "dispatch")
+    assert bzl["TORCH_DISPATCH_HEADERS"] == sorted(
+        prefix + h for h, group in headers.items() if group == "dispatch"
+    )
 
 
 def test_no_torch_in_the_lock_gives_empty_header_lists(tmp_path):
@@ -107,9 +121,23 @@ def test_a_malformed_alternate_is_one_clear_error(tmp_path):
     (tmp_path / "site").mkdir()
     (tmp_path / "lock.txt").write_text("a==1\n")
     result = subprocess.run(
-        [sys.executable, str(GEN_BUILD), "--site", "site", "--lock", "lock.txt", "--repo", "deps",
-         "--interpreter", "/x/python3", "--alternate", "next=deps next"],
-        cwd=tmp_path, capture_output=True, text=True,
+        [
+            sys.executable,
+            str(GEN_BUILD),
+            "--site",
+            "site",
+            "--lock",
+            "lock.txt",
+            "--repo",
+            "deps",
+            "--interpreter",
+            "/x/python3",
+            "--alternate",
+            "next=deps next",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 2
     assert "--alternate: 'next=deps next': want @REPO//PKG:CONFIG_SETTING=REPO_NAME" in result.stderr

@@ -68,7 +68,7 @@ def test_without_apt_get_says_what_to_install(sandbox_bin):
 
 def test_reentry_from_the_debian_wrapper_uses_bazel_real(sandbox_bin, tmp_path):
     real = tmp_path / "bazel-real"
-    real.write_text(f"#!{shutil.which('bash')}\necho \"real $*\"\n")
+    real.write_text(f'#!{shutil.which("bash")}\necho "real $*"\n')
     real.chmod(0o755)
     result = launch(sandbox_bin, "build", "//x", BAZEL_REAL=str(real))
     assert result.stdout.strip() == "real build //x"

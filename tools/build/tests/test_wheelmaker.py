@@ -14,10 +14,24 @@ def build(tmp_path, out_name: str) -> pathlib.Path:
     out = tmp_path / out_name
     subprocess.run(
         [
-            sys.executable, str(WHEELMAKER),
-            "--distribution", "demo-pkg", "--version", "1.2.3", "--tag", "py3-none-any",
-            "--out", str(out), "--file", f"demo_pkg/mod.py={src}", "--file", f"demo_pkg/__init__.py={src}",
-            "--requires", "torch==2.13.0", "--entry-point", "console_scripts:demo = demo_pkg.mod:hello",
+            sys.executable,
+            str(WHEELMAKER),
+            "--distribution",
+            "demo-pkg",
+            "--version",
+            "1.2.3",
+            "--tag",
+            "py3-none-any",
+            "--out",
+            str(out),
+            "--file",
+            f"demo_pkg/mod.py={src}",
+            "--file",
+            f"demo_pkg/__init__.py={src}",
+            "--requires",
+            "torch==2.13.0",
+            "--entry-point",
+            "console_scripts:demo = demo_pkg.mod:hello",
         ],
         check=True,
     )
@@ -38,6 +52,25 @@ def test_wheel_is_reproducible_and_complete(tmp_path):
 def test_wheel_installs_and_imports(tmp_path):
     wheel = build(tmp_path, "demo_pkg-1.2.3-py3-none-any.whl")
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--target", str(target), str(wheel)], check=True, capture_output=True)
-    check = subprocess.run([sys.executable, "-c", "import demo_pkg.mod as m; print(m.hello())"], env={"PYTHONPATH": str(target)}, capture_output=True, text=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    check = subprocess.run(
+        [sys.executable, "-c", "import demo_pkg.mod as m; print(m.hello())"],
+        env={"PYTHONPATH": str(target)},
+        capture_output=True,
+        text=True,
+    )
     assert check.stdout.strip() == "hi"

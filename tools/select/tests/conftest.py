@@ -1,4 +1,5 @@
 """Shared fixtures for the selection tool's tests."""
+
 from __future__ import annotations
 
 import os
@@ -26,6 +27,7 @@ def suite_copy(tmp_path) -> Path:
 @pytest.fixture
 def small_caps():
     from tools.select import capabilities
+
     return capabilities.from_file(FIXTURES / "caps_small.json")
 
 

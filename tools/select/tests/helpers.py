@@ -1,5 +1,6 @@
 """Test helpers importable as tools.select.tests.helpers (tests run with --import-mode=importlib,
 because the directory name ``select`` would otherwise shadow the stdlib module)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -32,11 +33,23 @@ class HashEmbedder:
 def unit(name="test_x", variant="add", **overrides):
     """A UnitFacts with sensible defaults for rule tests."""
     from tools.select.facts import UnitFacts
-    fields = dict(unit_id=f"f.py::TestA::{name}[{variant}]" if variant else f"f.py::TestA::{name}",
-                  test_id=f"f.py::TestA::{name}", file="${REPO_ROOT}/f.py", cls="TestA", test=name, variant=variant,
-                  kind="ops" if variant else "dtypes", dtypes=("float32", "int64"), status="passed",
-                  ops=("aten::add.Tensor", "aten::empty.memory_format", "aten::uniform_"),
-                  kernel_ops=("aten::add.Tensor", "aten::empty.memory_format", "aten::uniform_"),
-                  compare_ops=("aten::isclose",), error="", features=(), summary=f"{name} checks {variant}")
+
+    fields = dict(
+        unit_id=f"f.py::TestA::{name}[{variant}]" if variant else f"f.py::TestA::{name}",
+        test_id=f"f.py::TestA::{name}",
+        file="${REPO_ROOT}/f.py",
+        cls="TestA",
+        test=name,
+        variant=variant,
+        kind="ops" if variant else "dtypes",
+        dtypes=("float32", "int64"),
+        status="passed",
+        ops=("aten::add.Tensor", "aten::empty.memory_format", "aten::uniform_"),
+        kernel_ops=("aten::add.Tensor", "aten::empty.memory_format", "aten::uniform_"),
+        compare_ops=("aten::isclose",),
+        error="",
+        features=(),
+        summary=f"{name} checks {variant}",
+    )
     fields.update(overrides)
     return UnitFacts(**fields)

@@ -26,7 +26,7 @@ def test_bare_map_with_precision_per_dtype():
     table = caps_mod.from_mapping({"ops": {"mul.Tensor": {"float32": {"atol": 1e-3}, "int64": None}}})
     assert table.supports("aten::mul.Tensor", "int64")
     assert table.precision_for("mul.Tensor", "float32") == {"atol": 1e-3}
-    assert not table.supports("aten::mul.Scalar", "float32")   # overload listed, not the packet
+    assert not table.supports("aten::mul.Scalar", "float32")  # overload listed, not the packet
 
 
 def test_bad_shapes_are_one_line_errors(tmp_path):

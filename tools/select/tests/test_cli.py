@@ -1,4 +1,5 @@
 """The CLI end to end on the fixture suite (no trace: symbols + embeddings only) and its errors."""
+
 import json
 
 import pytest
@@ -25,24 +26,57 @@ def test_scope_memory_bucket_refine(capsys, tmp_path, fixtures, suite_copy, monk
     caps = str(fixtures / "caps_small.json")
     scope_file = tmp_path / "scope.yaml"
     scope_file.write_text("scope:\n  features:\n    compile: out\n")
-    code, out, _ = _run(capsys, "scope", "--capabilities", caps, "--scope", str(scope_file),
-                        "--suites", "suite/test_*.py", "--out", str(tmp_path / "record.yaml"))
+    code, out, _ = _run(
+        capsys,
+        "scope",
+        "--capabilities",
+        caps,
+        "--scope",
+        str(scope_file),
+        "--suites",
+        "suite/test_*.py",
+        "--out",
+        str(tmp_path / "record.yaml"),
+    )
     assert code == 0 and "1 of 1 files chosen" in out
     db = str(tmp_path / "m.db")
-    code, out, err = _run(capsys, "memory", "--db", db, "--suites", "suite/test_*.py", "--no-progress", "--jobs", "1",
-                          "--capabilities", caps)
+    code, out, err = _run(
+        capsys,
+        "memory",
+        "--db",
+        db,
+        "--suites",
+        "suite/test_*.py",
+        "--no-progress",
+        "--jobs",
+        "1",
+        "--capabilities",
+        caps,
+    )
     assert code == 0 and "1 files (1 changed), 4 tests" in out
     # per op, the dtypes its table entry lists: add/mul/abs/cumsum float32+int64, exp float32;
     # test_matmul_square float32, test_where_plain once; test_backward_sum (autograd is out) never
     assert "11 traced" in out
-    assert "it/s" not in err and "\r" not in err and "%|" not in err   # --no-progress: no bar at all
+    assert "it/s" not in err and "\r" not in err and "%|" not in err  # --no-progress: no bar at all
     config = tmp_path / "cfg.yaml"
-    code, out, _ = _run(capsys, "bucket", "--db", db, "--capabilities", caps, "--scope-record",
-                        str(tmp_path / "record.yaml"), "--out", str(config), "--decisions-out", str(tmp_path / "d.json"))
+    code, out, _ = _run(
+        capsys,
+        "bucket",
+        "--db",
+        db,
+        "--capabilities",
+        caps,
+        "--scope-record",
+        str(tmp_path / "record.yaml"),
+        "--out",
+        str(config),
+        "--decisions-out",
+        str(tmp_path / "d.json"),
+    )
     assert code == 0 and "stage 3: 8 units" in out
     decisions = json.loads((tmp_path / "d.json").read_text())
     backward = next(v for k, v in decisions.items() if k.endswith("test_backward_sum"))
-    assert backward["mode"] == "skip" and "autograd" in backward["rationale"]   # backend declares no autograd
+    assert backward["mode"] == "skip" and "autograd" in backward["rationale"]  # backend declares no autograd
     mm = next(v for k, v in decisions.items() if k.endswith("test_matmul_square"))
     assert mm["mode"] == "skip" and "mm" in mm["rationale"]
     code, out, _ = _run(capsys, "query", "--db", db, "aten::cumsum")
@@ -58,14 +92,28 @@ def test_scope_memory_bucket_refine(capsys, tmp_path, fixtures, suite_copy, monk
 
 
 def test_errors_are_one_line(capsys, tmp_path, fixtures):
-    code, _, err = _run(capsys, "bucket", "--db", str(tmp_path / "none.db"), "--capabilities", "x.json", "--out", "o.yaml")
+    code, _, err = _run(
+        capsys, "bucket", "--db", str(tmp_path / "none.db"), "--capabilities", "x.json", "--out", "o.yaml"
+    )
     assert code == 2 and err.count("\n") == 1 and "x.json: cannot read capabilities" in err
-    code, _, err = _run(capsys, "bucket", "--db", str(tmp_path / "none.db"), "--capabilities",
-                        str(fixtures / "caps_small.json"), "--out", "o.yaml")
+    code, _, err = _run(
+        capsys,
+        "bucket",
+        "--db",
+        str(tmp_path / "none.db"),
+        "--capabilities",
+        str(fixtures / "caps_small.json"),
+        "--out",
+        "o.yaml",
+    )
     assert code == 2 and err.count("\n") == 1 and "no memory yet" in err
-    code, _, err = _run(capsys, "refine", "--config", str(tmp_path / "missing.yaml"), "--junit", str(tmp_path / "r.xml"))
+    code, _, err = _run(
+        capsys, "refine", "--config", str(tmp_path / "missing.yaml"), "--junit", str(tmp_path / "r.xml")
+    )
     assert code == 2 and "cannot read JUnit XML" in err and err.count("\n") == 1
-    code, _, err = _run(capsys, "bucket", "--db", str(tmp_path / "none.db"), "--engine", "llm", "--out", "o.yaml")
+    code, _, err = _run(
+        capsys, "bucket", "--db", str(tmp_path / "none.db"), "--engine", "llm", "--out", "o.yaml"
+    )
     assert code == 2
 
 
@@ -74,18 +122,34 @@ def _query_into_closed_pipe(db):
     import os
     import subprocess
     import sys
+
     read, write = os.pipe()
     os.close(read)
-    proc = subprocess.run([sys.executable, "-m", "tools.select.cli", "query", "--db", db, "add"], stdout=write,
-                          stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    proc = subprocess.run(
+        [sys.executable, "-m", "tools.select.cli", "query", "--db", db, "add"],
+        stdout=write,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
+    )
     os.close(write)
     assert proc.returncode == 141 and "Traceback" not in proc.stderr and "BrokenPipeError" not in proc.stderr
 
 
 def test_progress_bars_show_unless_silenced(capsys, tmp_path, fixtures, suite_copy, monkeypatch):
     monkeypatch.setenv("BUILD_WORKSPACE_DIRECTORY", str(suite_copy))
-    code, _, err = _run(capsys, "memory", "--db", str(tmp_path / "a.db"), "--suites", "suite/test_*.py", "--no-trace")
+    code, _, err = _run(
+        capsys, "memory", "--db", str(tmp_path / "a.db"), "--suites", "suite/test_*.py", "--no-trace"
+    )
     assert code == 0 and "index" in err and "file" in err
-    code, _, err = _run(capsys, "memory", "--db", str(tmp_path / "b.db"), "--suites", "suite/test_*.py", "--no-trace",
-                        "--no-progress")
+    code, _, err = _run(
+        capsys,
+        "memory",
+        "--db",
+        str(tmp_path / "b.db"),
+        "--suites",
+        "suite/test_*.py",
+        "--no-trace",
+        "--no-progress",
+    )
     assert code == 0 and "index" not in err and "%|" not in err

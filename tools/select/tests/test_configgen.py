@@ -1,6 +1,5 @@
 import io
 
-import pytest
 from ruamel.yaml import YAML
 
 from tools.select import rules, yamlio
@@ -11,14 +10,22 @@ from tools.select.tests.helpers import unit
 
 
 def _units():
-    return [unit(variant="add"), unit(variant="exp", kernel_ops=("aten::exp",)),
-            unit(variant="mm", kernel_ops=("aten::mm",)), unit(name="test_plain", variant="", dtypes=())]
+    return [
+        unit(variant="add"),
+        unit(variant="exp", kernel_ops=("aten::exp",)),
+        unit(variant="mm", kernel_ops=("aten::mm",)),
+        unit(name="test_plain", variant="", dtypes=()),
+    ]
 
 
 def _config(small_caps):
     units = _units()
     verdicts = DeterministicEngine().decide(units, Context(small_caps, {}, {}))
-    return units, verdicts, yamlio.dump(build_config(units, verdicts, "spyre", "torch_spyre", "deterministic"))
+    return (
+        units,
+        verdicts,
+        yamlio.dump(build_config(units, verdicts, "spyre", "torch_spyre", "deterministic")),
+    )
 
 
 def test_entries_group_by_bucket_and_dtypes_with_comments(small_caps):
@@ -26,20 +33,25 @@ def test_entries_group_by_bucket_and_dtypes_with_comments(small_caps):
     doc = YAML(typ="safe").load(text)
     tests = doc["test_suite_config"]["files"][0]["tests"]
     by_ops = {tuple(t.get("ops", ())): t for t in tests}
-    assert by_ops[("add",)] == {"names": "TestA::test_x", "ops": ["add"], "dtypes": ["float32", "int64"],
-                                "mode": "mandatory_success"}
+    assert by_ops[("add",)] == {
+        "names": "TestA::test_x",
+        "ops": ["add"],
+        "dtypes": ["float32", "int64"],
+        "mode": "mandatory_success",
+    }
     assert by_ops[("exp",)]["dtypes"] == ["float32"]
     assert by_ops[("mm",)]["mode"] == "skip" and "mm" in by_ops[("mm",)]["reason"]
     assert doc["test_suite_config"]["files"][0]["unlisted_test_mode"] == "skip"
     lines = text.splitlines()
-    for i, line in enumerate(lines):      # every entry has a rationale comment right above it
+    for i, line in enumerate(lines):  # every entry has a rationale comment right above it
         if line.strip().startswith("- names:"):
             assert lines[i - 1].strip().startswith("#"), line
     assert "needs aten ops missing from the spyre table: mm" in text
 
 
 def test_config_is_valid_for_the_plugin(small_caps):
-    from testing.plugin import models   # a hard dependency: this is the schema check
+    from testing.plugin import models  # a hard dependency: this is the schema check
+
     _, _, text = _config(small_caps)
     models.ConfigDocument.model_validate(YAML(typ="safe").load(io.StringIO(text)))
 
@@ -49,6 +61,7 @@ def test_control_characters_never_reach_the_yaml(tmp_path, small_caps):
     rationale and a reason; the plugin's own loader must still read the config."""
     from testing.plugin.config import load_plan
     from tools.select.bucket import write_config
+
     ansi = "\x1b[1mAssertionError\x1b[0m: pickled \x1b[31mtensor\x1b[0m differs\x07\x00 at\rline"
     units = [unit(status="failed", error=ansi), unit(variant="exp", kernel_ops=("aten::exp",))]
     verdicts = DeterministicEngine().decide(units, Context(small_caps, {}, {}))

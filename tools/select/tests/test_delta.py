@@ -1,17 +1,17 @@
 """Delta on two small synthetic torch/testing/_internal trees and a hand-filled memory."""
-import json
+
 import textwrap
 
 import pytest
 
-from tools.select import deltarun, rules
 from tools.select import delta as dl
+from tools.select import deltarun, rules
 from tools.select import opinfo_index as oi
 from tools.select.engines import DeterministicEngine
 from tools.select.store import Memory
 from tools.select.tests.helpers import HashEmbedder
 
-OLD = '''
+OLD = """
 import unittest
 def sample_inputs_foo(op_info, device, dtype, requires_grad, **kwargs):
     yield 1
@@ -26,8 +26,8 @@ op_db = [
     OpInfo('qux', dtypes=floating_types()),
     OpInfo('cpuonly', dtypes=floating_types()),
 ]
-'''
-NEW = '''
+"""
+NEW = """
 import unittest
 def sample_inputs_foo(op_info, device, dtype, requires_grad, **kwargs):
     yield 1
@@ -43,7 +43,7 @@ op_db = [
            skips=(DecorateInfo(unittest.expectedFailure, 'TestA', 'test_x', device_type='cpu'),)),
     OpInfo('fresh', dtypes=floating_types()),
 ]
-'''
+"""
 
 
 @pytest.fixture
@@ -62,17 +62,32 @@ def test_field_level_diff(trees):
     assert changes["gone"].status == "removed" and changes["fresh"].status == "added"
     assert changes["bar"].samples and not changes["bar"].decorations_removed
     assert len(changes["foo"].decorations_removed) == 1 and not changes["foo"].samples
-    assert changes["baz"].foreign_only                        # CUDA dtypes only
-    assert changes["cpuonly"].foreign_only                    # a cpu-only decorator never reaches the device
+    assert changes["baz"].foreign_only  # CUDA dtypes only
+    assert changes["cpuonly"].foreign_only  # a cpu-only decorator never reaches the device
     assert changes["qux"].dtypes_added == {"int64"} and len(changes["qux"].decorations_added) == 1
 
 
 def _fill(memory: Memory):
     tests = []
     for name in ("test_x", "test_y"):
-        tests.append({"test_id": f"f.py::TestA::{name}", "file": "f.py", "cls": "TestA", "name": name, "lineno": 1,
-                      "kind": "ops", "op_list": "op_db", "decorators": "[]", "dtypes": "[]", "features": "[]",
-                      "device_generic": 1, "content_hash": name, "summary": f"{name} over ops", "embed_hash": name})
+        tests.append(
+            {
+                "test_id": f"f.py::TestA::{name}",
+                "file": "f.py",
+                "cls": "TestA",
+                "name": name,
+                "lineno": 1,
+                "kind": "ops",
+                "op_list": "op_db",
+                "decorators": "[]",
+                "dtypes": "[]",
+                "features": "[]",
+                "device_generic": 1,
+                "content_hash": name,
+                "summary": f"{name} over ops",
+                "embed_hash": name,
+            }
+        )
     memory.put_file("f.py", "h", "f", [], tests)
     items = []
     for test in ("test_x", "test_y"):
@@ -82,23 +97,43 @@ def _fill(memory: Memory):
             memory.put_trace(key, status, "float32", [f"aten::{op}"], ["aten::add.Tensor"], [], "")
             items.append({"cls": "TestA", "test": test, "variant": op, "dtypes": ["float32"], "key": key})
     memory.put_variants("f.py", items)
-    memory.put_embeddings("t", [("test_x", b"\x00\x00\x80\x3f" + b"\x00" * 4), ("test_y", b"\x00" * 4 + b"\x00\x00\x80\x3f")])
+    memory.put_embeddings(
+        "t", [("test_x", b"\x00\x00\x80\x3f" + b"\x00" * 4), ("test_y", b"\x00" * 4 + b"\x00\x00\x80\x3f")]
+    )
 
 
 def test_delta_reevaluates_only_what_the_device_can_see(trees, tmp_path, small_caps):
     with Memory(tmp_path / "m.db") as memory:
         _fill(memory)
-        result = deltarun.run(memory, small_caps, DeterministicEngine(), {}, trees["new"], "9.9",
-                              old_internal=trees["old"], embedder=HashEmbedder())
+        result = deltarun.run(
+            memory,
+            small_caps,
+            DeterministicEngine(),
+            {},
+            trees["new"],
+            "9.9",
+            old_internal=trees["old"],
+            embedder=HashEmbedder(),
+        )
     affected = {uid.split("::", 1)[1]: why for uid, why in result.plan.affected.items()}
-    assert set(affected) == {"TestA::test_x[foo]", "TestA::test_x[bar]", "TestA::test_x[qux]", "TestA::test_y[bar]",
-                             "TestA::test_y[qux]", "TestA::test_x[fresh]", "TestA::test_y[fresh]"}
+    assert set(affected) == {
+        "TestA::test_x[foo]",
+        "TestA::test_x[bar]",
+        "TestA::test_x[qux]",
+        "TestA::test_y[bar]",
+        "TestA::test_y[qux]",
+        "TestA::test_x[fresh]",
+        "TestA::test_y[fresh]",
+    }
     assert "decorators" in affected["TestA::test_x[foo]"] and "sample-input" in affected["TestA::test_y[bar]"]
-    assert len(result.plan.removed) == 2                     # gone, for both tests
+    assert len(result.plan.removed) == 2  # gone, for both tests
     assert result.full_units == 12 - 2 + 2
     # the removed expectedFailure leaves test_x[foo] to the neighbours; it was skip before
     x_foo = next(uid for uid in result.verdicts if uid.endswith("test_x[foo]"))
-    assert result.verdicts[x_foo].mode == rules.MANDATORY and "re-evaluated for 9.9" in result.verdicts[x_foo].rationale
+    assert (
+        result.verdicts[x_foo].mode == rules.MANDATORY
+        and "re-evaluated for 9.9" in result.verdicts[x_foo].rationale
+    )
     assert x_foo in result.flipped
     # the new generic skip on qux for test_y makes it skip
     y_qux = next(uid for uid in result.verdicts if uid.endswith("test_y[qux]"))

@@ -29,12 +29,19 @@ def _units():
 def test_neighbours_break_ties_by_similarity(small_caps):
     units = _units()
     ids = {u.test: u.test_id for u in units}
-    near_bad = _vectors(**{ids["test_ok"]: [1, 0, 0], ids["test_bad"]: [0, 1, 0], ids["test_tie"]: [0.1, 1, 0]})
+    near_bad = _vectors(
+        **{ids["test_ok"]: [1, 0, 0], ids["test_bad"]: [0, 1, 0], ids["test_tie"]: [0.1, 1, 0]}
+    )
     verdicts = DeterministicEngine().decide(units, Context(small_caps, {}, near_bad))
     tie = verdicts[ids["test_tie"]]
     assert tie.source == "neighbours" and tie.mode == rules.SKIP and "test_bad" in tie.rationale
-    near_ok = _vectors(**{ids["test_ok"]: [1, 0, 0], ids["test_bad"]: [0, 1, 0], ids["test_tie"]: [1, 0.1, 0]})
-    assert DeterministicEngine().decide(units, Context(small_caps, {}, near_ok))[ids["test_tie"]].mode == rules.MANDATORY
+    near_ok = _vectors(
+        **{ids["test_ok"]: [1, 0, 0], ids["test_bad"]: [0, 1, 0], ids["test_tie"]: [1, 0.1, 0]}
+    )
+    assert (
+        DeterministicEngine().decide(units, Context(small_caps, {}, near_ok))[ids["test_tie"]].mode
+        == rules.MANDATORY
+    )
 
 
 def test_no_neighbours_means_skip_with_reason(small_caps):
@@ -50,7 +57,9 @@ class _FakeLLM(BaseHTTPRequestHandler):
     def do_POST(self):  # noqa: N802
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).seen.append((self.path, body, self.headers.get("Authorization")))
-        status, content = type(self).replies.pop(0) if type(self).replies else (200, '{"mode": "skip", "rationale": "x"}')
+        status, content = (
+            type(self).replies.pop(0) if type(self).replies else (200, '{"mode": "skip", "rationale": "x"}')
+        )
         payload = json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]}).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -83,7 +92,7 @@ def test_llm_decides_only_ties(fake_llm, small_caps, monkeypatch):
     tie = verdicts[units[2].unit_id]
     assert tie.source == "llm" and tie.mode == rules.MANDATORY and "only view ops" in tie.rationale
     assert verdicts[units[1].unit_id].source == "rules"
-    (path, body, auth), = handler.seen          # exactly one request: the tie
+    ((path, body, auth),) = handler.seen  # exactly one request: the tie
     assert path == "/v1/chat/completions" and body["model"] == "tiny" and auth == "Bearer k-123"
     assert json.loads(body["messages"][1]["content"])["facts"]["unit"] == units[2].unit_id
 

@@ -1,4 +1,5 @@
 """Stage 3 decides on what the plugin will generate, through the plugin's own code."""
+
 import pytest
 
 from tools.select import bucket, generation, rules
@@ -14,6 +15,7 @@ def _device(test, variant, *dtypes):
 def view():
     from tools.select import capabilities
     from tools.select.tests.helpers import FIXTURES
+
     return generation.device_view(capabilities.from_file(FIXTURES / "caps_small.json"))
 
 
@@ -21,10 +23,16 @@ def _units():
     return [
         unit(variant="add", aten="add", device=_device("test_x", "add", "float32", "float16", "int64")),
         # sgn's kernel is in the table under another name, but the plugin looks up OpInfo.aten_name
-        unit(variant="sgn", aten="sgn", kernel_ops=("aten::abs",), device=_device("test_x", "sgn", "float32")),
+        unit(
+            variant="sgn", aten="sgn", kernel_ops=("aten::abs",), device=_device("test_x", "sgn", "float32")
+        ),
         # a python reference: its aten_name is not an aten op at all
-        unit(variant="_refs.abs", aten="_refs.abs", kernel_ops=("aten::abs",),
-             device=_device("test_x", "_refs_abs", "float32")),
+        unit(
+            variant="_refs.abs",
+            aten="_refs.abs",
+            kernel_ops=("aten::abs",),
+            device=_device("test_x", "_refs_abs", "float32"),
+        ),
         unit(name="test_plain", variant="", dtypes=(), kind="plain", device=(("test_plain_{device}", ()),)),
     ]
 
@@ -37,19 +45,26 @@ def _decide(small_caps, view, units):
 def test_ops_the_plugin_never_instantiates_are_not_mandatory(small_caps, view):
     units = _units()
     raw = DeterministicEngine().decide(units, Context(small_caps, {}, {}))
-    assert raw[units[1].unit_id].mode == rules.MANDATORY        # every kernel is in the table ...
+    assert raw[units[1].unit_id].mode == rules.MANDATORY  # every kernel is in the table ...
     verdicts = generation.narrow(units, raw, view)
     sgn = verdicts[units[1].unit_id]
-    assert sgn.mode == rules.SKIP                                # ... but no test of it is generated
-    assert "the plugin generates no test of it on spyre: op sgn (aten::sgn) is not in the spyre table" in sgn.rationale
+    assert sgn.mode == rules.SKIP  # ... but no test of it is generated
+    assert (
+        "the plugin generates no test of it on spyre: op sgn (aten::sgn) is not in the spyre table"
+        in sgn.rationale
+    )
     assert verdicts[units[2].unit_id].mode == rules.SKIP
-    assert verdicts[units[0].unit_id].mode == rules.MANDATORY and verdicts[units[3].unit_id].mode == rules.MANDATORY
+    assert (
+        verdicts[units[0].unit_id].mode == rules.MANDATORY
+        and verdicts[units[3].unit_id].mode == rules.MANDATORY
+    )
 
 
 def test_dtypes_narrow_to_what_the_plugin_generates(small_caps, tmp_path):
     from tools.select import capabilities
     from tools.select.tests.helpers import FIXTURES
-    base = tmp_path / "device.yaml"       # the device config supports no float16 at all
+
+    base = tmp_path / "device.yaml"  # the device config supports no float16 at all
     base.write_text("test_suite_config:\n  global:\n    supported_dtypes: [float32, int64, bool]\n")
     view = generation.device_view(capabilities.from_file(FIXTURES / "caps_small.json"), [base])
     units = _units()[:1]
@@ -61,8 +76,9 @@ def test_dtypes_narrow_to_what_the_plugin_generates(small_caps, tmp_path):
 def test_every_mandatory_unit_yields_a_test_in_the_written_config(small_caps, view, tmp_path):
     units = _units()
     verdicts = _decide(small_caps, view, units)
-    written, check = bucket.write_checked(tmp_path / "gen.yaml", units, verdicts, small_caps, "torch_spyre",
-                                          "deterministic", view)
+    written, check = bucket.write_checked(
+        tmp_path / "gen.yaml", units, verdicts, small_caps, "torch_spyre", "deterministic", view
+    )
     assert check.silent_units == () and check.silent_entries == ()
     assert sum(v.mode == rules.MANDATORY for v in written.values()) == 2
 
@@ -76,13 +92,18 @@ def test_entries_selecting_nothing_are_found_and_demoted(small_caps, view, tmp_p
     check = generation.verify(path, units, verdicts, view)
     assert set(check.silent_units) == {units[1].unit_id, units[2].unit_id}
     assert check.silent_entries and all(e.startswith(str(path) + ":") for e in check.silent_entries)
-    fixed, check = bucket.write_checked(path, units, verdicts, small_caps, "torch_spyre", "deterministic", view)
-    assert fixed[units[1].unit_id].mode == rules.SKIP and "no entry selects" in fixed[units[1].unit_id].rationale
+    fixed, check = bucket.write_checked(
+        path, units, verdicts, small_caps, "torch_spyre", "deterministic", view
+    )
+    assert (
+        fixed[units[1].unit_id].mode == rules.SKIP and "no entry selects" in fixed[units[1].unit_id].rationale
+    )
     assert generation.verify(path, units, fixed, view).silent_units == ()
 
 
 def test_a_config_the_plugin_rejects_is_an_error(small_caps, view, tmp_path):
     from tools.select.errors import SelectError
+
     units = [unit(variant="no_such_op_anywhere", aten="add", device=_device("test_x", "nope", "float32"))]
     verdicts = DeterministicEngine().decide(units, Context(small_caps, {}, {}))
     path = tmp_path / "gen.yaml"

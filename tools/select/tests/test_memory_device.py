@@ -1,6 +1,6 @@
 """Device-aware memory over an upstream-style suite: real traced CPU runs (subprocesses)."""
+
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -17,13 +17,15 @@ OUT = {"autograd": "scope file marks it out"}
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     from tools.select import capabilities
+
     caps = capabilities.from_file(FIXTURES / "caps_small.json")
     repo = tmp_path_factory.mktemp("repo")
     shutil.copytree(FIXTURES / "suite_device", repo / "suite")
     db = repo / "memory.db"
     with Memory(db) as memory:
-        stats = MemoryBuilder(memory, HashEmbedder(), progress=False, plan=TracePlan.for_device(caps, OUT)).build(
-            [SourceRoot("${REPO_ROOT}", repo, "suite/test_*.py")])
+        stats = MemoryBuilder(
+            memory, HashEmbedder(), progress=False, plan=TracePlan.for_device(caps, OUT)
+        ).build([SourceRoot("${REPO_ROOT}", repo, "suite/test_*.py")])
         units = {u.test: u for u in gather(memory)}
     return caps, stats, units
 
@@ -55,7 +57,7 @@ def test_a_tracer_induced_error_is_confirmed_untraced(built):
     caps, _, units = built
     unit = units["test_mode_sensitive"]
     assert unit.status == "trace_error" and "passed untraced" in unit.traces[0].note
-    assert rules.decide(unit, caps, OUT) is None         # not "fails on CPU already"
+    assert rules.decide(unit, caps, OUT) is None  # not "fails on CPU already"
 
 
 def test_out_of_scope_tests_are_not_traced(built):
@@ -69,6 +71,6 @@ def test_out_of_scope_tests_are_not_traced(built):
 def test_device_restrictions_are_bucketed_skip_and_not_traced(built):
     caps, _, units = built
     for name in ("test_cpu_only", "test_native_only"):
-        assert units[name].traces == ()                       # it never runs on spyre: no trace needed
+        assert units[name].traces == ()  # it never runs on spyre: no trace needed
         verdict = DeterministicEngine().decide([units[name]], Context(caps, OUT, {}))[units[name].unit_id]
         assert verdict.mode == rules.SKIP and "skip itself on spyre" in verdict.rationale

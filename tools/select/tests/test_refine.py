@@ -15,7 +15,9 @@ def test_classification(cases):
     assert cases["test_matches_cpu_add_spyre_float32"].failure is None
     numerical = cases["test_matches_cpu_exp_spyre_float32"].failure
     assert numerical.kind == "numerical"
-    assert numerical.numerics.abs_diff == pytest.approx(0.0021) and numerical.numerics.rel_diff == pytest.approx(0.00048)
+    assert numerical.numerics.abs_diff == pytest.approx(
+        0.0021
+    ) and numerical.numerics.rel_diff == pytest.approx(0.00048)
     assert numerical.numerics.index == "1, 2" and numerical.numerics.mismatched == "3/25"
     assert cases["test_matches_cpu_mul_spyre_float32"].failure.numerics.abs_diff == pytest.approx(1.99)
     assert cases["test_matches_cpu_cumsum_spyre_int64"].failure.kind == "layout"
@@ -28,7 +30,9 @@ def test_classification(cases):
 
 
 def test_dtype_and_timeout_messages():
-    dtype = results.classify("failed", "TypeError: spyre: aten::exp does not support dtype Long (supported: ...)")
+    dtype = results.classify(
+        "failed", "TypeError: spyre: aten::exp does not support dtype Long (supported: ...)"
+    )
     assert (dtype.kind, dtype.op, dtype.dtype) == ("unsupported_dtype", "exp", "Long")
     assert results.classify("failed", "Failed: Timeout >30.0s").kind == "timeout"
     assert results.classify("failed", "AssertionError: boom").kind == "other"
@@ -38,13 +42,13 @@ def test_proposals(cases):
     props = {p.case.variant: p for p in map(refine.propose, cases.values()) if p}
     knob = props["test_matches_cpu_exp_spyre_float32"]
     assert knob.mode == "mandatory_success" and knob.precision == ("float32", 0.004, 0.0008)
-    assert props["test_matches_cpu_mul_spyre_float32"].mode == "xfail"            # beyond max tolerance
+    assert props["test_matches_cpu_mul_spyre_float32"].mode == "xfail"  # beyond max tolerance
     assert props["test_matmul_square_spyre_float32"].mode == "xfail_strict"
     assert "aten::mm is not supported" in props["test_matmul_square_spyre_float32"].reason
     assert props["test_where_plain_spyre"].mode == "skip"
-    assert props["test_matches_cpu_abs_spyre_int64"].mode == "mandatory_success"   # promotion
+    assert props["test_matches_cpu_abs_spyre_int64"].mode == "mandatory_success"  # promotion
     assert "test_matches_cpu_add_spyre_float32" not in props
-    assert "test_matches_cpu_abs_spyre_float32" not in props                        # xfailed as expected
+    assert "test_matches_cpu_abs_spyre_float32" not in props  # xfailed as expected
 
 
 def test_refine_diff_keeps_comments_and_writes_only_on_request(fixtures, tmp_path, cases):
@@ -52,15 +56,18 @@ def test_refine_diff_keeps_comments_and_writes_only_on_request(fixtures, tmp_pat
     shutil.copy(fixtures / "config_before.yaml", config)
     before = config.read_text()
     outcome = refine.refine([config], list(cases.values()), source="run.xml")
-    assert config.read_text() == before                     # nothing written yet
+    assert config.read_text() == before  # nothing written yet
     diff = outcome.diffs[str(config)]
     assert "+        - names: TestFixtureOps::test_matches_cpu_exp_spyre_float32" in diff
     assert "atol: 0.004" in diff and "rtol: 0.0008" in diff
     assert "+          mode: skip" in diff
     outcome.write()
     after = config.read_text()
-    for kept in ("# Reviewed by a human: keep this header.", "# xfail_strict: a human note that must survive",
-                 "# mandatory_success: every traced kernel is in the table"):
+    for kept in (
+        "# Reviewed by a human: keep this header.",
+        "# xfail_strict: a human note that must survive",
+        "# mandatory_success: every traced kernel is in the table",
+    ):
         assert kept in after
     assert "# refined from run.xml: promote" in after
     # a second refinement with the same results changes nothing new (idempotent per variant)

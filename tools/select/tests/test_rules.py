@@ -19,7 +19,9 @@ def test_dtypes_narrow_and_all_refused_skips(small_caps):
     narrowed = rules.decide(unit(variant="exp", kernel_ops=("aten::exp",)), small_caps, {})
     assert narrowed.mode == rules.MANDATORY and narrowed.dtypes == ("float32",)
     assert "left out int64: exp lacks it" in narrowed.rationale and "refused by" not in narrowed.rationale
-    refused = rules.decide(unit(variant="exp", kernel_ops=("aten::exp",), dtypes=("float64",)), small_caps, {})
+    refused = rules.decide(
+        unit(variant="exp", kernel_ops=("aten::exp",), dtypes=("float64",)), small_caps, {}
+    )
     assert refused.mode == rules.SKIP and "float64" in refused.rationale
 
 
@@ -52,8 +54,11 @@ def test_untraced_unit_is_a_tie(small_caps):
 
 def _trace(dtype, kernel_dtypes, status="passed", error=""):
     from tools.select.store import TraceRow
+
     ops = tuple(sorted(kernel_dtypes))
-    return TraceRow(dtype, status, ops, ops, {op: tuple(d) for op, d in kernel_dtypes.items()}, ("aten::isclose",), error)
+    return TraceRow(
+        dtype, status, ops, ops, {op: tuple(d) for op, d in kernel_dtypes.items()}, ("aten::isclose",), error
+    )
 
 
 def _device(*dtypes):
@@ -62,26 +67,38 @@ def _device(*dtypes):
 
 def test_a_float64_tensor_a_float32_test_creates_blocks_it(small_caps):
     # the float32 run draws a float64 reference with uniform_: the device has no float64 uniform_
-    traces = (_trace("float32", {"aten::add.Tensor": ["float32"], "aten::uniform_": ["float32", "float64"]}),
-              _trace("int64", {"aten::add.Tensor": ["int64"], "aten::random_.from": ["int64"]}))
-    facts = unit(device=_device("float32", "int64"), traces=traces,
-                 kernel_ops=("aten::add.Tensor", "aten::uniform_", "aten::random_.from"))
+    traces = (
+        _trace("float32", {"aten::add.Tensor": ["float32"], "aten::uniform_": ["float32", "float64"]}),
+        _trace("int64", {"aten::add.Tensor": ["int64"], "aten::random_.from": ["int64"]}),
+    )
+    facts = unit(
+        device=_device("float32", "int64"),
+        traces=traces,
+        kernel_ops=("aten::add.Tensor", "aten::uniform_", "aten::random_.from"),
+    )
     verdict = rules.decide(facts, small_caps, {})
     assert verdict.mode == rules.MANDATORY and verdict.dtypes == ("int64",)
     assert "float32: uniform_(float64) lacks it" in verdict.rationale
 
 
 def test_cpu_failure_at_one_dtype_leaves_only_that_dtype_out(small_caps):
-    traces = (_trace("float32", {"aten::add.Tensor": ["float32"]}),
-              _trace("int64", {"aten::add.Tensor": ["int64"]}, status="failed", error="AssertionError: boom"))
-    verdict = rules.decide(unit(device=_device("float32", "int64"), traces=traces,
-                                kernel_ops=("aten::add.Tensor",)), small_caps, {})
+    traces = (
+        _trace("float32", {"aten::add.Tensor": ["float32"]}),
+        _trace("int64", {"aten::add.Tensor": ["int64"]}, status="failed", error="AssertionError: boom"),
+    )
+    verdict = rules.decide(
+        unit(device=_device("float32", "int64"), traces=traces, kernel_ops=("aten::add.Tensor",)),
+        small_caps,
+        {},
+    )
     assert verdict.dtypes == ("float32",) and "int64: CPU failed: AssertionError: boom" in verdict.rationale
 
 
 def test_a_tracer_error_is_never_blamed_on_cpu(small_caps):
-    facts = unit(status="trace_error", error="RuntimeError: crow_indices expected sparse row compressed layout")
-    assert rules.decide(facts, small_caps, {}) is None      # the engine's neighbours decide, not "fails on CPU"
+    facts = unit(
+        status="trace_error", error="RuntimeError: crow_indices expected sparse row compressed layout"
+    )
+    assert rules.decide(facts, small_caps, {}) is None  # the engine's neighbours decide, not "fails on CPU"
 
 
 def test_out_of_scope_units_are_skipped_without_a_trace(small_caps):
@@ -91,14 +108,31 @@ def test_out_of_scope_units_are_skipped_without_a_trace(small_caps):
 
 
 def test_precision_note_only_where_floats_are_compared(small_caps):
-    ints = rules.decide(unit(dtypes=("int64",), device=_device("int64"),
-                             traces=(_trace("int64", {"aten::add.Tensor": ["int64"]}),)), small_caps, {})
+    ints = rules.decide(
+        unit(
+            dtypes=("int64",),
+            device=_device("int64"),
+            traces=(_trace("int64", {"aten::add.Tensor": ["int64"]}),),
+        ),
+        small_caps,
+        {},
+    )
     assert ints.mode == rules.MANDATORY and "float16" not in ints.rationale
-    repr_like = rules.decide(unit(name="test_repr", variant="", dtypes=(), compare_ops=(),
-                                  kernel_ops=("aten::add.Tensor",)), small_caps, {})
+    repr_like = rules.decide(
+        unit(name="test_repr", variant="", dtypes=(), compare_ops=(), kernel_ops=("aten::add.Tensor",)),
+        small_caps,
+        {},
+    )
     assert repr_like.mode == rules.MANDATORY and "tolerance" not in repr_like.rationale
-    floats = rules.decide(unit(dtypes=("float32",), device=_device("float32"),
-                               traces=(_trace("float32", {"aten::add.Tensor": ["float32"]}),)), small_caps, {})
+    floats = rules.decide(
+        unit(
+            dtypes=("float32",),
+            device=_device("float32"),
+            traces=(_trace("float32", {"aten::add.Tensor": ["float32"]}),),
+        ),
+        small_caps,
+        {},
+    )
     assert "; add.Tensor compute through float16 on spyre" in floats.rationale
 
 
@@ -109,7 +143,11 @@ def test_device_restrictions_skip_as_the_plugin_runs_them(small_caps):
     assert native.mode == rules.SKIP and "onlyNativeDeviceTypes" in native.rationale
     on = rules.decide(unit(decorators=("onlyOn(['cpu', 'cuda'])",)), small_caps, {})
     assert on.mode == rules.SKIP
-    allowed = rules.decide(unit(decorators=("onlyOn(['cuda', 'privateuse1'])", "onlyCUDAAndPRIVATEUSE1")), small_caps, {})
+    allowed = rules.decide(
+        unit(decorators=("onlyOn(['cuda', 'privateuse1'])", "onlyCUDAAndPRIVATEUSE1")), small_caps, {}
+    )
     assert allowed.mode == rules.MANDATORY
-    only_for = rules.decide(unit(restrictions={"only_for": ["cpu", "cuda"], "except_for": []}), small_caps, {})
+    only_for = rules.decide(
+        unit(restrictions={"only_for": ["cpu", "cuda"], "except_for": []}), small_caps, {}
+    )
     assert only_for.mode == rules.SKIP and "only_for" in only_for.rationale

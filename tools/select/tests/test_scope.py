@@ -26,10 +26,10 @@ def _choices(spec, caps):
 
 def test_features_out_drop_classes_with_reasons(small_caps):
     spec = scope.ScopeSpec(features={"distributed": "out"})
-    choice = _choices(spec, small_caps)   # autograd is out because the backend declares it
+    choice = _choices(spec, small_caps)  # autograd is out because the backend declares it
     classes = {c.name: c for c in choice.classes}
     assert choice.analyse
-    assert classes["TestKeep"].analyse                       # only one test uses autograd
+    assert classes["TestKeep"].analyse  # only one test uses autograd
     assert not classes["TestGrad"].analyse and "autograd" in classes["TestGrad"].reason
     assert "declares no autograd" in scope.out_features(spec, small_caps)["autograd"]
     assert not classes["TestDist"].analyse and "distributed" in classes["TestDist"].reason

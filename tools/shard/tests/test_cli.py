@@ -25,34 +25,61 @@ def timings(tmp_path):
 
 
 def test_update_records_nodeids(timings):
-    assert store.load(timings).tests == {"t.py::test_a": 3.0, "t.py::test_b": 1.0,
-                                         "t.py::test_c": 1.0, "t.py::test_d": 1.0}
+    assert store.load(timings).tests == {
+        "t.py::test_a": 3.0,
+        "t.py::test_b": 1.0,
+        "t.py::test_c": 1.0,
+        "t.py::test_d": 1.0,
+    }
 
 
 def test_plan_from_collect_only_output(timings, tmp_path, capsys):
     listing = tmp_path / "collected.txt"
-    listing.write_text("t.py::test_a\nt.py::test_b\nt.py::test_c\nt.py::test_d\n\n4 tests collected in 0.01s\n")
+    listing.write_text(
+        "t.py::test_a\nt.py::test_b\nt.py::test_c\nt.py::test_d\n\n4 tests collected in 0.01s\n"
+    )
     assert main(["plan", str(listing), "--shards", "2", "--timings", str(timings)]) == 0
     plan = json.loads(capsys.readouterr().out)
     assert plan["makespan"] == 3.0 and plan["ideal"] == 3.0
-    assert [s["nodeids"] for s in plan["shards"]] == [["t.py::test_a"], ["t.py::test_b", "t.py::test_c", "t.py::test_d"]]
+    assert [s["nodeids"] for s in plan["shards"]] == [
+        ["t.py::test_a"],
+        ["t.py::test_b", "t.py::test_c", "t.py::test_d"],
+    ]
 
 
 def test_matrix(timings, tmp_path, capsys):
     listing = tmp_path / "collected.txt"
     listing.write_text("t.py::test_a\nt.py::test_b\nt.py::test_c\nt.py::test_d\n")
-    assert main(["matrix", "--timings", str(timings), "--shards", "2", "--compact",
-                 "--feature", f"op_add=//testing:op_add:{listing}"]) == 0
+    assert (
+        main(
+            [
+                "matrix",
+                "--timings",
+                str(timings),
+                "--shards",
+                "2",
+                "--compact",
+                "--feature",
+                f"op_add=//testing:op_add:{listing}",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "\n" not in out.strip()
     legs = json.loads(out)["include"]
-    assert [(l["target"], l["shard_index"], l["estimated_seconds"]) for l in legs] == [
-        ("//testing:op_add", 0, 3.0), ("//testing:op_add", 1, 3.0)]
+    assert [(x["target"], x["shard_index"], x["estimated_seconds"]) for x in legs] == [
+        ("//testing:op_add", 0, 3.0),
+        ("//testing:op_add", 1, 3.0),
+    ]
 
 
 def test_bad_feature_spec_is_one_line(timings, capsys):
     assert main(["matrix", "--timings", str(timings), "--feature", "nonsense"]) == 2
-    assert capsys.readouterr().err.strip() == "error: --feature 'nonsense': expected NAME=TARGET:NODEID_LIST_FILE"
+    assert (
+        capsys.readouterr().err.strip()
+        == "error: --feature 'nonsense': expected NAME=TARGET:NODEID_LIST_FILE"
+    )
 
 
 def test_bad_result_file_is_one_line(tmp_path, capsys):

@@ -51,11 +51,14 @@ def test_bad_time_is_named(tmp_path):
         ingest.from_junit(xml)
 
 
-@pytest.mark.parametrize("doc", [
-    {"tests": [{"nodeid": "a.py::t", "duration": 1.25, "outcome": "passed"}]},
-    {"tests": {"a.py::t": {"duration": 1.25}}},
-    {"durations": {"a.py::t": 1.25}},
-])
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"tests": [{"nodeid": "a.py::t", "duration": 1.25, "outcome": "passed"}]},
+        {"tests": {"a.py::t": {"duration": 1.25}}},
+        {"durations": {"a.py::t": 1.25}},
+    ],
+)
 def test_summary_layouts(tmp_path, doc):
     path = tmp_path / "s.json"
     path.write_text(json.dumps(doc))

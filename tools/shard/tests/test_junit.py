@@ -18,15 +18,20 @@ def case(failure=None, props=()):
 
 
 def test_crash_then_pass_is_flaky_with_a_flaky_error():
-    attempts = [Attempt("crashed", 0.0, None, "killed by signal 11 (SIGSEGV)"), Attempt("passed", 0.5, case())]
+    attempts = [
+        Attempt("crashed", 0.0, None, "killed by signal 11 (SIGSEGV)"),
+        Attempt("passed", 0.5, case()),
+    ]
     out = final_case(NODE, classify([a.outcome for a in attempts]), attempts)
     assert out.find("flakyError").get("message") == "killed by signal 11 (SIGSEGV)"
     assert out.find("failure") is None and out.find("error") is None
 
 
 def test_plugin_properties_survive_and_first_failure_decides():
-    attempts = [Attempt("failed", 0.5, case("boom", [("bucket", "mandatory_success")])),
-                Attempt("failed", 0.5, case("boom again"))]
+    attempts = [
+        Attempt("failed", 0.5, case("boom", [("bucket", "mandatory_success")])),
+        Attempt("failed", 0.5, case("boom again")),
+    ]
     out = final_case(NODE, classify(["failed", "failed"]), attempts)
     props = {p.get("name"): p.get("value") for p in out.iter("property")}
     assert props == {"bucket": "mandatory_success", "attempts": "failed,failed"}

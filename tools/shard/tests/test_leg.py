@@ -5,15 +5,18 @@ import pytest
 from tools.shard.leg import run_with_retry, should_retry
 
 
-@pytest.mark.parametrize("code, attempt, expected", [
-    (0, 1, False),
-    (3, 1, False),   # Bazel: tests failed (already rerun per test): final
-    (1, 1, False),   # build failure: a retry would fail the same way
-    (34, 1, True),   # remote cache/executor error
-    (-9, 1, True),   # killed
-    (137, 1, True),  # killed, as a shell reports it
-    (34, 2, False),  # attempts used up
-])
+@pytest.mark.parametrize(
+    "code, attempt, expected",
+    [
+        (0, 1, False),
+        (3, 1, False),  # Bazel: tests failed (already rerun per test): final
+        (1, 1, False),  # build failure: a retry would fail the same way
+        (34, 1, True),  # remote cache/executor error
+        (-9, 1, True),  # killed
+        (137, 1, True),  # killed, as a shell reports it
+        (34, 2, False),  # attempts used up
+    ],
+)
 def test_should_retry(code, attempt, expected):
     assert should_retry(code, attempt, 2) is expected
 

@@ -8,9 +8,13 @@ def feature(name, n, prefix):
 def test_fixed_shards_give_one_leg_each():
     doc = build_matrix([feature("op_add", 10, "a"), feature("op_mul", 1, "m")], {}, shards=3)
     legs = doc["include"]
-    assert [(l["feature"], l["shard_index"], l["shard_total"]) for l in legs] == [
-        ("op_add", 0, 3), ("op_add", 1, 3), ("op_add", 2, 3), ("op_mul", 0, 1)]  # never more shards than tests
-    assert sum(l["tests"] for l in legs if l["feature"] == "op_add") == 10
+    assert [(x["feature"], x["shard_index"], x["shard_total"]) for x in legs] == [
+        ("op_add", 0, 3),
+        ("op_add", 1, 3),
+        ("op_add", 2, 3),
+        ("op_mul", 0, 1),
+    ]  # never more shards than tests
+    assert sum(x["tests"] for x in legs if x["feature"] == "op_add") == 10
     assert legs[0]["name"] == "op_add 1/3" and legs[0]["target"] == "//testing:op_add"
 
 
@@ -19,8 +23,8 @@ def test_duration_cap_splits_slow_features_only():
     fast = feature("fast", 20, "f")
     recorded = {n: 30.0 for n in slow.nodeids} | {n: 0.1 for n in fast.nodeids}
     legs = build_matrix([slow, fast], recorded, max_leg_seconds=120)["include"]
-    assert {l["feature"]: l["shard_total"] for l in legs} == {"slow": 5, "fast": 1}
-    assert max(l["estimated_seconds"] for l in legs) <= 120
+    assert {x["feature"]: x["shard_total"] for x in legs} == {"slow": 5, "fast": 1}
+    assert max(x["estimated_seconds"] for x in legs) <= 120
 
 
 def test_shard_count_bounds():
@@ -58,16 +62,24 @@ OPS = {}
 def test_generated_config_targets_become_features():
     from tools.shard.matrix import generated_features
 
-    recorded = {"testing/suites/test_ops.py::T::test_a": 100.0, "testing/suites/test_ops.py::T::test_b": 100.0,
-                "testing/suites/test_other.py::T::test_c": 5.0}
+    recorded = {
+        "testing/suites/test_ops.py::T::test_a": 100.0,
+        "testing/suites/test_ops.py::T::test_b": 100.0,
+        "testing/suites/test_other.py::T::test_c": 5.0,
+    }
     features = {f.name: f for f in generated_features(GENERATED, recorded)}
     assert set(features) == {"config_spyre_ops", "config_spyre_new"}  # no suites: no leg
     assert features["config_spyre_ops"].target == "//testing:config_spyre_ops"
-    assert features["config_spyre_ops"].nodeids == ("testing/suites/test_ops.py::T::test_a",
-                                                    "testing/suites/test_ops.py::T::test_b")
+    assert features["config_spyre_ops"].nodeids == (
+        "testing/suites/test_ops.py::T::test_a",
+        "testing/suites/test_ops.py::T::test_b",
+    )
     assert features["config_spyre_new"].nodeids == ("testing/suites/test_new.py::<unrecorded>",)
     legs = build_matrix(list(features.values()), recorded, max_leg_seconds=120)["include"]
-    assert {(l["feature"], l["shard_total"]) for l in legs} == {("config_spyre_ops", 2), ("config_spyre_new", 1)}
+    assert {(x["feature"], x["shard_total"]) for x in legs} == {
+        ("config_spyre_ops", 2),
+        ("config_spyre_new", 1),
+    }
 
 
 def test_generated_file_without_configs_is_an_error():

@@ -3,14 +3,17 @@ import pytest
 from tools.shard.outcomes import Verdict, classify, combine, phase_outcome, to_rerun
 
 
-@pytest.mark.parametrize("when, outcome, wasxfail, expected", [
-    ("call", "failed", False, "failed"),
-    ("setup", "failed", False, "error"),
-    ("teardown", "failed", False, "error"),
-    ("call", "skipped", True, "xfailed"),
-    ("call", "passed", True, "xpassed"),
-    ("setup", "skipped", False, "skipped"),
-])
+@pytest.mark.parametrize(
+    "when, outcome, wasxfail, expected",
+    [
+        ("call", "failed", False, "failed"),
+        ("setup", "failed", False, "error"),
+        ("teardown", "failed", False, "error"),
+        ("call", "skipped", True, "xfailed"),
+        ("call", "passed", True, "xpassed"),
+        ("setup", "skipped", False, "skipped"),
+    ],
+)
 def test_phase_outcome(when, outcome, wasxfail, expected):
     assert phase_outcome(when, outcome, wasxfail) == expected
 
@@ -21,15 +24,18 @@ def test_combine_takes_the_worst_phase():
     assert combine(["skipped"]) == "skipped"
 
 
-@pytest.mark.parametrize("attempts, outcome", [
-    (["passed"], "passed"),
-    (["failed", "passed"], "flaky"),
-    (["crashed", "failed", "passed"], "flaky"),
-    (["error", "passed"], "flaky"),
-    (["failed", "failed", "failed"], "failed"),
-    (["crashed", "failed"], "crashed"),
-    (["skipped"], "skipped"),
-])
+@pytest.mark.parametrize(
+    "attempts, outcome",
+    [
+        (["passed"], "passed"),
+        (["failed", "passed"], "flaky"),
+        (["crashed", "failed", "passed"], "flaky"),
+        (["error", "passed"], "flaky"),
+        (["failed", "failed", "failed"], "failed"),
+        (["crashed", "failed"], "crashed"),
+        (["skipped"], "skipped"),
+    ],
+)
 def test_classify(attempts, outcome):
     assert classify(attempts) == Verdict(outcome, tuple(attempts))
 

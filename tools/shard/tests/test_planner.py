@@ -57,8 +57,15 @@ def test_estimates_prefer_class_then_file_then_median():
         "a.py::test_free": 100.0,
         "b.py::test_b": 1.0,
     }
-    wanted = ["a.py::TestX::test_1", "a.py::TestX::test_new", "a.py::TestY::test_new",
-              "c.py::test_c", "a.py::test_free", "b.py::test_b", "a.py::TestX::test_2"]
+    wanted = [
+        "a.py::TestX::test_1",
+        "a.py::TestX::test_new",
+        "a.py::TestY::test_new",
+        "c.py::test_c",
+        "a.py::test_free",
+        "b.py::test_b",
+        "a.py::TestX::test_2",
+    ]
     est = planner.estimate_durations(wanted, recorded)
     assert est["a.py::TestX::test_1"] == planner.Estimate(4.0, "recorded")
     assert est["a.py::TestX::test_new"] == planner.Estimate(5.0, "class-mean")

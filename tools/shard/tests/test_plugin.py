@@ -1,4 +1,5 @@
 """pytester acceptance tests of the shard plugin."""
+
 import json
 
 import pytest
@@ -60,7 +61,11 @@ def test_bazel_shards_cover_every_test_exactly_once(suite, monkeypatch, total):
 
 def test_shards_split_after_mark_selection(suite, monkeypatch):
     selected = all_ids(suite, "-m", "not slowish", "-k", "test_a or test_b")
-    seen = [n for i in range(3) for n in run_shard(suite, monkeypatch, i, 3, "-m", "not slowish", "-k", "test_a or test_b")]
+    seen = [
+        n
+        for i in range(3)
+        for n in run_shard(suite, monkeypatch, i, 3, "-m", "not slowish", "-k", "test_a or test_b")
+    ]
     assert sorted(seen) == sorted(selected) and len(selected) == 12
 
 
@@ -69,8 +74,10 @@ def test_recorded_durations_balance_shards(suite, monkeypatch, tmp_path):
     tests = {f"test_suite.py::test_a[{i}]": 1.0 for i in range(7)}
     tests["test_suite.py::test_long"] = 7.0
     timings.write_text(json.dumps({"format": "oot-ci-timings", "version": 1, "tests": tests}))
-    shards = [run_shard(suite, monkeypatch, i, 2, "-k", "test_a or test_long", f"--shard-timings={timings}")
-              for i in range(2)]
+    shards = [
+        run_shard(suite, monkeypatch, i, 2, "-k", "test_a or test_long", f"--shard-timings={timings}")
+        for i in range(2)
+    ]
     long_shard = next(s for s in shards if "test_suite.py::test_long" in s)
     assert long_shard == ["test_suite.py::test_long"]  # 7 s alone vs seven 1 s tests
 
@@ -106,11 +113,17 @@ def test_command_line_shard_overrides_environment(suite, monkeypatch):
     assert a and b and not set(a) & set(b)
 
 
-@pytest.mark.parametrize("env, message", [
-    ({"TEST_SHARD_INDEX": "3", "TEST_TOTAL_SHARDS": "3"}, "Bazel: need 0 <= TEST_SHARD_INDEX < TEST_TOTAL_SHARDS"),
-    ({"OOT_SHARD_INDEX": "x", "OOT_SHARD_TOTAL": "2"}, "environment: OOT_SHARD_INDEX='x'"),
-    ({"OOT_SHARD_TOTAL": "2"}, "environment: OOT_SHARD_INDEX is missing"),
-])
+@pytest.mark.parametrize(
+    "env, message",
+    [
+        (
+            {"TEST_SHARD_INDEX": "3", "TEST_TOTAL_SHARDS": "3"},
+            "Bazel: need 0 <= TEST_SHARD_INDEX < TEST_TOTAL_SHARDS",
+        ),
+        ({"OOT_SHARD_INDEX": "x", "OOT_SHARD_TOTAL": "2"}, "environment: OOT_SHARD_INDEX='x'"),
+        ({"OOT_SHARD_TOTAL": "2"}, "environment: OOT_SHARD_INDEX is missing"),
+    ],
+)
 def test_bad_shard_settings_are_usage_errors(suite, monkeypatch, env, message):
     for key, value in env.items():
         monkeypatch.setenv(key, value)
@@ -135,24 +148,30 @@ def test_shard_only_runs_exactly_the_listed_tests(suite, monkeypatch, tmp_path):
     monkeypatch.setenv("TEST_SHARD_INDEX", "1")  # ignored: --shard-only wins
     monkeypatch.setenv("TEST_TOTAL_SHARDS", "2")
     assert sorted(ran(suite.inline_run(*PLUGIN, f"--shard-only={only}"))) == [
-        "test_suite.py::TestB::test_b[2]", "test_suite.py::test_long"]
+        "test_suite.py::TestB::test_b[2]",
+        "test_suite.py::test_long",
+    ]
 
 
 def test_journal_records_the_test_running_at_a_crash(pytester, tmp_path):
-    pytester.makepyfile(test_die="""
+    pytester.makepyfile(
+        test_die="""
         import os, resource
         def test_first(): pass
         def test_dies():
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file for a deliberate crash
             os.abort()
         def test_never(): pass
-    """)
+    """
+    )
     log = tmp_path / "journal.jsonl"
     result = pytester.runpytest_subprocess(*PLUGIN, f"--shard-journal={log}")
     assert result.ret != 0
     state = journal.read(log)
     assert not state.complete
-    assert state.finished == {"test_die.py::test_first": ("passed", pytest.approx(state.finished["test_die.py::test_first"][1]))}
+    assert state.finished == {
+        "test_die.py::test_first": ("passed", pytest.approx(state.finished["test_die.py::test_first"][1]))
+    }
     assert state.running == "test_die.py::test_dies"
     assert state.remaining() == ["test_die.py::test_never"]
 

@@ -25,12 +25,18 @@ def test_cli_beats_environment():
     assert resolve(env, 0, 2) == (Level(0, 2, "command line"),)
 
 
-@pytest.mark.parametrize("env, message", [
-    ({"TEST_SHARD_INDEX": "4", "TEST_TOTAL_SHARDS": "4"}, "need 0 <= TEST_SHARD_INDEX < TEST_TOTAL_SHARDS"),
-    ({"TEST_SHARD_INDEX": "-1", "TEST_TOTAL_SHARDS": "4"}, "got -1 and 4"),
-    ({"TEST_TOTAL_SHARDS": "4"}, "TEST_SHARD_INDEX is missing"),
-    ({"OOT_SHARD_INDEX": "a", "OOT_SHARD_TOTAL": "2"}, "not integers"),
-])
+@pytest.mark.parametrize(
+    "env, message",
+    [
+        (
+            {"TEST_SHARD_INDEX": "4", "TEST_TOTAL_SHARDS": "4"},
+            "need 0 <= TEST_SHARD_INDEX < TEST_TOTAL_SHARDS",
+        ),
+        ({"TEST_SHARD_INDEX": "-1", "TEST_TOTAL_SHARDS": "4"}, "got -1 and 4"),
+        ({"TEST_TOTAL_SHARDS": "4"}, "TEST_SHARD_INDEX is missing"),
+        ({"OOT_SHARD_INDEX": "a", "OOT_SHARD_TOTAL": "2"}, "not integers"),
+    ],
+)
 def test_bad_settings(env, message):
     with pytest.raises(ShardRequestError, match=message):
         resolve(env)

@@ -1,4 +1,5 @@
 """The shard runner end to end: real pytest child processes, real crashes."""
+
 import json
 import subprocess
 import sys
@@ -38,8 +39,22 @@ def test_after_crash():
 
 
 def run(pytester, *runner_args, env=None):
-    cmd = [sys.executable, "-m", "tools.shard.runner", "--junitxml=out.xml", "--summary=summary.json",
-           *runner_args, "--", "-q", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:faulthandler"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "tools.shard.runner",
+        "--junitxml=out.xml",
+        "--summary=summary.json",
+        *runner_args,
+        "--",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:hypothesispytest",
+        "-p",
+        "no:faulthandler",
+    ]
     proc = subprocess.run(cmd, cwd=pytester.path, env=env, capture_output=True, text=True, timeout=300)
     summary = json.loads((pytester.path / "summary.json").read_text())
     return proc, {t["nodeid"]: t for t in summary["tests"]}, summary
@@ -48,6 +63,7 @@ def run(pytester, *runner_args, env=None):
 @pytest.fixture
 def env(pytester, monkeypatch):
     import os
+
     monkeypatch.setenv("FLAKY_MARKER", str(pytester.path / "flaky.marker"))
     return dict(os.environ)
 
@@ -58,9 +74,13 @@ def test_crash_flaky_and_failure_are_told_apart(pytester, env, mode):
     proc, tests, summary = run(pytester, "--reruns=2", f"--isolate-mode={mode}", env=env)
     assert proc.returncode == 1, proc.stderr
     outcome = {n.split("::")[1]: t["outcome"] for n, t in tests.items()}
-    assert outcome == {**{f"test_ok[{i}]": "passed" for i in range(4)},
-                       "test_segfault": "crashed", "test_flaky": "flaky",
-                       "test_broken": "failed", "test_after_crash": "passed"}
+    assert outcome == {
+        **{f"test_ok[{i}]": "passed" for i in range(4)},
+        "test_segfault": "crashed",
+        "test_flaky": "flaky",
+        "test_broken": "failed",
+        "test_after_crash": "passed",
+    }
     assert tests["test_mix.py::test_flaky"]["attempts"] == ["failed", "passed"]
     assert tests["test_mix.py::test_broken"]["attempts"] == ["failed"] * 3
     assert summary["counts"] == {"crashed": 1, "failed": 1, "flaky": 1, "passed": 5}
@@ -91,7 +111,8 @@ def test_merged_junit_marks_flaky_and_crash(pytester, env, mode):
 
 
 def test_only_flaky_failures_keep_the_shard_green(pytester, env):
-    pytester.makepyfile(test_f="""
+    pytester.makepyfile(
+        test_f="""
         import os, pathlib
         def test_ok(): pass
         def test_flaky():
@@ -99,32 +120,37 @@ def test_only_flaky_failures_keep_the_shard_green(pytester, env):
             if not marker.exists():
                 marker.write_text("x")
                 raise AssertionError("once")
-    """)
+    """
+    )
     proc, tests, summary = run(pytester, env=env)
     assert proc.returncode == 0, proc.stderr
     assert summary["counts"] == {"flaky": 1, "passed": 1}
 
 
 def test_without_reruns_a_failure_stays_failed(pytester, env):
-    pytester.makepyfile(test_f="""
+    pytester.makepyfile(
+        test_f="""
         import os, pathlib
         def test_flaky():
             marker = pathlib.Path(os.environ["FLAKY_MARKER"])
             if not marker.exists():
                 marker.write_text("x")
                 raise AssertionError("once")
-    """)
+    """
+    )
     proc, tests, _ = run(pytester, "--reruns=0", env=env)
     assert proc.returncode == 1
     assert tests["test_f.py::test_flaky"]["outcome"] == "failed"
 
 
 def test_sharded_runner_covers_each_test_once(pytester, env):
-    pytester.makepyfile(test_many="""
+    pytester.makepyfile(
+        test_many="""
         import pytest
         @pytest.mark.parametrize("i", range(9))
         def test_p(i): pass
-    """)
+    """
+    )
     seen = []
     for index in range(3):
         proc, tests, _ = run(pytester, env={**env, "TEST_SHARD_INDEX": str(index), "TEST_TOTAL_SHARDS": "3"})

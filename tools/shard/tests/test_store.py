@@ -39,11 +39,14 @@ def test_bad_json_names_file_and_line(tmp_path):
         store.load(path)
 
 
-@pytest.mark.parametrize("doc, where", [
-    ({"format": "oot-ci-timings", "version": 2, "tests": {}}, "version"),
-    ({"format": "oot-ci-timings", "version": 1, "tests": {"a": -1}}, "tests.a"),
-    ({"format": "oot-ci-timings", "version": 1, "tests": {}, "extra": 1}, "extra"),
-])
+@pytest.mark.parametrize(
+    "doc, where",
+    [
+        ({"format": "oot-ci-timings", "version": 2, "tests": {}}, "version"),
+        ({"format": "oot-ci-timings", "version": 1, "tests": {"a": -1}}, "tests.a"),
+        ({"format": "oot-ci-timings", "version": 1, "tests": {}, "extra": 1}, "extra"),
+    ],
+)
 def test_invalid_content_names_key(tmp_path, doc, where):
     path = tmp_path / "t.json"
     path.write_text(json.dumps(doc))

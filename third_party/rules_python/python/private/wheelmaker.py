@@ -27,7 +27,9 @@ def _entry_points(specs: list[str]) -> str:
     for spec in specs:
         group, _, entry = spec.partition(":")
         groups.setdefault(group, []).append(entry)
-    return "".join(f"[{g}]\n" + "".join(f"{e}\n" for e in entries) + "\n" for g, entries in sorted(groups.items()))
+    return "".join(
+        f"[{g}]\n" + "".join(f"{e}\n" for e in entries) + "\n" for g, entries in sorted(groups.items())
+    )
 
 
 def main() -> None:
