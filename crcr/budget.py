@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
-from crcr.fsutil import atomic_write_json
+from testing.results.atomic import write_json
 
 DEFAULT_LIMIT = 90  # headroom under the relay's 100/min for clock skew and retries
 WINDOW = 60.0
@@ -73,4 +73,4 @@ class RateBudget:
                 except ValueError:
                     stamps = {}  # a torn file only costs us the history, not correctness
                 yield stamps
-                atomic_write_json(self.path, stamps)
+                write_json(self.path, stamps, sort_keys=True, durable=True, mode=0o600)

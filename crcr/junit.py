@@ -1,4 +1,4 @@
-"""Test counts from JUnit XML (pytest's --junitxml, Bazel's test.xml)."""
+"""Test counts from JUnit XML (pytest's --junitxml, Bazel's test.xml), as a callback reports them."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Iterable
 
 from crcr.errors import ConfigError
+from testing.results import junit
+from testing.results.outcomes import tally
 
 
 @dataclass(frozen=True)
@@ -28,24 +30,17 @@ class Counts:
 
 
 def count_cases(root: ET.Element) -> Counts:
-    passed = failed = skipped = 0
-    for case in root.iter("testcase"):
-        tags = {child.tag for child in case}
-        if tags & {"failure", "error"}:
-            failed += 1
-        elif "skipped" in tags:
-            skipped += 1
-        else:
-            passed += 1
-    return Counts(passed, failed, skipped)
+    """xfailed counts as skipped, xpassed as passed, every error or crash as failed."""
+    kinds = [tally(case.outcome) for case in junit.cases_in(root)]
+    return Counts(kinds.count("passed"), kinds.count("failed"), kinds.count("skipped"))
 
 
 def parse_junit(paths: Iterable[Path]) -> Counts:
     total = Counts()
     for path in paths:
         try:
-            root = ET.parse(path).getroot()
-        except (OSError, ET.ParseError) as err:
-            raise ConfigError(f"{path}: not readable JUnit XML ({err})") from None
+            root = junit.parse(path)
+        except junit.JunitError as err:
+            raise ConfigError(str(err)) from None
         total = total + count_cases(root)
     return total

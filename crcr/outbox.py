@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from crcr.fsutil import atomic_write_json
+from testing.results.atomic import write_json
 
 
 def _proc_start(pid: int) -> Optional[str]:
@@ -77,11 +77,11 @@ class Outbox:
         if guard:
             entry["owner"] = owner_token()
         item = Item(self._new_path("g" if guard else "c"), entry)
-        atomic_write_json(item.path, entry)
+        write_json(item.path, entry, sort_keys=True, durable=True, mode=0o600)
         return item
 
     def save(self, item: Item) -> None:
-        atomic_write_json(item.path, item.entry)
+        write_json(item.path, item.entry, sort_keys=True, durable=True, mode=0o600)
 
     def replace_guard(self, guard: Item, body: dict) -> Item:
         """Swap the guard's body for the real completed one in one rename."""
@@ -101,7 +101,7 @@ class Outbox:
         """Move a permanently rejected callback aside (kept for inspection)."""
         self.dead_dir.mkdir(parents=True, exist_ok=True)
         target = self.dead_dir / item.path.name
-        atomic_write_json(target, dict(item.entry, rejected=reason))
+        write_json(target, dict(item.entry, rejected=reason), sort_keys=True, durable=True, mode=0o600)
         self.done(item)
         return target
 

@@ -25,6 +25,7 @@ from crcr.handler.runner import LegResult, check_runner_can_run, choose_runner, 
 from crcr.oidc import ActionsOidcToken
 from crcr.outbox import Outbox
 from crcr.transport import HttpTransport, fetch, fetch_json
+from testing.results.atomic import write_json, write_text
 
 if TYPE_CHECKING:  # imported lazily at run time: crcr.upstream is needed only by a cycle
     from crcr.handler.upstream import LegHooks
@@ -284,8 +285,8 @@ def _check_hud(session: Session, legs: Sequence[Leg], out: Path) -> list[str]:
     }
     missing = [leg.job_name for leg in legs if leg.job_name not in done]
     snapshot = out / "hud.html"
-    snapshot.write_text(page)
-    (out / "hud.json").write_text(json.dumps(rows, indent=1))
+    write_text(snapshot, page)
+    write_json(out / "hud.json", rows)
     console.print(f"HUD page: {session.hud_url}  ({len(done)} completed jobs; snapshot {snapshot})")
     if missing:
         console.print(f"[red]HUD is missing completed rows for: {', '.join(missing)}[/red]")

@@ -23,7 +23,6 @@ from typing import Mapping, Optional, Sequence
 from crcr.api import default_state_dir
 from crcr.dispatch import Decision, Dispatch, decide, load_dispatch_text
 from crcr.errors import CallbackRejected, ConfigError, CrcrError, DeliveryPending
-from crcr.fsutil import atomic_write_json
 from crcr.handler.plan import (
     Leg,
     auto_shards,
@@ -36,6 +35,7 @@ from crcr.handler.plan import (
 from crcr.handler.runner import check_runner_can_run, choose_runner, run_leg
 from crcr.handler.upstream import MODES, LegHooks, backend_id, open_store, prepare, resolve_mode
 from crcr.upstream.gitcmd import check_sha
+from testing.results.atomic import write_json
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pull_request_synchronize.json"
 # The local cycle runs one duration-balanced tenth of every leg (tools/shard),
@@ -243,8 +243,11 @@ def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path, hooks:
     else:
         result = work()
     if args.results_out:
-        atomic_write_json(
-            args.results_out, {**result.counts.as_results(), **({"callback": callback} if callback else {})}
+        write_json(
+            args.results_out,
+            {**result.counts.as_results(), **({"callback": callback} if callback else {})},
+            sort_keys=True,
+            durable=True,
         )
     print(
         f"{leg.job_name}: {result.conclusion} ({result.counts.passed} passed, {result.counts.failed} failed, "

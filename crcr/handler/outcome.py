@@ -4,11 +4,12 @@ files its failures live in (for regression attribution)."""
 from __future__ import annotations
 
 import signal
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Iterable, Optional
 
 from crcr.junit import Counts
+from testing.results import junit
+from testing.results.outcomes import tally
 
 NO_TESTS_NOTE = "0 tests executed: neutral, not success"
 
@@ -39,12 +40,10 @@ def failing_cases(paths: Iterable[Path]) -> list[tuple[str, str]]:
     found = []
     for path in paths:
         try:
-            root = ET.parse(path).getroot()
-        except (OSError, ET.ParseError):
-            continue
-        for case in root.iter("testcase"):
-            if any(child.tag in ("failure", "error") for child in case):
-                found.append((case.get("classname", ""), case.get("name", "")))
+            cases = junit.read(path)
+        except junit.JunitError:
+            continue  # a leg that wrote no readable report has no failing cases to locate
+        found += [(c.classname, c.name) for c in cases if tally(c.outcome) == "failed"]
     return found
 
 

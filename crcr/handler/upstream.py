@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Mapping, Optional
 
 from crcr.errors import ConfigError
-from crcr.fsutil import atomic_write_json
 from crcr.handler.plan import Leg
 from crcr.handler.runner import LegResult, Upstream
 from crcr.upstream.attribution import (
@@ -33,6 +32,7 @@ from crcr.upstream.attribution import (
 from crcr.upstream.gitcmd import UpstreamError, check_sha, git
 from crcr.upstream.overlay import CoreDelta, build_overlay, core_delta, wheel_git_version, wheel_torch_dir
 from crcr.upstream.source import URL_ENV, UpstreamSource, default_cache
+from testing.results.atomic import write_json
 
 MODES = ("auto", "fetch", "fixture", "none")
 GREEN_STORE_ENV = "CRCR_GREEN_STORE"
@@ -203,7 +203,7 @@ def after_leg(
                 found = replace(found, paths=paths, ops=ops, error=str(err))
         result = replace(result, notes=result.notes + (found.summary(),))
     details = out / f"{leg.job_name}.results.json"
-    atomic_write_json(
+    write_json(
         details,
         {
             "job_name": leg.job_name,
@@ -222,6 +222,8 @@ def after_leg(
             "inputs": vars(now),
             "attribution": found.as_json() if found else None,
         },
+        sort_keys=True,
+        durable=True,
     )
     return replace(result, details=details), found
 
@@ -254,7 +256,7 @@ class LegHooks:
 
     def write_report(self) -> Path:
         path = self.out / "attribution.json"
-        atomic_write_json(
+        write_json(
             path,
             {
                 "upstream": {
@@ -267,6 +269,8 @@ class LegHooks:
                 "backend": self.backend,
                 "attributions": [a.as_json() for a in self.attributions],
             },
+            sort_keys=True,
+            durable=True,
         )
         return path
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from crcr.fsutil import atomic_write_json
 from crcr.upstream.localrepo import build_repo, file_url
+from testing.results.atomic import write_json
 
 HERE = Path(__file__).resolve().parent / "fixture"
 CONFIGS = HERE / "upstream"  # extra feature configs naming ${TORCH_ROOT}/test/... files
@@ -112,8 +112,8 @@ def generate(dest: Path, torch_dir: Path, torch_version: str, env: Mapping[str, 
     shutil.rmtree(bare, ignore_errors=True)
     os.replace(new, bare)
     push, pr = _events(*shas)
-    atomic_write_json(dest / "baseline_dispatch.json", push)
-    atomic_write_json(dest / "dispatch.json", pr)
+    write_json(dest / "baseline_dispatch.json", push, sort_keys=True, durable=True)
+    write_json(dest / "dispatch.json", pr, sort_keys=True, durable=True)
     return Fixture(
         file_url(bare), shas[0], shas[1], CONFIGS, dest / "baseline_dispatch.json", dest / "dispatch.json"
     )

@@ -52,20 +52,11 @@ VARIANT_ATTR = "_oot_variant"
 
 
 @dataclass
-class Stats:
-    generic_seen: int = 0
-    generic_skipped: int = 0
-    variants_kept: int = 0
-    variants_dropped: int = 0
-
-
-@dataclass
 class Adapter:
     plan: Plan
     support: Support
     device_type: str
     mark_filter: MarkFilter
-    stats: Stats = field(default_factory=Stats)
     seen: dict[str, set[tuple[str, str]]] = field(default_factory=lambda: defaultdict(set))
     # file -> device classes upstream instantiates here that this run does not (e.g. TestViewOpsLAZY)
     left_out_classes: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
@@ -157,9 +148,7 @@ class Adapter:
         fp = self.plan_for_file(file)
         gcls = generic_cls.__name__
         self.seen[file].add((gcls, name))
-        self.stats.generic_seen += 1
         if not should_instantiate(fp, gcls, name):
-            self.stats.generic_skipped += 1
             return None
         test = _clone(test)
         inner = getattr(test, "parametrize_fn", None)
@@ -172,7 +161,6 @@ class Adapter:
                 inner, self._op_prefilter(fp), self._module_prefilter(fp), self._widener(fp, gcls, name)
             ) as empty:
                 if empty:
-                    self.stats.generic_skipped += 1
                     return None
                 orig(cls, name, test, generic_cls=generic_cls)
         finally:
@@ -245,7 +233,6 @@ class Adapter:
                 _, suffix, kwargs, _ = item
                 v = adapter._variant(gcls, name, suffix, kwargs)
                 if adapter._keep(fp, v) is None:
-                    adapter.stats.variants_dropped += 1
                     continue
                 yield item
 
@@ -267,8 +254,6 @@ class Adapter:
             v = self._variant(gcls, name, "", {"dtype": dt})
             if self._keep(fp, v) is not None:
                 kept.append(dt)
-            else:
-                self.stats.variants_dropped += 1
         return kept
 
     def _included_dtypes(self, fp, gcls, name, dtypes) -> list:
@@ -317,9 +302,7 @@ class Adapter:
         d = self._keep(fp, v)
         if d is None:
             delattr(cls, attr)
-            self.stats.variants_dropped += 1
             return
-        self.stats.variants_kept += 1
         setattr(cls, attr, _runtime_wrapper(fn, kwargs, d, self.device_type, v))
 
 

@@ -27,7 +27,7 @@ from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.util import load_yaml_guess_indent
 
 from testing.plugin.config import default_roots, load_plan
-from testing.plugin.files import write_atomic
+from testing.results.atomic import write_json, write_text
 
 PASSING = ("xpassed", "xpassed_strict")
 
@@ -215,5 +215,5 @@ def write(path: str, summary: dict, config) -> None:
         ],
         "diff": path + ".diff",
     }
-    write_atomic(path + ".diff", "".join(diff))
-    write_atomic(path, json.dumps(report, indent=1) + "\n")
+    write_text(path + ".diff", "".join(diff))
+    write_json(path, report)

@@ -9,7 +9,6 @@ the summary's ``collection_errors``).
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -18,19 +17,16 @@ from typing import Any, Iterable, Optional
 import pytest
 
 from testing.plugin import isolation, promotion
-from testing.plugin.files import write_atomic  # noqa: F401  (re-exported: callers import it from here)
 from testing.plugin.problems import Problem, strict_report, warnings_of
 from testing.plugin.selection import Decision, Variant, marks_for
+from testing.results.atomic import write_json
+from testing.results.outcomes import PROMOTABLE, rank
 
 RECORDER = "oot-recorder"
 
 
 class OotConfigWarning(UserWarning):
     """A config problem that does not stop the run (problems.py); -W error::... makes it fatal."""
-
-
-# Outcome names in the summary; 'crashed' is an ERROR whose worker died.
-OUTCOMES = ("passed", "failed", "error", "crashed", "skipped", "xfailed", "xpassed", "xpassed_strict")
 
 
 def attach(item: pytest.Item, v: Optional[Variant], d: Decision) -> None:
@@ -52,7 +48,8 @@ def attach(item: pytest.Item, v: Optional[Variant], d: Decision) -> None:
 
 
 def classify(report: pytest.TestReport) -> Optional[str]:
-    """Outcome of one phase report, or None when the phase says nothing new."""
+    """Outcome of one phase report (testing.results.outcomes' names; 'crashed' is an error whose
+    worker died), or None when the phase says nothing new."""
     props = dict(report.user_properties)
     if "crash" in props:
         return "crashed"
@@ -71,14 +68,6 @@ def classify(report: pytest.TestReport) -> Optional[str]:
     return None
 
 
-_RANK = {
-    o: i
-    for i, o in enumerate(
-        ("passed", "xpassed", "xfailed", "skipped", "xpassed_strict", "failed", "error", "crashed")
-    )
-}
-
-
 @dataclass
 class NodeResult:
     nodeid: str
@@ -93,7 +82,7 @@ class NodeResult:
             self.message = _first_line(report)
         self.props.update(dict(report.user_properties))
         outcome = classify(report)
-        if outcome and (report.when == "call" or _RANK[outcome] > _RANK.get(self.outcome, 0)):
+        if outcome and (report.when == "call" or rank(outcome) > rank(self.outcome)):
             if report.when == "call" and self.outcome in ("error", "crashed"):
                 return
             self.outcome = outcome
@@ -157,7 +146,7 @@ def summarize(
         "by_dtype": {k: dict(v) for k, v in sorted(by_dtype.items())},
         "total_duration": round(sum(r.duration for r in results.values()), 6),
         "tests": tests,
-        "promotion_candidates": [t["nodeid"] for t in tests if t["outcome"] in ("xpassed", "xpassed_strict")],
+        "promotion_candidates": [t["nodeid"] for t in tests if t["outcome"] in PROMOTABLE],
         "collection_errors": collection_errors,
         "config_problems": list(problems),
         "left_out_device_classes": dict(sorted((left_out_classes or {}).items())),
@@ -195,7 +184,7 @@ class Recorder:
         summary = self.summary()
         opt = self.config.option
         if opt.oot_summary:
-            write_atomic(opt.oot_summary, json.dumps(summary, indent=1) + "\n")
+            write_json(opt.oot_summary, summary)
         if opt.oot_promotion:
             promotion.write(opt.oot_promotion, summary, self.config)
 

@@ -30,9 +30,9 @@ def render() -> str:
 def main(argv: list[str]) -> int:
     text = render()
     if "--write" in argv:
-        from testing.plugin.files import write_atomic
+        from testing.results.atomic import write_text
 
-        write_atomic(SCHEMA_PATH, text)
+        write_text(SCHEMA_PATH, text)
         print(f"wrote {SCHEMA_PATH}")
     else:
         sys.stdout.write(text)

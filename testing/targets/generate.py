@@ -21,6 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from testing.results.atomic import write_text
 from testing.targets.model import (
     ConfigFile,
     config_file,
@@ -152,18 +153,6 @@ def render(data: dict) -> str:
     return "".join(lines).rstrip("\n") + "\n"
 
 
-def write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; results are shared files
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def stale_diff(root: Path) -> str:
     """Unified diff from the checked-in file to a fresh one ('' if current)."""
     fresh = render(build(root))
@@ -193,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
             return 0
         if diff:
-            write_atomic(args.root / OUTPUT, render(build(args.root)))
+            write_text(args.root / OUTPUT, render(build(args.root)))
         print(f"{OUTPUT}: {'updated' if diff else 'already current'}")
         return 0
     except GenerateError as err:

@@ -182,6 +182,17 @@ def test_after_the_restart_limit_the_remaining_tests_are_errors(tmp_path, mode):
         "test_after[2]": "error",
     }
     assert "not run: the worker died 2 times (restart limit 1)" in result.stdout
+    # ... and in the JUnit too, each as an <error> that says why (testing.results reads it back)
+    from testing.results import junit as results_junit
+
+    not_run = {
+        c.name: (c.outcome, c.properties.get("not_run", ""))
+        for c in results_junit.read(tmp_path / "junit.xml")
+        if c.name in left
+    }
+    assert set(not_run) == set(left), not_run
+    assert {o for o, _ in not_run.values()} == {"error"}
+    assert all("restart limit 1" in why for _, why in not_run.values()), not_run
 
 
 def test_exitfirst_stops_the_forked_run(tmp_path):

@@ -1,10 +1,8 @@
-"""reporting.py: outcome classification, summary aggregation, atomic writes."""
-
-import os
+"""reporting.py: outcome classification, summary aggregation."""
 
 import pytest
 
-from testing.plugin.reporting import NodeResult, classify, summarize, write_atomic
+from testing.plugin.reporting import NodeResult, classify, summarize
 
 
 def report(when="call", outcome="passed", props=(), longrepr=None, wasxfail=None, duration=0.5):
@@ -74,12 +72,3 @@ def test_error_in_setup_is_not_overwritten_by_later_phases():
     r.add(report(when="setup", outcome="failed", longrepr="setup boom"))
     r.add(report(when="teardown"))
     assert r.outcome == "error"
-
-
-def test_write_atomic_leaves_no_partial_file(tmp_path):
-    target = tmp_path / "out.json"
-    write_atomic(str(target), "one")
-    with pytest.raises(TypeError):
-        write_atomic(str(target), None)  # fails mid-write
-    assert target.read_text() == "one"
-    assert os.listdir(tmp_path) == ["out.json"]

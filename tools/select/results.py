@@ -8,9 +8,11 @@ certainty: crash, timeout, unsupported op, unsupported dtype, layout, numerical 
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from testing.results import junit
+from testing.results.outcomes import BAD
 
 from .errors import SelectError
 
@@ -26,11 +28,6 @@ _GREATEST = re.compile(
 )
 _SCALAR = re.compile(r"^\s*(Absolute|Relative) difference: ([-+\w.]+) \(up to ([-+\w.]+) allowed\)", re.M)
 _MISMATCH = re.compile(r"Mismatched elements: (\d+) / (\d+)")
-_CRASH = re.compile(
-    r"Fatal Python error|Segmentation fault|SIGSEGV|SIGABRT|core dumped|worker .*(died|crashed)|"
-    r"exit code -?\d+|Aborted|crashed",
-    re.I,
-)
 _TIMEOUT = re.compile(r"Timeout|timed out|TimeoutError", re.I)
 
 
@@ -70,7 +67,7 @@ class CaseResult:
     cls: str  # generic class (from the properties, else classname)
     test: str  # generic test name
     variant: str  # generated method name
-    outcome: str  # passed | failed | error | crashed | skipped | xfailed | xpassed | xpassed_strict
+    outcome: str  # an Outcome's value
     bucket: str | None
     op: str | None
     dtypes: tuple[str, ...]
@@ -118,7 +115,7 @@ def _first_line(text: str) -> str:
 
 
 def classify(outcome: str, text: str) -> Failure:
-    if outcome == "crashed" or _CRASH.search(text) and outcome == "error":
+    if outcome == "crashed" or junit.CRASH_TEXT.search(text) and outcome == "error":
         return Failure("crash", _first_line(text) or "the test process died")
     if match := _UNSUPPORTED_OP.search(text):
         return Failure("unsupported_op", match.group(0), op=match.group(1) or match.group(2))
@@ -140,50 +137,33 @@ def _module_file(classname: str) -> str:
     return "/".join(parts[:-1]) + ".py" if len(parts) > 1 else classname
 
 
-def _case(element: ET.Element) -> CaseResult:
-    props = {p.get("name"): p.get("value") or "" for p in element.iter("property")}
-    classname, name = element.get("classname", ""), element.get("name", "")
-    outcome, text = "passed", ""
-    for tag in ("failure", "error", "skipped"):
-        node = element.find(tag)
-        if node is None:
-            continue
-        text = "\n".join(filter(None, [node.get("message", ""), node.text or ""]))
-        kind = node.get("type", "")
-        if tag == "skipped":
-            outcome = "xfailed" if "xfail" in kind else "skipped"
-        elif "XPASS(strict)" in text:
-            outcome = "xpassed_strict"
-        elif "crash" in props or (tag == "error" and _CRASH.search(text)):
-            outcome = "crashed"
-        else:
-            outcome = "failed" if tag == "failure" else "error"
-        break
+def _case(case: junit.Case) -> CaseResult:
+    props, classname, name = case.properties, case.classname, case.name
     cls = props.get("class") or re.sub(r"(CPU|PRIVATEUSE1|[A-Z0-9]+)$", "", classname.rsplit(".", 1)[-1])
-    case = CaseResult(
+    result = CaseResult(
         nodeid=f"{_module_file(classname)}::{classname.rsplit('.', 1)[-1]}::{name}",
         file=_module_file(classname),
         cls=cls,
         test=props.get("test") or name,
         variant=props.get("variant") or name,
-        outcome=outcome,
+        outcome=case.outcome.value,  # a plain str: it reaches YAML
         bucket=props.get("bucket"),
         op=props.get("op"),
         dtypes=tuple(filter(None, props.get("dtype", "").split(","))),
-        text=text,
+        text=case.text,
         properties=props,
     )
-    if outcome in ("failed", "error", "crashed"):
-        return CaseResult(**{**case.__dict__, "failure": classify(outcome, text)})
-    return case
+    if case.outcome in BAD:
+        return CaseResult(**{**result.__dict__, "failure": classify(case.outcome, case.text)})
+    return result
 
 
 def read_junit(path: str | Path) -> list[CaseResult]:
     try:
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError) as exc:
-        raise SelectError(f"{path}: cannot read JUnit XML ({exc})") from exc
-    return [_case(tc) for tc in root.iter("testcase")]
+        cases = junit.read(path)
+    except junit.JunitError as exc:
+        raise SelectError(f"{path}: cannot read JUnit XML ({exc.detail})") from exc
+    return [_case(c) for c in cases]
 
 
 def enrich_from_logs(cases: list[CaseResult], logs: list[str | Path]) -> list[CaseResult]:

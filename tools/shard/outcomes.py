@@ -5,10 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-# Outcomes that count as a bad result and make a test worth rerunning.
-BAD = frozenset({"failed", "error", "crashed"})
-# Worst first: when phases disagree, the worst one names the test's outcome.
-_SEVERITY = ("crashed", "error", "failed", "xpassed", "xfailed", "skipped", "passed")
+from testing.results.outcomes import BAD, worst
 
 
 def phase_outcome(when: str, outcome: str, wasxfail: bool) -> str:
@@ -22,13 +19,12 @@ def phase_outcome(when: str, outcome: str, wasxfail: bool) -> str:
 
 def combine(outcomes: Sequence[str]) -> str:
     """The test's outcome from its phases' outcomes: the most severe wins."""
-    present = set(outcomes) or {"passed"}
-    return next(o for o in _SEVERITY if o in present)
+    return worst(outcomes).value
 
 
 @dataclass(frozen=True)
 class Verdict:
-    outcome: str  # final: passed, failed, error, crashed, flaky, skipped, xfailed, xpassed
+    outcome: str  # final: an Outcome's value, or flaky
     attempts: tuple[str, ...]  # outcome of each attempt, first run first
 
 

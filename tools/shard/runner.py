@@ -22,7 +22,6 @@ or pytest's own status when it could not run the tests at all.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -30,11 +29,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from testing.results import atomic, junit
 from testing.supervisor import supervisor
 from testing.supervisor.children import Spawned
 from testing.supervisor.events import Crashed, End, NotRun
 from testing.supervisor.supervisor import Progress, describe_exit, supervise
-from tools.shard.junit import Attempt, build_report, case_for, final_case, index_cases, write_atomic
+from tools.shard.junit import Attempt, case_for, final_case, index_cases
 from tools.shard.outcomes import BAD, Verdict, classify, to_rerun
 
 NO_TESTS = 5  # pytest's "no tests collected"
@@ -243,12 +243,9 @@ def main(argv: list[str] | None = None) -> int:
         report = summary(verdicts, history, ws)
         if args.junitxml:
             cases = [final_case(n, v, history[n]) for n, v in verdicts.items()]
-            write_atomic(build_report(cases, "shard"), args.junitxml)
+            junit.write(args.junitxml, junit.report(cases, "shard"))
         if args.summary:
-            args.summary.parent.mkdir(parents=True, exist_ok=True)
-            tmp_summary = args.summary.with_name(f".{args.summary.name}.tmp")
-            tmp_summary.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-            os.replace(tmp_summary, args.summary)
+            atomic.write_json(args.summary, report)
     counts = ", ".join(f"{n} {o}" for o, n in report["counts"].items()) or "no tests"
     _log(f"verdicts: {counts}")
     if status == NO_TESTS and not _sharded():

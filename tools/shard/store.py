@@ -11,12 +11,12 @@ test's weight, while a test that really got slower moves within a few runs.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, ValidationError
+
+from testing.results import atomic
 
 FORMAT = "oot-ci-timings"
 VERSION = 1
@@ -76,13 +76,4 @@ def dumps(timings: Timings) -> str:
 
 def save(path: Path, timings: Timings) -> None:
     """Write atomically: a crash mid-write never leaves a truncated file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(dumps(timings))
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; results are shared files
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic.write_text(path, dumps(timings))

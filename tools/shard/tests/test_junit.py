@@ -1,6 +1,7 @@
 import xml.etree.ElementTree as ET
 
-from tools.shard.junit import Attempt, build_report, final_case, write_atomic
+from testing.results import junit
+from tools.shard.junit import Attempt, final_case
 from tools.shard.outcomes import classify
 
 NODE = "suites/test_ops.py::TestOps::test_add"
@@ -46,9 +47,9 @@ def test_crash_without_report_is_synthesized():
 
 
 def test_report_counts_and_atomic_write(tmp_path):
-    tree = build_report([case(), case("x")], "shard")
+    tree = junit.report([case(), case("x")], "shard")
     path = tmp_path / "out" / "r.xml"
-    write_atomic(tree, path)
+    junit.write(path, tree)
     suite = ET.parse(path).getroot().find("testsuite")
     assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("2", "1", "0")
     assert oct(path.stat().st_mode & 0o777) == "0o644"

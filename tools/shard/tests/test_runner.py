@@ -180,3 +180,42 @@ def test_bad_runner_option_is_one_line(pytester, env):
     proc = subprocess.run(cmd, cwd=pytester.path, env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert "--reruns must be >= 0, got -1" in proc.stderr
+
+
+CRASHES = """
+import os, signal
+
+def _die():
+    import resource
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+def test_a(): _die()
+def test_b(): _die()
+def test_c(): pass
+def test_d(): pass
+"""
+
+
+def test_after_the_restart_limit_the_rest_is_reported_not_dropped(pytester, env):
+    """Two crashes with a limit of one restart: test_c and test_d never run, and both the
+    JUnit and the summary say so instead of leaving them out."""
+    pytester.makepyfile(test_crashes=CRASHES)
+    limited = (
+        "import runpy, sys; import testing.supervisor.supervisor as s; s.MAX_RESTARTS = 1; "
+        "sys.argv[0] = 'runner'; runpy.run_module('tools.shard.runner', run_name='__main__')"
+    )
+    cmd = [sys.executable, "-c", limited, "--junitxml=out.xml", "--summary=summary.json"]
+    cmd += ["--isolate-mode=restart", "--", "-q", "-p", "no:cacheprovider", "-p", "no:faulthandler"]
+    proc = subprocess.run(cmd, cwd=pytester.path, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    summary = {
+        t["nodeid"].split("::")[-1]: t["outcome"]
+        for t in json.loads((pytester.path / "summary.json").read_text())["tests"]
+    }
+    assert summary == {"test_a": "crashed", "test_b": "crashed", "test_c": "error", "test_d": "error"}
+    cases = {c.get("name"): c for c in ET.parse(pytester.path / "out.xml").getroot().iter("testcase")}
+    assert set(cases) == {"test_a", "test_b", "test_c", "test_d"}
+    for name in ("test_c", "test_d"):
+        message = cases[name].find("error").get("message")
+        assert "not run: the worker died 2 times (restart limit 1)" in message, message

@@ -1,0 +1,60 @@
+"""The one outcome vocabulary: its severity order and what each layer derives from it."""
+
+import pytest
+
+from testing.results.outcomes import BAD, PROMOTABLE, SEVERITY, Outcome, rank, tally, worst
+
+
+def test_severity_order_mildest_first():
+    assert [o.value for o in SEVERITY] == [
+        "passed",
+        "xpassed",
+        "xfailed",
+        "skipped",
+        "xpassed_strict",
+        "failed",
+        "error",
+        "crashed",
+    ]
+    assert [rank(o) for o in SEVERITY] == list(range(len(SEVERITY)))
+
+
+@pytest.mark.parametrize(
+    "phases, expected",
+    [
+        ((), "passed"),
+        (("passed", "skipped"), "skipped"),
+        (("xfailed", "xpassed"), "xfailed"),
+        (("xpassed_strict", "skipped"), "xpassed_strict"),
+        (("failed", "xpassed_strict"), "failed"),
+        (("passed", "error", "failed"), "error"),
+        (("error", "crashed"), "crashed"),
+    ],
+)
+def test_worst_names_the_test(phases, expected):
+    assert worst(phases) == expected
+
+
+def test_outcomes_are_plain_strings():
+    assert Outcome.XPASSED_STRICT == "xpassed_strict" and f"{Outcome.CRASHED}" == "crashed"
+    assert worst(["failed"]) in {"failed"}
+
+
+def test_unknown_outcome_is_named():
+    with pytest.raises(ValueError, match="'flaky' is not a valid Outcome"):
+        rank("flaky")
+
+
+def test_bad_promotable_and_callback_tally():
+    assert BAD == {"failed", "error", "crashed"}
+    assert PROMOTABLE == {"xpassed", "xpassed_strict"}
+    assert {o.value: tally(o) for o in SEVERITY} == {
+        "passed": "passed",
+        "xpassed": "passed",
+        "xfailed": "skipped",
+        "skipped": "skipped",
+        "xpassed_strict": "failed",
+        "failed": "failed",
+        "error": "failed",
+        "crashed": "failed",
+    }
