@@ -294,3 +294,38 @@ def test_core_configs_default_from_the_environment(pr_event, ws, capsys):
     )
     plan = json.loads(capsys.readouterr().out)
     assert code == 0 and [e["job_name"] for e in plan["include"]][-1] == "test-core-torch-2.14.1-ops"
+
+
+def test_hud_read_back_errors_are_crcr_errors_not_requests_ones(tmp_path):
+    """A HUD that answers 500 (a real HTTP server on 127.0.0.1) is a RelayError, which the
+    handler prints as one line; requests' HTTPError never reaches it."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+    from types import SimpleNamespace
+
+    from crcr.errors import CrcrError, RelayError
+    from crcr.handler import cycle
+
+    class Failing(BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(500)
+            self.end_headers()
+            self.wfile.write(b"hud is down")
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Failing)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        session = SimpleNamespace(
+            hud_url=f"http://127.0.0.1:{server.server_port}/hud",
+            dispatch=SimpleNamespace(delivery_id="d-1"),
+        )
+        with pytest.raises(RelayError, match="api/crcr/results: hud is down") as err:
+            cycle._check_hud(session, [], tmp_path)
+        assert isinstance(err.value, CrcrError)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert not list(tmp_path.iterdir())  # no half-written snapshot

@@ -58,3 +58,19 @@ def test_bad_promotable_and_callback_tally():
         "error": "failed",
         "crashed": "failed",
     }
+
+
+def test_the_package_pulls_in_no_heavy_dependency():
+    """crcr's callback client imports this package: it must stay standard library only."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, testing.results.atomic, testing.results.junit, testing.results.outcomes\n"
+        "heavy = sorted({'torch', 'pytest', 'pydantic', 'yaml', 'numpy'} & set(sys.modules))\n"
+        "print(','.join(heavy))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert out.stdout.strip() == ""
