@@ -2,6 +2,7 @@ import json
 
 import pytest
 
+from testing.results import atomic
 from tools.shard import store
 
 
@@ -61,7 +62,7 @@ def test_failed_save_leaves_old_file_intact(tmp_path, monkeypatch):
     def boom(*_args):
         raise OSError("disk full")
 
-    monkeypatch.setattr(store.os, "replace", boom)
+    monkeypatch.setattr(atomic.os, "replace", boom)  # the rename fails: nothing may change
     with pytest.raises(OSError):
         store.save(path, store.Timings(tests={"a": 2.0}))
     assert store.load(path).tests == {"a": 1.0}
