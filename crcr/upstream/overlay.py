@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
+from testing.results import atomic
+
 NATIVE_SUFFIXES = frozenset(
     {
         ".c",
@@ -199,11 +201,8 @@ def build_overlay(torch_dir: Path, checkout: Path, delta: CoreDelta, cache: Path
     with _lock(cache / "locks" / f"core-{key}.lock"):
         if (final / ".complete").exists():
             return final
-        tmp = final.parent / f".tmp-{key}-{os.getpid()}"
-        shutil.rmtree(tmp, ignore_errors=True)
-        shutil.rmtree(final, ignore_errors=True)
         changed = {p[len("torch/") :]: s for s, p in delta.python}
-        try:
+        with atomic.replace_dir(final) as tmp:
             _mirror(torch_dir.resolve(), tmp / "torch", changed, checkout, "")
             for rel, status in changed.items():
                 if status == "D":
@@ -213,7 +212,4 @@ def build_overlay(torch_dir: Path, checkout: Path, delta: CoreDelta, cache: Path
                 shutil.copyfile(checkout / "torch" / rel, target)
             (tmp / "overlay.txt").write_text("".join(f"{s}\ttorch/{p}\n" for p, s in sorted(changed.items())))
             (tmp / ".complete").write_text(key + "\n")
-            os.replace(tmp, final)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
     return final

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping, Optional, Sequence
 
 from crcr.upstream.gitcmd import UpstreamError, check_sha, check_url, classify_fetch_error, git
+from testing.results import atomic
 
 DEFAULT_URL = "https://github.com/pytorch/pytorch.git"
 URL_ENV = "OOT_UPSTREAM_URL"
@@ -82,16 +81,10 @@ class UpstreamSource:
         with self._locked(sha):
             if (final / ".git" / DONE).exists():
                 return final
-            tmp = final.parent / f".tmp-{sha}-{os.getpid()}"
-            shutil.rmtree(tmp, ignore_errors=True)
-            shutil.rmtree(final, ignore_errors=True)  # an incomplete leftover
-            tmp.mkdir(parents=True)
-            try:
+            # an incomplete leftover at `final` is replaced; a failed fetch leaves nothing
+            with atomic.replace_dir(final) as tmp:
                 self._fetch_into(tmp, sha)
                 (tmp / ".git" / DONE).write_text(sha + "\n")
-                os.replace(tmp, final)
-            finally:
-                shutil.rmtree(tmp, ignore_errors=True)
         return final
 
     def _fetch_into(self, work: Path, sha: str) -> None:
