@@ -4,8 +4,9 @@ Reading: every ``<testcase>`` becomes a ``Case`` whose outcome is decided here, 
   <failure>/<error>/<skipped> child, first found in that order, else passed;
   <skipped type="pytest.xfail"> is xfailed; a failure saying ``XPASS(strict)`` is
   xpassed_strict; an error whose process died (a ``crash`` property, or crash words in
-  its text) is crashed; a property ``outcome`` naming an outcome wins (the writer's
-  way to keep ``xpassed``, which JUnit has no element for).
+  its text) is crashed, unless a ``not_run`` property says it never ran; a property
+  ``outcome`` naming an outcome wins (the writer's way to keep ``xpassed``, which JUnit
+  has no element for, and an error whose message reads like a crash).
 Writing: ``case_element`` per outcome, ``report`` around them, ``write`` atomically.
 """
 
@@ -95,6 +96,8 @@ def outcome_of(element: ET.Element, props: Optional[dict] = None) -> tuple[Outco
         else:
             outcome = Outcome.FAILED if tag == "failure" else Outcome.ERROR
         break
+    if "not_run" in props:  # the plugin's test never run after the restart limit: not a crash of its own
+        outcome = Outcome.ERROR
     recorded = props.get("outcome", "")
     if recorded in _NAMES:
         outcome = Outcome(recorded)
@@ -153,8 +156,11 @@ def case_element(
         child = ET.SubElement(case, "failure", message=message or o.value)
     elif o in (Outcome.ERROR, Outcome.CRASHED):
         child = ET.SubElement(case, "error", message=message or o.value)
-        if o is Outcome.CRASHED and not CRASH_TEXT.search(f"{message}\n{text or ''}"):
+        crash_words = CRASH_TEXT.search(f"{message}\n{text or ''}")
+        if o is Outcome.CRASHED and not crash_words:
             set_property(case, "crash", message or "crashed")
+        elif o is Outcome.ERROR and crash_words:  # e.g. "not run: the worker died ...": still an error
+            set_property(case, "outcome", o.value)
     elif o in (Outcome.SKIPPED, Outcome.XFAILED):
         kind = _XFAIL_TYPE if o is Outcome.XFAILED else _SKIP_TYPE
         child = ET.SubElement(case, "skipped", type=kind, message=message or o.value)

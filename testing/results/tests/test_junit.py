@@ -92,3 +92,14 @@ def test_broken_file_names_path_and_line(tmp_path):
 def test_missing_file_is_a_junit_error(tmp_path):
     with pytest.raises(junit.JunitError, match=r"nope.xml: not readable JUnit XML \(\[Errno 2\]"):
         junit.read(tmp_path / "nope.xml")
+
+
+def test_never_run_is_an_error_though_its_reason_names_a_dead_worker(tmp_path):
+    reason = "not run: the worker died 2 times (restart limit 1); last: signal 11 (SIGSEGV)"
+    written = junit.case_element("m.T", "t", "error", message=reason)
+    plugin_style = ET.fromstring(
+        f'<testcase classname="m.T" name="u"><properties><property name="not_run" value="{reason}"/>'
+        f'</properties><error message="{reason}"/></testcase>'
+    )
+    path = junit.write(tmp_path / "r.xml", junit.report([written, plugin_style], "rt"))
+    assert [(c.name, c.outcome) for c in junit.read(path)] == [("t", "error"), ("u", "error")]
