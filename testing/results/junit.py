@@ -4,7 +4,7 @@ Reading: every ``<testcase>`` becomes a ``Case`` whose outcome is decided here, 
   <failure>/<error>/<skipped> child, first found in that order, else passed;
   <skipped type="pytest.xfail"> is xfailed; a failure saying ``XPASS(strict)`` is
   xpassed_strict; an error whose process died (a ``crash`` property, or crash words in
-  its text) is crashed, unless a ``not_run`` property says it never ran; a property
+  its text) is crashed, unless it says it was never run (``not_run``); a property
   ``outcome`` naming an outcome wins (the writer's way to keep ``xpassed``, which JUnit
   has no element for, and an error whose message reads like a crash).
 Writing: ``case_element`` per outcome, ``report`` around them, ``write`` atomically.
@@ -30,6 +30,8 @@ CRASH_TEXT = re.compile(
     re.I,
 )
 XPASS_STRICT = "[XPASS(strict)]"
+# How the supervisor's NotRun reason starts (pytest quotes it inside 'failed on setup with "..."').
+NOT_RUN = "not run: "
 _XFAIL_TYPE = "pytest.xfail"
 _SKIP_TYPE = "pytest.skip"
 _NAMES = frozenset(o.value for o in Outcome)
@@ -96,8 +98,8 @@ def outcome_of(element: ET.Element, props: Optional[dict] = None) -> tuple[Outco
         else:
             outcome = Outcome.FAILED if tag == "failure" else Outcome.ERROR
         break
-    if "not_run" in props:  # the plugin's test never run after the restart limit: not a crash of its own
-        outcome = Outcome.ERROR
+    if outcome is Outcome.CRASHED and ("not_run" in props or NOT_RUN in text):
+        outcome = Outcome.ERROR  # never run after the restart limit: not a crash of its own
     recorded = props.get("outcome", "")
     if recorded in _NAMES:
         outcome = Outcome(recorded)

@@ -186,7 +186,7 @@ def test_after_the_restart_limit_the_remaining_tests_are_errors(tmp_path, mode):
     from testing.results import junit as results_junit
 
     not_run = {
-        c.name: (c.outcome, c.properties.get("not_run", ""))
+        c.name: (c.outcome, c.text)
         for c in results_junit.read(tmp_path / "junit.xml")
         if c.name in left
     }

@@ -101,5 +101,17 @@ def test_never_run_is_an_error_though_its_reason_names_a_dead_worker(tmp_path):
         f'<testcase classname="m.T" name="u"><properties><property name="not_run" value="{reason}"/>'
         f'</properties><error message="{reason}"/></testcase>'
     )
-    path = junit.write(tmp_path / "r.xml", junit.report([written, plugin_style], "rt"))
-    assert [(c.name, c.outcome) for c in junit.read(path)] == [("t", "error"), ("u", "error")]
+    # pytest writes properties with the teardown report only: the replayed error has none
+    pytest_style = ET.fromstring(
+        f"<testcase classname='m.T' name='v'><error message='failed on setup with \"{reason}\"'/></testcase>"
+    )
+    crashed = ET.fromstring(
+        "<testcase classname='m.T' name='w'><error message='worker crashed: signal 6'/></testcase>"
+    )
+    path = junit.write(tmp_path / "r.xml", junit.report([written, plugin_style, pytest_style, crashed], "rt"))
+    assert [(c.name, c.outcome) for c in junit.read(path)] == [
+        ("t", "error"),
+        ("u", "error"),
+        ("v", "error"),
+        ("w", "crashed"),
+    ]
