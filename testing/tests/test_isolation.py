@@ -186,9 +186,7 @@ def test_after_the_restart_limit_the_remaining_tests_are_errors(tmp_path, mode):
     from testing.results import junit as results_junit
 
     not_run = {
-        c.name: (c.outcome, c.text)
-        for c in results_junit.read(tmp_path / "junit.xml")
-        if c.name in left
+        c.name: (c.outcome, c.text) for c in results_junit.read(tmp_path / "junit.xml") if c.name in left
     }
     assert set(not_run) == set(left), not_run
     assert {o for o, _ in not_run.values()} == {"error"}
