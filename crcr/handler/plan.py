@@ -26,6 +26,7 @@ from crcr.dispatch import Dispatch
 from crcr.errors import ConfigError
 from testing.config import features
 from testing.config.features import ALL_FEATURE, Feature, Suites, config_suites  # noqa: F401  (re-exported)
+from tools.shard.matrix import shard_slots
 
 
 @dataclass(frozen=True)
@@ -109,17 +110,18 @@ def auto_shards(features: Sequence[Feature], requested: int) -> int:
 def plan_legs(
     candidates: Sequence[Candidate], features: Sequence[Feature], shards: int = 1, base: str = "test"
 ) -> list[Leg]:
+    """Every candidate x feature x shard (tools/shard/matrix.py lays the slots out)."""
     if shards < 1:
         raise ConfigError("--shards must be >= 1")
     legs: list[Leg] = []
+    slots = shard_slots([Feature(*f) for f in features], lambda _: shards)
     for cand in candidates:
-        for feature, configs in features:
-            for shard in range(shards):
-                parts = [] if cand.primary else [cand.name]
-                parts += [feature] + ([f"{shard + 1}of{shards}"] if shards > 1 else [])
-                legs.append(
-                    Leg(len(legs), cand, feature, tuple(configs), shard, shards, leg_job_name(base, *parts))
-                )
+        for (feature, configs), shard, total in slots:
+            parts = [] if cand.primary else [cand.name]
+            parts += [feature] + ([f"{shard + 1}of{total}"] if total > 1 else [])
+            legs.append(
+                Leg(len(legs), cand, feature, tuple(configs), shard, total, leg_job_name(base, *parts))
+            )
     names = [leg.job_name for leg in legs]
     if len(set(names)) != len(names):  # same-job rule: each leg must be its own HUD row
         raise ConfigError("two legs would share a job_name; rename a config")

@@ -145,7 +145,9 @@ def bazel_targets(leg: Leg, template: str) -> list[str]:
     if not leg.config:
         return ["//testing/..."]
     try:
-        return [template.format(feature=leg.feature, stem=Path(leg.config).stem, key=runs.config_key(leg.config))]
+        return [
+            template.format(feature=leg.feature, stem=Path(leg.config).stem, key=runs.config_key(leg.config))
+        ]
     except (KeyError, IndexError, ValueError) as err:
         raise ConfigError(f"--target-template {template!r}: {err}") from None
 

@@ -166,4 +166,3 @@ def discover_features(workspace: Path, extra: Sequence[Path] = ()) -> list[Featu
             raise FeatureError(f"--extra-configs {directory}: not a directory")
         features += _features_under(workspace, directory, directory.parent, inherit)
     return features or [Feature(ALL_FEATURE, ())]
-

@@ -22,7 +22,6 @@ from testing.config.errors import Loc
 Severity = Literal["warning", "hygiene"]
 
 
-
 @dataclass(frozen=True)
 class Problem:
     loc: Loc
