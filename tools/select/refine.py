@@ -2,7 +2,8 @@
 
 Pure part: ``propose(case)`` -> Proposal (xfail with reason, precision knob, skip for a
 crash or hang, promotion for a strict pass). Glue: apply proposals to the ruamel round-trip
-tree of each config (existing comments stay), render the diff, write only on request.
+tree of each config (testing/config/edit.py: read, find the file entry, dump; existing
+comments stay), render the diff, write only on request.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from testing.config import edit
+from testing.config.errors import ConfigError
 
 from . import yamlio
 from .atomic import write_text
@@ -106,14 +110,6 @@ def propose(case: CaseResult, max_tolerance: float = MAX_TOLERANCE) -> Proposal 
 # ------------------------------------------------------------------ applying to configs
 
 
-def _file_entry(doc, case: CaseResult):
-    for entry in doc["test_suite_config"].get("files", []):
-        path = str(entry.get("path", ""))
-        if path.endswith("/" + case.file) or path == case.file:
-            return entry
-    return None
-
-
 def _find(tests: CommentedSeq, name: str) -> int | None:
     for index, entry in enumerate(tests):
         names = entry.get("names")
@@ -142,7 +138,7 @@ def _set_precision(entry: CommentedMap, knob: tuple[str, float, float]) -> None:
 
 def apply(doc, proposal: Proposal, source: str) -> bool:
     """Apply one proposal to a loaded config; False when the config has no entry for its file."""
-    file_entry = _file_entry(doc, proposal.case)
+    file_entry = edit.file_entry_for(doc, proposal.case.file)
     if file_entry is None:
         return False
     tests = file_entry.setdefault("tests", CommentedSeq())
@@ -184,7 +180,10 @@ def refine(
     proposals = [p for p in (propose(c, max_tolerance) for c in cases) if p is not None]
     docs = {}
     for path in configs:
-        doc = yamlio.load(path)
+        try:
+            doc = edit.load_tree(path)
+        except ConfigError as exc:
+            raise SelectError(str(exc)) from exc
         if not isinstance(doc, dict) or "test_suite_config" not in doc:
             raise SelectError(f"{path}:1: not a test_suite_config document")
         docs[str(path)] = (Path(path).read_text(encoding="utf-8"), doc)
@@ -194,7 +193,7 @@ def refine(
             unmatched.append(proposal)
     diffs, texts = {}, {}
     for path, (old, doc) in docs.items():
-        new = yamlio.dump(doc)
+        new = edit.dump(doc)
         if new != old:
             texts[path] = new
             diffs[path] = "".join(
