@@ -24,7 +24,7 @@ from typing import Optional, Sequence
 from crcr.body import leg_job_name
 from crcr.dispatch import Dispatch
 from crcr.errors import ConfigError
-from testing.config import features
+from testing.config import features as config_features
 from testing.config.features import ALL_FEATURE, Feature, Suites, config_suites  # noqa: F401  (re-exported)
 from tools.shard.matrix import shard_slots
 
@@ -95,8 +95,8 @@ def check_core_configs(configs: Sequence[str], bazelrc: str) -> None:
 def discover_features(workspace: Path, extra: Sequence[Path] = ()) -> list[Feature]:
     """(feature name, configs) from configs/ and `extra` directories (testing/config/features.py)."""
     try:
-        return features.discover_features(workspace, extra)
-    except features.FeatureError as err:
+        return config_features.discover_features(workspace, extra)
+    except config_features.FeatureError as err:
         raise ConfigError(str(err)) from None
 
 
