@@ -2,7 +2,7 @@ import shutil
 
 import pytest
 
-from tools.select import refine, results
+from tools.select import refine, results, yamlio
 from tools.select.errors import SelectError
 
 
@@ -84,3 +84,64 @@ def test_bad_inputs(tmp_path, fixtures):
     not_config.write_text("hello: 1\n")
     with pytest.raises(SelectError, match="x.yaml:1: not a test_suite_config"):
         refine.refine([not_config], [], source="r")
+
+
+UPSTREAM_CONFIG = """\
+test_suite_config:
+  files:
+    - path: ${TORCH_ROOT}/test/test_views_like.py
+      unlisted_test_mode: skip
+      tests:
+        - names: TestShared::test_diagonal_view
+          mode: mandatory_success
+        - names: TestViewsLike::test_diagonal_view
+          mode: mandatory_success
+    - path: ${TORCH_ROOT}/test/test_pointwise_like.py
+      unlisted_test_mode: skip
+      tests:
+        - names: TestShared::test_diagonal_view
+          mode: mandatory_success
+"""
+
+
+def _upstream_junit(path, cls: str, rule: str | None) -> None:
+    # a file outside pytest's rootdir: the JUnit classname has no module part
+    rule_prop = f'<property name="rule" value="{rule}"/>' if rule else ""
+    path.write_text(
+        f'<testsuites><testsuite name="pytest"><testcase classname=".{cls}SPYRE" '
+        f'name="test_diagonal_view_spyre_float32"><properties>'
+        f'<property name="bucket" value="mandatory_success"/><property name="class" value="{cls}"/>'
+        f'<property name="test" value="test_diagonal_view"/>{rule_prop}'
+        f'<property name="variant" value="test_diagonal_view_spyre_float32"/>'
+        f'<property name="dtype" value="float32"/></properties>'
+        f'<failure message="boom">RuntimeError: spyre: aten::as_strided is not supported</failure>'
+        f"</testcase></testsuite></testsuites>"
+    )
+
+
+@pytest.mark.parametrize(
+    "cls, rule_line, expected_file",
+    [
+        # the same class in two files: the plugin's rule location (config line) decides
+        ("TestShared", 6, "test_views_like.py"),
+        ("TestShared", 13, "test_pointwise_like.py"),
+        ("TestViewsLike", None, "test_views_like.py"),  # no rule: the one entry naming the class
+    ],
+)
+def test_refine_reaches_torch_root_entries(tmp_path, cls, rule_line, expected_file):
+    config = tmp_path / "upstream.generated.yaml"
+    config.write_text(UPSTREAM_CONFIG)
+    junit = tmp_path / "junit.xml"
+    _upstream_junit(junit, cls, f"{config}:{rule_line}" if rule_line else None)
+    cases = results.read_junit(junit)
+    outcome = refine.refine([config], cases, source="junit.xml")
+    assert outcome.unmatched == [] and len(outcome.proposals) == 1
+    outcome.write()
+    doc = yamlio.load(config)
+    files = {str(f["path"]).rsplit("/", 1)[-1]: f for f in doc["test_suite_config"]["files"]}
+    added = [t for t in files[expected_file]["tests"] if t["names"].endswith("_spyre_float32")]
+    assert [(t["names"], t["mode"]) for t in added] == [
+        (f"{cls}::test_diagonal_view_spyre_float32", "xfail_strict")
+    ]
+    other = next(name for name in files if name != expected_file)
+    assert all(not t["names"].endswith("_spyre_float32") for t in files[other]["tests"])
