@@ -145,3 +145,31 @@ def test_refine_reaches_torch_root_entries(tmp_path, cls, rule_line, expected_fi
     ]
     other = next(name for name in files if name != expected_file)
     assert all(not t["names"].endswith("_spyre_float32") for t in files[other]["tests"])
+
+
+def test_ansi_failure_text_is_refined_into_a_config_the_plugin_loads(tmp_path):
+    """pytest colours in a device failure (test_pickle style) must not reach the YAML refine
+    writes, neither as pytest's JUnit spells them (#x1B) nor raw from a --log file: reasons
+    and comments are cleaned, and the plugin's loader reads the result."""
+    from testing.plugin.config import load_plan
+
+    config = tmp_path / "upstream.generated.yaml"
+    config.write_text(UPSTREAM_CONFIG)
+    junit = tmp_path / "junit.xml"
+    _upstream_junit(junit, "TestViewsLike", None)
+    coloured = "#x1B[1mAssertionError#x1B[0m: pickled #x1B[31mtensor#x1B[0m differs"
+    xml = junit.read_text().replace('message="boom"', f'message="{coloured}"')
+    junit.write_text(xml.replace("RuntimeError: spyre: aten::as_strided is not supported", coloured))
+    log = tmp_path / "run.log"
+    log.write_text("FAILED test_diagonal_view_spyre_float32 - \x1b[31mE   loaded copy\x1b[0m differs\n")
+    cases = results.enrich_from_logs(results.read_junit(junit), [log])
+    assert "#x1B" in cases[0].text
+    outcome = refine.refine([config], cases, source="junit.xml")
+    assert outcome.proposals[0].mode == "xfail" and outcome.unmatched == []
+    outcome.write()
+    text = config.read_text()
+    assert "\x1b" not in text and "#x1B" not in text
+    assert "AssertionError: pickled tensor differs" in text
+    plan = load_plan([str(config)], {"TORCH_ROOT": str(tmp_path)})
+    reasons = [r.entry.reason for fp in plan.files for r in fp.rules if r.entry.reason]
+    assert any("pickled tensor differs" in r for r in reasons)
