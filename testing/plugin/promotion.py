@@ -11,6 +11,8 @@ indentation and comments (Torch Spyre's configs are indented their own way).
 Flow-style parts (``tests: [{...}]``) fall back to a ruamel round trip with
 the file's guessed indentation. Paths in the diff are relative to where
 pytest ran: ``patch -p0 < PATH.diff`` applies there.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations
