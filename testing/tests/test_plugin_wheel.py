@@ -252,14 +252,14 @@ def test_mark_expressions_filter_at_generation_time_and_p_stays_harmless(venv, s
     assert "deselected" not in result.stdout
 
 
-UNCONFIGURED = '''import sys
+UNCONFIGURED = """import sys
 
 
 def test_the_entry_point_loaded_nothing_but_the_hooks():
     assert "testing.plugin.plugin" in sys.modules
     loaded = sorted(m for m in sys.modules if m.startswith("testing.") and m != "testing.plugin.plugin")
     assert loaded == ["testing.plugin"], loaded
-'''
+"""
 
 
 def test_without_its_options_the_entry_point_plugin_stays_inactive(venv):
