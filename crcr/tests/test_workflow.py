@@ -115,6 +115,8 @@ def test_nightly_self_report_workflow():
             "${{ steps.core.outputs.sha }}",
         )
         names.add(w["job-name"])
+        # the completed-only body carries started_at; the action reads it from the env
+        assert "CRCR_STARTED_AT=$(date -u +%Y-%m-%dT%H:%M:%SZ)" in steps[0].get("run", "")
     assert len(names) == 2  # one HUD row per job
 
 

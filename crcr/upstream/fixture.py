@@ -37,6 +37,14 @@ CORE_FILE = "torch/nn/modules/flatten.py"
 GOOD = "    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:"
 BAD = "    def __init__(self, start_dim: int = 0, end_dim: int = -1) -> None:"
 REGRESSED_TEST = "test/nn/test_flatten_device.py"
+# `head`'s test change, made as a PR would make it: one method added to the base file's class.
+INSTANTIATE = "\n\ninstantiate_device_type_tests(TestFlattenDevice, globals())"
+NEW_TEST = """
+    @dtypes(*DTYPES)
+    def test_flatten_from_dim_zero(self, device, dtype):
+        x = make_tensor((4, 3, 5), dtype=dtype, device=device)
+        self.assertEqual(nn.Flatten(0)(x).shape, (60,))
+"""
 
 
 @dataclass(frozen=True)
@@ -67,7 +75,13 @@ def commits(torch_dir: Path, torch_version: str) -> list[tuple[str, dict]]:
         "version.txt": fixture_version(torch_version) + "\n",
         CORE_FILE: wheel_file,
     }
-    head = {**_tree(HERE / "head"), CORE_FILE: wheel_file.replace(GOOD, BAD)}
+    test_file = base[REGRESSED_TEST]
+    if test_file.count(INSTANTIATE) != 1:
+        raise RuntimeError(f"fixture/base/{REGRESSED_TEST} lost its instantiate_device_type_tests line")
+    head = {
+        REGRESSED_TEST: test_file.replace(INSTANTIATE, NEW_TEST.rstrip("\n") + "\n" + INSTANTIATE),
+        CORE_FILE: wheel_file.replace(GOOD, BAD),
+    }
     return [
         ("Release base: the files of the pinned wheel", base),
         ("nn.Flatten: flatten from dim 0 by default (#90001)", head),
