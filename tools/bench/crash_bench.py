@@ -200,7 +200,7 @@ def main() -> int:
             f"--crashes must lie in 0..--tests ({opts.tests}); --tests, --rounds and --startup-rounds "
             "must be >= 1"
         )
-    console = Console()
+    console = Console(width=140)  # whole tables in a log (no tty: rich would assume 80 columns)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), PYTHONDONTWRITEBYTECODE="1")
     env.pop("PYTEST_ADDOPTS", None)
     work = tempfile.mkdtemp(prefix="crash-bench-", dir=os.environ.get("TEST_TMPDIR"))
