@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import os
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,12 +107,41 @@ def propose(case: CaseResult, max_tolerance: float = MAX_TOLERANCE) -> Proposal 
 # ------------------------------------------------------------------ applying to configs
 
 
-def _file_entry(doc, case: CaseResult):
-    for entry in doc["test_suite_config"].get("files", []):
+def _rule_line(case: CaseResult, config: str | Path | None) -> int | None:
+    """The config line the plugin says selected the case (its ``rule`` property), when that
+    line is in ``config``."""
+    path, sep, line = case.properties.get("rule", "").rpartition(":")
+    if not sep or not line.isdigit() or config is None:
+        return None
+    return int(line) if os.path.realpath(path) == os.path.realpath(config) else None
+
+
+def _file_entry(doc, case: CaseResult, config: str | Path | None = None):
+    """The ``files:`` entry a case belongs to. JUnit class names carry no usable path for
+    files outside pytest's rootdir (``${TORCH_ROOT}/...``: classname ``.TestFooPRIVATEUSE1``),
+    so the plugin's rule location comes first, then the path, then the class named in the
+    entry's tests."""
+    files = list(doc["test_suite_config"].get("files", []))
+    line = _rule_line(case, config)
+    if line is not None:
+        above = [entry for entry in files if entry.lc.line < line]
+        if above:
+            return above[-1]
+    for entry in files:
         path = str(entry.get("path", ""))
-        if path.endswith("/" + case.file) or path == case.file:
+        if case.file.strip("/") not in ("", ".py") and (path.endswith("/" + case.file) or path == case.file):
             return entry
-    return None
+    by_class = [entry for entry in files if _names_class(entry, case.cls)]
+    return by_class[0] if len(by_class) == 1 else None
+
+
+def _names_class(entry, cls: str) -> bool:
+    for test in entry.get("tests") or []:
+        names = test.get("names")
+        for name in names if isinstance(names, list) else [names]:
+            if str(name).split("::", 1)[0] == cls:
+                return True
+    return False
 
 
 def _find(tests: CommentedSeq, name: str) -> int | None:
@@ -140,9 +170,10 @@ def _set_precision(entry: CommentedMap, knob: tuple[str, float, float]) -> None:
     entry["edits"]["dtypes"]["include"].fa.set_flow_style()
 
 
-def apply(doc, proposal: Proposal, source: str) -> bool:
-    """Apply one proposal to a loaded config; False when the config has no entry for its file."""
-    file_entry = _file_entry(doc, proposal.case)
+def apply(doc, proposal: Proposal, source: str, config: str | Path | None = None) -> bool:
+    """Apply one proposal to a loaded config (read from ``config``); False when the config has
+    no entry for its file."""
+    file_entry = _file_entry(doc, proposal.case, config)
     if file_entry is None:
         return False
     tests = file_entry.setdefault("tests", CommentedSeq())
@@ -190,7 +221,7 @@ def refine(
         docs[str(path)] = (Path(path).read_text(encoding="utf-8"), doc)
     unmatched = []
     for proposal in proposals:
-        if not any(apply(doc, proposal, source) for _, doc in docs.values()):
+        if not any(apply(doc, proposal, source, path) for path, (_, doc) in docs.items()):
             unmatched.append(proposal)
     diffs, texts = {}, {}
     for path, (old, doc) in docs.items():
