@@ -4,4 +4,6 @@ models (the format), load (YAML -> models with file:line errors), paths
 (${REPO_ROOT}/${TORCH_ROOT}), features (configs/ -> features and generated target
 names), edit (comment-preserving edits), capabilities (the backend's table).
 See README.md.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """

@@ -13,6 +13,8 @@ here, so both accept the same shapes::
 An op's dtypes may be a list or a mapping dtype -> precision; a precision is
 ``{atol, rtol}`` or ``{"precision": {atol, rtol}}``. Dtype names lose a ``torch.`` prefix,
 op names an ``aten::``/``aten.`` prefix. Pure: no torch.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

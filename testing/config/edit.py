@@ -10,6 +10,8 @@ Two ways, both keeping every comment and the file's own layout:
 
 Entries are found by the line they start on (a rule's file:line) or by the test file they
 name (``file_entry_for``: the path under its ``${ROOT}``, globs allowed).
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Where a config problem is (file:line) and the error that names it."""
+"""Where a config problem is (file:line) and the error that names it.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
+"""
 
 from __future__ import annotations
 

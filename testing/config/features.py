@@ -10,6 +10,8 @@ directory; a directory with only such files is one feature. The names:
 
 Reading a config here never fails: a broken file counts as a feature, so the plugin
 reports it with file:line inside its own leg.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 ruamel.yaml keeps line numbers, so every error names file:line and the key; pydantic
 validates the shape (models.py). Pure reading: nothing is merged or interpreted here.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

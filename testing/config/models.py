@@ -4,6 +4,8 @@ This is the single definition of the YAML format: the JSON Schema in
 configs/schema/ is generated from it (see schema.py) and a test fails when the
 checked-in copy is stale. The format is a superset of Torch Spyre's
 ``test_suite_config``; the additions are documented on the fields.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ class Mode(str, Enum):
 
 class _Model(BaseModel):
     # Unknown keys are errors: a typo must never silently widen a run.
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
 
 Name = Annotated[str, Field(min_length=1)]

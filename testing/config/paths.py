@@ -2,6 +2,8 @@
 
 One expansion for every reader: the plugin (resolved, realpath'd, globs kept for matching),
 the leg planner and the target generator (files a config lists, per root).
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 Every runner (the CRCR handler's legs, testing/targets' generator, tools/shard's matrix)
 takes these from here instead of spelling module paths and target names itself.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ opnames.py (OpInfo names, aten names, aliases, overloads, capability groups).
 What does not resolve, and what the device lacks, is a warning (problems.py)
 and left out, unless the entry carries a ``reason`` (then it is kept); under
 ``--oot-strict`` each is an error.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations
@@ -181,12 +183,14 @@ def validate_names(
 ) -> list[Problem]:
     """Op/dtype/module names anywhere in the config that name nothing (warnings) or name an
     op other than by its OpInfo name (hygiene)."""
-    index = known.op_index(groups)
+    # The index needs op_db (seconds to import): built on the first op name, so a plan
+    # that names none (no config at all, say) never loads it.
+    index = functools.cache(lambda: known.op_index(groups))
     problems: list[Problem] = []
 
     def check(kind: str, value: str, loc: Loc, key: str) -> None:
         if kind == "op":
-            problems.extend(check_op(value, index, loc, key))
+            problems.extend(check_op(value, index(), loc, key))
         elif not _glob(value) and value not in (known.dtypes if kind == "dtype" else known.modules):
             problems.append(
                 _unknown(value, known.dtypes if kind == "dtype" else known.modules, loc, key, kind)
@@ -298,10 +302,10 @@ def build_support(
     """Config ∩ capabilities. caps=None: the config alone decides. What the device lacks is
     appended to `problems` (and left out, unless the entry has a reason)."""
     problems = problems if problems is not None else []
-    index = known.op_index(groups)
     ops: Optional[dict[str, OpSupport]] = None
     wanted = None if plan.dtypes is None else frozenset(plan.dtypes)
     if plan.ops is not None:
+        index = known.op_index(groups)  # needs op_db: only when the config lists ops
         ops = {}
         for name, named in plan.ops.items():
             for full in sorted(opnames.resolve(name, index).full_names):

@@ -8,6 +8,8 @@ twice, a later file overriding an earlier one) is collected as
 ``Plan.problems`` (problems.py); ``--oot-strict`` turns them into errors.
 Name checks against op_db/module_db/dtypes live in capabilities.py (they
 need torch); this module imports no torch.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

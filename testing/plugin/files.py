@@ -1,4 +1,7 @@
-"""Result files: written whole or not at all."""
+"""Result files: written whole or not at all.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
+"""
 
 from __future__ import annotations
 

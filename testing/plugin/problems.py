@@ -10,6 +10,8 @@ twice, a test upstream removed) must load. Each such finding is a Problem:
   a file:line error (a config hygiene check for configs written here).
 
 Pure: no torch, no pytest.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

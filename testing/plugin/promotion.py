@@ -9,6 +9,8 @@ The edits are the config contract's text edits (testing/config/edit.py:
 only the changed lines differ, whatever the file's indentation and comments).
 Paths in the diff are relative to where
 pytest ran: ``patch -p0 < PATH.diff`` applies there.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

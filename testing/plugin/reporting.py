@@ -5,6 +5,8 @@ Only the process that owns the run writes files: in --isolate mode that is the
 controller, which sees the worker's reports replayed (test reports and
 collection reports alike: a replayed failed ``pytest_collectreport`` lands in
 the summary's ``collection_errors``).
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any, Iterable, Optional
 
 import pytest
 
-from testing.plugin import isolation, promotion
+from testing.plugin import promotion, roles
 from testing.plugin.files import write_atomic  # noqa: F401  (re-exported: callers import it from here)
 from testing.plugin.problems import Problem, strict_report, warnings_of
 from testing.plugin.selection import Decision, Variant, marks_for
@@ -214,7 +216,7 @@ class Recorder:
 
 
 def configure(config: pytest.Config) -> None:
-    if isolation.is_worker(config):
+    if roles.is_worker(config):
         return
     config.pluginmanager.register(Recorder(config), RECORDER)
 
