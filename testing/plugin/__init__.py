@@ -3,6 +3,8 @@
 Use ``pytest -p testing.plugin --config configs/<file>.yaml``; see testing/README.md.
 Only plugin.py's hooks live here; reporting and isolation register their own
 plugin objects from pytest_configure.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from testing.plugin.plugin import (  # noqa: F401  (hooks pytest discovers on this module)

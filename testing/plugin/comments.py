@@ -13,6 +13,8 @@ Nearest comment, in this order:
 3. after the entry's first line (``- names: # why``).
 
 A comment after one name of a block list is that name's own reason.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

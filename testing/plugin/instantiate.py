@@ -18,6 +18,8 @@ Installed once (pytest_configure), before any test module is imported:
   that the OpInfo lacks are added to a per-test copy of the OpInfo.
 
 The device name comes from the backend (privateuse1 name) or the config.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Crash isolation (--isolate): a test that kills its process is an ERROR and the run goes on.
 
-Two modes (``--isolate-mode``; testing/README.md "Crash isolation"):
+Two modes (``--isolate-mode``, declared in plugin.py; testing/README.md "Crash isolation"):
 
 * ``fork`` (default): this pytest process is the zygote (testing/supervisor/zygote.py).
   It configures (torch, the backend) and collects (the test modules) once, then
@@ -15,6 +15,8 @@ Either way the events are the supervisor's (testing/supervisor/events.py) and
 this process replays them, so terminal output, ``--junitxml`` and the JSON
 summary are written once, here. One file's collection error does not stop the
 other files' tests; the exit status is then 2, as plain pytest's.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Optional
 
 import pytest
 
+from testing.plugin import roles
 from testing.supervisor import forksafety, supervisor, zygote
 from testing.supervisor.children import Spawned, inherited_events_fd, tail
 from testing.supervisor.events import Writer
@@ -33,19 +36,7 @@ from testing.supervisor.pytest_events import ChildStream, Replayer
 from testing.supervisor.supervisor import Progress, describe_exit, supervise
 
 ENV_SKIP = "OOT_WORKER_SKIP"
-_WORKER = pytest.StashKey["WorkerStream"]()
 _POLICY = pytest.StashKey["ExitPolicy"]()
-
-
-def addoption(group) -> None:
-    group.addoption(
-        "--isolate-mode",
-        dest="oot_isolate_mode",
-        choices=("fork", "restart"),
-        default=None,
-        help="--isolate: fork = pre-imported zygote, a fork per crash (default); "
-        "restart = a fresh interpreter per crash (default on macOS)",
-    )
 
 
 def _mode(config: pytest.Config) -> str:
@@ -59,8 +50,7 @@ def _mode(config: pytest.Config) -> str:
     )
 
 
-def is_worker(config: pytest.Config) -> bool:
-    return _WORKER in config.stash
+is_worker = roles.is_worker
 
 
 def is_controller(config: pytest.Config) -> bool:
@@ -120,14 +110,14 @@ def _configure_worker(config: pytest.Config, fd: int) -> None:
     skip_file = os.environ.pop(ENV_SKIP, "")
     skip = set(open(skip_file, encoding="utf-8").read().split("\n")) - {""} if skip_file else set()
     stream = WorkerStream(config, Writer(fd), skip)
-    config.stash[_WORKER] = stream
+    config.stash[roles.WORKER] = stream
     config.workerinput = {"oot_worker": True}  # junitxml & friends: only the supervising process writes
     config.option.continue_on_collection_errors = True  # one file's ImportError must not stop the others
     config.pluginmanager.register(stream, "oot-worker")
 
 
 def worker_filter(config: pytest.Config, items: list) -> None:
-    stream = config.stash.get(_WORKER, None)
+    stream = config.stash.get(roles.WORKER, None)
     if stream is not None and stream.skip:
         items[:] = [i for i in items if i.nodeid not in stream.skip]
 

@@ -5,6 +5,8 @@ A run may name a test type (``--oot-test-type`` or ``$OOT_TEST_TYPE``, e.g.
 no test type, labels change nothing. Pure: no torch, no pytest hooks.
 config.py applies these while it builds a plan; plugin.py resolves the test
 type.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ each step also tries the name without ``aten::``, without an overload suffix
 and without a trailing in-place ``_``. Pure: the index is built from any
 objects with OpInfo's attributes, so tools/select can use it without
 pytest.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ Load with ``pytest -p testing.plugin``. The machinery lives in sibling
 modules: config.py (YAML), capabilities.py (names, backend table),
 selection.py (pure decisions), instantiate.py (torch glue), reporting.py
 (JSON summary, JUnit properties), promotion.py, isolation.py (crash isolation).
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations
@@ -15,19 +17,31 @@ from typing import Optional
 
 import pytest
 
-from testing.plugin import isolation, labels, reporting
-from testing.plugin.config import COMPAT_TORCH_SPYRE, ConfigError, default_roots, load_plan
-from testing.plugin.selection import (
-    MarkFilter,
-    Variant,
-    decide,
-    is_plugin_mark,
-    marks_for,
-    unknown_test_problems,
-)
+# Only pytest at module level: the wheel's pytest11 entry point imports this module in
+# every pytest run of a venv that has it, configured or not. Everything else (pydantic
+# models, ruamel, the supervisor, torch) is imported by the hooks that need it, and not
+# at all when the plugin is inactive (_active).
 
 ADAPTER = pytest.StashKey["object"]()
 TEST_TYPE = pytest.StashKey[Optional[str]]()
+# config.COMPAT_TORCH_SPYRE, spelled out so option parsing does not import config.py
+# (test_config.py checks they agree).
+COMPAT_CHOICES = ("torch_spyre",)
+# Options whose presence makes an entry-point-loaded plugin active (dest names).
+OWN_OPTIONS = (
+    "oot_configs",
+    "oot_strict",
+    "oot_compat",
+    "oot_upstream_root",
+    "oot_backend",
+    "oot_device",
+    "oot_test_type",
+    "oot_summary",
+    "oot_promotion",
+    "oot_timeout",
+    "oot_isolate",
+    "oot_isolate_mode",
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -50,7 +64,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption(
         "--oot-compat",
         dest="oot_compat",
-        choices=[COMPAT_TORCH_SPYRE],
+        choices=list(COMPAT_CHOICES),
         help="read every config as Torch Spyre does (class-insensitive names, device restrictions "
         "and only_for relaxed, unlisted tests xfail); same as global.compat",
     )
@@ -104,7 +118,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="run tests in a worker process; a test that kills it is reported as ERROR and the run goes on",
     )
-    isolation.addoption(g)
+    g.addoption(
+        "--isolate-mode",
+        dest="oot_isolate_mode",
+        choices=("fork", "restart"),
+        default=None,
+        help="--isolate: fork = pre-imported zygote, a fork per crash (default); "
+        "restart = a fresh interpreter per crash (default on macOS)",
+    )
 
 
 def _fail(msg: str) -> None:
@@ -131,18 +152,35 @@ def _device_type(opt: Optional[str], configured: Optional[str]) -> str:
     return "cpu"
 
 
+def _active(config: pytest.Config) -> bool:
+    """Loaded by name (-p testing.plugin, pytest_plugins), or given any of its options.
+    Loaded only through the wheel's entry point with none of them, the plugin registers
+    its options and one marker and does nothing else: that run is not ours."""
+    module = sys.modules[__package__]
+    from_entry_point = any(plugin is module for plugin, _ in config.pluginmanager.list_plugin_distinfo())
+    given = any(getattr(config.option, dest, None) not in (None, False, []) for dest in OWN_OPTIONS)
+    return not from_entry_point or given
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "bucket__mandatory_success: test variant must pass")
+    if not _active(config):
+        return
+    from testing.plugin import labels, reporting
+    from testing.plugin.config import ConfigError, default_roots, load_plan
+    from testing.supervisor.children import ENV_FD
+
     try:
         test_type = labels.resolve_test_type(config.option.oot_test_type, os.environ)
     except ValueError as exc:
         _fail(f"--oot-test-type: {exc}")
-    if isolation.is_controller(config):
-        isolation.configure_controller(config)
-        reporting.configure(config)
-        return
-    isolation.configure(config)
+    if config.option.oot_isolate or ENV_FD in os.environ:  # the supervisor: only then imported
+        if _isolation().is_controller(config):
+            _isolation().configure_controller(config)
+            reporting.configure(config)
+            return
+        _isolation().configure(config)  # a zygote, or a worker the supervisor spawned
     reporting.configure(config)
     roots = default_roots(config.option.oot_upstream_root)
     try:
@@ -167,6 +205,8 @@ def pytest_configure(config: pytest.Config) -> None:
     support = capabilities.build_support(plan, known, caps, device, problems, groups)
     reporting.report_problems(config, problems, config.option.oot_strict, at_configure=True)
     _register_marks(config, known, plan.tags)
+    from testing.plugin.selection import MarkFilter, is_plugin_mark
+
     mark_filter = MarkFilter(config.option.markexpr, lambda n: is_plugin_mark(n, plan.tags))
     adapter = Adapter(plan, support, device, mark_filter)
     _install_when_imported(adapter, lambda: _register_database_marks_when_needed(config, known))
@@ -306,10 +346,11 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if adapter is None:
         return (
             ["oot: isolated controller (tests run in a worker process)"]
-            if isolation.is_controller(config)
+            if config.option.oot_isolate and _isolation().is_controller(config)
             else []
         )
     from testing.plugin import upstream
+    from testing.plugin.config import default_roots
 
     test_type = config.stash.get(TEST_TYPE, None)
     compat = config.option.oot_compat or adapter.plan.global_.compat
@@ -332,9 +373,15 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection(session: pytest.Session) -> Optional[bool]:
-    if isolation.is_controller(session.config):
-        return isolation.skip_collection(session)
+    if session.config.option.oot_isolate and _isolation().is_controller(session.config):
+        return _isolation().skip_collection(session)
     return None
+
+
+def _isolation():
+    from testing.plugin import isolation  # the supervisor: only runs with --isolate need it
+
+    return isolation
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -342,7 +389,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     adapter = config.stash.get(ADAPTER, None)
     if adapter is None:
         return
+    from testing.plugin import reporting, roles
     from testing.plugin.instantiate import DECISION_ATTR, VARIANT_ATTR
+    from testing.plugin.selection import Variant, decide, marks_for
 
     kept, dropped, plain_seen = [], [], {}
     for item in items:
@@ -382,11 +431,15 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
-    isolation.worker_filter(config, items)
+    if roles.is_worker(config):
+        _isolation().worker_filter(config, items)
 
 
 def _check_unknown_tests(config: pytest.Config, adapter, plain_seen: dict) -> None:
     """Names a config lists that the checkout no longer has: a warning (--oot-strict: an error)."""
+    from testing.plugin import reporting
+    from testing.plugin.selection import unknown_test_problems
+
     problems = []
     for file in sorted(set(adapter.seen) | set(plain_seen)):
         fp = adapter.plan.file_plan(file)

@@ -10,6 +10,8 @@ twice, a test upstream removed) must load. Each such finding is a Problem:
   a file:line error (a config hygiene check for configs written here).
 
 Pure: no torch, no pytest.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations
@@ -17,16 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Literal
 
+from testing.config.errors import Loc
+
 Severity = Literal["warning", "hygiene"]
-
-
-@dataclass(frozen=True)
-class Loc:
-    file: str
-    line: int
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}"
 
 
 @dataclass(frozen=True)

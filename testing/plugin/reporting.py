@@ -5,6 +5,8 @@ Only the process that owns the run writes files: in --isolate mode that is the
 controller, which sees the worker's reports replayed (test reports and
 collection reports alike: a replayed failed ``pytest_collectreport`` lands in
 the summary's ``collection_errors``).
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any, Iterable, Optional
 
 import pytest
 
-from testing.plugin import isolation, promotion
+from testing.plugin import promotion, roles
 from testing.plugin.problems import Problem, strict_report, warnings_of
 from testing.plugin.selection import Decision, Variant, marks_for
 from testing.results.atomic import write_json
@@ -203,7 +205,7 @@ class Recorder:
 
 
 def configure(config: pytest.Config) -> None:
-    if isolation.is_worker(config):
+    if roles.is_worker(config):
         return
     config.pluginmanager.register(Recorder(config), RECORDER)
 

@@ -1,6 +1,8 @@
 """Shape knobs: a per-test copy of an OpInfo whose sample inputs are limited or replaced.
 
 op_db is never mutated; the copy lives in the generated test's param_kwargs.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 python -m testing.plugin.schema            # print
 python -m testing.plugin.schema --write    # update configs/schema/test_suite_config.schema.json
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ No torch, no pytest hooks: a Variant (file, class, test, op, dtypes, module)
 plus the config's FilePlan and the effective Support go in, a Decision (or
 None: not generated at all) comes out. instantiate.py and plugin.py call
 these; tests exercise them directly.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ The plugin needs nothing special to run them: the same instantiate_test glue
 adapts them. This module only checks that the checkout matches the pinned
 torch, because test files from a newer checkout may import names the wheel
 lacks (configure those with ``collect: false`` and a reason).
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

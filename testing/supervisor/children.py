@@ -2,6 +2,8 @@
 
 Both hand the supervisor the read end of a pipe carrying the child's events
 and a log of its output (the tail goes into crash reports).
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ One JSON object a line (``{"e": <kind>, ...fields}``), written by the child befo
 and after each unit of work, so that when the child dies the supervisor knows
 exactly which unit it was running. Every user (pytest isolation, the shard
 runner, select's tracing) speaks this one protocol; payloads are theirs.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

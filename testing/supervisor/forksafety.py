@@ -15,6 +15,8 @@ The zygote prevents the last one by pinning torch to one intra-op thread until
 it forks (``pin_torch_threads``; each child restores the setting), and checks
 it in every child (``canary``) in case torch ran parallel work before the pin.
 OpenBLAS's pool (numpy) survives fork and is not a hazard.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

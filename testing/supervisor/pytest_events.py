@@ -8,6 +8,8 @@ Child (a fork of the zygote, or a spawned worker): ``Planned`` after collection,
 Parent: replays them through its own hooks (logstart, logreport, logfinish), so
 terminal output, ``--junitxml`` and any result plugin see one ordinary run;
 ``Crashed`` and ``NotRun`` become ERROR reports under the test's node id.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ supervisor emits ``Crashed(key)`` and launches the next child, which skips every
 key already done. After ``max_restarts`` deaths the keys never run are emitted
 as ``NotRun`` rather than dropped. Users supply ``launch`` (how to start a child
 for the current progress) and ``sink`` (what to do with each event).
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

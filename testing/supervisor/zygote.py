@@ -11,6 +11,8 @@ and result plugins see one ordinary run.
 
 Where fork is unsafe (forksafety.py), the zygote hands over to ``fallback`` (the
 restart mode: fresh interpreters) or, without one, runs the tests in-process.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations

@@ -358,3 +358,9 @@ def test_a_path_that_matches_no_file_is_a_warning(write_yaml, tmp_path):
     assert problems_of(load(path), "warning", paths=True) == [
         f"{path}:5: path: '{tmp_path}/test_gone.py' matches no file (moved or removed upstream?)"
     ]
+
+
+def test_the_compat_option_offers_exactly_the_compat_modes_config_reads():
+    from testing.plugin import config, plugin
+
+    assert plugin.COMPAT_CHOICES == (config.COMPAT_TORCH_SPYRE,)

@@ -1,112 +1,12 @@
 """--isolate end to end in subprocesses: the zygote forks, the restart mode spawns, and
-both give the same results, JUnit and summary; fallback, collection errors, the restart limit."""
+both give the same results, JUnit and summary; collection errors, the restart limit, -x.
+The fork-unsafe fallbacks: test_isolation_fallback.py."""
 
-import json
-import os
-import subprocess
-import sys
-import textwrap
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from testing.tests.conftest import REPO_ROOT
-
-SUITE = """
-import os, pathlib, signal
-import pytest
-
-with open(os.environ["IMPORT_LOG"], "a") as f:   # one line per import of this module
-    f.write("imported\\n")
-
-def test_pass(): pass
-def test_fail(): assert 1 == 2, "fails on purpose"
-def test_abort(): os.abort()
-@pytest.mark.skip(reason="not here")
-def test_skip(): pass
-@pytest.mark.xfail(reason="known")
-def test_xfail(): assert False
-def test_segfault():
-    import resource
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    os.kill(os.getpid(), signal.SIGSEGV)
-def test_exit(): os._exit(3)
-@pytest.mark.parametrize("i", range(3))
-def test_after(i): print("output", i)
-"""
-
-
-def run(tmp_path, *args, suite=SUITE, files=None):
-    (tmp_path / "test_suite.py").write_text(suite)
-    for name, text in (files or {}).items():
-        (tmp_path / name).write_text(textwrap.dedent(text))
-    env = dict(
-        os.environ,
-        IMPORT_LOG=str(tmp_path / "imports.log"),
-        PYTHONPATH=os.pathsep.join(p for p in [REPO_ROOT, *sys.path] if p),
-    )
-    cmd = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "testing.plugin",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:timeout",
-        "--rootdir",
-        str(tmp_path),
-        "--isolate",
-        f"--junitxml={tmp_path / 'junit.xml'}",
-        f"--oot-summary={tmp_path / 'summary.json'}",
-        *args,
-        str(tmp_path),
-    ]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=600)
-
-
-def junit(path):
-    """JUnit without what differs between any two runs (times, host, the crash's output tail)."""
-    cases = []
-    for case in ET.parse(path).getroot().iter("testcase"):
-        children = [
-            (c.tag, (c.get("message") or "").splitlines()[0:1])
-            for c in case
-            if c.tag not in ("system-out", "system-err")
-        ]
-        props = sorted((p.get("name"), p.get("value")) for p in case.iter("property"))
-        cases.append((case.get("classname"), case.get("name"), children, props))
-    return sorted(cases)
-
-
-def summary(path):
-    data = json.loads(path.read_text())
-    data.pop("total_duration")
-    for t in data["tests"]:
-        t.pop("duration")
-    return data
-
-
-def outcomes(tmp_path):
-    return {
-        t["nodeid"].split("::")[-1]: t["outcome"]
-        for t in json.loads((tmp_path / "summary.json").read_text())["tests"]
-    }
-
-
-EXPECTED = {
-    "test_pass": "passed",
-    "test_fail": "failed",
-    "test_abort": "crashed",
-    "test_skip": "skipped",
-    "test_xfail": "xfailed",
-    "test_segfault": "crashed",
-    "test_exit": "crashed",
-    "test_after[0]": "passed",
-    "test_after[1]": "passed",
-    "test_after[2]": "passed",
-}
+from testing.tests.isolation_helpers import EXPECTED, junit, outcomes, run, summary
 
 
 def test_fork_and_restart_modes_give_identical_results(tmp_path):
@@ -126,25 +26,6 @@ def test_fork_and_restart_modes_give_identical_results(tmp_path):
     # the zygote imported the test module once; restart mode once per worker (three crashes: four)
     assert (fork_dir / "imports.log").read_text().count("imported") == 1
     assert (restart_dir / "imports.log").read_text().count("imported") == 4
-
-
-def test_a_python_thread_in_the_zygote_falls_back_to_fresh_workers(tmp_path):
-    threaded = "import threading, time\nthreading.Thread(target=time.sleep, args=(600,), name='poller', daemon=True).start()\n"
-    result = run(tmp_path, suite=threaded + SUITE)
-    assert "zygote: not forking (Python threads running: poller)" in result.stdout
-    assert outcomes(tmp_path) == EXPECTED, result.stdout
-    assert (tmp_path / "imports.log").read_text().count("imported") == 1 + 4  # the zygote, then 4 workers
-
-
-def test_torch_parallel_work_before_the_fork_is_caught_by_the_canary(tmp_path):
-    pytest.importorskip("torch")
-    busy = "import torch\ntorch.set_num_threads(2)\ntorch.ones(1 << 17).add_(1)\n"  # starts the OpenMP pool
-    result = run(tmp_path, "-k", "pass or abort", suite=busy + SUITE)
-    assert (
-        "zygote: not forking (the first forked child ended with signal 14 (SIGALRM)" in result.stdout
-        or "zygote: not forking (the first forked child ended with exit code 75" in result.stdout
-    ), result.stdout
-    assert outcomes(tmp_path) == {"test_pass": "passed", "test_abort": "crashed"}
 
 
 @pytest.mark.parametrize("mode", ["fork", "restart"])

@@ -72,7 +72,7 @@ def test_wheel_holds_the_plugin_and_its_schema_only():
     # The same modules as //testing:plugin (its sources are this test's data).
     expected = {"testing/__init__.py"} | {
         f"testing/{pkg}/{f.name}"
-        for pkg in ("plugin", "results", "supervisor")
+        for pkg in ("config", "plugin", "results", "supervisor")
         for f in Path("testing", pkg).glob("*.py")
     }
     assert "testing/plugin/plugin.py" in expected and code == expected, sorted(code ^ expected)
@@ -250,3 +250,26 @@ def test_mark_expressions_filter_at_generation_time_and_p_stays_harmless(venv, s
     collected = [line for line in result.stdout.splitlines() if "::" in line]
     assert collected and all("_mul_" in line for line in collected)
     assert "deselected" not in result.stdout
+
+
+UNCONFIGURED = """import sys
+
+
+def test_the_entry_point_loaded_nothing_but_the_hooks():
+    assert "testing.plugin.plugin" in sys.modules
+    loaded = sorted(m for m in sys.modules if m.startswith("testing.") and m != "testing.plugin.plugin")
+    assert loaded == ["testing.plugin"], loaded
+"""
+
+
+def test_without_its_options_the_entry_point_plugin_stays_inactive(venv):
+    # Every pytest run in a venv that has the wheel loads the entry point: with no --config
+    # (nor any other option of the plugin) it must cost an import of its hooks module only.
+    _, _, root = venv
+    work = root / "unconfigured"
+    work.mkdir()
+    (work / "test_unconfigured.py").write_text(UNCONFIGURED)
+    result = run_in(venv, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "test_unconfigured.py", cwd=work)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "1 passed" in result.stdout and "oot:" not in result.stdout
+    assert re.search(r"^plugins: .*\boot-ci-testing-0\.1\.0\b", result.stdout, re.M)

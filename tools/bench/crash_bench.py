@@ -15,9 +15,10 @@ evenly). For each k, side by side in one run (wall seconds, fresh interpreters):
 
 Targets: k = 20: (a)/(b) <= 0.25; k = 0: (a)/plain <= 1.05.
 
-Start-up: `pytest --collect-only` of the same file with -p testing.plugin / without
-(what the plugin adds before and around collection), and the same for a light
-torch file that does not import op_db. Target <= 1.05.
+Start-up: `pytest --collect-only` of the same file with -p testing.plugin (no config) /
+without (what the plugin adds before and around collection), and the same for a light
+torch file that does not import op_db; --startup-rounds runs of each, interleaved, the
+median shown. Target <= 1.05.
 """
 
 from __future__ import annotations
@@ -153,7 +154,10 @@ def check(mode: str, run: Run, n: int, k: int) -> None:
 
 
 def median_runs(fn, rounds: int) -> Run:
-    runs = [fn() for _ in range(rounds)]
+    return median_of([fn() for _ in range(rounds)])
+
+
+def median_of(runs: list[Run]) -> Run:
     best = sorted(runs, key=lambda r: r.seconds)[len(runs) // 2]
     return Run(
         statistics.median(r.seconds for r in runs),
@@ -164,20 +168,39 @@ def median_runs(fn, rounds: int) -> Run:
     )
 
 
+def interleaved(first, second, rounds: int) -> tuple[Run, Run]:
+    """Medians of ``rounds`` runs of each, alternating, so load drift hits both sides alike."""
+    runs: tuple[list[Run], list[Run]] = ([], [])
+    for _ in range(rounds):
+        runs[0].append(first())
+        runs[1].append(second())
+    return median_of(runs[0]), median_of(runs[1])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tests", type=int, default=100, help="tests in the generated file (default 100)")
     ap.add_argument("--crashes", default="0,5,20", help="comma-separated k values (default 0,5,20)")
     ap.add_argument("--rounds", type=int, default=1, help="runs per measurement; the median is shown")
+    ap.add_argument(
+        "--startup-rounds",
+        type=int,
+        default=3,
+        help="start-up runs per file and side, interleaved (default 3; a difference of a few percent "
+        "needs more than one run on a shared machine)",
+    )
     ap.add_argument("--startup-only", action="store_true", help="only the start-up table")
     opts = ap.parse_args()
     try:
         ks = [int(k) for k in opts.crashes.split(",")]
     except ValueError:
         ap.error(f"--crashes: expected comma-separated integers, got {opts.crashes!r}")
-    if any(k < 0 or k > opts.tests for k in ks) or opts.tests < 1 or opts.rounds < 1:
-        ap.error(f"--crashes must lie in 0..--tests ({opts.tests}); --tests and --rounds must be >= 1")
-    console = Console()
+    if any(k < 0 or k > opts.tests for k in ks) or min(opts.tests, opts.rounds, opts.startup_rounds) < 1:
+        ap.error(
+            f"--crashes must lie in 0..--tests ({opts.tests}); --tests, --rounds and --startup-rounds "
+            "must be >= 1"
+        )
+    console = Console(width=140)  # whole tables in a log (no tty: rich would assume 80 columns)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), PYTHONDONTWRITEBYTECODE="1")
     env.pop("PYTEST_ADDOPTS", None)
     work = tempfile.mkdtemp(prefix="crash-bench-", dir=os.environ.get("TEST_TMPDIR"))
@@ -228,13 +251,18 @@ def main() -> int:
     if not os.path.exists(heavy):
         with open(heavy, "w", encoding="utf-8") as f:
             f.write(generate(opts.tests, 0))
-    startup = Table(title="start-up: pytest --collect-only, with the plugin / without: wall s (CPU s)")
+    startup = Table(
+        title=f"start-up: pytest --collect-only, with the plugin / without: wall s (CPU s), "
+        f"median of {opts.startup_rounds} interleaved"
+    )
     for col in ("file", "plain pytest", "-p testing.plugin", "ratio"):
         startup.add_column(col, justify="right")
     for name, path in (("upstream-style (op_db)", heavy), ("light (torch only)", light)):
-        plain = median_runs(lambda: pytest(["--collect-only", path], work, env), opts.rounds)
-        plugin = median_runs(
-            lambda: pytest(["--collect-only", "-p", "testing.plugin", path], work, env), opts.rounds
+        console.print(f"start-up: {name} x {opts.startup_rounds} ...")
+        plain, plugin = interleaved(
+            lambda: pytest(["--collect-only", path], work, env),
+            lambda: pytest(["--collect-only", "-p", "testing.plugin", path], work, env),
+            opts.startup_rounds,
         )
         startup.add_row(
             name,

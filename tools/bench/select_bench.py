@@ -11,7 +11,7 @@
    unchanged units equal those of a full stage-3 run on 2.14.1.
 
     tools/bazel run //tools/bench:select_bench -- [--capabilities FILE|backend:torch_spyre]
-                                                  [--skip-delta] [--db-dir DIR]
+                                                  [--skip-before] [--skip-delta] [--db-dir DIR]
 """
 
 from __future__ import annotations
@@ -66,12 +66,15 @@ def edit_one_test(repo: Path) -> str:
     raise SystemExit("select_bench: no @dtypes test to edit in the suites")
 
 
-def memory_section(console: Console, scratch: Path, jobs: int, caps_source: str) -> Path:
+def memory_section(
+    console: Console, scratch: Path, jobs: int, caps_source: str, with_before: bool = True
+) -> Path:
     repo = scratch / "repo"
     write_corpus(repo / SUITES)
     caps = capabilities.load(caps_source)
     after_plan = TracePlan.for_device(caps, scope.out_features(scope.load_scope(SCOPE), caps))
-    before, before_line = build(repo, scratch / "before.db", jobs, TracePlan())
+    # the scope-blind "before" build takes ~25 min; --skip-before leaves that row out
+    before, before_line = build(repo, scratch / "before.db", jobs, TracePlan()) if with_before else (0.0, "")
     db = scratch / "memory.db"
     full, full_line = build(repo, db, jobs, after_plan)
     same, same_line = build(repo, db, jobs, after_plan)
@@ -80,10 +83,10 @@ def memory_section(console: Console, scratch: Path, jobs: int, caps_source: str)
     table = Table(title=f"repository memory over a generated upstream-style corpus ({caps.device}, 2 cores)")
     for column in ("build", "seconds", "ratio", "target", "work done"):
         table.add_column(column)
-    table.add_row("before: scope-blind, one dtype per unit", f"{before:.1f}", "1.000", "", before_line)
-    table.add_row(
-        "after: device-aware, full", f"{full:.1f}", f"{full / before:.3f} of before", "<= 300 s", full_line
-    )
+    if with_before:
+        table.add_row("before: scope-blind, one dtype per unit", f"{before:.1f}", "1.000", "", before_line)
+    ratio = f"{full / before:.3f} of before" if with_before else ""
+    table.add_row("after: device-aware, full", f"{full:.1f}", ratio, "<= 300 s", full_line)
     table.add_row(
         "after, incremental, unchanged", f"{same:.1f}", f"{same / full:.3f} of full", "<= 0.1", same_line
     )
@@ -147,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--version", default="2.14.1", help="the newer torch (default: %(default)s)")
     parser.add_argument("--skip-delta", action="store_true", help="only the memory benchmark (no wheel)")
+    parser.add_argument(
+        "--skip-before", action="store_true", help="leave out the scope-blind build (~25 min)"
+    )
     parser.add_argument("--jobs", type=int, default=2, help="trace workers (default: %(default)s)")
     parser.add_argument("--db-dir", help="keep the scratch memory here instead of a temp dir")
     args = parser.parse_args(argv)
@@ -154,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     scratch = Path(args.db_dir) if args.db_dir else Path(tempfile.mkdtemp(prefix="select-bench-"))
     scratch.mkdir(parents=True, exist_ok=True)
     try:
-        db = memory_section(console, scratch, args.jobs, args.capabilities)
+        db = memory_section(console, scratch, args.jobs, args.capabilities, not args.skip_before)
         if args.skip_delta:
             return 0
         return 0 if delta_section(console, db, args.capabilities, args.version) else 1

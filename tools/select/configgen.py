@@ -48,8 +48,15 @@ def _group_key(unit: UnitFacts, verdict: Verdict) -> tuple:
     return (unit.cls, unit.test, verdict.mode, verdict.short_reason.split(":")[0])
 
 
+def _generated_dtypes(members: list[tuple[UnitFacts, Verdict]]) -> list[str]:
+    names = {d for u, _ in members for _, ds in u.device for d in ds} or {
+        d for u, _ in members for d in u.dtypes
+    }
+    return sorted(names)
+
+
 def _entry(
-    cls: str, test: str, mode: str, members: list[tuple[UnitFacts, Verdict]]
+    cls: str, test: str, mode: str, members: list[tuple[UnitFacts, Verdict]], specific: bool = False
 ) -> tuple[CommentedMap, str]:
     entry = CommentedMap()
     entry["names"] = f"{cls}::{test}"
@@ -60,6 +67,10 @@ def _entry(
     dtypes = members[0][1].dtypes
     if mode == MANDATORY and dtypes and members[0][0].dtypes:
         entry["dtypes"] = flow(dtypes)
+    elif specific and _generated_dtypes(members):
+        # the base op's mandatory entry selects by ops and dtypes; naming the dtypes here too
+        # makes this entry as specific, and written first it decides the variant
+        entry["dtypes"] = flow(_generated_dtypes(members))
     entry["mode"] = mode
     if mode != MANDATORY:
         # one member: its own reason; several: the shared category (details are in the comment)
@@ -72,16 +83,29 @@ def _entry(
     return entry, _comment(mode, lines)
 
 
+def _is_variant_of_listed(unit: UnitFacts, listed: set[str]) -> bool:
+    """``round.decimals_3`` when ``round`` is listed too: the plugin's ``ops: [round]`` names
+    every OpInfo variant of round; the most specific entry wins, ties go to the first written."""
+    parts = unit.variant.split(".")
+    return any(".".join(parts[:i]) in listed for i in range(1, len(parts)))
+
+
 def file_entries(units: list[UnitFacts], verdicts: Mapping[str, Verdict]) -> CommentedSeq:
+    listed: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for unit in units:
+        listed[(unit.cls, unit.test)].add(unit.variant)
     groups: dict[tuple, list[tuple[UnitFacts, Verdict]]] = defaultdict(list)
     for unit in units:
         verdict = verdicts[unit.unit_id]
-        groups[_group_key(unit, verdict)].append((unit, verdict))
+        specific = _is_variant_of_listed(unit, listed[(unit.cls, unit.test)])
+        groups[_group_key(unit, verdict) + (specific,)].append((unit, verdict))
     tests = CommentedSeq()
-    # mandatory entries first within a test so a reviewer sees what must pass before the skips
-    order = sorted(groups, key=lambda k: (k[0], k[1], k[2] != MANDATORY, str(k[3])))
+    # OpInfo variants whose base op is listed too get entries of their own, written first, so
+    # the base op's entry cannot decide them; then mandatory entries, so a reviewer sees what
+    # must pass before the skips
+    order = sorted(groups, key=lambda k: (k[0], k[1], not k[4], k[2] != MANDATORY, str(k[3])))
     for key in order:
-        entry, comment = _entry(key[0], key[1], key[2], groups[key])
+        entry, comment = _entry(key[0], key[1], key[2], groups[key], specific=key[4])
         tests.append(entry)
         tests.yaml_set_comment_before_after_key(len(tests) - 1, before=comment, indent=8)
     return tests

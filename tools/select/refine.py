@@ -2,18 +2,23 @@
 
 Pure part: ``propose(case)`` -> Proposal (xfail with reason, precision knob, skip for a
 crash or hang, promotion for a strict pass). Glue: apply proposals to the ruamel round-trip
-tree of each config (existing comments stay), render the diff, write only on request.
+tree of each config (testing/config/edit.py: read, find the file entry, dump; existing
+comments stay), render the diff, write only on request.
 """
 
 from __future__ import annotations
 
 import difflib
 import math
+import os
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from testing.config import edit
+from testing.config.errors import ConfigError
 
 from . import yamlio
 from .atomic import write_text
@@ -106,12 +111,41 @@ def propose(case: CaseResult, max_tolerance: float = MAX_TOLERANCE) -> Proposal 
 # ------------------------------------------------------------------ applying to configs
 
 
-def _file_entry(doc, case: CaseResult):
-    for entry in doc["test_suite_config"].get("files", []):
-        path = str(entry.get("path", ""))
-        if path.endswith("/" + case.file) or path == case.file:
-            return entry
-    return None
+def _rule_line(case: CaseResult, config: str | Path | None) -> int | None:
+    """The config line the plugin says selected the case (its ``rule`` property), when that
+    line is in ``config``."""
+    path, sep, line = case.properties.get("rule", "").rpartition(":")
+    if not sep or not line.isdigit() or config is None:
+        return None
+    return int(line) if os.path.realpath(path) == os.path.realpath(config) else None
+
+
+def _file_entry(doc, case: CaseResult, config: str | Path | None = None):
+    """The ``files:`` entry a case belongs to. JUnit class names carry no usable path for
+    files outside pytest's rootdir (``${TORCH_ROOT}/...``: classname ``.TestFooPRIVATEUSE1``),
+    so the plugin's rule location comes first, then the path (under its ${ROOT},
+    testing/config/edit.py), then the class named in the
+    entry's tests."""
+    files = list(doc["test_suite_config"].get("files", []))
+    line = _rule_line(case, config)
+    if line is not None:
+        above = [entry for entry in files if entry.lc.line < line]
+        if above:
+            return above[-1]
+    by_path = edit.file_entry_for(doc, case.file) if case.file.strip("/") not in ("", ".py") else None
+    if by_path is not None:
+        return by_path
+    by_class = [entry for entry in files if _names_class(entry, case.cls)]
+    return by_class[0] if len(by_class) == 1 else None
+
+
+def _names_class(entry, cls: str) -> bool:
+    for test in entry.get("tests") or []:
+        names = test.get("names")
+        for name in names if isinstance(names, list) else [names]:
+            if str(name).split("::", 1)[0] == cls:
+                return True
+    return False
 
 
 def _find(tests: CommentedSeq, name: str) -> int | None:
@@ -140,9 +174,10 @@ def _set_precision(entry: CommentedMap, knob: tuple[str, float, float]) -> None:
     entry["edits"]["dtypes"]["include"].fa.set_flow_style()
 
 
-def apply(doc, proposal: Proposal, source: str) -> bool:
-    """Apply one proposal to a loaded config; False when the config has no entry for its file."""
-    file_entry = _file_entry(doc, proposal.case)
+def apply(doc, proposal: Proposal, source: str, config: str | Path | None = None) -> bool:
+    """Apply one proposal to a loaded config (read from ``config``); False when the config has
+    no entry for its file."""
+    file_entry = _file_entry(doc, proposal.case, config)
     if file_entry is None:
         return False
     tests = file_entry.setdefault("tests", CommentedSeq())
@@ -184,17 +219,20 @@ def refine(
     proposals = [p for p in (propose(c, max_tolerance) for c in cases) if p is not None]
     docs = {}
     for path in configs:
-        doc = yamlio.load(path)
+        try:
+            doc = edit.load_tree(path)
+        except ConfigError as exc:
+            raise SelectError(str(exc)) from exc
         if not isinstance(doc, dict) or "test_suite_config" not in doc:
             raise SelectError(f"{path}:1: not a test_suite_config document")
         docs[str(path)] = (Path(path).read_text(encoding="utf-8"), doc)
     unmatched = []
     for proposal in proposals:
-        if not any(apply(doc, proposal, source) for _, doc in docs.values()):
+        if not any(apply(doc, proposal, source, path) for path, (_, doc) in docs.items()):
             unmatched.append(proposal)
     diffs, texts = {}, {}
     for path, (old, doc) in docs.items():
-        new = yamlio.dump(doc)
+        new = edit.dump(doc)
         if new != old:
             texts[path] = new
             diffs[path] = "".join(

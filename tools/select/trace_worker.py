@@ -40,7 +40,7 @@ import traceback
 import unittest
 from collections import defaultdict
 
-from tools.select.lowerings import DEVICE_LOWERINGS
+from tools.select.lowerings import DEVICE_LOWERINGS, cpu_only
 
 PREFERRED_DTYPES = ("float32", "float16", "bfloat16", "int64", "int32", "bool")
 MAX_FOLLOW = 8  # nesting of composite kernels followed while tracing
@@ -264,10 +264,11 @@ class _Recorder:
             self.kernel_dtypes[op] |= seen
 
     def result(self) -> dict:
+        kernels = self.kernel_ops - cpu_only(self.kernel_ops)
         return {
             "ops": sorted(self.ops),
-            "kernel_ops": sorted(self.kernel_ops),
-            "kernel_dtypes": {op: sorted(d) for op, d in sorted(self.kernel_dtypes.items())},
+            "kernel_ops": sorted(kernels),
+            "kernel_dtypes": {op: sorted(d) for op, d in sorted(self.kernel_dtypes.items()) if op in kernels},
             "compare_ops": sorted(self.compare_ops - self.ops),
         }
 

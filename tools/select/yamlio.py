@@ -14,7 +14,8 @@ from .atomic import write_text
 from .errors import SelectError
 
 # ANSI escape sequences (colours, bold) as pytest and torch print them; removed outright.
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]")
+# pytest's JUnit writer spells ESC as the text "#x1B" (XML 1.0 cannot hold it): removed too.
+_ANSI = re.compile(r"(?:\x1b|#x1B)\[[0-?]*[ -/]*[@-~]|\x1b[@-_]")
 # What YAML cannot hold in a comment or a plain scalar: C0/C1 controls except tab, DEL,
 # surrogates, and the non-characters the YAML reader refuses.
 _UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")

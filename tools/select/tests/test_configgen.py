@@ -6,7 +6,7 @@ from tools.select import rules, yamlio
 from tools.select.bucket import load_decisions, save_decisions
 from tools.select.configgen import build_config
 from tools.select.engines import Context, DeterministicEngine
-from tools.select.tests.helpers import unit
+from tools.select.tests.helpers import FIXTURES, unit
 
 
 def _units():
@@ -47,6 +47,45 @@ def test_entries_group_by_bucket_and_dtypes_with_comments(small_caps):
         if line.strip().startswith("- names:"):
             assert lines[i - 1].strip().startswith("#"), line
     assert "needs aten ops missing from the spyre table: mm" in text
+
+
+def test_an_op_variant_is_not_decided_by_its_base_ops_entry(tmp_path, small_caps):
+    """`ops: [round]` names every OpInfo variant of round in the plugin (first entry wins a
+    tie): a skipped round.decimals_3 must not become mandatory through round's entry."""
+    from testing.plugin import selection
+    from testing.plugin.config import load_plan
+    from tools.select import generation
+
+    def dev(name, *dtypes):
+        return tuple((f"test_x_{name}_{{device}}_{d}", (d,)) for d in dtypes)
+
+    units = [
+        unit(variant="round", aten="round", device=dev("round", "float32")),
+        unit(variant="round.decimals_3", aten="round", device=dev("round_decimals_3", "float32")),
+    ]
+    verdicts = {
+        units[0].unit_id: rules.Verdict(rules.MANDATORY, "every kernel is in the table", dtypes=("float32",)),
+        units[1].unit_id: rules.Verdict(rules.SKIP, "fails on CPU already"),
+    }
+    path = tmp_path / "gen.yaml"
+    yamlio.write(path, build_config(units, verdicts, "spyre", "torch_spyre", "deterministic"))
+    plan = load_plan([str(path)], {"REPO_ROOT": str(tmp_path)})
+    fp = plan.files[0]
+    import json
+
+    from tools.select import capabilities
+
+    table = json.loads((FIXTURES / "caps_small.json").read_text())
+    table["ops"]["round"] = {"aten": ["round"], "dtypes": ["float32"], "precision": "exact", "layout": "any"}
+    (tmp_path / "caps.json").write_text(json.dumps(table))
+    support = generation.device_view(capabilities.from_file(tmp_path / "caps.json")).support
+
+    def mode(v):  # the plugin does not generate a skipped variant at all
+        decision = selection.decide(fp, support, v)
+        return decision.mode.value if decision else "not generated"
+
+    modes = {u.variant: {mode(v) for v in generation.variants(u, "spyre")} for u in units}
+    assert modes == {"round": {"mandatory_success"}, "round.decimals_3": {"not generated"}}
 
 
 def test_config_is_valid_for_the_plugin(small_caps):

@@ -53,6 +53,16 @@ def test_device_side_lowerings_are_required(built):
     assert "_thnn_fused_gru_cell" in rules.decide(unit, caps, OUT).evidence
 
 
+def test_convolution_needs_the_overridable_kernel_not_the_cpu_one(built):
+    caps, _, units = built
+    unit = units["test_conv2d_step"]
+    assert "aten::convolution_overrideable" in unit.kernel_ops
+    # the CPU branch's kernels (slow conv / oneDNN) are not what a privateuse1 device runs
+    assert not {"aten::_slow_conv2d_forward", "aten::mkldnn_convolution"} & set(unit.kernel_ops)
+    assert "float32" in unit.trace_at(unit.traces[0].dtype).kernel_dtypes["aten::convolution_overrideable"]
+    assert "convolution_overrideable" in rules.decide(unit, caps, OUT).evidence
+
+
 def test_a_tracer_induced_error_is_confirmed_untraced(built):
     caps, _, units = built
     unit = units["test_mode_sensitive"]

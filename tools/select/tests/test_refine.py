@@ -2,7 +2,7 @@ import shutil
 
 import pytest
 
-from tools.select import refine, results
+from tools.select import refine, results, yamlio
 from tools.select.errors import SelectError
 
 
@@ -84,3 +84,92 @@ def test_bad_inputs(tmp_path, fixtures):
     not_config.write_text("hello: 1\n")
     with pytest.raises(SelectError, match="x.yaml:1: not a test_suite_config"):
         refine.refine([not_config], [], source="r")
+
+
+UPSTREAM_CONFIG = """\
+test_suite_config:
+  files:
+    - path: ${TORCH_ROOT}/test/test_views_like.py
+      unlisted_test_mode: skip
+      tests:
+        - names: TestShared::test_diagonal_view
+          mode: mandatory_success
+        - names: TestViewsLike::test_diagonal_view
+          mode: mandatory_success
+    - path: ${TORCH_ROOT}/test/test_pointwise_like.py
+      unlisted_test_mode: skip
+      tests:
+        - names: TestShared::test_diagonal_view
+          mode: mandatory_success
+"""
+
+
+def _upstream_junit(path, cls: str, rule: str | None) -> None:
+    # a file outside pytest's rootdir: the JUnit classname has no module part
+    rule_prop = f'<property name="rule" value="{rule}"/>' if rule else ""
+    path.write_text(
+        f'<testsuites><testsuite name="pytest"><testcase classname=".{cls}SPYRE" '
+        f'name="test_diagonal_view_spyre_float32"><properties>'
+        f'<property name="bucket" value="mandatory_success"/><property name="class" value="{cls}"/>'
+        f'<property name="test" value="test_diagonal_view"/>{rule_prop}'
+        f'<property name="variant" value="test_diagonal_view_spyre_float32"/>'
+        f'<property name="dtype" value="float32"/></properties>'
+        f'<failure message="boom">RuntimeError: spyre: aten::as_strided is not supported</failure>'
+        f"</testcase></testsuite></testsuites>"
+    )
+
+
+@pytest.mark.parametrize(
+    "cls, rule_line, expected_file",
+    [
+        # the same class in two files: the plugin's rule location (config line) decides
+        ("TestShared", 6, "test_views_like.py"),
+        ("TestShared", 13, "test_pointwise_like.py"),
+        ("TestViewsLike", None, "test_views_like.py"),  # no rule: the one entry naming the class
+    ],
+)
+def test_refine_reaches_torch_root_entries(tmp_path, cls, rule_line, expected_file):
+    config = tmp_path / "upstream.generated.yaml"
+    config.write_text(UPSTREAM_CONFIG)
+    junit = tmp_path / "junit.xml"
+    _upstream_junit(junit, cls, f"{config}:{rule_line}" if rule_line else None)
+    cases = results.read_junit(junit)
+    outcome = refine.refine([config], cases, source="junit.xml")
+    assert outcome.unmatched == [] and len(outcome.proposals) == 1
+    outcome.write()
+    doc = yamlio.load(config)
+    files = {str(f["path"]).rsplit("/", 1)[-1]: f for f in doc["test_suite_config"]["files"]}
+    added = [t for t in files[expected_file]["tests"] if t["names"].endswith("_spyre_float32")]
+    assert [(t["names"], t["mode"]) for t in added] == [
+        (f"{cls}::test_diagonal_view_spyre_float32", "xfail_strict")
+    ]
+    other = next(name for name in files if name != expected_file)
+    assert all(not t["names"].endswith("_spyre_float32") for t in files[other]["tests"])
+
+
+def test_ansi_failure_text_is_refined_into_a_config_the_plugin_loads(tmp_path):
+    """pytest colours in a device failure (test_pickle style) must not reach the YAML refine
+    writes, neither as pytest's JUnit spells them (#x1B) nor raw from a --log file: reasons
+    and comments are cleaned, and the plugin's loader reads the result."""
+    from testing.plugin.config import load_plan
+
+    config = tmp_path / "upstream.generated.yaml"
+    config.write_text(UPSTREAM_CONFIG)
+    junit = tmp_path / "junit.xml"
+    _upstream_junit(junit, "TestViewsLike", None)
+    coloured = "#x1B[1mAssertionError#x1B[0m: pickled #x1B[31mtensor#x1B[0m differs"
+    xml = junit.read_text().replace('message="boom"', f'message="{coloured}"')
+    junit.write_text(xml.replace("RuntimeError: spyre: aten::as_strided is not supported", coloured))
+    log = tmp_path / "run.log"
+    log.write_text("FAILED test_diagonal_view_spyre_float32 - \x1b[31mE   loaded copy\x1b[0m differs\n")
+    cases = results.enrich_from_logs(results.read_junit(junit), [log])
+    assert "#x1B" in cases[0].text
+    outcome = refine.refine([config], cases, source="junit.xml")
+    assert outcome.proposals[0].mode == "xfail" and outcome.unmatched == []
+    outcome.write()
+    text = config.read_text()
+    assert "\x1b" not in text and "#x1B" not in text
+    assert "AssertionError: pickled tensor differs" in text
+    plan = load_plan([str(config)], {"TORCH_ROOT": str(tmp_path)})
+    reasons = [r.entry.reason for fp in plan.files for r in fp.rules if r.entry.reason]
+    assert any("pickled tensor differs" in r for r in reasons)
