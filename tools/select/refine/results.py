@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import SelectError
+from tools.select.common.errors import SelectError
 
 _UNSUPPORTED_OP = re.compile(
     r"aten::([\w.]+) is not supported|(?:Could not run|not implemented for) '?aten::([\w.]+)"

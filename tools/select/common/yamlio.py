@@ -10,8 +10,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML, YAMLError
 
-from .atomic import write_text
-from .errors import SelectError
+from tools.select.common.atomic import write_text
+from tools.select.common.errors import SelectError
 
 # ANSI escape sequences (colours, bold) as pytest and torch print them; removed outright.
 # pytest's JUnit writer spells ESC as the text "#x1B" (XML 1.0 cannot hold it): removed too.

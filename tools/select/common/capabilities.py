@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from .errors import SelectError
+from tools.select.common.errors import SelectError
 
 # The minimal kernel set without which no privateuse1 tensor exists at all (PyTorch's
 # accelerator docs); a backend that loads has them, listed in its table or not.

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from . import yamlio
-from .atomic import write_text
-from .errors import SelectError
-from .results import CaseResult
+from tools.select.common import yamlio
+from tools.select.common.atomic import write_text
+from tools.select.common.errors import SelectError
+from tools.select.refine.results import CaseResult
 
 MANDATORY, XFAIL, XFAIL_STRICT, SKIP = "mandatory_success", "xfail", "xfail_strict", "skip"
 MAX_TOLERANCE = 0.1  # beyond this a tolerance hides bugs; propose xfail instead
