@@ -33,7 +33,7 @@ from crcr.handler.plan import (
     plan_candidates,
     plan_legs,
 )
-from crcr.handler.runner import check_runner_can_run, choose_runner, run_leg
+from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run, choose_runner, run_leg
 from crcr.handler.upstream import MODES, LegHooks, backend_id, open_store, prepare, resolve_mode
 from crcr.upstream.gitcmd import check_sha
 
@@ -134,7 +134,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--full", action="store_true", help="local cycle: run whole legs (same as --smoke 1)")
     p.add_argument(
         "--target-template",
-        default="//testing:config_{key}",
+        default=DEFAULT_TARGET_TEMPLATE,
         help="Bazel target per leg: {key} = spyre_op_consistency for configs/spyre/op_consistency.yaml; "
         "also {stem}, {feature}",
     )

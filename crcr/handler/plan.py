@@ -8,11 +8,10 @@ non-primary jobs: an older backend release against the same core, or the newest
 backend against another pinned core that a Bazel --config selects (e.g.
 torch-2.14.1, the next release; such legs need the bazel runner).
 
-Legs split a candidate by feature: one per config file under configs/ that
-lists test files, each optionally cut into N shards run by tools/shard's
-duration-balanced plugin. Config files without `files` (device-wide settings
-such as configs/<device>/device.yaml) are passed to every leg of their
-directory; a directory with only such files is one feature.
+Legs split a candidate by feature (testing/config/features.py: one per config
+file under configs/ that lists test files, with its directory's device-wide
+configs), each optionally cut into N shards run by tools/shard's
+duration-balanced plugin.
 """
 
 from __future__ import annotations
@@ -22,13 +21,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
-import yaml
-
 from crcr.body import leg_job_name
 from crcr.dispatch import Dispatch
 from crcr.errors import ConfigError
-
-ALL_FEATURE = "all"
+from testing.config import features as config_features
+from testing.config.features import ALL_FEATURE, Feature, Suites, config_suites  # noqa: F401  (re-exported)
+from tools.shard.matrix import shard_slots
 
 
 @dataclass(frozen=True)
@@ -94,136 +92,12 @@ def check_core_configs(configs: Sequence[str], bazelrc: str) -> None:
             )
 
 
-def _config_body(path: Path):
-    doc = yaml.safe_load(path.read_text())
-    return doc.get("test_suite_config", doc) if isinstance(doc, dict) else None
-
-
-@dataclass(frozen=True)
-class Suites:
-    """Test files a feature config lists, resolved: in-tree (`${REPO_ROOT}/...`) and
-    upstream (`${TORCH_ROOT}/...`, against the checkout); `missing` are upstream
-    entries the checkout lacks (or all of them when there is no checkout)."""
-
-    files: tuple[str, ...] = ()
-    upstream: tuple[str, ...] = ()
-    missing: tuple[str, ...] = ()
-
-
-def _expand(base: Path, pattern: str) -> list[Path]:
-    if any(c in pattern for c in "*?["):
-        return sorted(base.glob(pattern))
-    return [base / pattern] if (base / pattern).exists() else []
-
-
-def config_suites(workspace: Path, config: str, torch_root: Optional[Path] = None) -> Suites:
-    """Resolve a config's `files` entries (globs allowed) to paths for pytest."""
-    try:
-        body = _config_body(workspace / config)
-    except (OSError, yaml.YAMLError):
-        return Suites()
-    entries = body.get("files") if isinstance(body, dict) else None
-    files: list[str] = []
-    upstream: list[str] = []
-    missing: list[str] = []
-    for entry in entries if isinstance(entries, list) else []:
-        path = entry.get("path") if isinstance(entry, dict) else None
-        if not isinstance(path, str):
-            continue
-        if path.startswith("${REPO_ROOT}/"):
-            files += [
-                str(hit.relative_to(workspace)) for hit in _expand(workspace, path[len("${REPO_ROOT}/") :])
-            ]
-        elif path.startswith("${TORCH_ROOT}/"):
-            rel = path[len("${TORCH_ROOT}/") :]
-            hits = _expand(torch_root, rel) if torch_root else []
-            upstream += [str(hit) for hit in hits]
-            if not hits:
-                missing.append(rel)
-    return Suites(tuple(dict.fromkeys(files)), tuple(dict.fromkeys(upstream)), tuple(missing))
-
-
-def lists_files(path: Path) -> bool:
-    """Does this config select test files (a feature), or only set device-wide globals?"""
-    try:
-        body = _config_body(path)
-    except (OSError, yaml.YAMLError):
-        return True  # let the plugin report the error, with file:line, inside its leg
-    if body is None:
-        return True
-    return isinstance(body, dict) and bool(body.get("files"))
-
-
-Feature = tuple[str, tuple[str, ...]]
-
-
-def _rel(workspace: Path, path: Path) -> str:
-    """Workspace-relative when inside it (as the matrix shows them), else absolute."""
-    try:
-        return str(path.relative_to(workspace))
-    except ValueError:
-        return str(path)
-
-
-def _config_files(root: Path) -> list[Path]:
-    return (
-        sorted(
-            p
-            for p in root.rglob("*")
-            if p.suffix in (".yaml", ".yml") and p.is_file() and "schema" not in p.relative_to(root).parts
-        )
-        if root.is_dir()
-        else []
-    )
-
-
-def _device_wide(workspace: Path, root: Path) -> dict[Path, tuple[str, ...]]:
-    """{directory relative to root: its configs without `files`} (device-wide settings)."""
-    found: dict[Path, tuple[str, ...]] = {}
-    for p in _config_files(root):
-        if not lists_files(p):
-            rel = p.parent.relative_to(root)
-            found[rel] = found.get(rel, ()) + (_rel(workspace, p),)
-    return found
-
-
-def _features_under(
-    workspace: Path, root: Path, name_root: Path, inherit: Optional[dict[Path, tuple[str, ...]]] = None
-) -> list[Feature]:
-    files = _config_files(root)
-    groups: dict[Path, list[Path]] = {}
-    for p in files:
-        groups.setdefault(p.parent, []).append(p)
-    features: list[Feature] = []
-    for directory, members in sorted(groups.items()):
-        prefix = "-".join(directory.relative_to(name_root).parts)
-        shared = (inherit or {}).get(directory.relative_to(root), ()) + tuple(
-            _rel(workspace, p) for p in members if not lists_files(p)
-        )
-        own = [p for p in members if lists_files(p)]
-        for p in own:
-            features.append(("-".join(filter(None, [prefix, p.stem])), shared + (_rel(workspace, p),)))
-        if not own and shared:
-            features.append((prefix or ALL_FEATURE, shared))
-    return features
-
-
 def discover_features(workspace: Path, extra: Sequence[Path] = ()) -> list[Feature]:
-    """(feature name, configs) from configs/**/*.yaml (schema/ excluded); one catch-all if none.
-
-    `extra` config directories (e.g. the generated upstream fixture's) add features
-    named after the directory (<dir>/spyre/nn.yaml -> `<dir>-spyre-nn`); their
-    subdirectories inherit the device-wide configs of the same directory under
-    configs/ (<dir>/spyre/ gets configs/spyre/device.yaml).
-    """
-    root = workspace / "configs"
-    features = _features_under(workspace, root, root)
-    inherit = _device_wide(workspace, root)
-    for directory in extra:
-        if not directory.is_dir():
-            raise ConfigError(f"--extra-configs {directory}: not a directory")
-        features += _features_under(workspace, directory, directory.parent, inherit)
-    return features or [(ALL_FEATURE, ())]
+    """(feature name, configs) from configs/ and `extra` directories (testing/config/features.py)."""
+    try:
+        return config_features.discover_features(workspace, extra)
+    except config_features.FeatureError as err:
+        raise ConfigError(str(err)) from None
 
 
 def auto_shards(features: Sequence[Feature], requested: int) -> int:
@@ -236,17 +110,18 @@ def auto_shards(features: Sequence[Feature], requested: int) -> int:
 def plan_legs(
     candidates: Sequence[Candidate], features: Sequence[Feature], shards: int = 1, base: str = "test"
 ) -> list[Leg]:
+    """Every candidate x feature x shard (tools/shard/matrix.py lays the slots out)."""
     if shards < 1:
         raise ConfigError("--shards must be >= 1")
     legs: list[Leg] = []
+    slots = shard_slots([Feature(*f) for f in features], lambda _: shards)
     for cand in candidates:
-        for feature, configs in features:
-            for shard in range(shards):
-                parts = [] if cand.primary else [cand.name]
-                parts += [feature] + ([f"{shard + 1}of{shards}"] if shards > 1 else [])
-                legs.append(
-                    Leg(len(legs), cand, feature, tuple(configs), shard, shards, leg_job_name(base, *parts))
-                )
+        for (feature, configs), shard, total in slots:
+            parts = [] if cand.primary else [cand.name]
+            parts += [feature] + ([f"{shard + 1}of{total}"] if total > 1 else [])
+            legs.append(
+                Leg(len(legs), cand, feature, tuple(configs), shard, total, leg_job_name(base, *parts))
+            )
     names = [leg.job_name for leg in legs]
     if len(set(names)) != len(names):  # same-job rule: each leg must be its own HUD row
         raise ConfigError("two legs would share a job_name; rename a config")

@@ -15,7 +15,6 @@ substituted per argument, so no value is ever re-parsed by a shell.
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import signal
 import subprocess
@@ -33,14 +32,16 @@ from crcr.handler.outcome import (
     file_of_testcase,
     leg_conclusion,
 )
-from crcr.handler.plan import Leg, Suites, config_suites
+from crcr.handler.plan import Leg
 from crcr.junit import Counts, parse_junit
+from testing.config import runs
+from testing.config.features import Suites, config_suites
 
 __all__ = ["conclusion_for", "run_leg", "LegResult", "Upstream"]
 
-PLUGIN_MODULE = "testing.plugin.plugin"
-SHARD_PLUGIN = "tools.shard.plugin"
 SUITES = "testing/suites"
+# The generated target of a leg's config (testing/config/runs.py names them).
+DEFAULT_TARGET_TEMPLATE = runs.TARGET_PACKAGE + ":" + runs.TARGET_PREFIX + "{key}"
 BAZEL_RAN_TESTS = (0, 3)  # bazel exit codes: 0 all passed, 3 some tests failed
 BAZEL_NO_TESTS = 4
 PLACEHOLDERS = (
@@ -121,8 +122,8 @@ def pytest_command(
 ) -> list[str]:
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}"]
     suites = leg_suites(leg, ws, upstream)
-    if (ws / "testing" / "plugin" / "plugin.py").exists():
-        argv += ["-p", PLUGIN_MODULE]
+    if runs.has_module(ws, runs.PLUGIN):
+        argv += ["-p", runs.PLUGIN]
         for config in leg.configs:
             argv += ["--config", config]
         if upstream.root:
@@ -133,25 +134,20 @@ def pytest_command(
     # smoke > 1 runs one duration-balanced slice of the leg's shard (local quick cycle);
     # legs on upstream's files run whole: they are what the dispatch is about
     total = leg.shard_total * (1 if suites.upstream else max(1, smoke))
-    if total > 1 and (ws / "tools" / "shard" / "plugin.py").exists():
-        argv += ["-p", SHARD_PLUGIN, "--shard-index", str(leg.shard_index), "--shard-total", str(total)]
+    if total > 1 and runs.has_module(ws, runs.SHARD_PLUGIN):
+        argv += ["-p", runs.SHARD_PLUGIN, "--shard-index", str(leg.shard_index), "--shard-total", str(total)]
     if select:
         argv += ["-m", select]
     return argv + list(extra) + (list(suites.files + suites.upstream) or [SUITES])
-
-
-def config_key(config: str) -> str:
-    """configs/spyre/op_consistency.yaml -> spyre_op_consistency (testing/targets' naming)."""
-    rel = Path(config).with_suffix("")
-    parts = rel.parts[1:] if rel.parts and rel.parts[0] == "configs" else rel.parts
-    return re.sub(r"[^A-Za-z0-9_]", "_", "_".join(parts))
 
 
 def bazel_targets(leg: Leg, template: str) -> list[str]:
     if not leg.config:
         return ["//testing/..."]
     try:
-        return [template.format(feature=leg.feature, stem=Path(leg.config).stem, key=config_key(leg.config))]
+        return [
+            template.format(feature=leg.feature, stem=Path(leg.config).stem, key=runs.config_key(leg.config))
+        ]
     except (KeyError, IndexError, ValueError) as err:
         raise ConfigError(f"--target-template {template!r}: {err}") from None
 
@@ -280,7 +276,7 @@ def run_leg(
     timeout: float,
     select: Optional[str] = None,
     template: Optional[str] = None,
-    target_template: str = "//testing:config_{key}",
+    target_template: str = DEFAULT_TARGET_TEMPLATE,
     smoke: int = 1,
     upstream: Upstream = NO_UPSTREAM,
 ) -> LegResult:

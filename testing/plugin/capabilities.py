@@ -19,13 +19,14 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional
 
+from testing.config import capabilities as config_capabilities
 from testing.plugin import opnames
 from testing.plugin.config import Named, Plan
 from testing.plugin.models import DtypeSpec
 from testing.plugin.problems import Loc, Problem
 from testing.plugin.selection import OpSupport, Support
 
-Caps = dict[str, dict[str, Optional[tuple[float, float]]]]  # aten op -> dtype -> (atol, rtol)
+Caps = config_capabilities.Caps  # aten op -> dtype -> (atol, rtol)
 
 
 @dataclass(frozen=True)
@@ -112,51 +113,20 @@ class _LazySet(collections.abc.Set):
 _aten_key = opnames.aten_key
 
 
+def _table(table: Any):
+    return config_capabilities.read_table(table, "capabilities()", allow_empty=True)
+
+
 def capability_groups(table: Any) -> dict[str, frozenset[str]]:
     """Every key of the backend's table (group name or aten kernel) -> the aten keys of its group,
     so 'clamp_min' or 'copy' resolve to the OpInfos of their whole group."""
-    if isinstance(table, Mapping) and isinstance(table.get("ops"), Mapping):
-        table = table["ops"]
-    groups: dict[str, frozenset[str]] = {}
-    for op, info in (table or {}).items() if isinstance(table, Mapping) else ():
-        aten = info.get("aten") if isinstance(info, Mapping) else None
-        members = frozenset(
-            _aten_key(k) for k in [str(op), *([aten] if isinstance(aten, str) else list(aten or ()))]
-        )
-        for key in members:
-            groups[key] = groups.get(key, frozenset()) | members
-    return groups
+    return _table(table).groups()
 
 
 def normalize_capabilities(table: Any) -> Caps:
-    """Accept {op: {dtype: {atol, rtol}|None}}, {op: {'dtypes': ..., 'aten': [...]}},
-    {op: [dtype, ...]} or {'ops': {...}} (torch_spyre's form); return
-    aten op -> dtype -> (atol, rtol) | None."""
-    if isinstance(table, Mapping) and isinstance(table.get("ops"), Mapping):
-        table = table["ops"]
-    if not isinstance(table, Mapping):
-        raise TypeError(f"capabilities() must return a mapping, got {type(table).__name__}")
-    caps: Caps = {}
-    for op, info in table.items():
-        aliases = []
-        if isinstance(info, Mapping) and "dtypes" in info:
-            aten = info.get("aten") or ()
-            aliases = [aten] if isinstance(aten, str) else list(aten)
-            info = info["dtypes"]
-        dtypes: dict[str, Optional[tuple[float, float]]] = {}
-        items = info.items() if isinstance(info, Mapping) else ((d, None) for d in info)
-        for dtype, prec in items:
-            name = str(dtype).removeprefix("torch.")
-            if isinstance(prec, Mapping) and ("atol" in prec or "rtol" in prec):
-                dtypes[name] = (float(prec.get("atol", 0.0)), float(prec.get("rtol", 0.0)))
-            elif isinstance(prec, Mapping) and isinstance(prec.get("precision"), Mapping):
-                p = prec["precision"]
-                dtypes[name] = (float(p.get("atol", 0.0)), float(p.get("rtol", 0.0)))
-            else:
-                dtypes[name] = None
-        for key in [str(op), *aliases]:  # group name and each aten kernel it covers
-            caps.setdefault(_aten_key(key), dtypes)
-    return caps
+    """The backend's table in any shape the adapter accepts (testing/config/capabilities.py)
+    -> aten op -> dtype -> (atol, rtol) | None."""
+    return _table(table).by_aten()
 
 
 def backend_table(module_name: str) -> Any:

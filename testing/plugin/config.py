@@ -1,7 +1,7 @@
-"""Load, validate and merge test-suite config YAML files.
+"""Merge test-suite configs into the plugin's plan.
 
-ruamel.yaml keeps line numbers, so every error names file:line and the key;
-pydantic validates the shape (models.py). The result is a frozen ``Plan``
+Each file is read through the config contract (testing/config: models, file:line
+errors, ${TORCH_ROOT}/${REPO_ROOT} paths). The result is a frozen ``Plan``
 keyed by resolved test-file path, used by selection.py for decisions.
 What loads but deserves a word (a reason only in a comment, a name listed
 twice, a later file overriding an earlier one) is collected as
@@ -16,18 +16,13 @@ import dataclasses
 import fnmatch
 import glob
 import os
-import re
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Optional
 
-from pydantic import ValidationError
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError
-
-from testing.plugin import comments
-from testing.plugin.labels import entry_for_test_type, suite_left_out
-from testing.plugin.models import (
+# ConfigError, Loc, load_document and default_roots are also imported from here by the plugin's callers.
+from testing.config.errors import ConfigError, Loc  # noqa: F401
+from testing.config.load import load, load_document, yaml_line  # noqa: F401
+from testing.config.models import (
     ConfigDocument,
     DtypeSpec,
     FileEntry,
@@ -37,19 +32,10 @@ from testing.plugin.models import (
     OpSpec,
     TestEntry,
 )
-from testing.plugin.problems import Loc, Problem
-
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-class ConfigError(Exception):
-    """A config problem, rendered as one line: file:line: key: message."""
-
-    def __init__(self, loc: "Loc", key: str, message: str) -> None:
-        super().__init__(f"{loc}: {key}: {message}" if key else f"{loc}: {message}")
-        self.loc = loc
-        self.key = key
-
+from testing.config.paths import default_roots, expand_path  # noqa: F401
+from testing.plugin import comments
+from testing.plugin.labels import entry_for_test_type, suite_left_out
+from testing.plugin.problems import Problem
 
 COMPAT_TORCH_SPYRE = "torch_spyre"
 
@@ -158,129 +144,19 @@ class Plan:
         return tuple(s for s in self.sources if s in out)
 
 
-# ---------------------------------------------------------------- YAML + lines
-
-
-def _yaml_line(node: Any, loc: Iterable[Any]) -> int:
-    """Best 1-based line for a pydantic error location inside a ruamel tree."""
-    line = 1
-    for part in loc:
-        if isinstance(node, dict) and part in node:
-            lc = getattr(node, "lc", None)
-            if lc is not None:
-                line = lc.key(part)[0] + 1
-            node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
-            lc = getattr(node, "lc", None)
-            if lc is not None:
-                line = lc.item(part)[0] + 1
-            node = node[part]
-        # other parts are pydantic union tags ('str', 'OpSpec'): skip them
-    return line
-
-
-def _is_union_tag(part: Any) -> bool:
-    """pydantic inserts branch names ('str', 'OpSpec', 'function-after[...]') into locs."""
-    return isinstance(part, str) and (part in ("str", "int") or part[:1].isupper() or "[" in part)
-
-
-def _key_path(loc: Iterable[Any]) -> str:
-    parts: list[str] = []
-    for part in loc:
-        if isinstance(part, int):
-            parts.append(f"[{part}]")
-        elif _is_union_tag(part):
-            continue
-        else:
-            parts.append(("." if parts else "") + str(part))
-    return "".join(parts).removeprefix("test_suite_config.")
-
-
-def _best_error(err: ValidationError, raw: Any) -> dict:
-    """Pick the error to show: the first in the file, skipping 'not a str' union branches."""
-    errors = err.errors()
-    useful = [e for e in errors if e["type"] not in ("string_type", "int_type")] or errors
-    return min(useful, key=lambda e: (_yaml_line(raw, e["loc"]), -len(e["loc"])))
-
-
-def _message(e: dict) -> str:
-    if e["type"] == "extra_forbidden":
-        return f"unknown key '{e['loc'][-1]}'"
-    if e["type"] == "enum":
-        return f"bad value {e.get('input')!r}: {e['msg'].lower()}"
-    msg = e["msg"]
-    return msg.removeprefix("Value error, ")
-
-
-def load_document(path: str) -> tuple[ConfigDocument, Any]:
-    """Parse and validate one YAML file; return the model and the raw tree (for lines)."""
-    doc, raw, _lines = _load(path)
-    return doc, raw
+# ---------------------------------------------------------------- YAML + lines (testing/config)
 
 
 def _load(path: str) -> tuple[ConfigDocument, Any, list[str]]:
-    yaml = YAML(typ="rt")
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        raw = yaml.load(text)
-    except OSError as exc:
-        raise ConfigError(Loc(path, 0), "", f"cannot read config: {exc.strerror}") from None
-    except MarkedYAMLError as exc:
-        line = exc.problem_mark.line + 1 if exc.problem_mark else 0
-        raise ConfigError(Loc(path, line), "", f"YAML syntax error: {exc.problem}") from None
-    if not isinstance(raw, dict) or "test_suite_config" not in raw:
-        raise ConfigError(Loc(path, 1), "test_suite_config", "missing top-level key 'test_suite_config'")
-    try:
-        doc = ConfigDocument.model_validate(_plain(raw))
-    except ValidationError as err:
-        e = _best_error(err, raw)
-        loc = e["loc"]
-        raise ConfigError(Loc(path, _yaml_line(raw, loc)), _key_path(loc), _message(e)) from None
-    return doc, raw, text.splitlines()
-
-
-def _plain(node: Any) -> Any:
-    """ruamel containers -> plain dict/list (pydantic wants builtins)."""
-    if isinstance(node, dict):
-        return {str(k): _plain(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_plain(v) for v in node]
-    return node
-
-
-# ---------------------------------------------------------------- paths
-
-
-def expand_path(text: str, roots: dict[str, str], config_dir: str, loc: Loc) -> str:
-    def sub(m: re.Match) -> str:
-        name = m.group(1)
-        value = roots.get(name) or os.environ.get(name)
-        if not value:
-            hint = " (pass --upstream-root or set TORCH_ROOT)" if name == "TORCH_ROOT" else ""
-            raise ConfigError(loc, "path", f"${{{name}}} is not set{hint}")
-        return value
-
-    expanded = _VAR.sub(sub, text)
-    if not os.path.isabs(expanded):
-        expanded = os.path.join(config_dir, expanded)
-    return _real_prefix(os.path.normpath(expanded))
-
-
-def _real_prefix(path: str) -> str:
-    """realpath of the part before the first glob, so symlinked trees (Bazel runfiles) still match."""
-    parts = path.split(os.sep)
-    for i, part in enumerate(parts):
-        if any(c in part for c in "*?["):
-            return os.path.join(os.path.realpath(os.sep.join(parts[:i]) or os.sep), *parts[i:])
-    return os.path.realpath(path)
+    one = load(path)
+    return one.doc, one.raw, one.lines
 
 
 # ---------------------------------------------------------------- build a plan
 
 
 def _line_at(raw: Any, *loc: Any) -> int:
-    return _yaml_line(raw, ("test_suite_config",) + loc)
+    return yaml_line(raw, ("test_suite_config",) + loc)
 
 
 def _raw_at(raw: Any, *path: Any) -> Any:
@@ -647,12 +523,3 @@ def load_plan(
     if plan is None:
         return Plan(files=(), global_=GlobalConfig(), ops=None, dtypes=None, modules=None, tags=frozenset())
     return finish(plan, compat)
-
-
-def default_roots(upstream_root: Optional[str] = None) -> dict[str, str]:
-    """${REPO_ROOT} is this repository (also inside Bazel runfiles); ${TORCH_ROOT} a checkout."""
-    roots = {"REPO_ROOT": os.environ.get("REPO_ROOT") or str(Path(__file__).resolve().parents[2])}
-    torch_root = upstream_root or os.environ.get("TORCH_ROOT")
-    if torch_root:
-        roots["TORCH_ROOT"] = os.path.realpath(torch_root)
-    return roots

@@ -17,16 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Literal
 
+from testing.config.errors import Loc
+
 Severity = Literal["warning", "hygiene"]
-
-
-@dataclass(frozen=True)
-class Loc:
-    file: str
-    line: int
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}"
 
 
 @dataclass(frozen=True)

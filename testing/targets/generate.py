@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import glob
 import json
 import os
 import subprocess
@@ -21,6 +20,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from testing.config import features
+from testing.config.errors import ConfigError
+from testing.config.load import load_document
+from testing.config.paths import files_under
 from testing.targets.model import (
     ConfigFile,
     config_file,
@@ -33,7 +36,7 @@ from testing.targets.model import (
 )
 
 OUTPUT = Path("testing/targets/configs.bzl")
-CONFIG_DIR = Path("configs")
+CONFIG_DIR = Path(features.CONFIG_DIR)
 HEADER = '''"""Test targets implied by configs/: generated, do not edit.
 
 Regenerate: tools/bazel run //testing/targets:generate (checked by //testing/targets:generated_test).
@@ -47,26 +50,21 @@ class GenerateError(Exception):
 
 
 def config_files(root: Path) -> list[Path]:
-    """Every config YAML under configs/ (schema/ holds JSON only)."""
-    base = root / CONFIG_DIR
-    return sorted(p for p in base.rglob("*.yaml") if p.is_file()) + sorted(
-        p for p in base.rglob("*.yml") if p.is_file()
-    )
+    """Every config YAML under configs/ (the same set the CI legs are planned from)."""
+    return features.config_files(root / CONFIG_DIR)
 
 
 def _expander(root: Path):
     def expand(pattern: str) -> list[str]:
-        hits = sorted(glob.glob(str(root / pattern), recursive=True))
+        hits = files_under(root, pattern)
         if not hits:
             raise GenerateError(f"${{REPO_ROOT}}/{pattern}: no such file in the repository")
-        return [Path(h).relative_to(root).as_posix() for h in hits]
+        return [h.relative_to(root).as_posix() for h in hits]
 
     return expand
 
 
 def read_configs(root: Path) -> list[ConfigFile]:
-    from testing.plugin.config import ConfigError, load_document
-
     configs = []
     for path in config_files(root):
         rel = path.relative_to(root).as_posix()

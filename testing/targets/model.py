@@ -16,15 +16,14 @@ upstream commands.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-REPO_PREFIX = "${REPO_ROOT}/"
+from testing.config.paths import REPO_ROOT, split_root
+from testing.config.runs import target_key
 
-
-def sanitize(name: str) -> str:
-    """The plugin's mark suffix (testing.plugin.selection.mark_name): \\W -> _."""
-    return re.sub(r"\W", "_", name)
+# The plugin's mark suffix (testing.plugin.selection.mark_name) and a config's target key
+# are the same sanitising: \W -> _.
+sanitize = target_key
 
 
 @dataclass(frozen=True)
@@ -44,8 +43,9 @@ def split_files(doc, expand) -> tuple[tuple[str, ...], tuple[str, ...]]:
     suites: list[str] = []
     upstream: list[str] = []
     for entry in doc.test_suite_config.files:
-        if entry.path.startswith(REPO_PREFIX):
-            suites.extend(f for f in expand(entry.path[len(REPO_PREFIX) :]) if f not in suites)
+        root, rel = split_root(entry.path)
+        if root == REPO_ROOT:
+            suites.extend(f for f in expand(rel) if f not in suites)
         else:
             upstream.append(entry.path)
     return tuple(suites), tuple(upstream)

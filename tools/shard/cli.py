@@ -78,11 +78,9 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     recorded = store.load(args.timings).tests
     features = [_feature(spec) for spec in args.feature or ()]
     if args.generated:
-        try:
-            text = args.generated.read_text(encoding="utf-8")
-        except OSError as err:
-            raise CliError(f"{args.generated}: cannot read: {err.strerror}") from None
-        features += matrix.generated_features(text, recorded)
+        if not (args.generated / "configs").is_dir():
+            raise CliError(f"--generated {args.generated}: no configs/ directory there")
+        features += matrix.generated_features(args.generated, recorded)
     if not features:
         raise CliError("matrix: give --generated and/or --feature")
     doc = matrix.build_matrix(
@@ -131,8 +129,10 @@ def parser() -> argparse.ArgumentParser:
     mx.add_argument(
         "--generated",
         type=Path,
-        metavar="CONFIGS_BZL",
-        help="one feature per generated config target (testing/targets/configs.bzl)",
+        nargs="?",
+        const=Path("."),
+        metavar="WORKSPACE",
+        help="one feature per generated config target, from WORKSPACE/configs/ (default: .)",
     )
     mx.add_argument("--feature", action="append", metavar="NAME=TARGET:NODEID_LIST_FILE")
     size = mx.add_mutually_exclusive_group()

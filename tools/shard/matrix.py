@@ -1,6 +1,8 @@
 """GitHub Actions matrix JSON: one leg per (feature, shard).
 
-A feature is a unit CI runs on its own (a config file or a generated target).
+A feature is a unit CI runs on its own (a config file or a generated target);
+configs/ is read through the config contract (testing/config), never through the
+generated configs.bzl.
 Its shard count is either fixed or chosen from a duration cap, so a slow
 feature is split until each of its legs fits the cap.
 """
@@ -9,9 +11,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from pathlib import Path
+from typing import Callable, Mapping, Sequence, TypeVar
 
+from testing.config import features, runs
 from tools.shard.planner import lpt_plan
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -21,37 +27,25 @@ class Feature:
     nodeids: tuple[str, ...]
 
 
-def generated_features(
-    bzl_text: str, recorded: Mapping[str, float], package: str = "//testing"
-) -> list[Feature]:
-    """One feature per generated config target (testing/targets/configs.bzl).
+def generated_features(workspace: Path, recorded: Mapping[str, float]) -> list[Feature]:
+    """One feature per generated config target (`//testing:config_<key>`, testing/config/runs.py)
+    of every config under configs/ that lists in-tree suites.
 
     A config target runs whole suites, so its tests are the recorded tests
     of those files; a suite with nothing recorded yet gets one placeholder
     per file (estimated like any unknown test)."""
-    configs = _bzl_dict(bzl_text, "CONFIGS")
-    features = []
-    for name, config in sorted(configs.items()):
-        if not config.get("suites"):
+    out = []
+    for path in features.config_files(workspace / features.CONFIG_DIR):
+        config = path.relative_to(workspace).as_posix()
+        suites = features.config_suites(workspace, config).files
+        if not suites:
             continue
-        suites = tuple(config["suites"])
         nodeids = tuple(n for n in recorded if n.split("::", 1)[0] in suites)
         missing = tuple(
             f"{s}::<unrecorded>" for s in suites if not any(n.startswith(s + "::") for n in nodeids)
         )
-        features.append(Feature(f"config_{name}", f"{package}:config_{name}", nodeids + missing))
-    return features
-
-
-def _bzl_dict(text: str, variable: str) -> dict:
-    """A `NAME = {...}` JSON literal from a generated .bzl file."""
-    import json
-    import re
-
-    match = re.search(rf"^{variable} = (\{{.*?^\}})$", text, re.S | re.M)
-    if not match:
-        raise ValueError(f"no {variable} = {{...}} in the generated targets file")
-    return json.loads(match.group(1))
+        out.append(Feature(runs.config_target_name(config), runs.config_target(config), nodeids + missing))
+    return sorted(out, key=lambda f: f.name)
 
 
 def shard_count(
@@ -68,6 +62,19 @@ def shard_count(
     return max(1, min(wanted, max_shards, max(tests, 1)))
 
 
+def shard_slots(features: Sequence[T], count: Callable[[T], int]) -> list[tuple[T, int, int]]:
+    """(feature, shard index, shard total) for every leg: each feature cut into count(feature)
+    shards, in feature order. The one leg expansion: the CRCR handler's plan (crcr/handler/
+    plan.py) and this matrix both lay their legs out through it."""
+    slots = []
+    for feature in features:
+        total = count(feature)
+        if total < 1:
+            raise ValueError(f"shard count for {feature!r} must be >= 1, not {total}")
+        slots += [(feature, index, total) for index in range(total)]
+    return slots
+
+
 def build_matrix(
     features: Sequence[Feature],
     recorded: Mapping[str, float],
@@ -77,21 +84,26 @@ def build_matrix(
     max_shards: int = 16,
 ) -> dict:
     """{"include": [leg, ...]} ready for `fromJSON` in a workflow's strategy."""
-    legs = []
-    for feature in features:
+    plans = {}
+
+    def sized(feature: Feature) -> int:
         total = sum(lpt_plan(feature.nodeids, 1, recorded).loads) if feature.nodeids else 0.0
-        count = shard_count(total, len(feature.nodeids), max_leg_seconds, shards, max_shards)
-        plan = lpt_plan(feature.nodeids, count, recorded) if feature.nodeids else None
-        for index in range(count):
-            legs.append(
-                {
-                    "name": f"{feature.name} {index + 1}/{count}",
-                    "feature": feature.name,
-                    "target": feature.target,
-                    "shard_index": index,
-                    "shard_total": count,
-                    "tests": len(plan.shards[index]) if plan else 0,
-                    "estimated_seconds": round(plan.loads[index], 3) if plan else 0.0,
-                }
-            )
+        n = shard_count(total, len(feature.nodeids), max_leg_seconds, shards, max_shards)
+        plans[feature.name] = lpt_plan(feature.nodeids, n, recorded) if feature.nodeids else None
+        return n
+
+    legs = []
+    for feature, index, count in shard_slots(features, sized):
+        plan = plans[feature.name]
+        legs.append(
+            {
+                "name": f"{feature.name} {index + 1}/{count}",
+                "feature": feature.name,
+                "target": feature.target,
+                "shard_index": index,
+                "shard_total": count,
+                "tests": len(plan.shards[index]) if plan else 0,
+                "estimated_seconds": round(plan.loads[index], 3) if plan else 0.0,
+            }
+        )
     return {"include": legs}

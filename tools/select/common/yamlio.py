@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from ruamel.yaml import YAML, YAMLError
+from ruamel.yaml import YAMLError
 
+from testing.config.edit import round_trip  # the one layout every generated config is written in
 from tools.select.common.atomic import write_text
 from tools.select.common.errors import SelectError
 
@@ -29,14 +30,6 @@ def clean(text: str, one_line: bool = True) -> str:
         text = " ".join(text.splitlines())
     text = text.replace("\r", "")
     return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else "?", text)
-
-
-def round_trip() -> YAML:
-    yaml = YAML(typ="rt")
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    yaml.width = 120
-    yaml.preserve_quotes = True
-    return yaml
 
 
 def load(path: str | Path) -> Any:

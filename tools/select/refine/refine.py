@@ -2,7 +2,8 @@
 
 Pure part: ``propose(case)`` -> Proposal (xfail with reason, precision knob, skip for a
 crash or hang, promotion for a strict pass). Glue: apply proposals to the ruamel round-trip
-tree of each config (existing comments stay), render the diff, write only on request.
+tree of each config (testing/config/edit.py: read, find the file entry, dump; existing
+comments stay), render the diff, write only on request.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from pathlib import Path
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from testing.config import edit
+from testing.config.errors import ConfigError
 from tools.select.common import yamlio
 from tools.select.common.atomic import write_text
 from tools.select.common.errors import SelectError
@@ -119,7 +122,8 @@ def _rule_line(case: CaseResult, config: str | Path | None) -> int | None:
 def _file_entry(doc, case: CaseResult, config: str | Path | None = None):
     """The ``files:`` entry a case belongs to. JUnit class names carry no usable path for
     files outside pytest's rootdir (``${TORCH_ROOT}/...``: classname ``.TestFooPRIVATEUSE1``),
-    so the plugin's rule location comes first, then the path, then the class named in the
+    so the plugin's rule location comes first, then the path (under its ${ROOT},
+    testing/config/edit.py), then the class named in the
     entry's tests."""
     files = list(doc["test_suite_config"].get("files", []))
     line = _rule_line(case, config)
@@ -127,10 +131,9 @@ def _file_entry(doc, case: CaseResult, config: str | Path | None = None):
         above = [entry for entry in files if entry.lc.line < line]
         if above:
             return above[-1]
-    for entry in files:
-        path = str(entry.get("path", ""))
-        if case.file.strip("/") not in ("", ".py") and (path.endswith("/" + case.file) or path == case.file):
-            return entry
+    by_path = edit.file_entry_for(doc, case.file) if case.file.strip("/") not in ("", ".py") else None
+    if by_path is not None:
+        return by_path
     by_class = [entry for entry in files if _names_class(entry, case.cls)]
     return by_class[0] if len(by_class) == 1 else None
 
@@ -215,7 +218,10 @@ def refine(
     proposals = [p for p in (propose(c, max_tolerance) for c in cases) if p is not None]
     docs = {}
     for path in configs:
-        doc = yamlio.load(path)
+        try:
+            doc = edit.load_tree(path)
+        except ConfigError as exc:
+            raise SelectError(str(exc)) from exc
         if not isinstance(doc, dict) or "test_suite_config" not in doc:
             raise SelectError(f"{path}:1: not a test_suite_config document")
         docs[str(path)] = (Path(path).read_text(encoding="utf-8"), doc)
@@ -225,7 +231,7 @@ def refine(
             unmatched.append(proposal)
     diffs, texts = {}, {}
     for path, (old, doc) in docs.items():
-        new = yamlio.dump(doc)
+        new = edit.dump(doc)
         if new != old:
             texts[path] = new
             diffs[path] = "".join(

@@ -34,32 +34,27 @@ def test_shard_count_bounds():
     assert shard_count(50, 10, None, None, 16) == 1
 
 
-GENERATED = '''"""doc"""
-
-CONFIGS = {
-    "spyre_ops": {
-        "config": "configs/spyre/ops.yaml",
-        "suites": [
-            "testing/suites/test_ops.py"
-        ]
-    },
-    "spyre_device": {
-        "config": "configs/spyre/device.yaml",
-        "suites": []
-    },
-    "spyre_new": {
-        "config": "configs/spyre/new.yaml",
-        "suites": [
-            "testing/suites/test_new.py"
-        ]
-    }
-}
-
-OPS = {}
-'''
+FEATURE = "test_suite_config:\n  files:\n    - path: ${{REPO_ROOT}}/testing/suites/{}.py\n"
 
 
-def test_generated_config_targets_become_features():
+def workspace(tmp_path):
+    """configs/ as the generated targets see it: two feature configs, one device-wide, one upstream."""
+    (tmp_path / "configs" / "spyre").mkdir(parents=True)
+    (tmp_path / "testing" / "suites").mkdir(parents=True)
+    for name in ("test_ops", "test_new"):
+        (tmp_path / "testing" / "suites" / f"{name}.py").write_text("")
+    (tmp_path / "configs" / "spyre" / "ops.yaml").write_text(FEATURE.format("test_ops"))
+    (tmp_path / "configs" / "spyre" / "new.yaml").write_text(FEATURE.format("test_new"))
+    (tmp_path / "configs" / "spyre" / "device.yaml").write_text(
+        "test_suite_config:\n  global:\n    backend: torch_spyre\n"
+    )
+    (tmp_path / "configs" / "spyre" / "upstream.yaml").write_text(
+        "test_suite_config:\n  files:\n    - path: ${TORCH_ROOT}/test/test_x.py\n"
+    )
+    return tmp_path
+
+
+def test_generated_config_targets_become_features(tmp_path):
     from tools.shard.matrix import generated_features
 
     recorded = {
@@ -67,8 +62,9 @@ def test_generated_config_targets_become_features():
         "testing/suites/test_ops.py::T::test_b": 100.0,
         "testing/suites/test_other.py::T::test_c": 5.0,
     }
-    features = {f.name: f for f in generated_features(GENERATED, recorded)}
-    assert set(features) == {"config_spyre_ops", "config_spyre_new"}  # no suites: no leg
+    features = {f.name: f for f in generated_features(workspace(tmp_path), recorded)}
+    # no in-tree suites (device-wide, upstream only): no leg
+    assert set(features) == {"config_spyre_ops", "config_spyre_new"}
     assert features["config_spyre_ops"].target == "//testing:config_spyre_ops"
     assert features["config_spyre_ops"].nodeids == (
         "testing/suites/test_ops.py::T::test_a",
@@ -82,10 +78,19 @@ def test_generated_config_targets_become_features():
     }
 
 
-def test_generated_file_without_configs_is_an_error():
-    import pytest
+def test_generated_features_name_the_targets_testing_targets_generates():
+    """The real configs/: every feature is a config_ target of the checked-in configs.bzl."""
+    import json
+    import re
+    from pathlib import Path
 
     from tools.shard.matrix import generated_features
 
-    with pytest.raises(ValueError, match="no CONFIGS"):
-        generated_features("OPS = {}\n", {})
+    root = Path(__file__).resolve().parents[3]
+    bzl = (root / "testing" / "targets" / "configs.bzl").read_text(encoding="utf-8")
+    configs = json.loads(re.search(r"^CONFIGS = (\{.*?^\})$", bzl, re.S | re.M).group(1))
+    with_suites = {f"config_{k}": v["suites"] for k, v in configs.items() if v["suites"]}
+    found = generated_features(root, {})
+    assert {f.name for f in found} == set(with_suites)
+    for f in found:
+        assert {n.split("::")[0] for n in f.nodeids} == set(with_suites[f.name])

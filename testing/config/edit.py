@@ -1,0 +1,203 @@
+"""Comment-preserving edits of configs: find entries, change them, render the new text.
+
+Two ways, both keeping every comment and the file's own layout:
+
+* text edits (``promote``): made on the text at the lines ruamel.yaml reports, so a diff
+  holds only the changed lines whatever the indentation (Torch Spyre's configs keep
+  theirs); flow-style parts fall back to a round trip with the file's guessed indentation;
+* round trip (``load_tree`` / ``dump``): the ruamel tree is changed and dumped with one
+  fixed layout (tools/select's generated configs).
+
+Entries are found by the line they start on (a rule's file:line) or by the test file they
+name (``file_entry_for``: the path under its ``${ROOT}``, globs allowed).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import io
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.error import MarkedYAMLError
+from ruamel.yaml.util import load_yaml_guess_indent
+
+from testing.config.errors import ConfigError, Loc
+from testing.config.paths import split_root
+
+MANDATORY = "mandatory_success"
+
+
+# ---------------------------------------------------------------- round trip
+
+
+def round_trip() -> YAML:
+    """The round-trip layout of generated configs: 2-space mappings, '- ' at 2 of 4."""
+    yaml = YAML(typ="rt")
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.width = 120
+    yaml.preserve_quotes = True
+    return yaml
+
+
+def load_tree(path: str | Path) -> Any:
+    """A config's ruamel tree for editing; unreadable or bad YAML -> ConfigError (file:line)."""
+    path = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(Loc(path, 0), "", f"cannot read config: {exc.strerror}") from None
+    try:
+        return round_trip().load(text)
+    except MarkedYAMLError as exc:
+        line = exc.problem_mark.line + 1 if exc.problem_mark else 0
+        raise ConfigError(Loc(path, line), "", f"YAML syntax error: {exc.problem}") from None
+
+
+def dump(tree: Any) -> str:
+    out = io.StringIO()
+    round_trip().dump(tree, out)
+    return out.getvalue()
+
+
+# ---------------------------------------------------------------- finding entries
+
+
+def file_entries(raw: Any) -> list:
+    return raw["test_suite_config"].get("files") or []
+
+
+def entry_at(raw: Any, line: int) -> Optional[CommentedMap]:
+    """The test entry starting at a 1-based line (a rule's file:line)."""
+    for fe in file_entries(raw):
+        tests = fe.get("tests") or []
+        for j, entry in enumerate(tests):
+            if tests.lc.item(j)[0] + 1 == line:
+                return entry
+    return None
+
+
+def file_entry_at(raw: Any, line: int) -> Optional[CommentedMap]:
+    """The file entry starting at a 1-based line."""
+    files = file_entries(raw)
+    for i, fe in enumerate(files):
+        if files.lc.item(i)[0] + 1 == line:
+            return fe
+    return None
+
+
+def holds_entry_at(file_entry: Any, line: int) -> bool:
+    """Does this file entry hold the test entry starting at `line`?"""
+    tests = file_entry.get("tests") or []
+    return any(tests.lc.item(j)[0] + 1 == line for j in range(len(tests)))
+
+
+def file_entry_for(raw: Any, test_file: str) -> Optional[CommentedMap]:
+    """The first file entry naming `test_file` (relative to the run's root, e.g.
+    testing/suites/test_x.py or test/test_view_ops.py): its path under ${REPO_ROOT} or
+    ${TORCH_ROOT} equals it or matches it as a glob."""
+    for fe in file_entries(raw):
+        _, rel = split_root(str(fe.get("path", "")))
+        if rel == test_file or fnmatch.fnmatchcase(test_file, rel):
+            return fe
+    return None
+
+
+# ---------------------------------------------------------------- promotion: flip and add
+
+
+def promote(text: str, flips: list, adds: list) -> str:
+    """The config's text with each entry of `flips` made mandatory_success (its reason
+    dropped) and, for each (file entry, names) of `adds`, one exact entry per name
+    appended to that file's tests; `flips`/`adds` are nodes of ``YAML(typ="rt").load(text)``."""
+    try:
+        after = _edit_text(text, flips, adds)
+        YAML(typ="rt").load(after)  # still YAML, or take the round trip below
+    except _NeedsRoundTrip:
+        after = _round_trip(text, flips, adds)
+    return after
+
+
+class _NeedsRoundTrip(Exception):
+    """A flow-style node: its text cannot be edited line by line."""
+
+
+def _edit_text(text: str, flips: list, adds: list) -> str:
+    lines = text.splitlines(True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    changes: list[tuple[int, int, list[str]]] = []  # (start, end) 0-based, end exclusive -> new lines
+    for entry in flips:
+        if entry.fa.flow_style() or "mode" not in entry:
+            raise _NeedsRoundTrip()
+        m_line, m_col = entry.lc.value("mode")
+        changes.append((m_line, m_line + 1, [lines[m_line][:m_col] + MANDATORY + "\n"]))
+        if "reason" in entry:
+            r_line, r_col = entry.lc.key("reason")
+            changes.append((r_line, _block_end(lines, r_line, r_col), []))
+    for fe, names in adds:
+        tests = fe.get("tests")
+        if not tests or tests.fa.flow_style() or fe.fa.flow_style():
+            raise _NeedsRoundTrip()
+        last = len(tests) - 1
+        item_line, item_col = tests.lc.item(last)
+        dash = lines[item_line].rfind("-", 0, item_col + 1)
+        end = _block_end(lines, item_line, dash)
+        new = [f"{' ' * dash}- names: [{json.dumps(n)}]  # promoted: passed in this run\n" for n in names]
+        changes.append((end, end, new))
+    for start, end, new in sorted(changes, key=lambda c: (c[0], c[1]), reverse=True):
+        lines[start:end] = new
+    return "".join(lines)
+
+
+def _block_end(lines: list[str], start: int, col: int) -> int:
+    """The line after the node starting at `start` whose content is indented deeper than `col`
+    (trailing blank and comment lines stay outside: they belong to what follows)."""
+    end = start + 1
+    for i in range(start + 1, len(lines)):
+        stripped = lines[i].strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if len(lines[i]) - len(lines[i].lstrip()) <= col:
+            break
+        end = i + 1
+    return end
+
+
+def _mapping_indent(text: str) -> int:
+    """Indentation of the first key under test_suite_config (ruamel guesses only the sequences')."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("test_suite_config:")), 0)
+    for line in lines[start + 1 :]:
+        if line.strip() and not line.lstrip().startswith("#"):
+            return max(len(line) - len(line.lstrip()), 1)
+    return 2
+
+
+def _round_trip(text: str, flips: list, adds: list) -> str:
+    """Fallback for flow-style nodes: ruamel round trip with the file's own indentation."""
+    _, seq_indent, offset = load_yaml_guess_indent(text)
+    yaml = YAML(typ="rt")
+    yaml.width = 4096
+    yaml.preserve_quotes = True
+    yaml.indent(
+        mapping=_mapping_indent(text), sequence=seq_indent or 4, offset=offset if offset is not None else 2
+    )
+    raw = yaml.load(text)
+    flip_lines = {e.lc.line for e in flips}
+    add_lines = {fe.lc.line: names for fe, names in adds}
+    for fe in raw["test_suite_config"].get("files") or []:
+        for entry in fe.get("tests") or []:
+            if entry.lc.line in flip_lines:
+                entry.pop("reason", None)
+                entry["mode"] = MANDATORY
+        for name in add_lines.get(fe.lc.line, ()):
+            new = CommentedMap(names=[name])
+            new.yaml_add_eol_comment("promoted: passed in this run", "names")
+            fe.setdefault("tests", []).append(new)
+    out = io.StringIO()
+    yaml.dump(raw, out)
+    return out.getvalue()

@@ -1,0 +1,220 @@
+"""The test-suite config schema as pydantic models.
+
+This is the single definition of the YAML format: the JSON Schema in
+configs/schema/ is generated from it (see schema.py) and a test fails when the
+checked-in copy is stale. The format is a superset of Torch Spyre's
+``test_suite_config``; the additions are documented on the fields.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Mode(str, Enum):
+    """The bucket a test variant lands in."""
+
+    mandatory_success = "mandatory_success"
+    xfail = "xfail"
+    xfail_strict = "xfail_strict"
+    skip = "skip"
+
+
+class _Model(BaseModel):
+    # Unknown keys are errors: a typo must never silently widen a run.
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+Name = Annotated[str, Field(min_length=1)]
+
+
+class Precision(_Model):
+    """Tolerances used for a dtype (assertEqual atol/rtol)."""
+
+    atol: float = Field(ge=0)
+    rtol: float = Field(default=0.0, ge=0)
+
+
+class Shapes(_Model):
+    """Knobs that limit or override an op's sample inputs."""
+
+    max_numel: Optional[int] = Field(
+        default=None, gt=0, description="Drop sample inputs whose largest tensor has more elements."
+    )
+    explicit: Optional[list[list[Annotated[int, Field(ge=0)]]]] = Field(
+        default=None,
+        description="Replace the samples by these input shapes (the first sample is the template).",
+    )
+
+
+class DtypeSpec(_Model):
+    """A dtype with optional precision; used globally and per op."""
+
+    name: Name
+    precision: Optional[Precision] = None
+    force_xfail: bool = False
+    reason: Optional[str] = None
+    description: Optional[str] = None
+
+
+class OpSpec(_Model):
+    """A supported OpInfo (by full_name, e.g. 'add' or 'div.no_rounding_mode')."""
+
+    name: Name
+    dtypes: Optional[list[Union[Name, DtypeSpec]]] = Field(
+        default=None, description="Restrict (and give precision for) this op's dtypes."
+    )
+    exclude_dtypes: list[Name] = Field(default_factory=list)
+    shapes: Optional[Shapes] = None
+    force_xfail: bool = False
+    reason: Optional[str] = Field(
+        default=None,
+        description="Why; required with force_xfail and for an op the backend's capabilities lack.",
+    )
+    description: Optional[str] = None
+
+
+class ModuleSpec(_Model):
+    """A supported ModuleInfo (by name, e.g. 'nn.Linear')."""
+
+    name: Name
+    dtypes: Optional[list[Union[Name, DtypeSpec]]] = None
+    force_xfail: bool = False
+    reason: Optional[str] = None
+    description: Optional[str] = None
+
+
+class NamedRef(_Model):
+    name: Name
+    description: Optional[str] = None
+    # Torch Spyre's op/module includes may carry these; read, not applied (config.py warns).
+    tags: list[Name] = Field(default_factory=list)
+    sample_inputs_func: Optional[dict] = None
+    module_path: Optional[str] = None
+    constructor_inputs: Optional[Any] = None
+    forward_inputs: Optional[Any] = None
+
+
+class IncludeExclude(_Model):
+    include: list[Union[Name, NamedRef]] = Field(default_factory=list)
+    exclude: list[Union[Name, NamedRef]] = Field(default_factory=list)
+
+
+class DtypeEdits(_Model):
+    include: list[Union[Name, DtypeSpec]] = Field(default_factory=list)
+    exclude: list[Union[Name, NamedRef]] = Field(default_factory=list)
+
+
+class Functions(_Model):
+    """TestCase methods changed for this test (Torch Spyre's edits.functions)."""
+
+    cpu_move: list[Union[Name, NamedRef]] = Field(
+        default_factory=list,
+        description="TestCase methods (e.g. assertEqual) whose tensor arguments are moved to CPU before the call.",
+    )
+
+
+class Edits(_Model):
+    """Per-test changes to what gets generated."""
+
+    ops: Optional[IncludeExclude] = None
+    modules: Optional[IncludeExclude] = None
+    dtypes: Optional[DtypeEdits] = None
+    shapes: Optional[Shapes] = None
+    functions: Optional[Functions] = None
+
+
+class TestEntry(_Model):
+    """One or more tests sharing a bucket.
+
+    names: 'Class::method', 'method', or fnmatch globs of either; a method name
+    may also be a generated variant name (e.g. test_x_add_spyre_float32).
+    ops/dtypes/modules (an addition) narrow the entry to those variants.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    names: Union[Name, list[Name]]
+    mode: Mode = Mode.mandatory_success
+    reason: Optional[str] = Field(
+        default=None, description="Why; default: the nearest YAML comment (--oot-strict wants the key)."
+    )
+    tags: list[Name] = Field(default_factory=list)
+    labels: list[Name] = Field(default_factory=list)
+    ops: Optional[list[Name]] = None
+    dtypes: Optional[list[Name]] = None
+    modules: Optional[list[Name]] = None
+    edits: Optional[Edits] = None
+    relax_device_restrictions: bool = Field(
+        default=False, description="Run onlyOn/onlyNativeDeviceTypes-restricted tests on this device."
+    )
+
+    @property
+    def name_list(self) -> list[str]:
+        return [self.names] if isinstance(self.names, str) else list(self.names)
+
+
+class FileEntry(_Model):
+    """A test file: ${REPO_ROOT}/... (in-tree) or ${TORCH_ROOT}/... (upstream)."""
+
+    path: Name
+    unlisted_test_mode: Mode = Field(
+        default=Mode.skip, description="Bucket for tests no entry names. Default: skip."
+    )
+    unlisted_reason: Optional[str] = None
+    collect: bool = Field(
+        default=True,
+        description="false: do not even import the file (e.g. an upstream file whose imports no longer match the pinned torch); needs 'reason'.",
+    )
+    reason: Optional[str] = None
+    relax_device_restrictions: bool = False
+    relax_only_for: bool = Field(
+        default=False,
+        description="Instantiate this file's classes for the device even if only_for/except_for exclude it.",
+    )
+    tests: list[TestEntry] = Field(default_factory=list)
+
+
+class InputConfig(_Model):
+    seed: Optional[int] = None
+
+
+class GlobalConfig(_Model):
+    backend: Optional[Name] = Field(
+        default=None,
+        description="Python module that registers the device (imported before torch's test helpers).",
+    )
+    device_type: Optional[Name] = Field(
+        default=None, description="Device to test; default: the backend's privateuse1 name, else cpu."
+    )
+    capabilities: Literal["backend", "none"] = Field(
+        default="none",
+        description="'backend': supported ops/dtypes come from <backend>.capabilities() and configs are checked against it.",
+    )
+    supported_dtypes: Optional[list[Union[Name, DtypeSpec]]] = None
+    supported_ops: Optional[list[Union[Name, OpSpec]]] = None
+    supported_modules: Optional[list[Union[Name, ModuleSpec]]] = None
+    input_config: Optional[InputConfig] = None
+    compat: Optional[Literal["torch_spyre"]] = Field(
+        default=None,
+        description="'torch_spyre': read names and device restrictions as Torch Spyre does (configs/README.md).",
+    )
+    relax_device_restrictions: bool = Field(
+        default=False,
+        description="Run onlyOn/onlyCPU/onlyCUDA/onlyNativeDeviceTypes tests of every file on this device.",
+    )
+
+
+class SuiteConfig(_Model):
+    labels: list[Name] = Field(default_factory=lambda: ["full"])
+    files: list[FileEntry] = Field(default_factory=list)
+    global_: GlobalConfig = Field(default_factory=GlobalConfig, alias="global")
+
+
+class ConfigDocument(_Model):
+    """Top level of a config YAML."""
+
+    test_suite_config: SuiteConfig
