@@ -29,10 +29,12 @@ from rich.console import Console
 from rich.table import Table
 
 from tools.bench.select_corpus import write_corpus
-from tools.select import capabilities, deltarun, scope, wheel
-from tools.select.engines import DeterministicEngine
-from tools.select.memory import MemoryBuilder, SourceRoot, TracePlan
-from tools.select.store import Memory
+from tools.select.bucket.engines import DeterministicEngine
+from tools.select.common import capabilities
+from tools.select.delta import deltarun, wheel
+from tools.select.memory.memory import MemoryBuilder, SourceRoot, TracePlan
+from tools.select.memory.store import Memory
+from tools.select.scope import scope
 
 SUITES = "corpus"
 SCOPE = Path(__file__).resolve().parents[1] / "select" / "scope.example.yaml"

@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from tools.select.errors import SelectError
+from tools.select.common.errors import SelectError
 
 DEFAULT_SCOPE_FEATURES = "autograd,compile,distributed,sparse,quantized,jit,complex,cuda_specific"
 
@@ -39,7 +39,7 @@ def default_db() -> str:
 
 
 def _roots(args) -> list:
-    from tools.select.memory import SourceRoot
+    from tools.select.memory.memory import SourceRoot
 
     roots = [SourceRoot("${REPO_ROOT}", resolve(args.repo_root) or workspace(), args.suites)]
     if args.upstream_root:
@@ -51,13 +51,13 @@ def _roots(args) -> list:
 
 
 def _caps(args):
-    from tools.select import capabilities
+    from tools.select.common import capabilities
 
     return capabilities.load(args.capabilities)
 
 
 def _scope_out(args, caps) -> dict[str, str]:
-    from tools.select import scope
+    from tools.select.scope import scope
 
     spec = scope.load_scope(resolve(args.scope)) if args.scope else scope.ScopeSpec()
     return scope.out_features(spec, caps)
@@ -66,7 +66,8 @@ def _scope_out(args, caps) -> dict[str, str]:
 def _classes(args):
     if not getattr(args, "scope_record", None):
         return None
-    from tools.select import scope, yamlio
+    from tools.select.common import yamlio
+    from tools.select.scope import scope
 
     return scope.chosen_classes(yamlio.load(resolve(args.scope_record)))
 
@@ -75,16 +76,16 @@ def _engine(args):
     if args.engine == "llm":
         if not args.llm_url or not args.llm_model:
             raise SelectError("--engine llm needs --llm-url and --llm-model")
-        from tools.select.llm import LLMEngine
+        from tools.select.bucket.llm import LLMEngine
 
         return LLMEngine(args.llm_url, args.llm_model, args.llm_key_env)
-    from tools.select.engines import DeterministicEngine
+    from tools.select.bucket.engines import DeterministicEngine
 
     return DeterministicEngine()
 
 
 def _memory(args):
-    from tools.select.store import Memory
+    from tools.select.memory.store import Memory
 
     path = resolve(args.db)
     if args.command != "memory" and not path.exists():
@@ -96,8 +97,9 @@ def _memory(args):
 
 
 def cmd_scope(args) -> int:
-    from tools.select import scope, yamlio
-    from tools.select.symbols import parse_file
+    from tools.select.common import yamlio
+    from tools.select.scope import scope
+    from tools.select.scope.symbols import parse_file
 
     caps = _caps(args)
     spec = scope.load_scope(resolve(args.scope)) if args.scope else scope.ScopeSpec()
@@ -114,7 +116,7 @@ def cmd_scope(args) -> int:
 def _trace_plan(args):
     """What the device needs traced: its table (default backend:torch_spyre; without one, each
     unit is traced at one dtype) and the features out of scope (scope file or stage-1 record)."""
-    from tools.select.memory import TracePlan
+    from tools.select.memory.memory import TracePlan
 
     caps = None
     try:
@@ -125,7 +127,7 @@ def _trace_plan(args):
         print(f"select: note: {exc}; tracing one dtype per unit", file=sys.stderr)
     out = {}
     if args.scope_record:
-        from tools.select import yamlio
+        from tools.select.common import yamlio
 
         out = dict(yamlio.load(resolve(args.scope_record))["selection"].get("features_out") or {})
     elif caps is not None:
@@ -134,7 +136,7 @@ def _trace_plan(args):
 
 
 def cmd_memory(args) -> int:
-    from tools.select.memory import MemoryBuilder
+    from tools.select.memory.memory import MemoryBuilder
 
     plan = _trace_plan(args)
     with _memory(args) as memory:
@@ -153,7 +155,7 @@ def cmd_memory(args) -> int:
 
 
 def cmd_bucket(args) -> int:
-    from tools.select import bucket, generation
+    from tools.select.bucket import bucket, generation
 
     caps = _caps(args)
     view = generation.device_view(caps, [resolve(c) for c in args.base_config])
@@ -189,7 +191,7 @@ def cmd_bucket(args) -> int:
 
 
 def cmd_refine(args) -> int:
-    from tools.select import refine, results
+    from tools.select.refine import refine, results
 
     cases = []
     for junit in args.junit:
@@ -203,7 +205,7 @@ def cmd_refine(args) -> int:
     for diff in outcome.diffs.values():
         sys.stdout.write(diff)
     if args.diff_out:
-        from tools.select.atomic import write_text
+        from testing.results.atomic import write_text
 
         write_text(resolve(args.diff_out), "".join(outcome.diffs.values()))
     if args.write:
@@ -220,7 +222,8 @@ def cmd_refine(args) -> int:
 
 
 def cmd_delta(args) -> int:
-    from tools.select import bucket, deltarun, wheel
+    from tools.select.bucket import bucket
+    from tools.select.delta import deltarun, wheel
 
     caps = _caps(args)
     new_internal = (
@@ -253,7 +256,7 @@ def cmd_delta(args) -> int:
             header=f"Delta {args.version}: only re-evaluated units.",
         )
     if args.decisions_out:
-        from tools.select.atomic import write_text
+        from testing.results.atomic import write_text
 
         write_text(
             resolve(args.decisions_out),

@@ -17,10 +17,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tools.select import bucket, capabilities, generation, refine, results, scope
-from tools.select.engines import DeterministicEngine
-from tools.select.memory import MemoryBuilder, SourceRoot, TracePlan
-from tools.select.store import Memory
+from tools.select.bucket import bucket, generation
+from tools.select.bucket.engines import DeterministicEngine
+from tools.select.common import capabilities
+from tools.select.memory.memory import MemoryBuilder, SourceRoot, TracePlan
+from tools.select.memory.store import Memory
+from tools.select.refine import refine, results
+from tools.select.scope import scope
 
 
 def workspace() -> Path:

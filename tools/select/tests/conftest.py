@@ -26,7 +26,7 @@ def suite_copy(tmp_path) -> Path:
 
 @pytest.fixture
 def small_caps():
-    from tools.select import capabilities
+    from tools.select.common import capabilities
 
     return capabilities.from_file(FIXTURES / "caps_small.json")
 

@@ -32,7 +32,7 @@ class HashEmbedder:
 
 def unit(name="test_x", variant="add", **overrides):
     """A UnitFacts with sensible defaults for rule tests."""
-    from tools.select.facts import UnitFacts
+    from tools.select.bucket.facts import UnitFacts
 
     fields = dict(
         unit_id=f"f.py::TestA::{name}[{variant}]" if variant else f"f.py::TestA::{name}",

@@ -2,10 +2,11 @@ import io
 
 from ruamel.yaml import YAML
 
-from tools.select import rules, yamlio
-from tools.select.bucket import load_decisions, save_decisions
-from tools.select.configgen import build_config
-from tools.select.engines import Context, DeterministicEngine
+from tools.select.bucket import rules
+from tools.select.bucket.bucket import load_decisions, save_decisions
+from tools.select.bucket.configgen import build_config
+from tools.select.bucket.engines import Context, DeterministicEngine
+from tools.select.common import yamlio
 from tools.select.tests.helpers import FIXTURES, unit
 
 
@@ -54,7 +55,7 @@ def test_an_op_variant_is_not_decided_by_its_base_ops_entry(tmp_path, small_caps
     tie): a skipped round.decimals_3 must not become mandatory through round's entry."""
     from testing.plugin import selection
     from testing.plugin.config import load_plan
-    from tools.select import generation
+    from tools.select.bucket import generation
 
     def dev(name, *dtypes):
         return tuple((f"test_x_{name}_{{device}}_{d}", (d,)) for d in dtypes)
@@ -73,7 +74,7 @@ def test_an_op_variant_is_not_decided_by_its_base_ops_entry(tmp_path, small_caps
     fp = plan.files[0]
     import json
 
-    from tools.select import capabilities
+    from tools.select.common import capabilities
 
     table = json.loads((FIXTURES / "caps_small.json").read_text())
     table["ops"]["round"] = {"aten": ["round"], "dtypes": ["float32"], "precision": "exact", "layout": "any"}
@@ -99,7 +100,7 @@ def test_control_characters_never_reach_the_yaml(tmp_path, small_caps):
     """A CPU error with ANSI colours (as test_pickle prints them) goes through bucket into a
     rationale and a reason; the plugin's own loader must still read the config."""
     from testing.plugin.config import load_plan
-    from tools.select.bucket import write_config
+    from tools.select.bucket.bucket import write_config
 
     ansi = "\x1b[1mAssertionError\x1b[0m: pickled \x1b[31mtensor\x1b[0m differs\x07\x00 at\rline"
     units = [unit(status="failed", error=ansi), unit(variant="exp", kernel_ops=("aten::exp",))]

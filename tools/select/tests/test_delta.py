@@ -4,11 +4,12 @@ import textwrap
 
 import pytest
 
-from tools.select import delta as dl
-from tools.select import deltarun, rules
-from tools.select import opinfo_index as oi
-from tools.select.engines import DeterministicEngine
-from tools.select.store import Memory
+from tools.select.bucket import rules
+from tools.select.bucket.engines import DeterministicEngine
+from tools.select.delta import delta as dl
+from tools.select.delta import deltarun
+from tools.select.memory import opinfo_index as oi
+from tools.select.memory.store import Memory
 from tools.select.tests.helpers import HashEmbedder
 
 OLD = """

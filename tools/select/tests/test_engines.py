@@ -5,9 +5,9 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import numpy as np
 import pytest
 
-from tools.select import rules
-from tools.select.engines import Context, DeterministicEngine
-from tools.select.llm import LLMEngine
+from tools.select.bucket import rules
+from tools.select.bucket.engines import Context, DeterministicEngine
+from tools.select.bucket.llm import LLMEngine
 from tools.select.tests.helpers import unit
 
 

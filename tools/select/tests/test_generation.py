@@ -2,8 +2,8 @@
 
 import pytest
 
-from tools.select import bucket, generation, rules
-from tools.select.engines import Context, DeterministicEngine
+from tools.select.bucket import bucket, generation, rules
+from tools.select.bucket.engines import Context, DeterministicEngine
 from tools.select.tests.helpers import unit
 
 
@@ -13,7 +13,7 @@ def _device(test, variant, *dtypes):
 
 @pytest.fixture(scope="module")
 def view():
-    from tools.select import capabilities
+    from tools.select.common import capabilities
     from tools.select.tests.helpers import FIXTURES
 
     return generation.device_view(capabilities.from_file(FIXTURES / "caps_small.json"))
@@ -61,7 +61,7 @@ def test_ops_the_plugin_never_instantiates_are_not_mandatory(small_caps, view):
 
 
 def test_dtypes_narrow_to_what_the_plugin_generates(small_caps, tmp_path):
-    from tools.select import capabilities
+    from tools.select.common import capabilities
     from tools.select.tests.helpers import FIXTURES
 
     base = tmp_path / "device.yaml"  # the device config supports no float16 at all
@@ -102,7 +102,7 @@ def test_entries_selecting_nothing_are_found_and_demoted(small_caps, view, tmp_p
 
 
 def test_a_config_the_plugin_rejects_is_an_error(small_caps, view, tmp_path):
-    from tools.select.errors import SelectError
+    from tools.select.common.errors import SelectError
 
     units = [unit(variant="no_such_op_anywhere", aten="add", device=_device("test_x", "nope", "float32"))]
     verdicts = DeterministicEngine().decide(units, Context(small_caps, {}, {}))

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.select.memory import MemoryBuilder, SourceRoot
-from tools.select.store import Memory
+from tools.select.memory.memory import MemoryBuilder, SourceRoot
+from tools.select.memory.store import Memory
 from tools.select.tests.helpers import HashEmbedder
 
 
@@ -84,7 +84,7 @@ def test_removed_file_is_forgotten(built, tmp_path):
 def test_real_minilm_embeddings_are_normalised():
     import numpy as np
 
-    from tools.select.embeddings import MiniLMEmbedder, nearest
+    from tools.select.memory.embeddings import MiniLMEmbedder, nearest
 
     model = MiniLMEmbedder()
     vectors = model.encode(["add two tensors elementwise", "sum of two tensors", "matrix multiply square"])
@@ -123,7 +123,7 @@ def _event(key, status="passed"):
 def test_a_stopped_run_keeps_what_it_traced(tmp_path, monkeypatch):
     """Each result is in SQLite the moment its event arrives: interrupting the build after two
     traces leaves both stored (and the file not marked done, so the next run finishes it)."""
-    from tools.select import memory as memory_module
+    from tools.select.memory import memory as memory_module
 
     repo = tmp_path / "repo"
     shutil.copytree(Path(__file__).parent / "fixtures" / "suite", repo / "suite")
@@ -147,7 +147,7 @@ def test_a_stopped_run_keeps_what_it_traced(tmp_path, monkeypatch):
 
 
 def test_the_trace_bar_total_is_fixed_from_the_first_announcement(tmp_path):
-    from tools.select.memory import BuildStats
+    from tools.select.memory.memory import BuildStats
 
     with Memory(tmp_path / "m.db") as memory:
         bar, stats = _Bar(), BuildStats()

@@ -4,11 +4,11 @@ import shutil
 
 import pytest
 
-from tools.select import rules
-from tools.select.engines import Context, DeterministicEngine
-from tools.select.facts import gather
-from tools.select.memory import MemoryBuilder, SourceRoot, TracePlan
-from tools.select.store import Memory
+from tools.select.bucket import rules
+from tools.select.bucket.engines import Context, DeterministicEngine
+from tools.select.bucket.facts import gather
+from tools.select.memory.memory import MemoryBuilder, SourceRoot, TracePlan
+from tools.select.memory.store import Memory
 from tools.select.tests.helpers import FIXTURES, HashEmbedder
 
 OUT = {"autograd": "scope file marks it out"}
@@ -16,7 +16,7 @@ OUT = {"autograd": "scope file marks it out"}
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    from tools.select import capabilities
+    from tools.select.common import capabilities
 
     caps = capabilities.from_file(FIXTURES / "caps_small.json")
     repo = tmp_path_factory.mktemp("repo")

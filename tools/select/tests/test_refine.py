@@ -2,8 +2,9 @@ import shutil
 
 import pytest
 
-from tools.select import refine, results, yamlio
-from tools.select.errors import SelectError
+from tools.select.common import yamlio
+from tools.select.common.errors import SelectError
+from tools.select.refine import refine, results
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-from tools.select import rules
+from tools.select.bucket import rules
 from tools.select.tests.helpers import unit
 
 
@@ -53,7 +53,7 @@ def test_untraced_unit_is_a_tie(small_caps):
 
 
 def _trace(dtype, kernel_dtypes, status="passed", error=""):
-    from tools.select.store import TraceRow
+    from tools.select.memory.store import TraceRow
 
     ops = tuple(sorted(kernel_dtypes))
     return TraceRow(

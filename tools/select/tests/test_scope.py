@@ -1,8 +1,8 @@
 import pytest
 
-from tools.select import scope
-from tools.select.errors import SelectError
-from tools.select.symbols import parse_source
+from tools.select.common.errors import SelectError
+from tools.select.scope import scope
+from tools.select.scope.symbols import parse_source
 
 SOURCE = (
     "import torch\n"

@@ -1,8 +1,8 @@
 import pytest
 
-from tools.select import summaries
-from tools.select.errors import SelectError
-from tools.select.symbols import parse_file, parse_source
+from tools.select.common.errors import SelectError
+from tools.select.memory import summaries
+from tools.select.scope.symbols import parse_file, parse_source
 
 
 def _by_name(symbols):

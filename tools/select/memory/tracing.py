@@ -20,7 +20,7 @@ from testing.supervisor.children import Spawned
 from testing.supervisor.events import Begin, Crashed, End, Event, Payload
 from testing.supervisor.supervisor import Progress, describe_exit, supervise
 
-PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the directory holding tools/
+PACKAGE_ROOT = Path(__file__).resolve().parents[3]  # the directory holding tools/
 
 
 @dataclass
@@ -117,7 +117,7 @@ def _trace_shard(
         }
         workers.append(
             Spawned(
-                [sys.executable, "-m", "tools.select.trace_worker"],
+                [sys.executable, "-m", "tools.select.memory.trace_worker"],
                 _worker_env(),
                 str(PACKAGE_ROOT),
                 os.path.join(logs, f"worker-{len(workers)}.log"),

@@ -13,9 +13,9 @@ from typing import Iterable, Mapping
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from .facts import UnitFacts
-from .rules import MANDATORY, SKIP, Verdict
-from .yamlio import clean
+from tools.select.bucket.facts import UnitFacts
+from tools.select.bucket.rules import MANDATORY, SKIP, Verdict
+from tools.select.common.yamlio import clean
 
 COMMENT_WIDTH = 110
 MAX_OP_LINES = 40

@@ -24,8 +24,7 @@ from testing.config.capabilities import (  # noqa: F401
     packet,
     read_table,
 )
-
-from .errors import SelectError
+from tools.select.common.errors import SelectError
 
 
 def from_mapping(data: Any, source: str = "<dict>") -> CapabilityTable:

@@ -16,12 +16,13 @@ from typing import Iterable
 
 from tqdm import tqdm
 
-from . import embeddings as emb
-from . import opinfo_index, restrictions, summaries
-from .capabilities import CapabilityTable, packet
-from .store import Memory
-from .symbols import FileSymbols, parse_file
-from .tracing import trace_file
+from tools.select.common import restrictions
+from tools.select.common.capabilities import CapabilityTable, packet
+from tools.select.memory import embeddings as emb
+from tools.select.memory import opinfo_index, summaries
+from tools.select.memory.store import Memory
+from tools.select.memory.tracing import trace_file
+from tools.select.scope.symbols import FileSymbols, parse_file
 
 # Bump when symbol/summary extraction changes: files are re-indexed (cheap), while embeddings
 # and traces stay keyed by content and are reused.

@@ -14,9 +14,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from . import yamlio
-from .capabilities import CapabilityTable
-from .symbols import ClassSymbol, FileSymbols
+from tools.select.common import yamlio
+from tools.select.common.capabilities import CapabilityTable
+from tools.select.scope.symbols import ClassSymbol, FileSymbols
 
 FEATURES = ("autograd", "compile", "distributed", "sparse", "quantized", "jit", "complex", "cuda_specific")
 

@@ -16,10 +16,10 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from . import rules
-from .engines import Context, DeterministicEngine, neighbour_vote
-from .facts import UnitFacts
-from .rules import Verdict
+from tools.select.bucket import rules
+from tools.select.bucket.engines import Context, DeterministicEngine, neighbour_vote
+from tools.select.bucket.facts import UnitFacts
+from tools.select.bucket.rules import Verdict
 
 SYSTEM_PROMPT = (
     "You classify one PyTorch device-generic test for an accelerator backend. Reply with only a JSON "

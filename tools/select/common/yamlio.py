@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from ruamel.yaml import YAML, YAMLError
+from ruamel.yaml import YAMLError
 
-from .atomic import write_text
-from .errors import SelectError
+from testing.config.edit import round_trip  # the one layout every generated config is written in
+from testing.results.atomic import write_text
+from tools.select.common.errors import SelectError
 
 # ANSI escape sequences (colours, bold) as pytest and torch print them; removed outright.
 # pytest's JUnit writer spells ESC as the text "#x1B" (XML 1.0 cannot hold it): removed too.
@@ -29,14 +30,6 @@ def clean(text: str, one_line: bool = True) -> str:
         text = " ".join(text.splitlines())
     text = text.replace("\r", "")
     return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else "?", text)
-
-
-def round_trip() -> YAML:
-    yaml = YAML(typ="rt")
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    yaml.width = 120
-    yaml.preserve_quotes = True
-    return yaml
 
 
 def load(path: str | Path) -> Any:

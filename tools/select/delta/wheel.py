@@ -15,8 +15,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from testing.results import atomic
-
-from .errors import SelectError
+from tools.select.common.errors import SelectError
 
 INTERNAL_PREFIX = "torch/testing/_internal/"
 

@@ -6,14 +6,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping
 
-from . import delta as dl
-from . import opinfo_index as oi
-from .bucket import context
-from .capabilities import CapabilityTable
-from .engines import DecisionEngine
-from .facts import UnitFacts, gather
-from .rules import Verdict
-from .store import Memory
+from tools.select.bucket.bucket import context
+from tools.select.bucket.engines import DecisionEngine
+from tools.select.bucket.facts import UnitFacts, gather
+from tools.select.bucket.rules import Verdict
+from tools.select.common.capabilities import CapabilityTable
+from tools.select.delta import delta as dl
+from tools.select.memory import opinfo_index as oi
+from tools.select.memory.store import Memory
 
 
 def same(a: Verdict, b: Verdict) -> bool:
@@ -74,7 +74,7 @@ def run(
     # ops the new version adds have no name embedding yet: embed them now (MiniLM, offline)
     added_names = sorted({u.variant for u in plan.added})
     if added_names and embedder is None:
-        from .embeddings import MiniLMEmbedder
+        from tools.select.memory.embeddings import MiniLMEmbedder
 
         embedder = MiniLMEmbedder()
     ctx = context(memory, caps, out_features, extra_variants=added_names, embedder=embedder)

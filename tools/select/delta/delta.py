@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping
 
-from . import opinfo_index as oi
-from .facts import UnitFacts
+from tools.select.bucket.facts import UnitFacts
+from tools.select.memory import opinfo_index as oi
 
 PU1_DEVICE_TYPES = ("privateuse1",)
 AUTOGRAD_FIELD_PREFIXES = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from .store import Memory, TraceRow
+from tools.select.memory.store import Memory, TraceRow
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ from typing import Mapping, Protocol
 
 import numpy as np
 
-from . import embeddings as emb
-from . import rules
-from .capabilities import CapabilityTable
-from .facts import UnitFacts
-from .rules import Verdict
+from tools.select.bucket import rules
+from tools.select.bucket.facts import UnitFacts
+from tools.select.bucket.rules import Verdict
+from tools.select.common.capabilities import CapabilityTable
+from tools.select.memory import embeddings as emb
 
 NEIGHBOURS = 5
 

@@ -1,6 +1,6 @@
 """Subprocess that instantiates one test file on CPU and traces its tests' aten ops.
 
-Run as ``python -m tools.select.trace_worker`` with a JSON spec on stdin; it prints one JSON
+Run as ``python -m tools.select.memory.trace_worker`` with a JSON spec on stdin; it prints one JSON
 object per line on stdout. It is a separate process so that a test that crashes or hangs
 cannot take the memory build down, and so device-selection env vars stay local to it.
 
@@ -40,7 +40,7 @@ import traceback
 import unittest
 from collections import defaultdict
 
-from tools.select.lowerings import DEVICE_LOWERINGS, cpu_only
+from tools.select.memory.lowerings import DEVICE_LOWERINGS, cpu_only
 
 PREFERRED_DTYPES = ("float32", "float16", "bfloat16", "int64", "int32", "bool")
 MAX_FOLLOW = 8  # nesting of composite kernels followed while tracing

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .symbols import FileSymbols, TestSymbol
+from tools.select.scope.symbols import FileSymbols, TestSymbol
 
 _SENTENCE = re.compile(r"(.+?[.!?])(\s|$)", re.S)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

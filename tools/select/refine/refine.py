@@ -19,11 +19,10 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from testing.config import edit
 from testing.config.errors import ConfigError
-
-from . import yamlio
-from .atomic import write_text
-from .errors import SelectError
-from .results import CaseResult
+from testing.results.atomic import write_text
+from tools.select.common import yamlio
+from tools.select.common.errors import SelectError
+from tools.select.refine.results import CaseResult
 
 MANDATORY, XFAIL, XFAIL_STRICT, SKIP = "mandatory_success", "xfail", "xfail_strict", "skip"
 MAX_TOLERANCE = 0.1  # beyond this a tolerance hides bugs; propose xfail instead

@@ -25,11 +25,10 @@ from testing.plugin import capabilities as plugin_caps
 from testing.plugin import selection
 from testing.plugin.config import ConfigError, Loc, Plan, expand_path, load_plan
 from testing.plugin.models import GlobalConfig, Mode
-
-from .capabilities import CapabilityTable
-from .errors import SelectError
-from .facts import UnitFacts
-from .rules import MANDATORY, SKIP, Verdict
+from tools.select.bucket.facts import UnitFacts
+from tools.select.bucket.rules import MANDATORY, SKIP, Verdict
+from tools.select.common.capabilities import CapabilityTable
+from tools.select.common.errors import SelectError
 
 # Configs name files as ${REPO_ROOT}/... and ${TORCH_ROOT}/...; matching only needs both sides
 # expanded alike, so fixed stand-ins serve (nothing is read from them).

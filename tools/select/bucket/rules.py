@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import restrictions
-from .capabilities import CapabilityTable, packet
-from .facts import UnitFacts
+from tools.select.bucket.facts import UnitFacts
+from tools.select.common import restrictions
+from tools.select.common.capabilities import CapabilityTable, packet
 
 MANDATORY = "mandatory_success"
 SKIP = "skip"

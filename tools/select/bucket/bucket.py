@@ -7,15 +7,16 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Mapping
 
-from . import embeddings as emb
-from . import generation, yamlio
-from .atomic import write_text
-from .capabilities import CapabilityTable
-from .configgen import build_config
-from .engines import Context, DecisionEngine
-from .facts import UnitFacts, gather
-from .rules import Verdict
-from .store import Memory
+from testing.results.atomic import write_text
+from tools.select.bucket import generation
+from tools.select.bucket.configgen import build_config
+from tools.select.bucket.engines import Context, DecisionEngine
+from tools.select.bucket.facts import UnitFacts, gather
+from tools.select.bucket.rules import Verdict
+from tools.select.common import yamlio
+from tools.select.common.capabilities import CapabilityTable
+from tools.select.memory import embeddings as emb
+from tools.select.memory.store import Memory
 
 
 def context(
