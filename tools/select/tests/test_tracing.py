@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from tools.select.tracing import trace_file
+from tools.select.memory.tracing import trace_file
 
 # Upstream-style, without op_db (a worker start stays short). The crashing unit sits between
 # the others in trace order, so something is left to trace after it.
