@@ -183,6 +183,28 @@ def _notes(legs: Sequence[Leg], results: dict[int, LegResult]) -> list[str]:
     return lines
 
 
+def run_hooked_leg(
+    args, leg: Leg, ws: Path, out: Path, runner: str, env: Mapping[str, str], hooks
+) -> LegResult:
+    """One leg as the CLI's options say, on its upstream, finished by the hooks (attribution)."""
+    return hooks.finish(
+        leg,
+        run_leg(
+            leg,
+            ws,
+            out,
+            runner=runner,
+            env=env,
+            timeout=args.leg_timeout,
+            select=args.select,
+            template=args.test_command,
+            target_template=args.target_template,
+            smoke=getattr(args, "smoke", 1),  # run-leg has no --smoke: whole legs
+            upstream=hooks.upstream_for(leg),
+        ),
+    )
+
+
 def run_cycle(
     args,
     dispatch: Dispatch,
@@ -211,23 +233,7 @@ def run_cycle(
             for leg in legs:
                 progress.update(task, description=f"leg {leg.job_name}")
                 results[leg.index] = session.run(
-                    leg,
-                    lambda: hooks.finish(
-                        leg,
-                        run_leg(
-                            leg,
-                            ws,
-                            out,
-                            runner=runner,
-                            env=env,
-                            timeout=args.leg_timeout,
-                            select=args.select,
-                            template=args.test_command,
-                            target_template=args.target_template,
-                            smoke=args.smoke,
-                            upstream=hooks.upstream_for(leg),
-                        ),
-                    ),
+                    leg, lambda: run_hooked_leg(args, leg, ws, out, runner, env, hooks)
                 )
                 progress.advance(task)
         console.print(

@@ -32,7 +32,7 @@ from crcr.handler.plan import (
     plan_candidates,
     plan_legs,
 )
-from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run, choose_runner, run_leg
+from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run, choose_runner
 from crcr.handler.upstream import MODES, LegHooks, backend_id, open_store, prepare, resolve_mode
 from crcr.upstream.gitcmd import check_sha
 from testing.results.atomic import write_json
@@ -217,22 +217,10 @@ def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path, hooks:
     check_runner_can_run([leg], runner, args.test_command)
     callback = None  # how the leg's own callbacks went (--report only)
 
+    from crcr.handler.cycle import run_hooked_leg
+
     def work():
-        return hooks.finish(
-            leg,
-            run_leg(
-                leg,
-                ws,
-                out,
-                runner=runner,
-                env=env,
-                timeout=args.leg_timeout,
-                select=args.select,
-                template=args.test_command,
-                target_template=args.target_template,
-                upstream=hooks.upstream_for(leg),
-            ),
-        )
+        return run_hooked_leg(args, leg, ws, out, runner, env, hooks)
 
     if args.report:
         from crcr.handler.cycle import reporting_session
