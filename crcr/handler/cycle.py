@@ -184,9 +184,10 @@ def _notes(legs: Sequence[Leg], results: dict[int, LegResult]) -> list[str]:
 
 
 def run_hooked_leg(
-    args, leg: Leg, ws: Path, out: Path, runner: str, env: Mapping[str, str], hooks
+    args, leg: Leg, ws: Path, out: Path, runner: str, env: Mapping[str, str], hooks: "LegHooks", smoke: int
 ) -> LegResult:
-    """One leg as the CLI's options say, on its upstream, finished by the hooks (attribution)."""
+    """One leg as the CLI's options say, on its upstream, finished by the hooks (attribution);
+    `smoke`: run 1/N of it (the local cycle), 1 = the whole leg (run-leg on a real runner)."""
     return hooks.finish(
         leg,
         run_leg(
@@ -199,7 +200,7 @@ def run_hooked_leg(
             select=args.select,
             template=args.test_command,
             target_template=args.target_template,
-            smoke=getattr(args, "smoke", 1),  # run-leg has no --smoke: whole legs
+            smoke=smoke,
             upstream=hooks.upstream_for(leg),
         ),
     )
@@ -233,7 +234,7 @@ def run_cycle(
             for leg in legs:
                 progress.update(task, description=f"leg {leg.job_name}")
                 results[leg.index] = session.run(
-                    leg, lambda: run_hooked_leg(args, leg, ws, out, runner, env, hooks)
+                    leg, lambda: run_hooked_leg(args, leg, ws, out, runner, env, hooks, args.smoke)
                 )
                 progress.advance(task)
         console.print(

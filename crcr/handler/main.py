@@ -220,7 +220,7 @@ def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path, hooks:
     from crcr.handler.cycle import run_hooked_leg
 
     def work():
-        return run_hooked_leg(args, leg, ws, out, runner, env, hooks)
+        return run_hooked_leg(args, leg, ws, out, runner, env, hooks, smoke=1)  # --smoke is the cycle's
 
     if args.report:
         from crcr.handler.cycle import reporting_session
