@@ -1,6 +1,5 @@
 """crcr-callback end to end against the emulator, in a subprocess like CI runs it."""
 
-import json
 import os
 import subprocess
 import sys
@@ -11,6 +10,7 @@ import pytest
 from crcr.allowlist import Entry
 from crcr.relay.issuer import new_key
 from crcr.relay.server import RelayEmulator
+from crcr.tests import actions
 
 REPO = "acme/oot"
 
@@ -31,17 +31,7 @@ def cli(args, env):
 
 
 def actions_env(emu, tmp_path, cp, **extra):
-    return {
-        "GITHUB_REPOSITORY": REPO,
-        "GITHUB_WORKFLOW": "CRCR",
-        "GITHUB_RUN_ID": "4242",
-        "GITHUB_RUN_ATTEMPT": "1",
-        "GITHUB_JOB": "test",
-        "CLIENT_PAYLOAD": json.dumps(cp),
-        "CRCR_CALLBACK_URL": emu.url,
-        "CRCR_STATE_DIR": str(tmp_path / "state"),
-        **extra,
-    }
+    return actions.actions_env(emu, tmp_path, cp, REPO, **extra)
 
 
 def test_pair_from_the_actions_environment_with_minted_token(emu, tmp_path, pr_payload):

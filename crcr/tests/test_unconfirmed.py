@@ -18,6 +18,7 @@ from crcr.dispatch import load_dispatch
 from crcr.handler import cycle
 from crcr.handler import main as handler
 from crcr.relay.server import RelayEmulator
+from crcr.tests import actions
 
 REPO = "acme/oot"
 HUD_DOWN_ON_COMPLETED = {"script": ["none", "hud_5xx"], "hud_backoff": 0}
@@ -75,19 +76,15 @@ def cli(args, env):
 
 
 def actions_env(emu, tmp_path, cp):
-    return {
-        "GITHUB_REPOSITORY": REPO,
-        "GITHUB_WORKFLOW": "CRCR",
-        "GITHUB_RUN_ID": "4242",
-        "GITHUB_RUN_ATTEMPT": "1",
-        "GITHUB_JOB": "test",
-        "CLIENT_PAYLOAD": json.dumps(cp),
-        "CRCR_CALLBACK_URL": emu.url,
-        "CRCR_STATE_DIR": str(tmp_path / "state"),
-        "GITHUB_ACTIONS": "true",
-        "ACTIONS_ID_TOKEN_REQUEST_URL": emu.token_request_url,
-        "ACTIONS_ID_TOKEN_REQUEST_TOKEN": emu.request_token_for(REPO),
-    }
+    return actions.actions_env(
+        emu,
+        tmp_path,
+        cp,
+        REPO,
+        GITHUB_ACTIONS="true",
+        ACTIONS_ID_TOKEN_REQUEST_URL=emu.token_request_url,
+        ACTIONS_ID_TOKEN_REQUEST_TOKEN=emu.request_token_for(REPO),
+    )
 
 
 def test_cli_prints_the_unconfirmed_outcome_and_an_actions_warning(emu, tmp_path, pr_payload):
