@@ -2,6 +2,7 @@
 cached per SHA, concurrent-safe; bad input rejected before git runs."""
 
 import os
+import shutil
 import threading
 
 import pytest
@@ -148,6 +149,16 @@ def test_changed_files_and_commits_between(upstream, source):
         (shas[1], "change test_a", ("test/test_a.py",))
     ]
     assert source.commits_between(shas[1], shas[1]) == []
+
+
+def test_history_fetches_from_this_runs_url_not_the_first_one(upstream, tmp_path):
+    url, shas = upstream
+    first = tmp_path / "moved.git"
+    shutil.copytree(url.removeprefix("file://"), first)
+    cache = tmp_path / "cache"
+    assert UpstreamSource(file_url(first), cache).changed_files(shas[0], shas[1]) == [("M", "test/test_a.py")]
+    shutil.rmtree(first)  # that remote is gone; shas[2] must come from the URL given now
+    assert ("A", "torch/nn/y.py") in UpstreamSource(url, cache).changed_files(shas[1], shas[2])
 
 
 def test_settings_default_and_overrides(tmp_path):

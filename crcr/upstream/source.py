@@ -110,6 +110,8 @@ class UpstreamSource:
         if not (repo / "HEAD").exists():
             git(["init", "-q", "--bare", str(repo)])
             git(["remote", "add", "origin", self.url], cwd=repo)
+        else:  # the cache outlives URLs (a moved mirror, a regenerated fixture): fetch from this run's
+            git(["remote", "set-url", "origin", self.url], cwd=repo)
         return repo
 
     def _has(self, repo: Path, sha: str) -> bool:
