@@ -18,7 +18,8 @@ Targets: k = 20: (a)/(b) <= 0.25; k = 0: (a)/plain <= 1.05.
 Start-up: `pytest --collect-only` of the same file with -p testing.plugin (no config) /
 without (what the plugin adds before and around collection), and the same for a light
 torch file that does not import op_db; --startup-rounds runs of each, interleaved, the
-median shown. Target <= 1.05.
+median shown. Target <= 1.05. A third row gives the light file a one-entry config, to
+show what reading a config costs (no target: plain pytest cannot read one).
 """
 
 from __future__ import annotations
@@ -80,6 +81,13 @@ from torch.testing._internal.common_utils import TestCase
 class TestLight(TestCase):
     def test_add(self):
         self.assertEqual(torch.ones(2) + 1, torch.full((2,), 2.0))
+"""
+# What the plugin adds when it has a config to read (pydantic models, ruamel.yaml): shown
+# beside the no-config rows, which carry the target.
+LIGHT_CONFIG = """test_suite_config:
+  files:
+    - path: test_light.py
+      unlisted_test_mode: mandatory_success
 """
 BASE = ["-p", "no:cacheprovider", "-q"]
 
@@ -257,11 +265,19 @@ def main() -> int:
     )
     for col in ("file", "plain pytest", "-p testing.plugin", "ratio"):
         startup.add_column(col, justify="right")
-    for name, path in (("upstream-style (op_db)", heavy), ("light (torch only)", light)):
+    light_config = os.path.join(work, "light.yaml")
+    with open(light_config, "w", encoding="utf-8") as f:
+        f.write(LIGHT_CONFIG)
+    rows = (
+        ("upstream-style (op_db)", heavy, []),
+        ("light (torch only)", light, []),
+        ("light, with a config (no target)", light, ["--config", light_config]),
+    )
+    for name, path, extra in rows:
         console.print(f"start-up: {name} x {opts.startup_rounds} ...")
         plain, plugin = interleaved(
             lambda: pytest(["--collect-only", path], work, env),
-            lambda: pytest(["--collect-only", "-p", "testing.plugin", path], work, env),
+            lambda: pytest(["--collect-only", "-p", "testing.plugin", *extra, path], work, env),
             opts.startup_rounds,
         )
         startup.add_row(
