@@ -10,19 +10,11 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-
-class Mode(str, Enum):
-    """The bucket a test variant lands in."""
-
-    mandatory_success = "mandatory_success"
-    xfail = "xfail"
-    xfail_strict = "xfail_strict"
-    skip = "skip"
+from testing.config.modes import Mode  # defined apart so bucket decisions need no pydantic
 
 
 class _Model(BaseModel):

@@ -24,7 +24,6 @@ from typing import Any, Iterable, Mapping, Optional
 from testing.config import capabilities as config_capabilities
 from testing.plugin import opnames
 from testing.plugin.config import Named, Plan
-from testing.plugin.models import DtypeSpec
 from testing.plugin.problems import Loc, Problem
 from testing.plugin.selection import OpSupport, Support
 
@@ -235,7 +234,7 @@ def _precision_of(spec_dtypes) -> tuple[tuple[str, float, float], ...]:
     return tuple(
         (d.name, d.precision.atol, d.precision.rtol)
         for d in spec_dtypes or ()
-        if isinstance(d, DtypeSpec) and d.precision is not None
+        if not isinstance(d, str) and d.precision is not None  # a bare name has no precision
     )
 
 

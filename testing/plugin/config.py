@@ -19,25 +19,20 @@ import fnmatch
 import glob
 import os
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-# ConfigError, Loc, load_document and default_roots are also imported from here by the plugin's callers.
+# ConfigError, Loc and default_roots are also imported from here by the plugin's callers.
 from testing.config.errors import ConfigError, Loc  # noqa: F401
-from testing.config.load import load, load_document, yaml_line  # noqa: F401
-from testing.config.models import (
-    ConfigDocument,
-    DtypeSpec,
-    FileEntry,
-    GlobalConfig,
-    Mode,
-    ModuleSpec,
-    OpSpec,
-    TestEntry,
-)
+from testing.config.modes import Mode
 from testing.config.paths import default_roots, expand_path  # noqa: F401
 from testing.plugin import comments
 from testing.plugin.labels import entry_for_test_type, suite_left_out
 from testing.plugin.problems import Problem
+
+# The models and the YAML loader (pydantic, ruamel) are imported by the functions that
+# read a file: a run given no config never pays for them (testing/README.md "Start-up cost").
+if TYPE_CHECKING:
+    from testing.config.models import ConfigDocument, FileEntry, GlobalConfig, TestEntry
 
 COMPAT_TORCH_SPYRE = "torch_spyre"
 
@@ -122,7 +117,7 @@ class Named:
 @dataclass(frozen=True)
 class Plan:
     files: tuple[FilePlan, ...]
-    global_: GlobalConfig
+    global_: Optional[GlobalConfig]  # None: read from no file (see setting)
     ops: Optional[dict[str, Named]]  # None: no restriction from configs
     dtypes: Optional[dict[str, Named]]
     modules: Optional[dict[str, Named]]
@@ -132,6 +127,11 @@ class Plan:
     # nothing generated. Consulted after `files`, so a config in effect still wins.
     left_out: tuple[FilePlan, ...] = field(default=())
     problems: tuple[Problem, ...] = field(default=())
+
+    def setting(self, name: str) -> Any:
+        """A `global` setting; a plan read from no file has none set (None, which every
+        reader treats as the models' default: nothing configured)."""
+        return None if self.global_ is None else getattr(self.global_, name)
 
     def file_plan(self, file_path: str) -> Optional[FilePlan]:
         for fp in self.files + self.left_out:
@@ -150,6 +150,8 @@ class Plan:
 
 
 def _load(path: str) -> tuple[ConfigDocument, Any, list[str]]:
+    from testing.config.load import load
+
     one = load(path)
     return one.doc, one.raw, one.lines
 
@@ -158,6 +160,8 @@ def _load(path: str) -> tuple[ConfigDocument, Any, list[str]]:
 
 
 def _line_at(raw: Any, *loc: Any) -> int:
+    from testing.config.load import yaml_line
+
     return yaml_line(raw, ("test_suite_config",) + loc)
 
 
@@ -286,6 +290,8 @@ def _merged_named(earlier: Named, later: Named, kind: str, problems: list[Proble
 
 def plan_from_file(path: str, roots: dict[str, str], test_type: Optional[str] = None) -> Plan:
     """One config; test_type (labels.py) drops entries, or all file entries, whose labels exclude it."""
+    from testing.config.models import DtypeSpec, ModuleSpec, OpSpec
+
     doc, raw, lines = _load(path)
     suite = doc.test_suite_config
     g = suite.global_
@@ -522,6 +528,9 @@ def load_plan(
     for path in paths:
         one = plan_from_file(path, roots, test_type)
         plan = one if plan is None else merge(plan, one)
-    if plan is None:
-        return Plan(files=(), global_=GlobalConfig(), ops=None, dtypes=None, modules=None, tags=frozenset())
-    return finish(plan, compat)
+    return empty_plan() if plan is None else finish(plan, compat)
+
+
+def empty_plan() -> Plan:
+    """The plan of no config file: no restriction, every global at its default."""
+    return Plan(files=(), global_=None, ops=None, dtypes=None, modules=None, tags=frozenset())

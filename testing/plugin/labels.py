@@ -11,15 +11,25 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence
+import functools
+from typing import TYPE_CHECKING, Mapping, Optional, Sequence
 
-from pydantic import TypeAdapter, ValidationError
+from testing.config.modes import Mode
 
-from testing.plugin.models import Mode, Name, TestEntry
+if TYPE_CHECKING:
+    from testing.config.models import TestEntry
 
 ENV = "OOT_TEST_TYPE"
 
-_NAME = TypeAdapter(Name)
+
+@functools.cache
+def _name_adapter():
+    # pydantic is imported here, not at module level: most runs name no test type.
+    from pydantic import TypeAdapter
+
+    from testing.config.models import Name
+
+    return TypeAdapter(Name)
 
 
 def resolve_test_type(option: Optional[str], environ: Mapping[str, str]) -> Optional[str]:
@@ -31,8 +41,10 @@ def resolve_test_type(option: Optional[str], environ: Mapping[str, str]) -> Opti
     value = option if option is not None else (environ.get(ENV) or None)
     if value is None:
         return None
+    from pydantic import ValidationError
+
     try:
-        return _NAME.validate_python(value)
+        return _name_adapter().validate_python(value)
     except ValidationError as err:
         raise ValueError(f"{value!r} can never be a label: {err.errors()[0]['msg'].lower()}") from None
 

@@ -187,16 +187,16 @@ def pytest_configure(config: pytest.Config) -> None:
         plan = load_plan(list(config.option.oot_configs), roots, test_type, config.option.oot_compat)
     except ConfigError as exc:
         _fail(str(exc))
-    _load_backend(config.option.oot_backend or plan.global_.backend)
-    device = _device_type(config.option.oot_device, plan.global_.device_type)
+    _load_backend(config.option.oot_backend or plan.setting("backend"))
+    device = _device_type(config.option.oot_device, plan.setting("device_type"))
 
     from testing.plugin import capabilities
     from testing.plugin.instantiate import Adapter
 
     known = capabilities.known_names()
     caps = groups = None
-    if plan.global_.capabilities == "backend":
-        backend = config.option.oot_backend or plan.global_.backend
+    if plan.setting("capabilities") == "backend":
+        backend = config.option.oot_backend or plan.setting("backend")
         if not backend:
             _fail(f"{plan.sources[0]}: global.capabilities: 'backend' needs global.backend or --oot-backend")
         table = capabilities.backend_table(backend)
@@ -212,10 +212,11 @@ def pytest_configure(config: pytest.Config) -> None:
     _install_when_imported(adapter, lambda: _register_database_marks_when_needed(config, known))
     config.stash[ADAPTER] = adapter
     config.stash[TEST_TYPE] = test_type
-    if plan.global_.input_config and plan.global_.input_config.seed is not None:
+    input_config = plan.setting("input_config")
+    if input_config and input_config.seed is not None:
         import torch
 
-        torch.manual_seed(plan.global_.input_config.seed)
+        torch.manual_seed(input_config.seed)
 
 
 _DEVICE_TYPE_MODULE = "torch.testing._internal.common_device_type"
@@ -265,7 +266,7 @@ class _AfterImport:
 
 
 def _register_marks(config: pytest.Config, known, tags) -> None:
-    from testing.plugin.models import Mode
+    from testing.config.modes import Mode
     from testing.plugin.selection import mark_name
 
     lines = [f"{mark_name('dtype__', n)}: dtype {n}" for n in sorted(known.dtypes)]
@@ -353,7 +354,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     from testing.plugin.config import default_roots
 
     test_type = config.stash.get(TEST_TYPE, None)
-    compat = config.option.oot_compat or adapter.plan.global_.compat
+    compat = config.option.oot_compat or adapter.plan.setting("compat")
     lines = [
         f"oot: device={adapter.device_type} configs={len(adapter.plan.sources)}"
         + (f" test_type={test_type}" if test_type else "")
@@ -412,7 +413,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 continue
             for m in marks_for(variant, decision):
                 if m == "xfail":
-                    from testing.plugin.models import Mode
+                    from testing.config.modes import Mode
 
                     item.add_marker(
                         pytest.mark.xfail(

@@ -18,7 +18,7 @@ from typing import Any, Iterable, Optional
 
 import pytest
 
-from testing.plugin import promotion, roles
+from testing.plugin import roles
 from testing.plugin.problems import Problem, strict_report, warnings_of
 from testing.plugin.selection import Decision, Variant, marks_for
 from testing.results.atomic import write_json
@@ -188,6 +188,8 @@ class Recorder:
         if opt.oot_summary:
             write_json(opt.oot_summary, summary)
         if opt.oot_promotion:
+            from testing.plugin import promotion  # ruamel and the config loader: only for this report
+
             promotion.write(opt.oot_promotion, summary, self.config)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:

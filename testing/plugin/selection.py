@@ -15,12 +15,15 @@ import fnmatch
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
+from testing.config.modes import Mode
 from testing.plugin.config import FilePlan, Rule
-from testing.plugin.models import Mode, Shapes
 from testing.plugin.opnames import candidates
 from testing.plugin.problems import Loc, Problem
+
+if TYPE_CHECKING:  # the models (pydantic) are imported only by runs that read a config
+    from testing.config.models import Shapes
 
 MARK_FAMILIES = ("op__", "dtype__", "module__", "bucket__")
 

@@ -23,8 +23,8 @@ from typing import Iterable, Mapping
 
 from testing.plugin import capabilities as plugin_caps
 from testing.plugin import selection
-from testing.plugin.config import ConfigError, Loc, Plan, expand_path, load_plan
-from testing.plugin.models import GlobalConfig, Mode
+from testing.plugin.config import ConfigError, Loc, Plan, empty_plan, expand_path, load_plan
+from testing.plugin.models import Mode
 from tools.select.bucket.facts import UnitFacts
 from tools.select.bucket.rules import MANDATORY, SKIP, Verdict
 from tools.select.common.capabilities import CapabilityTable
@@ -48,14 +48,10 @@ class DeviceView:
         return plugin_caps.build_support(plan, self.known, self.caps, self.device)
 
 
-def _empty_plan() -> Plan:
-    return Plan(files=(), global_=GlobalConfig(), ops=None, dtypes=None, modules=None, tags=frozenset())
-
-
 def device_view(caps: CapabilityTable, base_configs: Iterable[str | Path] = ()) -> DeviceView:
     """The plugin's Support for the device: its capability table ∩ the base configs' globals."""
     try:
-        base = load_plan([str(p) for p in base_configs], ROOTS) if base_configs else _empty_plan()
+        base = load_plan([str(p) for p in base_configs], ROOTS) if base_configs else empty_plan()
         table = plugin_caps.normalize_capabilities(caps.to_json())
         known = plugin_caps.known_names()
         return DeviceView(
