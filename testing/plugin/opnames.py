@@ -44,8 +44,10 @@ def candidates(name: str) -> tuple[str, ...]:
 
 
 def aten_key(name: str) -> str:
-    """'aten::add.Tensor' / 'add.Tensor' / 'add' -> 'add' (the capability table's key)."""
-    return name.removeprefix("aten::").split(".", 1)[0]
+    """'aten::add.Tensor' / 'add.Tensor' / 'add' -> 'add' (the capability table's key).
+    'torch._scaled_mm' -> '_scaled_mm': op_db's OpInfos named after a torch function keep the
+    prefix in their aten_name."""
+    return name.removeprefix("aten::").removeprefix("torch.").split(".", 1)[0]
 
 
 @dataclass(frozen=True)

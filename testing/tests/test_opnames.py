@@ -2,7 +2,7 @@
 
 from types import SimpleNamespace as NS
 
-from testing.plugin.opnames import build_index, candidates, close_matches, resolve
+from testing.plugin.opnames import aten_key, build_index, candidates, close_matches, resolve
 
 
 def op(full_name, name=None, aten_name=None, aliases=()):
@@ -64,3 +64,13 @@ def test_functional_ops_answer_to_their_aten_name():
     index = build_index([op("nn.functional.softplus", aten_name=None)])
     assert resolve("softplus", index).full_names == {"nn.functional.softplus"}
     assert close_matches("softplu", index) == ["softplus"]
+
+
+def test_torch_prefixed_opinfos_answer_to_their_aten_name():
+    # op_db's 'torch._scaled_mm' keeps the prefix in its aten_name too; Torch Spyre writes '_scaled_mm'
+    index = build_index([op("torch._scaled_mm", aten_name="torch._scaled_mm")])
+    for written in ("_scaled_mm", "aten::_scaled_mm", "aten::_scaled_mm.out"):
+        r = resolve(written, index)
+        assert (r.full_names, r.via) == ({"torch._scaled_mm"}, "aten_name"), written
+    assert resolve("torch._scaled_mm", index).canonical
+    assert aten_key("torch._scaled_mm") == "_scaled_mm"  # the capability table's key
