@@ -193,9 +193,9 @@ def main() -> int:
     ap.add_argument(
         "--startup-rounds",
         type=int,
-        default=3,
-        help="start-up runs per file and side, interleaved (default 3; a difference of a few percent "
-        "needs more than one run on a shared machine)",
+        default=7,
+        help="start-up runs per file and side, interleaved (default 7: the difference is a few percent, "
+        "and medians of 3 still scattered by +-4 %% between runs on a shared 2-core machine)",
     )
     ap.add_argument("--startup-only", action="store_true", help="only the start-up table")
     opts = ap.parse_args()
