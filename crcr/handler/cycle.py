@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Optional, Sequence
@@ -31,7 +32,10 @@ if TYPE_CHECKING:  # imported lazily at run time: crcr.upstream is needed only b
     from crcr.handler.upstream import LegHooks
 
 LOCAL_REPO = "local/oot-ci"
-console = Console(stderr=True)
+# In a log (not a terminal) rich would cut the table to 80 columns: job names and the
+# "recorded, HUD unconfirmed" label must be read whole there.
+LOG_WIDTH = 160
+console = Console(stderr=True, width=None if sys.stderr.isatty() else LOG_WIDTH)
 
 
 # Exit code when HUD lacks a completed row of a leg (or a callback went unconfirmed and HUD shows it stale).
@@ -150,7 +154,7 @@ def _summary(
 ) -> Table:
     t = Table(title=title)
     for col in ("job_name", "conclusion", "passed", "failed", "skipped", "seconds", "callbacks"):
-        t.add_column(col)
+        t.add_column(col, no_wrap=col in ("job_name", "callbacks"))
     for leg in legs:
         r = results.get(leg.index)
         t.add_row(

@@ -5,7 +5,7 @@ Kinds: `5xx` (503 before processing), `429` (before processing), `drop`
 `latency` s first), and two HUD faults that strike after the relay has
 saved the state, during its forward to HUD: `hud_5xx` (every HUD attempt
 of that callback fails with a 5xx) and `hud_slow` (every HUD attempt takes
-`hud_latency` s and times out). The relay retries HUD as it does for real
+`hud_latency` s and fails unanswered). The relay retries HUD as it does for real
 (see `HudLink` in pipeline.py) and then answers 500. `none` is a scripted
 request that gets no fault (to aim a fault at a later request).
 """

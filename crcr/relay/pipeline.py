@@ -63,6 +63,15 @@ class HudLink:
         return [self.backoff * 2**i for i in range(self.retries)]
 
 
+def hud_exhausted_detail(rate_per_min: int) -> str:
+    """The relay's 500 text once every HUD attempt got a 5xx (its utils/hud.py; the wait
+    is 60 // RATE_LIMIT_PER_MIN seconds, 0 at the default 100)."""
+    return (
+        "An internal failure occurred. Your update was not saved, but the CI run is still valid. "
+        f"You can attempt progressive retries after {60 // rate_per_min} seconds or ignore this failure."
+    )
+
+
 def parse_callback(body: dict) -> tuple[Any, Any, int, int, Any, Any]:
     """(delivery_id, status, run_id, run_attempt, workflow name, job_name), the relay's way."""
     try:
@@ -242,7 +251,10 @@ class Relay:
             self.hud.upsert(record)
             self._note(key, envelope, status, confirmed=True)
             return
-        raise Answer(500, "HUD unavailable: result not saved; retry or ignore")
+        if hud_fault == "hud_slow":
+            # the relay re-raises its last URLError (unreachable, timed out): its catch-all 500
+            raise Answer(500, INTERNAL["detail"])
+        raise Answer(500, hud_exhausted_detail(self.limiter.limit))
 
     def _note(self, key: str, envelope: dict, status: str, confirmed: bool) -> None:
         cb = envelope["untrusted"]["callback_payload"]

@@ -22,6 +22,16 @@ def test_only_upstream_moved_names_the_range():
     assert got.message == f"only upstream moved: {A}..{B}"
 
 
+def test_same_suite_on_another_core_names_the_core_range_not_an_empty_one():
+    got = attribute("test-x", Inputs("be1", B, B), Inputs("be1", A, B))
+    assert (got.verdict, got.range) == ("only_upstream", (A, B))
+    assert got.message == f"only the upstream core moved: {A}..{B} (suite unchanged at {B[:12]})"
+    # a green recorded on the pinned wheel (no upstream core): no range to search
+    got = attribute("test-x", Inputs("be1", B, B), Inputs("be1", "pinned-wheel", B))
+    assert (got.verdict, got.range) == ("only_upstream", None)
+    assert got.message.startswith("only the upstream core moved: pinned-wheel..")
+
+
 def test_nothing_moved_and_no_record():
     assert attribute("t", Inputs("be", A, A), Inputs("be", A, A)).verdict == "unchanged"
     assert attribute("t", Inputs("be", A, A), None).verdict == "no_green"

@@ -329,3 +329,73 @@ def test_hud_read_back_errors_are_crcr_errors_not_requests_ones(tmp_path):
         server.shutdown()
         server.server_close()
     assert not list(tmp_path.iterdir())  # no half-written snapshot
+
+
+# A stand-in for tools/shard's plugin with its options: keeps every N-th test of the run
+# (the real one balances by duration; only the slicing matters here).
+SLICING_PLUGIN = """
+def pytest_addoption(parser):
+    parser.addoption("--shard-index", type=int, default=0)
+    parser.addoption("--shard-total", type=int, default=1)
+
+
+def pytest_collection_modifyitems(config, items):
+    i, n = config.getoption("shard_index"), config.getoption("shard_total")
+    items[:] = [t for k, t in enumerate(items) if k % n == i]
+"""
+
+
+def test_run_leg_with_the_pytest_runner_counts_the_whole_leg_not_a_smoke_slice(pr_event, tmp_path, capsys):
+    """run-leg is a CI leg: every test of its config runs, whatever the cycle's --smoke;
+    the local cycle's default runs one slice of the same leg (a real pytest subprocess)."""
+    ws = tmp_path / "ws"
+    (ws / "configs").mkdir(parents=True)
+    (ws / "WORKSPACE").write_text("")
+    (ws / "configs" / "ops.yaml").write_text(FEATURE_YAML)
+    (ws / "testing" / "suites").mkdir(parents=True)
+    tests = "".join(f"def test_{i}():\n    pass\n\n\n" for i in range(20))
+    (ws / "testing" / "suites" / "test_x.py").write_text(tests)
+    (ws / "tools" / "shard").mkdir(parents=True)
+    (ws / "tools" / "__init__.py").write_text("")
+    (ws / "tools" / "shard" / "__init__.py").write_text("")
+    (ws / "tools" / "shard" / "plugin.py").write_text(SLICING_PLUGIN)
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(pr_event))
+    common = [
+        "--event",
+        str(event),
+        "--workspace",
+        str(ws),
+        "--runner",
+        "pytest",
+        "--upstream",
+        "none",
+        "--shards",
+        "1",
+    ]
+    env = {"CRCR_STATE_DIR": str(tmp_path / "state")}
+
+    code = handler.run(
+        ["run-leg", "--leg", "0", *common, "--smoke", "10", "--results-out", str(tmp_path / "r.json")], env
+    )
+    assert code == 0
+    assert "test-ops: success (20 passed, 0 failed, 0 skipped)" in capsys.readouterr().out
+    assert json.loads((tmp_path / "r.json").read_text())["passed"] == 20
+
+    # the cycle's default smoke slice of the same leg: 2 of the 20 (one tenth)
+    assert handler.run([*common, "--out", str(tmp_path / "out")], env) == 0
+    rows = json.loads((tmp_path / "out" / "hud.json").read_text())
+    assert [(r["job_name"], r["tests_passed"]) for r in rows] == [("test-ops", 2)]
+
+
+def test_summary_table_keeps_long_job_names_whole_in_a_log(ws, tmp_path, capsys):
+    """Not a terminal (CI log, pipe): the table is not cut to 80 columns."""
+    (ws / "configs" / "a_feature_with_a_rather_long_upstream_name.yaml").write_text(FEATURE_YAML)
+    script = tmp_path / "fake_leg.py"
+    script.write_text(FAKE_LEG)
+    argv = ["--workspace", str(ws), "--out", str(tmp_path / "out"), "--runner", "pytest"]
+    argv += ["--upstream", "none", "--test-command", f"{{python}} {script} {{junit}} {{config}}"]
+    handler.run(argv, {"CRCR_STATE_DIR": str(tmp_path / "state")})
+    table = capsys.readouterr().err.split("CRCR legs", 1)[1]
+    row = next(line for line in table.splitlines() if "long_upstream" in line)
+    assert "test-a_feature_with_a_rather_long_upstream_name " in row and "delivered" in row

@@ -488,7 +488,10 @@ def test_hud_forward_retries_like_the_relay_then_500_with_the_state_saved(fresh_
     raw = json.dumps(in_progress_body(fresh_payload, RunContext("CRCR", "81", "leg", "c"))).encode()
     assert relay.callback(auth, raw, hud_fault="hud_5xx") == (
         500,
-        {"detail": "HUD unavailable: result not saved; retry or ignore"},
+        {
+            "detail": "An internal failure occurred. Your update was not saved, but the CI run is "
+            "still valid. You can attempt progressive retries after 0 seconds or ignore this failure."
+        },
     )
     assert waits == [1.0, 2.0, 4.0]  # 1 attempt + HUD_MAX_RETRIES 3, backoff 1, 2, 4 s
     assert relay.callback(auth, raw)[0] == 400  # the state was saved before the forward
@@ -496,11 +499,12 @@ def test_hud_forward_retries_like_the_relay_then_500_with_the_state_saved(fresh_
     (stale,) = relay.stale_jobs()
     assert (stale["job_name"], stale["relay_state"]) == ("leg", "in_progress")
     waits.clear()
-    relay.callback(
+    # an unreachable / timed-out HUD: the relay re-raises its last URLError -> its catch-all 500
+    assert relay.callback(
         auth,
         json.dumps(completed_body(fresh_payload, RunContext("CRCR", "81", "leg", "c"), "success")).encode(),
         hud_fault="hud_slow",
-    )
+    ) == (500, {"detail": "Internal server error"})
     assert waits == [3.0, 1.0, 3.0, 2.0, 3.0, 4.0, 3.0]  # each slow attempt, then the backoff
 
 

@@ -256,3 +256,40 @@ def test_mode_resolution():
     assert resolve_mode(a(event="e.json"), {"OOT_UPSTREAM_URL": "file:///u.git"}) == "fetch"
     assert resolve_mode(a(upstream_root=Path("/x"), upstream="none"), {}) == "root"
     assert resolve_mode(a(upstream="fetch", event="e.json"), {}) == "fetch"
+
+
+def test_a_native_change_at_the_dispatched_sha_is_said_in_the_leg_and_its_results(
+    pr_event, tree, tmp_path, capsys
+):
+    """Native sources cannot be laid over the wheel: the leg runs on the nearest wheel and
+    says so in its summary and in the results JSON its completed callback links to."""
+    import json
+    import os
+
+    from crcr.handler import main as handler
+    from crcr.upstream.localrepo import build_repo, file_url
+
+    ws, _, extra = tree
+    shas = build_repo(
+        tmp_path / "u.git",
+        [
+            ("base", {"test/nn/test_flat.py": "x = 1\n", "version.txt": "2.13.0a0\n"}),
+            ("native", {"aten/src/ATen/native/Add.cpp": "// changed kernel\n"}),
+        ],
+        dict(os.environ),
+    )
+    env = {
+        **os.environ,
+        "CRCR_STATE_DIR": str(tmp_path / "state"),
+        "OOT_UPSTREAM_CACHE": str(tmp_path / "cache"),
+    }
+    out = tmp_path / "out"
+    argv = ["run-leg", "--leg", "0", "--event", str(_event_for(pr_event, shas[1], tmp_path))]
+    argv += ["--workspace", str(ws), "--extra-configs", str(extra), "--out", str(out)]
+    argv += ["--upstream-url", file_url(tmp_path / "u.git"), "--core-base", shas[0]]
+    assert handler.run([*argv, "--test-command", PASSING_LEG], env) == 0
+    note = "core: nearest wheel, native changes not applied (1 files: aten/src/ATen/native/Add.cpp"
+    assert note in capsys.readouterr().out
+    details = json.loads((out / "test-upstream-nn.results.json").read_text())
+    assert any(n.startswith(note) for n in details["notes"])
+    assert details["upstream"]["core"]["native"] == ["aten/src/ATen/native/Add.cpp"]

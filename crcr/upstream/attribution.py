@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
+from crcr.upstream.gitcmd import SHA_RE
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS last_green (
   upstream TEXT NOT NULL, job_name TEXT NOT NULL, backend TEXT NOT NULL, core TEXT NOT NULL,
@@ -87,6 +89,18 @@ def attribute(job_name: str, now: Inputs, last: Optional[Inputs]) -> Attribution
             "nothing moved since the last green run: flaky test or environment",
             last,
             now,
+        )
+    if last.suite == now.suite:
+        # the same test files on another core (e.g. a green recorded on the pinned wheel):
+        # the range to search is the core's, when both ends are upstream commits
+        both = all(SHA_RE.fullmatch(c) for c in (last.core, now.core))
+        return Attribution(
+            job_name,
+            "only_upstream",
+            f"only the upstream core moved: {last.core}..{now.core} (suite unchanged at {now.suite[:12]})",
+            last,
+            now,
+            (last.core, now.core) if both else None,
         )
     return Attribution(
         job_name,
