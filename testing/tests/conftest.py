@@ -1,6 +1,7 @@
 """Shared fixtures: config files written into tmp dirs, an upstream-style fake test file."""
 
 import os
+import sys
 import textwrap
 
 import pytest
@@ -14,6 +15,14 @@ import torch.testing._internal.common_modules  # noqa: F401,E402
 pytest_plugins = ["pytester"]
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def subprocess_environ(*import_roots: str, **variables: str) -> dict:
+    """os.environ for a python subprocess that imports this repository (testing.plugin and
+    `import_roots`) and everything this interpreter can, plus `variables`."""
+    paths = [REPO_ROOT, *import_roots, *sys.path]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p), **variables)
+
 
 # An upstream-style device-generic test file, used as the "suite" in acceptance tests.
 FAKE_SUITE = """

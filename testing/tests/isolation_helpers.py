@@ -3,13 +3,12 @@ every way, a pytest subprocess running it under --isolate, and its results minus
 differs between any two runs."""
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
 import xml.etree.ElementTree as ET
 
-from testing.tests.conftest import REPO_ROOT
+from testing.tests.conftest import subprocess_environ
 
 SUITE = """
 import os, pathlib, signal
@@ -39,11 +38,7 @@ def run(tmp_path, *args, suite=SUITE, files=None):
     (tmp_path / "test_suite.py").write_text(suite)
     for name, text in (files or {}).items():
         (tmp_path / name).write_text(textwrap.dedent(text))
-    env = dict(
-        os.environ,
-        IMPORT_LOG=str(tmp_path / "imports.log"),
-        PYTHONPATH=os.pathsep.join(p for p in [REPO_ROOT, *sys.path] if p),
-    )
+    env = subprocess_environ(IMPORT_LOG=str(tmp_path / "imports.log"))
     cmd = [
         sys.executable,
         "-m",

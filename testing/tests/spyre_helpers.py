@@ -6,7 +6,7 @@ import subprocess
 import sys
 import textwrap
 
-from testing.tests.conftest import REPO_ROOT
+from testing.tests.conftest import REPO_ROOT, subprocess_environ
 
 SPYRE_SUITE = """
 import os
@@ -45,8 +45,7 @@ instantiate_device_type_tests(TestSpyre, globals())
 
 
 def env():
-    paths = [REPO_ROOT, os.path.join(REPO_ROOT, "backend"), *sys.path]
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p))
+    return subprocess_environ(os.path.join(REPO_ROOT, "backend"))
 
 
 def run(tmp_path, config: str, *args, configs=()):

@@ -6,12 +6,11 @@ cause of the start-up cost that crash_bench measures, and it does not vary with 
 """
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
 
-from testing.tests.conftest import REPO_ROOT
+from testing.tests.conftest import subprocess_environ
 
 LIGHT_FILE = """
 import torch
@@ -47,8 +46,9 @@ def loaded_after_collection(tmp_path, *args: str) -> list[str]:
     marker = "@@probe@@"
     cmd = [sys.executable, "-c", PROBE, marker, "-p", "no:cacheprovider", "-q", "--collect-only"]
     cmd += ["-p", "testing.plugin", "--rootdir", str(tmp_path), *args, str(tmp_path / "test_light.py")]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [REPO_ROOT, *sys.path] if p))
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=300)
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, env=subprocess_environ(), cwd=str(tmp_path), timeout=300
+    )
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith(marker)), None)
     assert line, proc.stdout + proc.stderr
     result = json.loads(line[len(marker) :])
