@@ -28,12 +28,11 @@ from crcr.errors import ConfigError
 from crcr.handler.outcome import (
     NO_TESTS_NOTE,
     conclusion_for,
-    failing_cases,
     file_of_testcase,
     leg_conclusion,
 )
 from crcr.handler.plan import Leg
-from crcr.junit import Counts, parse_junit
+from crcr.junit import Counts, Report, read_report
 from testing.config import runs
 from testing.config.features import Suites, config_suites
 
@@ -82,6 +81,13 @@ class LegResult:
     failing_files: tuple[str, ...] = ()  # upstream test files (checkout-relative) with failures
     details: Optional[Path] = None  # <job>.results.json: counts, notes, attribution
     failing_tests: tuple[str, ...] = ()  # file::Class::test of upstream failures, as instantiated
+    report: Report = Report()  # the JUnit, read once: counts and failed-tests-detail derive from it
+    timed_out: bool = False
+    verdict: Optional[dict] = None  # triage verdict as sent (crcr.handler.triage)
+    bisection: Optional[dict] = None  # Bisection.as_json() when one ran
+
+    def failed_tests_detail(self) -> list[dict]:
+        return self.report.failed_tests_detail().as_json()
 
 
 def inside_bazel(env: Mapping[str, str]) -> bool:
@@ -119,7 +125,9 @@ def pytest_command(
     extra: Sequence[str] = (),
     smoke: int = 1,
     upstream: Upstream = NO_UPSTREAM,
+    only: Sequence[str] = (),
 ) -> list[str]:
+    """`only`: pytest node ids to run instead of the leg's files (re-running failing tests)."""
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}"]
     suites = leg_suites(leg, ws, upstream)
     if runs.has_module(ws, runs.PLUGIN):
@@ -134,11 +142,11 @@ def pytest_command(
     # smoke > 1 runs one duration-balanced slice of the leg's shard (local quick cycle);
     # legs on upstream's files run whole: they are what the dispatch is about
     total = leg.shard_total * (1 if suites.upstream else max(1, smoke))
-    if total > 1 and runs.has_module(ws, runs.SHARD_PLUGIN):
+    if total > 1 and not only and runs.has_module(ws, runs.SHARD_PLUGIN):
         argv += ["-p", runs.SHARD_PLUGIN, "--shard-index", str(leg.shard_index), "--shard-total", str(total)]
     if select:
         argv += ["-m", select]
-    return argv + list(extra) + (list(suites.files + suites.upstream) or [SUITES])
+    return argv + list(extra) + (list(only) or list(suites.files + suites.upstream) or [SUITES])
 
 
 def bazel_targets(leg: Leg, template: str) -> list[str]:
@@ -308,14 +316,13 @@ def run_leg(
         files = bazel_junit(ws, bazel_targets(leg, target_template))
     if bazel and code == BAZEL_NO_TESTS:
         code = 5  # same meaning as pytest's "nothing collected"
-    counts = parse_junit(files) if files else Counts()
+    report = read_report(files)
+    notes += list(report.problems + report.notes)
+    counts = report.counts
     conclusion = leg_conclusion(code, timed_out, counts)
     if conclusion == "neutral" and code == 0:
         notes.append(NO_TESTS_NOTE)
-    roots = [upstream.root] if upstream.root else []
-    located = [(file_of_testcase(c, roots), c, n) for c, n in failing_cases(files)]
-    failing = tuple(dict.fromkeys(f for f, _, _ in located if f))
-    tests = tuple(f"{f}::{c.rsplit('.', 1)[-1]}::{n}" for f, c, n in located if f)
+    failing, tests = locate_failures(report, upstream)
     return LegResult(
         conclusion,
         code,
@@ -325,4 +332,15 @@ def run_leg(
         tuple(notes),
         failing,
         failing_tests=tests,
+        report=report,
+        timed_out=timed_out,
     )
+
+
+def locate_failures(report: Report, upstream: Upstream) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(upstream test files with failures, their `file::Class::test` ids), checkout-relative."""
+    roots = [upstream.root] if upstream.root else []
+    located = [(file_of_testcase(c.classname, roots), c) for c in report.failures]
+    files = tuple(dict.fromkeys(f for f, _ in located if f))
+    tests = tuple(f"{f}::{c.classname.rsplit('.', 1)[-1]}::{c.name}" for f, c in located if f)
+    return files, tests

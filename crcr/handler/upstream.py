@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Mapping, Optional
 
 from crcr.errors import ConfigError
+from crcr.handler.investigate import Triage
 from crcr.handler.plan import Leg
 from crcr.handler.runner import LegResult, Upstream
 from crcr.upstream.attribution import (
@@ -61,6 +62,12 @@ class UpstreamSetup:
     delta: Optional[CoreDelta] = None
     core_path: Optional[Path] = None
     core_note: str = "core: pinned wheel (no upstream checkout)"
+    core_base: Optional[str] = None  # the wheel's commit (or --core-base): what overlays are made from
+    cache: Optional[Path] = None
+
+    def core_at(self, root: Path, sha: str) -> tuple:
+        """(delta, overlay dir, note) for the core at another `sha` of this source (bisection)."""
+        return _core(self.source, root, self.core_base, sha, self.cache)
 
     def for_leg(self, leg: Leg) -> Upstream:
         if leg.candidate.bazel_config:  # another pinned core: no overlay
@@ -132,7 +139,14 @@ def prepare(mode: str, args, sha: str, env: Mapping[str, str], fixture=None) -> 
         setup = UpstreamSetup(mode, source.url, sha, source.checkout(sha), source)
     base = args.core_base or (fixture.base if fixture else None)
     delta, core_path, note = _core(source, setup.root, base, sha, cache)
-    return replace(setup, delta=delta, core_path=core_path, core_note=note)
+    return replace(
+        setup,
+        delta=delta,
+        core_path=core_path,
+        core_note=note,
+        core_base=delta.base if delta else base,
+        cache=cache,
+    )
 
 
 # -- after a leg: last green or attribution ----------------------------------------
@@ -177,6 +191,7 @@ def after_leg(
     backend: str,
     out: Path,
     env: Mapping[str, str],
+    triage: Optional[Triage] = None,
 ) -> tuple[LegResult, Optional[Attribution]]:
     """Record a green leg; explain a red one. Writes <out>/<job>.results.json either way."""
     found = None
@@ -202,6 +217,8 @@ def after_leg(
             except UpstreamError as err:
                 found = replace(found, paths=paths, ops=ops, error=str(err))
         result = replace(result, notes=result.notes + (found.summary(),))
+    if triage is not None and result.conclusion in ("failure", "timed_out"):
+        result = triage.apply(setup, leg, result, found, out)
     details = out / f"{leg.job_name}.results.json"
     write_json(
         details,
@@ -221,6 +238,9 @@ def after_leg(
             },
             "inputs": vars(now),
             "attribution": found.as_json() if found else None,
+            "failed_tests_detail": result.failed_tests_detail(),
+            "triage_verdict": result.verdict,
+            "bisection": result.bisection,
         },
         sort_keys=True,
         durable=True,
@@ -239,8 +259,10 @@ class LegHooks:
         backend: str,
         out: Path,
         env: Optional[Mapping[str, str]] = None,
+        triage: Optional[Triage] = None,
     ):
         self.setup, self.store, self.backend, self.out, self.env = setup, store, backend, out, dict(env or {})
+        self.triage = triage
         self.attributions: list[Attribution] = []
 
     def upstream_for(self, leg: Leg) -> Upstream:
@@ -249,7 +271,9 @@ class LegHooks:
     def finish(self, leg: Leg, result: LegResult) -> LegResult:
         if self.store is None:
             return result
-        result, found = after_leg(self.setup, self.store, leg, result, self.backend, self.out, self.env)
+        result, found = after_leg(
+            self.setup, self.store, leg, result, self.backend, self.out, self.env, self.triage
+        )
         if found:
             self.attributions.append(found)
         return result

@@ -20,6 +20,8 @@ import math
 import threading
 from typing import Any, Optional
 
+from crcr.relay.triage_view import stored_columns, triage_lines
+
 MAX_BODY = 2 * 1024 * 1024  # HUD's ingest limit (Next.js bodyParser sizeLimit)
 
 
@@ -109,6 +111,7 @@ def hud_record(envelope: dict) -> dict:
     }
     if wf.get("status") == "completed":
         record.update(conclusion=wf.get("conclusion"), completed_at=wf.get("completed_at") or None)
+        record.update(stored_columns(wf))
         results = wf.get("test_results")
         if results:
             counts = {
@@ -171,6 +174,7 @@ def _cell(row: dict) -> str:
         bits.append(f"{row.get('tests_passed') or 0}/{row['tests_total']} passed")
     if row.get("queue_time") is not None:
         bits.append(f"queued {row['queue_time']:.1f}s")
+    bits += triage_lines(row)
     bits += _note_lines(row)
     css = (
         "stale"
