@@ -53,6 +53,8 @@ class Evidence:
 
 
 def _evidence(e: Evidence) -> list[dict]:
+    if not e.failures and e.outside_tests:  # a leg that failed outside its tests: the job itself
+        return [{"job": e.job_name, "excerpt": e.outside_tests, **({"log_url": e.log_url} if e.log_url else {})}]
     out = []
     for f in e.failures[:10]:
         item = {"job": e.job_name, "test": f.test}
@@ -127,12 +129,13 @@ def verdict(e: Evidence, now: Optional[float] = None) -> dict:
         "category": category,
         "confidence": confidence,
         "summary": f"{e.job_name}: {summary}" + (f". Failing: {failing}{more}" if failing else ""),
-        "evidence": _evidence(e),
         "analyzer": dict(ANALYZER),
         "analyzed_at": time.strftime(
             "%Y-%m-%dT%H:%M:%SZ", time.gmtime(now if now is not None else time.time())
         ),
     }
+    if _evidence(e):
+        out["evidence"] = _evidence(e)
     if category == "upstream" and suspect(e):
         out["suspected_upstream"] = suspect(e)
     if e.retry_failing is not None and e.failures:
