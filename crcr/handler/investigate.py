@@ -61,6 +61,7 @@ class Rerunner:
     source: UpstreamSource
     core_at: object  # (root, sha) -> (delta, overlay dir, note): upstream.py's core overlay
     timeout: float = 900.0
+    whole_leg: bool = False  # run the leg's own files, not just `tests` (the benchmark's baseline)
     runs: int = 0
     _seq: itertools.count = field(default_factory=itertools.count)
 
@@ -80,9 +81,8 @@ class Rerunner:
         base = self.out / "reruns" / f"{self.leg.job_name}-{sha[:12]}-{next(self._seq)}"
         base.parent.mkdir(parents=True, exist_ok=True)
         junit = base.with_suffix(".xml")
-        argv = pytest_command(
-            self.leg, self.ws, junit, None, upstream=upstream, only=[f"{root}/{t}" for t in present]
-        )
+        only = () if self.whole_leg else [f"{root}/{t}" for t in present]
+        argv = pytest_command(self.leg, self.ws, junit, None, upstream=upstream, only=only)
         code, timed_out = run_command(
             argv, self.ws, child_env(self.ws, self.env, core_path), self.timeout, base.with_suffix(".log")
         )
