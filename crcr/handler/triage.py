@@ -54,7 +54,9 @@ class Evidence:
 
 def _evidence(e: Evidence) -> list[dict]:
     if not e.failures and e.outside_tests:  # a leg that failed outside its tests: the job itself
-        return [{"job": e.job_name, "excerpt": e.outside_tests, **({"log_url": e.log_url} if e.log_url else {})}]
+        return [
+            {"job": e.job_name, "excerpt": e.outside_tests, **({"log_url": e.log_url} if e.log_url else {})}
+        ]
     out = []
     for f in e.failures[:10]:
         item = {"job": e.job_name, "test": f.test}

@@ -259,6 +259,8 @@ def render_page(rows: list[dict], title: str = "CRCR HUD (local emulator)") -> s
 body{{font-family:sans-serif}} table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:4px 8px;font-size:13px}}
 td.ok{{background:#dfd}} td.bad{{background:#fdd}} td.warn{{background:#ffd}} td.run{{background:#def}}
 td.stale,p.stale{{background:#fc8;font-weight:bold}}
+span.verdict{{display:inline-block;padding:0 4px;border-radius:3px;background:#eee;font-size:12px}}
+span.verdict.upstream{{background:#fd9}} span.verdict.backend{{background:#f99}} small.failed{{color:#900}}
 </style></head><body><h1>{html.escape(title)}</h1><p>{len(rows)} job rows, {len(jobs)} jobs.
 JSON: <a href="/api/crcr/results">/api/crcr/results</a></p>{warning}
 <table><tr><th>upstream</th>{head}</tr>{body}</table></body></html>"""

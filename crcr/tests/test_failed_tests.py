@@ -4,7 +4,14 @@ import json
 
 import pytest
 
-from crcr.failed_tests import MAX_ENTRIES, MAX_TOTAL_BYTES, MESSAGE_BYTES, STACKTRACE_BYTES, cut_utf8, from_inline
+from crcr.failed_tests import (
+    MAX_ENTRIES,
+    MAX_TOTAL_BYTES,
+    MESSAGE_BYTES,
+    STACKTRACE_BYTES,
+    cut_utf8,
+    from_inline,
+)
 from crcr.junit import read_report
 
 
@@ -62,9 +69,11 @@ def test_message_and_stacktrace_cut_in_utf8_bytes_marked_never_split(tmp_path):
 
 
 def test_non_utf8_bytes_are_read_as_replacement_characters(tmp_path):
-    raw = b'<?xml version="1.0" encoding="utf-8"?><testsuite>' + failing(1, "bad \xff\xfe byte").encode(
-        "latin-1"
-    ) + b"</testsuite>"
+    raw = (
+        b'<?xml version="1.0" encoding="utf-8"?><testsuite>'
+        + failing(1, "bad \xff\xfe byte").encode("latin-1")
+        + b"</testsuite>"
+    )
     path = junit(tmp_path, "", raw=raw)
     report = read_report([path])
     (e,) = report.failed_tests_detail().entries
@@ -92,7 +101,9 @@ def test_whole_array_kept_under_the_hud_body_cap(tmp_path):
 
 
 def test_inline_array_is_capped_like_the_action_and_checked():
-    detail = from_inline([{"name": f"t{i}", "message": "x" * 3000} for i in range(1500)], "FAILED_TESTS_DETAIL")
+    detail = from_inline(
+        [{"name": f"t{i}", "message": "x" * 3000} for i in range(1500)], "FAILED_TESTS_DETAIL"
+    )
     assert len(detail.entries) == 1000 and len(detail.entries[0]["message"].encode()) <= MESSAGE_BYTES
     with pytest.raises(ValueError, match="must be a JSON array"):
         from_inline({"name": "t"}, "FAILED_TESTS_DETAIL")

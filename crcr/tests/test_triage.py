@@ -8,7 +8,9 @@ from crcr.verdict_rules import relay_keeps
 
 CULPRIT = Commit("6a99c39d6d4532d1f4377b090999f16a02b85747", "nn.Flatten: dim 0 by default (#90001)", ())
 FAIL = (Failure("test/nn/test_flat.py::T::test_a", "AssertionError: 1 != 2"),)
-UPSTREAM_ONLY = dict(has_last_green=True, backend_moved=False, upstream_moved=True, upstream_range="aaaa..bbbb")
+UPSTREAM_ONLY = dict(
+    has_last_green=True, backend_moved=False, upstream_moved=True, upstream_range="aaaa..bbbb"
+)
 
 
 def ev(**kw):

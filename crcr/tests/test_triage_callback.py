@@ -50,7 +50,11 @@ def verdict(**over):
 
 def action_run(tmp_path, emu, cp, status, **inputs):
     """The action's "Report" step, its env as action.yml maps the inputs, with the real client."""
-    step = next(s for s in YAML(typ="safe").load(ACTION.read_text())["runs"]["steps"] if s["name"].startswith("Report"))
+    step = next(
+        s
+        for s in YAML(typ="safe").load(ACTION.read_text())["runs"]["steps"]
+        if s["name"].startswith("Report")
+    )
     shim = tmp_path / "bin" / "crcr-callback"
     shim.parent.mkdir(exist_ok=True)
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m crcr.cli "$@" --backoff 0.05\n')
@@ -99,8 +103,12 @@ def test_action_sends_both_fields_from_files_capped_and_trimmed(tmp_path, emu, c
         for i in range(1200)
     )
     junit = tmp_path / "leg.xml"
-    junit.write_bytes(f"<testsuite>{cases}<testcase classname='test.nn.T' name='ok'/></testsuite>".encode("latin-1"))
-    bad_url = verdict(summary=f"{evil} upstream regression", evidence=[{"job": "j", "log_url": "javascript:alert(1)"}])
+    junit.write_bytes(
+        f"<testsuite>{cases}<testcase classname='test.nn.T' name='ok'/></testsuite>".encode("latin-1")
+    )
+    bad_url = verdict(
+        summary=f"{evil} upstream regression", evidence=[{"job": "j", "log_url": "javascript:alert(1)"}]
+    )
     vfile = tmp_path / "verdict.json"
     vfile.write_text(json.dumps(bad_url))
     r1 = action_run(tmp_path, emu, cp, "in_progress")
@@ -143,8 +151,12 @@ def test_action_inline_inputs_follow_the_relay_action(tmp_path, emu, cp):
 
 def post(emu, body):
     token = emu.relay.issuer.mint(REPO)
-    r = requests.post(f"{emu.url}/github/callback", data=json.dumps(body), timeout=10,
-                      headers={"Authorization": f"Bearer {token}"})
+    r = requests.post(
+        f"{emu.url}/github/callback",
+        data=json.dumps(body),
+        timeout=10,
+        headers={"Authorization": f"Bearer {token}"},
+    )
     return r.status_code, r.json()
 
 
@@ -173,4 +185,7 @@ def test_emulator_keeps_or_drops_the_verdict_as_the_relay(emu, cp, raw, kept):
     else:
         assert row["triage_verdict_json"] == ""
         assert len(emu.relay.verdict_drops) == (0 if raw is None else 1)
-        assert all(d.startswith(f"dropped invalid triage_verdict from repo={REPO}: ") for d in emu.relay.verdict_drops)
+        assert all(
+            d.startswith(f"dropped invalid triage_verdict from repo={REPO}: ")
+            for d in emu.relay.verdict_drops
+        )

@@ -61,11 +61,17 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
         {"status": "M", "path": "torch/nn/modules/flatten.py"},
     ]
     assert nn["failing_files"] == ["test/nn/test_flatten_device.py"]
-    shas = git(["rev-list", "--reverse", "main"], cwd=state / "upstream-fixture" / "pytorch.git").stdout.split()
+    shas = git(
+        ["rev-list", "--reverse", "main"], cwd=state / "upstream-fixture" / "pytorch.git"
+    ).stdout.split()
     seeded = shas[SEEDED - 1]
     assert len(shas) == COMMITS and (shas[0], shas[-1]) == (base, head)
     b = nn["bisection"]
-    assert b["status"] == "found" and b["first_bad"] == {"sha": seeded, "subject": REGRESSION_SUBJECT, "pr": 90001}
+    assert b["status"] == "found" and b["first_bad"] == {
+        "sha": seeded,
+        "subject": REGRESSION_SUBJECT,
+        "pr": 90001,
+    }
     assert b["runs"] <= 5 and b["commits_in_range"] == COMMITS - 1
     v = nn["triage_verdict"]
     assert (v["category"], v["confidence"], v["reproduced_on_retry"]) == ("upstream", "high", True)
@@ -98,4 +104,7 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     page = (out / "hud.html").read_text()
     assert "only upstream moved" in page
     assert "triage: upstream/high" in page and "failed: test.nn.test_flatten_device" in page
-    assert json.loads(rows["test-upstream-spyre-nn"]["triage_verdict_json"])["suspected_upstream"]["commit"] == seeded
+    assert (
+        json.loads(rows["test-upstream-spyre-nn"]["triage_verdict_json"])["suspected_upstream"]["commit"]
+        == seeded
+    )

@@ -16,7 +16,12 @@ def good(**over):
         "summary": "nn.Flatten changed its default start_dim",
         "suspected_upstream": {"pr": 90001, "commit": "6a99c39d6d45", "reason": "first bad commit"},
         "evidence": [
-            {"job": "test-nn", "test": "test_flatten", "excerpt": "AssertionError", "log_url": "https://ci.example/1"}
+            {
+                "job": "test-nn",
+                "test": "test_flatten",
+                "excerpt": "AssertionError",
+                "log_url": "https://ci.example/1",
+            }
         ],
         "reproduced_on_retry": True,
         "analyzer": {"name": "oot-ci triage", "version": "1"},
@@ -140,7 +145,10 @@ def test_oversized_verdict_is_dropped_measured_as_the_relay_does():
 def test_fit_trims_so_the_relay_keeps_it():
     ours = good(
         category="backend",  # with a suspected_upstream: left out, not a drop
-        evidence=[{"job": "j", "test": f"t{i}", "excerpt": "é" * 900, "log_url": "file:///tmp/log"} for i in range(12)],
+        evidence=[
+            {"job": "j", "test": f"t{i}", "excerpt": "é" * 900, "log_url": "file:///tmp/log"}
+            for i in range(12)
+        ],
     )
     kept, warnings = fit(ours)
     assert kept is not None and kept["category"] == "backend" and "suspected_upstream" not in kept

@@ -177,7 +177,12 @@ def test_action_script_treats_payload_and_inputs_as_data(tmp_path):
     assert args[:3] == ["completed", "--conclusion", evil]  # passed through as one argument
     assert not (tmp_path / "pwned").exists()
     # file inputs reach the client as paths (one argument each), never as script text
-    assert args[-4:] == ["--failed-tests-detail-file", str(evil_file), "--triage-verdict-file", str(evil_file)]
+    assert args[-4:] == [
+        "--failed-tests-detail-file",
+        str(evil_file),
+        "--triage-verdict-file",
+        str(evil_file),
+    ]
     assert not mark.exists()
 
 

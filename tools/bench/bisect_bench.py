@@ -40,7 +40,16 @@ JOB = "test-upstream-spyre-nn"
 
 def _args(state: Path, cache: Path):
     return handler._parser().parse_args(
-        ["--state-dir", str(state), "--upstream", "fixture", "--upstream-cache", str(cache), "--runner", "pytest"]
+        [
+            "--state-dir",
+            str(state),
+            "--upstream",
+            "fixture",
+            "--upstream-cache",
+            str(cache),
+            "--runner",
+            "pytest",
+        ]
     )
 
 
@@ -63,7 +72,9 @@ def main(argv=None) -> int:
         planned = handler.load_plan(args, env, ws, fixture)
         leg = next(leg for leg in planned.legs if leg.job_name == JOB)
         setup = prepare("fixture", args, fixture.head, env, fixture)
-        red = run_leg(leg, ws, tmp / "out", runner="pytest", env=env, timeout=900, upstream=setup.for_leg(leg))
+        red = run_leg(
+            leg, ws, tmp / "out", runner="pytest", env=env, timeout=900, upstream=setup.for_leg(leg)
+        )
         tests = red.failing_tests
         if not tests:
             console.print(f"[red]{JOB} did not fail at the fixture's head: nothing to bisect[/red]")
@@ -82,29 +93,45 @@ def main(argv=None) -> int:
         t = time.monotonic()
         c = bisect_range(rerunner(True), fixture.base, fixture.head, tests, limits)
         wall_c = time.monotonic() - t
-        picked = commits if not opts.sample else commits[:: max(1, len(commits) // opts.sample)][: opts.sample]
+        picked = (
+            commits if not opts.sample else commits[:: max(1, len(commits) // opts.sample)][: opts.sample]
+        )
         every = rerunner(True)
         t = time.monotonic()
         for commit in picked:
             every.probe(commit.sha, tests)
         wall_b = (time.monotonic() - t) * len(commits) / len(picked)
 
-    table = Table(title=f"bisection over {len(commits)} commits (fixture of {len(commits) + 1}; generated in {gen:.1f}s)")
+    table = Table(
+        title=f"bisection over {len(commits)} commits (fixture of {len(commits) + 1}; generated in {gen:.1f}s)"
+    )
     for col in ("way", "runs", "wall s", "first bad commit"):
         table.add_column(col)
     name = lambda b: b.culprit.sha[:12] if b.culprit else b.status  # noqa: E731
-    table.add_row("A bisect, failing tests only", f"{a.runs} (+{len(a.steps) - a.runs} confirm)", f"{wall_a:.1f}", name(a))
+    table.add_row(
+        "A bisect, failing tests only",
+        f"{a.runs} (+{len(a.steps) - a.runs} confirm)",
+        f"{wall_a:.1f}",
+        name(a),
+    )
     table.add_row(
         "B whole leg at every commit" + (" (estimated)" if opts.sample else ""),
         f"{len(picked)} of {len(commits)}",
         f"{wall_b:.1f}",
         "",
     )
-    table.add_row("C bisect, whole leg per step", f"{c.runs} (+{len(c.steps) - c.runs} confirm)", f"{wall_c:.1f}", name(c))
+    table.add_row(
+        "C bisect, whole leg per step",
+        f"{c.runs} (+{len(c.steps) - c.runs} confirm)",
+        f"{wall_c:.1f}",
+        name(c),
+    )
     console.print(table)
     print(f"bisection/every-commit (A/B) = {wall_a / wall_b:.3f}  (target <= 0.2)")
     print(f"bisection/whole-leg-per-step (A/C) = {wall_a / wall_c:.3f}  (target <= 0.5)")
-    print(f"failing leg: {red.counts.passed + red.counts.failed} tests run, {len(tests)} failing re-run per step")
+    print(
+        f"failing leg: {red.counts.passed + red.counts.failed} tests run, {len(tests)} failing re-run per step"
+    )
     return 0
 
 
