@@ -136,7 +136,7 @@ def pytest_command(
             argv += ["--config", config]
         if upstream.root:
             argv += ["--upstream-root", str(upstream.root)]
-    if suites.upstream and not suites.files:
+    if upstream.root and ((suites.upstream and not suites.files) or only):
         # node ids (and JUnit classnames) relative to the checkout: test/nn/test_x.py::...
         argv += ["--rootdir", str(upstream.root)]
     # smoke > 1 runs one duration-balanced slice of the leg's shard (local quick cycle);
@@ -342,5 +342,12 @@ def locate_failures(report: Report, upstream: Upstream) -> tuple[tuple[str, ...]
     roots = [upstream.root] if upstream.root else []
     located = [(file_of_testcase(c.classname, roots), c) for c in report.failures]
     files = tuple(dict.fromkeys(f for f, _ in located if f))
-    tests = tuple(f"{f}::{c.classname.rsplit('.', 1)[-1]}::{c.name}" for f, c in located if f)
+    tests = tuple(node_id(f, c.classname, c.name) for f, c in located if f)
     return files, tests
+
+
+def node_id(file: str, classname: str, name: str) -> str:
+    """pytest's node id from a JUnit case: the classname past the module is the class path
+    (none for a module-level test function)."""
+    inner = classname[len(file[: -len(".py")].replace("/", ".")) :].lstrip(".")
+    return "::".join([file, *filter(None, inner.split(".")), name])

@@ -126,6 +126,9 @@ def verdict(e: Evidence, now: Optional[float] = None) -> dict:
     category, confidence, summary = decide(e)
     failing = ", ".join(f.test.rsplit("::", 1)[-1] for f in e.failures[:3])
     more = f" (+{len(e.failures) - 3} more)" if len(e.failures) > 3 else ""
+    flipped = len(e.failures) - len(e.retry_failing or ()) if e.retry_failing else 0
+    if flipped:  # some failing tests passed on retry: flaky, left out of the bisection
+        summary += f"; {flipped} of {len(e.failures)} failing tests passed on retry (flaky)"
     out = {
         "schema_version": 1,
         "category": category,

@@ -147,3 +147,41 @@ def test_unknown_last_green_commit_is_one_line_and_no_bisection(repo):
     source, shas = repo
     b = bisect_range(FlagRerunner(source), "f" * 40, shas[-1], ["t"])
     assert b.status == "nothing_to_do" and "\n" not in b.reason and b.reason
+
+
+def test_rerunner_runs_only_the_failing_tests_with_pytest_at_each_commit(repo, tmp_path):
+    """The real re-run: checkout at the SHA, pytest on the failing node ids only (a plain
+    workspace: no plugin), JUnit read back; a missing test file is a skip, not a pass."""
+    from crcr.handler.investigate import bisect_range
+    from crcr.handler.plan import Candidate, Leg
+
+    source, shas = repo
+    test = (
+        "import pathlib\n\n\n"
+        "def test_flag():\n"
+        "    assert 'True' in (pathlib.Path(__file__).parents[1] / 'torch' / 'flag.py').read_text()\n\n\n"
+        "def test_other():\n"
+        "    pass\n"
+    )
+    commits = [("base", {FLAG: "OK = True\n", "test/test_flag.py": test})]
+    commits += [
+        (f"change {i} (#{700 + i})", {FLAG: "OK = False\n"} if i == 6 else {f"torch/n{i}.py": ""})
+        for i in range(2, 10)
+    ]
+    shas = build_repo(tmp_path / "up2.git", commits, {})
+    source = UpstreamSource(file_url(tmp_path / "up2.git"), tmp_path / "cache2")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    leg = Leg(0, Candidate("primary", "HEAD", shas[-1], shas[-1], True), "flag", (), 0, 1, "test-flag")
+    r = Rerunner(
+        leg, ws, tmp_path / "out", {"PATH": "/usr/bin:/bin"}, source, lambda root, sha: (None, None, ""), 120
+    )
+    failing = ["test/test_flag.py::test_flag"]
+    assert r.probe(shas[0], failing).outcome == GOOD
+    bad = r.probe(shas[-1], failing)
+    assert bad.outcome == BAD and bad.failing == tuple(failing) and bad.ran
+    assert r.probe(shas[0], ["test/test_gone.py::test_x"]).outcome == SKIP
+    junit = sorted((tmp_path / "out" / "reruns").glob("*.xml"))[0].read_text()
+    assert "test_flag" in junit and "test_other" not in junit  # only the failing test ran
+    b = bisect_range(r, shas[0], shas[-1], failing, Limits(8, 600))
+    assert b.status == "found" and b.culprit.sha == shas[5] and b.runs == 3

@@ -93,5 +93,10 @@ def test_evidence_is_at_most_ten_and_log_urls_are_http_only():
     assert "(+22 more)" in v["summary"]
 
 
-def test_step_outcomes_are_what_the_rules_read():
-    assert GOOD != BAD
+def test_tests_that_flip_on_retry_are_named_flaky_and_the_rest_still_decide():
+    two = FAIL + (Failure("test/nn/test_flat.py::T::test_b", "boom"),)
+    v = check(ev(**UPSTREAM_ONLY, failures=two, retry_failing=(FAIL[0].test,), bisection=found()))
+    assert (v["category"], v["confidence"]) == ("upstream", "high")
+    assert "1 of 2 failing tests passed on retry (flaky)" in v["summary"]
+    steps = found().steps
+    assert steps[0].probe.outcome == BAD and GOOD != BAD
