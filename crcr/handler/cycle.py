@@ -182,8 +182,8 @@ def verdict_cell(r: LegResult) -> str:
     """`category/confidence`, plus the first bad commit when bisection found one."""
     if not r.verdict:
         return ""
-    first = (r.bisection or {}).get("first_bad")
-    return f"{r.verdict['category']}/{r.verdict['confidence']}" + (f" {first['sha'][:12]}" if first else "")
+    first = r.bisection.culprit if r.bisection and r.bisection.status == "found" else None
+    return f"{r.verdict['category']}/{r.verdict['confidence']}" + (f" {first.sha[:12]}" if first else "")
 
 
 def _notes(legs: Sequence[Leg], results: dict[int, LegResult]) -> list[str]:

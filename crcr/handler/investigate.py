@@ -259,5 +259,5 @@ class Triage:
             result,
             notes=result.notes + tuple(notes),
             verdict=sent,
-            bisection=b.as_json() if b is not None else None,
+            bisection=b,
         )

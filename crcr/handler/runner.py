@@ -33,6 +33,7 @@ from crcr.handler.outcome import (
 )
 from crcr.handler.plan import Leg
 from crcr.junit import Counts, Report, read_report
+from crcr.upstream.bisect import Bisection
 from testing.config import runs
 from testing.config.features import Suites, config_suites
 
@@ -84,7 +85,7 @@ class LegResult:
     report: Report = Report()  # the JUnit, read once: counts and failed-tests-detail derive from it
     timed_out: bool = False
     verdict: Optional[dict] = None  # triage verdict as sent (crcr.handler.triage)
-    bisection: Optional[dict] = None  # Bisection.as_json() when one ran
+    bisection: Optional[Bisection] = None  # when one ran (as_json() for reports)
 
     def failed_tests_detail(self) -> list[dict]:
         return self.report.failed_tests_detail().as_json()

@@ -240,7 +240,7 @@ def after_leg(
             "attribution": found.as_json() if found else None,
             "failed_tests_detail": result.failed_tests_detail(),
             "triage_verdict": result.verdict,
-            "bisection": result.bisection,
+            "bisection": result.bisection.as_json() if result.bisection else None,
         },
         sort_keys=True,
         durable=True,
