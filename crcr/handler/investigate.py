@@ -61,6 +61,7 @@ class Rerunner:
     source: UpstreamSource
     core_at: object  # (root, sha) -> (delta, overlay dir, note): upstream.py's core overlay
     timeout: float = 900.0
+    roots: Mapping[str, Path] = field(default_factory=dict)  # checkouts made already (the leg's own)
     whole_leg: bool = False  # run the leg's own files, not just `tests` (the benchmark's baseline)
     runs: int = 0
     _seq: itertools.count = field(default_factory=itertools.count)
@@ -68,7 +69,7 @@ class Rerunner:
     def probe(self, sha: str, tests: Sequence[str]) -> Probe:
         started = time.monotonic()
         try:
-            root = self.source.checkout(sha)
+            root = self.roots.get(sha) or self.source.checkout(sha)
         except UpstreamError as err:
             return Probe(SKIP, f"does not check out: {err}", time.monotonic() - started, ran=False)
         _, core_path, note = self.core_at(root, sha)
@@ -174,11 +175,10 @@ def outside_tests(result: LegResult) -> tuple[str, bool]:
     return "", True
 
 
-def excerpts(result: LegResult) -> dict[str, str]:
-    out = {}
-    for test, case in zip(result.failing_tests, result.report.failures):
-        out[test] = (case.text or "").strip().split("\n", 1)[0]
-    return out
+def excerpts(result: LegResult, names: Sequence[str]) -> dict[str, str]:
+    """Each failing test's first line of failure text, by the test's own (last) name part."""
+    first = {c.name: (c.text or "").strip().split("\n", 1)[0] for c in result.report.failures}
+    return {n: first.get(n.rsplit("::", 1)[-1], "") for n in names}
 
 
 def investigate(
@@ -196,7 +196,7 @@ def investigate(
     e = Evidence(
         leg.job_name,
         result.conclusion,
-        failures_of(names, excerpts(result)),
+        failures_of(names, excerpts(result, names)),
         why,
         certain,
         has_last_green=found is not None and found.verdict != "no_green",
@@ -239,7 +239,9 @@ class Triage:
         """Re-runs need a git source (other SHAs) and a checkout-based leg on this interpreter."""
         if setup.source is None or setup.root is None or leg.candidate.bazel_config:
             return None
-        return Rerunner(leg, self.ws, out, self.env, setup.source, setup.core_at, self.timeout)
+        return Rerunner(
+            leg, self.ws, out, self.env, setup.source, setup.core_at, self.timeout, {setup.sha: setup.root}
+        )
 
     def apply(self, setup, leg: Leg, result: LegResult, found: Optional[Attribution], out: Path) -> LegResult:
         from crcr.handler.triage import verdict
