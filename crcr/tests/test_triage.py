@@ -100,3 +100,32 @@ def test_tests_that_flip_on_retry_are_named_flaky_and_the_rest_still_decide():
     assert "1 of 2 failing tests passed on retry (flaky)" in v["summary"]
     steps = found().steps
     assert steps[0].probe.outcome == BAD and GOOD != BAD
+
+
+def test_what_counts_as_failing_outside_the_tests(tmp_path):
+    from crcr.handler.investigate import outside_tests
+    from crcr.handler.runner import LegResult
+    from crcr.junit import Counts, read_report
+
+    junit = tmp_path / "j.xml"
+    junit.write_text("<testsuite><testcase classname='m.T' name='ok'/></testsuite>")
+    torn = tmp_path / "torn.xml"
+    torn.write_text("<testsuite><testcase")
+    report = read_report([junit])
+
+    def leg(conclusion, code, counts=Counts(1, 0, 0), rep=report, timed_out=False):
+        return LegResult(conclusion, code, counts, 1.0, rep.files, report=rep, timed_out=timed_out)
+
+    assert outside_tests(leg("timed_out", -15, timed_out=True)) == ("the leg timed out", True)
+    assert (
+        outside_tests(leg("failure", 137))[0]
+        == "the test process was killed: SIGKILL (out of memory or runner lost)"
+    )
+    assert outside_tests(leg("failure", -9))[0] == "the test process was killed: SIGKILL"
+    assert outside_tests(leg("failure", 2, Counts(), read_report([torn])))[0].startswith(
+        "no readable JUnit (exit 2)"
+    )
+    assert outside_tests(leg("failure", 1, Counts(), read_report([])))[0].startswith("no readable JUnit")
+    assert outside_tests(leg("failure", 1)) == ("exit code 1 with no failed test", False)
+    assert outside_tests(leg("failure", 1, Counts(0, 1, 0))) == ("", True)  # a test failed: not infra
+    assert outside_tests(leg("success", 0)) == ("", True)
