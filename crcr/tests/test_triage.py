@@ -113,7 +113,8 @@ def test_what_counts_as_failing_outside_the_tests(tmp_path):
     torn.write_text("<testsuite><testcase")
     report = read_report([junit])
 
-    def leg(conclusion, code, counts=Counts(1, 0, 0), rep=report, timed_out=False):
+    def leg(conclusion, code, counts=None, rep=report, timed_out=False):
+        counts = Counts(1, 0, 0) if counts is None else counts
         return LegResult(conclusion, code, counts, 1.0, rep.files, report=rep, timed_out=timed_out)
 
     assert outside_tests(leg("timed_out", -15, timed_out=True)) == ("the leg timed out", True)
