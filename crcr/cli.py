@@ -177,7 +177,12 @@ def _junit_report(args):
 def _json_input(path: Optional[Path], env, var: str):
     """(value, where) from a file, else the action's inline env var; (None, '') when neither."""
     if path:
-        text, where = _read(path), str(path)
+        where = str(path)
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as err:  # a missing file never costs the callback
+            _warn(f"{path}: {err.strerror}; sent without it")
+            return None, where
     else:
         text, where = (env.get(var) or "").strip(), var
     if not text.strip():

@@ -189,3 +189,36 @@ def test_emulator_keeps_or_drops_the_verdict_as_the_relay(emu, cp, raw, kept):
             d.startswith(f"dropped invalid triage_verdict from repo={REPO}: ")
             for d in emu.relay.verdict_drops
         )
+
+
+def test_missing_input_files_are_warnings_never_a_lost_callback(tmp_path, emu, cp):
+    from crcr import cli
+
+    env = {
+        "GITHUB_REPOSITORY": REPO,
+        "GITHUB_WORKFLOW": "CRCR",
+        "GITHUB_RUN_ID": "4242",
+        "CLIENT_PAYLOAD": json.dumps(cp),
+        "CRCR_CALLBACK_URL": emu.url,
+        "CRCR_STATE_DIR": str(tmp_path / "state"),
+        "TOKEN": emu.relay.issuer.mint(REPO),
+    }
+    common = ["--job-name", "test-nn", "--token-env", "TOKEN"]
+    assert cli.run(["in-progress", *common], env) == 0
+    gone = str(tmp_path / "gone.json")
+    code = cli.run(
+        [
+            "completed",
+            *common,
+            "--conclusion",
+            "failure",
+            "--junit",
+            gone,
+            "--triage-verdict-file",
+            gone,
+            "--failed-tests-detail-file",
+            gone,
+        ],
+        env,
+    )
+    assert code == 0 and hud_row(emu)["conclusion"] == "failure"
