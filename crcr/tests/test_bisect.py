@@ -181,6 +181,9 @@ def test_rerunner_runs_only_the_failing_tests_with_pytest_at_each_commit(repo, t
     bad = r.probe(shas[-1], failing)
     assert bad.outcome == BAD and bad.failing == tuple(failing) and bad.ran
     assert r.probe(shas[0], ["test/test_gone.py::test_x"]).outcome == SKIP
+    lost = r.probe("e" * 40, failing)  # a midpoint that fails to check out: skipped, named, one line
+    assert lost.outcome == SKIP and lost.reason.startswith("does not check out: upstream has no commit")
+    assert "\n" not in lost.reason and not lost.ran
     junit = sorted((tmp_path / "out" / "reruns").glob("*.xml"))[0].read_text()
     assert "test_flag" in junit and "test_other" not in junit  # only the failing test ran
     b = bisect_range(r, shas[0], shas[-1], failing, Limits(8, 600))
