@@ -188,3 +188,21 @@ def test_rerunner_runs_only_the_failing_tests_with_pytest_at_each_commit(repo, t
     assert "test_flag" in junit and "test_other" not in junit  # only the failing test ran
     b = bisect_range(r, shas[0], shas[-1], failing, Limits(8, 600))
     assert b.status == "found" and b.culprit.sha == shas[5] and b.runs == 3
+
+
+def test_generated_upstream_is_32_commits_seeded_at_21_and_reused(tmp_path):
+    from crcr.upstream import fixture
+    from crcr.upstream.gitcmd import git
+    from crcr.upstream.overlay import wheel_torch_dir, wheel_version
+
+    torch_dir = wheel_torch_dir()
+    f = fixture.generate(tmp_path, torch_dir, wheel_version(torch_dir), {})
+    bare = tmp_path / "pytorch.git"
+    log = git(["log", "--reverse", "--first-parent", "--format=%H %s", "main"], cwd=bare).stdout.splitlines()
+    assert len(log) == fixture.COMMITS == 32 and (f.base, f.head) == (log[0][:40], log[-1][:40])
+    assert log[fixture.SEEDED - 1] == f"{f.seeded} {fixture.REGRESSION_SUBJECT}" and fixture.SEEDED < 32
+    shown = git(["show", f.seeded, "--", "torch/nn/modules/flatten.py"], cwd=bare).stdout
+    assert "+    def __init__(self, start_dim: int = 0" in shown
+    stamp = (bare / "HEAD").stat().st_mtime_ns
+    again = fixture.generate(tmp_path, torch_dir, wheel_version(torch_dir), {})
+    assert again == f and (bare / "HEAD").stat().st_mtime_ns == stamp  # same content: not rebuilt
