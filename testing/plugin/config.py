@@ -160,9 +160,9 @@ def _load(path: str) -> tuple[ConfigDocument, Any, list[str]]:
 
 
 def _line_at(raw: Any, *loc: Any) -> int:
-    from testing.config.load import yaml_line
+    from testing.config.errors import line_at
 
-    return yaml_line(raw, ("test_suite_config",) + loc)
+    return line_at(raw, ("test_suite_config",) + loc)
 
 
 def _raw_at(raw: Any, *path: Any) -> Any:

@@ -20,9 +20,8 @@ import os
 from collections import defaultdict
 from typing import Any
 
-from ruamel.yaml import YAML
-
 from testing.config import edit
+from testing.config.load import parse_yaml
 from testing.plugin.config import default_roots, load_plan
 from testing.results.atomic import write_json, write_text
 
@@ -56,7 +55,7 @@ def _apply(path: str, edits: list[tuple[str, int, str, str]]) -> tuple[str, str]
     """(before, after) text of one config with the edits made; the file itself is not written."""
     with open(path, encoding="utf-8") as f:
         before = f.read()
-    raw = YAML(typ="rt").load(before)
+    raw = parse_yaml(before, path)
     flips: dict[int, Any] = {}
     adds: dict[int, tuple[Any, list[str]]] = {}
     for action, line, name, _ in edits:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from testing.config import features
 from testing.config.errors import ConfigError
-from testing.config.load import load_document
+from testing.config.load import load
 from testing.config.paths import files_under
 from testing.results.atomic import write_text
 from testing.targets.model import (
@@ -70,7 +70,7 @@ def read_configs(root: Path) -> list[ConfigFile]:
     for path in config_files(root):
         rel = path.relative_to(root).as_posix()
         try:
-            doc, _raw = load_document(str(path))
+            doc = load(str(path)).doc
         except ConfigError as err:
             raise GenerateError(str(err)) from None
         stem = path.relative_to(root / CONFIG_DIR).with_suffix("").as_posix()

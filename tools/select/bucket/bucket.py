@@ -7,13 +7,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Mapping
 
+from testing.config import edit
 from testing.results.atomic import write_text
 from tools.select.bucket import generation
 from tools.select.bucket.configgen import build_config
 from tools.select.bucket.engines import Context, DecisionEngine
 from tools.select.bucket.facts import UnitFacts, gather
 from tools.select.bucket.rules import Verdict
-from tools.select.common import yamlio
 from tools.select.common.capabilities import CapabilityTable
 from tools.select.memory import embeddings as emb
 from tools.select.memory.store import Memory
@@ -71,7 +71,7 @@ def write_config(
     engine: str,
     header: str = "",
 ) -> Path:
-    return yamlio.write(path, build_config(units, verdicts, caps.device, backend, engine, header))
+    return edit.write(path, build_config(units, verdicts, caps.device, backend, engine, header))
 
 
 def write_checked(

@@ -19,6 +19,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from testing.config import edit
 from testing.config.errors import ConfigError
+from testing.config.load import read_yaml
 from testing.results.atomic import write_text
 from tools.select.common import yamlio
 from tools.select.common.errors import SelectError
@@ -219,7 +220,7 @@ def refine(
     docs = {}
     for path in configs:
         try:
-            doc = edit.load_tree(path)
+            doc, _ = read_yaml(path)
         except ConfigError as exc:
             raise SelectError(str(exc)) from exc
         if not isinstance(doc, dict) or "test_suite_config" not in doc:

@@ -2,6 +2,7 @@ import io
 
 from ruamel.yaml import YAML
 
+from testing.config import edit
 from tools.select.bucket import rules
 from tools.select.bucket.bucket import load_decisions, save_decisions
 from tools.select.bucket.configgen import build_config
@@ -25,7 +26,7 @@ def _config(small_caps):
     return (
         units,
         verdicts,
-        yamlio.dump(build_config(units, verdicts, "spyre", "torch_spyre", "deterministic")),
+        edit.dump(build_config(units, verdicts, "spyre", "torch_spyre", "deterministic")),
     )
 
 
@@ -69,7 +70,7 @@ def test_an_op_variant_is_not_decided_by_its_base_ops_entry(tmp_path, small_caps
         units[1].unit_id: rules.Verdict(rules.SKIP, "fails on CPU already"),
     }
     path = tmp_path / "gen.yaml"
-    yamlio.write(path, build_config(units, verdicts, "spyre", "torch_spyre", "deterministic"))
+    edit.write(path, build_config(units, verdicts, "spyre", "torch_spyre", "deterministic"))
     plan = load_plan([str(path)], {"REPO_ROOT": str(tmp_path)})
     fp = plan.files[0]
     import json

@@ -2,7 +2,7 @@ import shutil
 
 import pytest
 
-from tools.select.common import yamlio
+from testing.config.load import read_yaml
 from tools.select.common.errors import SelectError
 from tools.select.refine import refine, results
 
@@ -138,7 +138,7 @@ def test_refine_reaches_torch_root_entries(tmp_path, cls, rule_line, expected_fi
     outcome = refine.refine([config], cases, source="junit.xml")
     assert outcome.unmatched == [] and len(outcome.proposals) == 1
     outcome.write()
-    doc = yamlio.load(config)
+    doc, _ = read_yaml(config)
     files = {str(f["path"]).rsplit("/", 1)[-1]: f for f in doc["test_suite_config"]["files"]}
     added = [t for t in files[expected_file]["tests"] if t["names"].endswith("_spyre_float32")]
     assert [(t["names"], t["mode"]) for t in added] == [
