@@ -2,8 +2,8 @@
 
 import pytest
 
+from testing.config.modes import Mode
 from testing.plugin.config import ConfigError, default_roots, load_plan
-from testing.plugin.models import Mode
 
 
 def load(*paths, **roots):

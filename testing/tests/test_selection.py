@@ -1,7 +1,7 @@
 """selection.py: matching, support filters, decisions, mark filter (pure, no torch)."""
 
+from testing.config.models import Mode, TestEntry
 from testing.plugin.config import FilePlan, Loc, Rule
-from testing.plugin.models import Mode, TestEntry
 from testing.plugin.selection import (
     MarkFilter,
     OpSupport,

@@ -17,6 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from testing.config.modes import Mode
 from tools.select.bucket import bucket, generation
 from tools.select.bucket.engines import DeterministicEngine
 from tools.select.common import capabilities
@@ -64,7 +65,7 @@ def run_plugin(
 
 
 def mandatory_failures(summary: dict) -> int:
-    counts = summary["by_bucket"].get("mandatory_success", {})
+    counts = summary["by_bucket"].get(Mode.mandatory_success, {})
     return sum(n for outcome, n in counts.items() if outcome in ("failed", "error", "crashed"))
 
 
@@ -74,7 +75,7 @@ def units_without_test(units, verdicts, cases, device: str) -> list[str]:
     return [
         u.unit_id
         for u in units
-        if verdicts[u.unit_id].mode == "mandatory_success"
+        if verdicts[u.unit_id].mode == Mode.mandatory_success
         and not any((v.cls, v.name) in ran for v in generation.variants(u, device))
     ]
 
@@ -116,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     verdicts, check = bucket.write_checked(
         config, units, verdicts, caps, "torch_spyre", "deterministic", view
     )
-    mandatory = sum(v.mode == "mandatory_success" for v in verdicts.values())
+    mandatory = sum(v.mode == Mode.mandatory_success for v in verdicts.values())
     first = run_plugin([device, config], work / "run1", args.timeout, targets, upstream)
     cases = results.read_junit(work / "run1" / "junit.xml")
     silent = units_without_test(units, verdicts, cases, caps.device)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Mapping
 
 from testing.config import edit
+from testing.config.modes import Mode
 from testing.results.atomic import write_text
 from tools.select.bucket import generation
 from tools.select.bucket.configgen import build_config
@@ -58,6 +59,7 @@ def load_decisions(path: str | Path) -> tuple[dict[str, Verdict], dict[str, str]
     verdicts, tests = {}, {}
     for unit_id, item in data.items():
         tests[unit_id] = item.pop("test_id")
+        item["mode"] = Mode(item["mode"])
         verdicts[unit_id] = Verdict(**{k: tuple(v) if isinstance(v, list) else v for k, v in item.items()})
     return verdicts, tests
 

@@ -3,6 +3,7 @@ import io
 from ruamel.yaml import YAML
 
 from testing.config import edit
+from testing.config.modes import Mode
 from tools.select.bucket import rules
 from tools.select.bucket.bucket import load_decisions, save_decisions
 from tools.select.bucket.configgen import build_config
@@ -66,8 +67,10 @@ def test_an_op_variant_is_not_decided_by_its_base_ops_entry(tmp_path, small_caps
         unit(variant="round.decimals_3", aten="round", device=dev("round_decimals_3", "float32")),
     ]
     verdicts = {
-        units[0].unit_id: rules.Verdict(rules.MANDATORY, "every kernel is in the table", dtypes=("float32",)),
-        units[1].unit_id: rules.Verdict(rules.SKIP, "fails on CPU already"),
+        units[0].unit_id: rules.Verdict(
+            Mode.mandatory_success, "every kernel is in the table", dtypes=("float32",)
+        ),
+        units[1].unit_id: rules.Verdict(Mode.skip, "fails on CPU already"),
     }
     path = tmp_path / "gen.yaml"
     edit.write(path, build_config(units, verdicts, "spyre", "torch_spyre", "deterministic"))
@@ -91,7 +94,7 @@ def test_an_op_variant_is_not_decided_by_its_base_ops_entry(tmp_path, small_caps
 
 
 def test_config_is_valid_for_the_plugin(small_caps):
-    from testing.plugin import models  # a hard dependency: this is the schema check
+    from testing.config import models  # a hard dependency: this is the schema check
 
     _, _, text = _config(small_caps)
     models.ConfigDocument.model_validate(YAML(typ="safe").load(io.StringIO(text)))
@@ -127,4 +130,4 @@ def test_decisions_round_trip(tmp_path, small_caps):
     save_decisions(path, units, verdicts)
     again, tests = load_decisions(path)
     assert again == verdicts and tests[units[0].unit_id] == units[0].test_id
-    assert again[units[2].unit_id].mode == rules.SKIP
+    assert again[units[2].unit_id].mode == Mode.skip
