@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Optional
 
 from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from testing.config.errors import ConfigError, Loc, unreadable, validation_error, yaml_syntax_error
+from testing.config import comments
+from testing.config.errors import ConfigError, Loc, line_at, unreadable, validation_error, yaml_syntax_error
 from testing.config.models import ConfigDocument
 
 
@@ -51,14 +52,49 @@ def read_yaml(path: str | Path) -> tuple[Any, str]:
     return parse_yaml(text, path), text
 
 
+Keys = tuple[Any, ...]  # a key path under test_suite_config: ("files", 0, "tests", 2)
+
+
 @dataclass(frozen=True)
 class Loaded:
-    """One config file: the model, the ruamel tree it came from and its text lines."""
+    """One config file: the model, the ruamel tree it came from and its text lines.
+
+    Readers of the model ask it where a part of the model was written (``loc``) and which
+    reason its YAML comments give (``reason``, ``name_reasons``), by the part's key path,
+    so no reader outside this package walks a ruamel tree.
+    """
 
     path: str
     doc: ConfigDocument
     raw: Any
     lines: list[str]
+
+    def node(self, *keys: Any) -> Any:
+        node = self.raw["test_suite_config"]
+        for key in keys:
+            node = node[key]
+        return node
+
+    def loc(self, *keys: Any) -> Loc:
+        """file:line of the part at `keys`."""
+        return Loc(self.path, line_at(self.raw, ("test_suite_config",) + keys))
+
+    def reason(self, *keys: Any, after: Iterable[str] = ("mode",)) -> Optional[str]:
+        """The nearest YAML comment of the list item at `keys` (comments.py): after one of
+        its `after` keys' values, the comment lines above it, or after its first line."""
+        *seq, idx = keys
+        return comments.item_reason(self.lines, self.node(*seq), idx, keys=after)
+
+    def name_reasons(self, *keys: Any) -> dict[str, str]:
+        """{name: its own comment} of the test entry at `keys` (a block list of names)."""
+        return comments.name_reasons(self.lines, self.node(*keys))
+
+    def name_lines(self, *keys: Any) -> tuple[tuple[str, int], ...]:
+        """(name, line) of each name of the test entry at `keys` when they are a block list."""
+        names = self.node(*keys).get("names")
+        if not isinstance(names, list):
+            return ()
+        return tuple((str(n), self.loc(*keys, "names", i).line) for i, n in enumerate(names))
 
 
 def load(path: str) -> Loaded:

@@ -23,7 +23,7 @@ from typing import Any, Iterable, Mapping, Optional
 
 from testing.config import capabilities as config_capabilities
 from testing.plugin import opnames
-from testing.plugin.config import Named, Plan
+from testing.plugin.plan import Named, Plan
 from testing.plugin.problems import Loc, Problem
 from testing.plugin.selection import OpSupport, Support
 

@@ -24,8 +24,8 @@ import pytest
 
 ADAPTER = pytest.StashKey["object"]()
 TEST_TYPE = pytest.StashKey[Optional[str]]()
-# config.COMPAT_TORCH_SPYRE, spelled out so option parsing does not import config.py
-# (test_config.py checks they agree).
+# plan.COMPAT_TORCH_SPYRE, spelled out so option parsing does not import plan.py
+# (test_plan.py checks they agree).
 COMPAT_CHOICES = ("torch_spyre",)
 # Options whose presence makes an entry-point-loaded plugin active (dest names).
 OWN_OPTIONS = (
@@ -167,8 +167,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "bucket__mandatory_success: test variant must pass")
     if not _active(config):
         return
+    from testing.config.errors import ConfigError
+    from testing.config.paths import default_roots
     from testing.plugin import labels, reporting
-    from testing.plugin.config import ConfigError, default_roots, load_plan
+    from testing.plugin.plan import load_plan
     from testing.supervisor.children import ENV_FD
 
     try:
@@ -187,6 +189,7 @@ def pytest_configure(config: pytest.Config) -> None:
         plan = load_plan(list(config.option.oot_configs), roots, test_type, config.option.oot_compat)
     except ConfigError as exc:
         _fail(str(exc))
+    reporting.use_plan(config, plan)
     _load_backend(config.option.oot_backend or plan.setting("backend"))
     device = _device_type(config.option.oot_device, plan.setting("device_type"))
 
@@ -350,8 +353,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
             if config.option.oot_isolate and _isolation().is_controller(config)
             else []
         )
+    from testing.config.paths import default_roots
     from testing.plugin import upstream
-    from testing.plugin.config import default_roots
 
     test_type = config.stash.get(TEST_TYPE, None)
     compat = config.option.oot_compat or adapter.plan.setting("compat")

@@ -22,7 +22,8 @@ from typing import Any
 
 from testing.config import edit
 from testing.config.load import parse_yaml
-from testing.plugin.config import default_roots, load_plan
+from testing.config.paths import default_roots
+from testing.plugin.plan import load_plan
 from testing.results.atomic import write_json, write_text
 
 PASSING = ("xpassed", "xpassed_strict")
@@ -78,8 +79,10 @@ def diff_path(cfg_path: str, invocation_dir: str) -> str:
     return os.path.relpath(os.path.join(invocation_dir, cfg_path), invocation_dir)
 
 
-def write(path: str, summary: dict, config) -> None:
-    plan = load_plan(list(config.option.oot_configs), default_roots(config.option.oot_upstream_root))
+def write(path: str, summary: dict, config, plan=None) -> None:
+    """`plan`: the run's own; None in an isolating controller, which has read no config yet."""
+    if plan is None:
+        plan = load_plan(list(config.option.oot_configs), default_roots(config.option.oot_upstream_root))
 
     def locate_file(nodeid: str):
         fp = plan.file_plan(os.path.realpath(os.path.join(str(config.rootpath), nodeid.split("::")[0])))

@@ -164,6 +164,7 @@ class Recorder:
         self.collection_errors: list[dict] = []
         self.problems: list[str] = []
         self.left_out_classes: dict[str, list[str]] = {}
+        self.plan = None  # the run's plan (use_plan), so the promotion report does not read it again
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.results.setdefault(report.nodeid, NodeResult(report.nodeid)).add(report)
@@ -190,7 +191,7 @@ class Recorder:
         if opt.oot_promotion:
             from testing.plugin import promotion  # ruamel and the config loader: only for this report
 
-            promotion.write(opt.oot_promotion, summary, self.config)
+            promotion.write(opt.oot_promotion, summary, self.config, self.plan)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         summary = self.summary()
@@ -214,6 +215,13 @@ def configure(config: pytest.Config) -> None:
 
 def _recorder(config: pytest.Config) -> Optional[Recorder]:
     return config.pluginmanager.get_plugin(RECORDER)
+
+
+def use_plan(config: pytest.Config, plan) -> None:
+    """The plan this run loaded, for the reports written at the end."""
+    recorder = _recorder(config)
+    if recorder is not None:
+        recorder.plan = plan
 
 
 def report_problems(

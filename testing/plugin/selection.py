@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 from testing.config.modes import Mode
-from testing.plugin.config import FilePlan, Rule
 from testing.plugin.opnames import candidates
+from testing.plugin.plan import FilePlan, Rule
 from testing.plugin.problems import Loc, Problem
 
 if TYPE_CHECKING:  # the models (pydantic) are imported only by runs that read a config

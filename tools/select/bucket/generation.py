@@ -21,10 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from testing.config.errors import ConfigError, Loc
 from testing.config.modes import Mode
+from testing.config.paths import expand_path
 from testing.plugin import capabilities as plugin_caps
 from testing.plugin import selection
-from testing.plugin.config import ConfigError, Loc, Plan, empty_plan, expand_path, load_plan
+from testing.plugin.plan import Plan, empty_plan, load_plan
 from tools.select.bucket.facts import UnitFacts
 from tools.select.bucket.rules import Verdict
 from tools.select.common.capabilities import CapabilityTable

@@ -56,7 +56,7 @@ def test_an_op_variant_is_not_decided_by_its_base_ops_entry(tmp_path, small_caps
     """`ops: [round]` names every OpInfo variant of round in the plugin (first entry wins a
     tie): a skipped round.decimals_3 must not become mandatory through round's entry."""
     from testing.plugin import selection
-    from testing.plugin.config import load_plan
+    from testing.plugin.plan import load_plan
     from tools.select.bucket import generation
 
     def dev(name, *dtypes):
@@ -103,7 +103,7 @@ def test_config_is_valid_for_the_plugin(small_caps):
 def test_control_characters_never_reach_the_yaml(tmp_path, small_caps):
     """A CPU error with ANSI colours (as test_pickle prints them) goes through bucket into a
     rationale and a reason; the plugin's own loader must still read the config."""
-    from testing.plugin.config import load_plan
+    from testing.plugin.plan import load_plan
     from tools.select.bucket.bucket import write_config
 
     ansi = "\x1b[1mAssertionError\x1b[0m: pickled \x1b[31mtensor\x1b[0m differs\x07\x00 at\rline"

@@ -152,7 +152,7 @@ def test_ansi_failure_text_is_refined_into_a_config_the_plugin_loads(tmp_path):
     """pytest colours in a device failure (test_pickle style) must not reach the YAML refine
     writes, neither as pytest's JUnit spells them (#x1B) nor raw from a --log file: reasons
     and comments are cleaned, and the plugin's loader reads the result."""
-    from testing.plugin.config import load_plan
+    from testing.plugin.plan import load_plan
 
     config = tmp_path / "upstream.generated.yaml"
     config.write_text(UPSTREAM_CONFIG)
