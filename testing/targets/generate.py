@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from testing.config import features
+from testing.config import features, runs
 from testing.config.errors import ConfigError
 from testing.config.load import load
 from testing.config.paths import files_under
@@ -88,22 +88,15 @@ def collect_marks(root: Path, configs: list[str], suites: list[str]) -> dict[str
         return {}
     with tempfile.TemporaryDirectory(prefix="targets-") as tmp:
         out = Path(tmp) / "marks.json"
-        cmd = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--collect-only",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "testing.plugin",
-            "-p",
-            "testing.targets.collect",
-            f"--collect-marks-out={out}",
-            *[arg for c in configs for arg in ("--config", c)],
-            *suites,
-        ]
+        cmd = runs.PytestCommand(
+            paths=suites,
+            plugins=[runs.PLUGIN, "testing.targets.collect"],
+            configs=configs,
+            extra=[f"--collect-marks-out={out}"],
+            quiet=True,
+            cache=False,
+            collect_only=True,
+        ).argv()
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root)] + sys.path))
         proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
         if proc.returncode not in (0, 5) or not out.exists():

@@ -17,6 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from testing.config import runs
 from testing.config.modes import Mode
 from tools.select.bucket import bucket, generation
 from tools.select.bucket.engines import DeterministicEngine
@@ -36,31 +37,21 @@ def run_plugin(
 ) -> dict:
     """The plugin over the target files; returns its JSON summary."""
     out.mkdir(parents=True, exist_ok=True)
-    cmd = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "testing.plugin",
-        "-p",
-        "no:cacheprovider",
-        "-q",
-        "--rootdir",
-        str(workspace()),
-        "--oot-timeout",
-        str(timeout),
-        "--junitxml",
-        str(out / "junit.xml"),
-        "--oot-summary",
-        str(out / "summary.json"),
-    ]
-    for config in configs:
-        cmd += ["--config", str(config)]
-    if upstream is not None:
-        cmd += ["--upstream-root", str(upstream)]
+    cmd = runs.PytestCommand(
+        paths=targets,
+        plugins=[runs.PLUGIN],
+        configs=[str(c) for c in configs],
+        quiet=True,
+        cache=False,
+        upstream_root=None if upstream is None else str(upstream),
+        rootdir=str(workspace()),
+        junitxml=str(out / "junit.xml"),
+        summary=str(out / "summary.json"),
+        timeout=timeout,
+    ).argv()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     with open(out / "log.txt", "w") as log:
-        subprocess.run(cmd + targets, cwd=workspace(), env=env, stdout=log, stderr=subprocess.STDOUT)
+        subprocess.run(cmd, cwd=workspace(), env=env, stdout=log, stderr=subprocess.STDOUT)
     return json.loads((out / "summary.json").read_text())
 
 
