@@ -155,7 +155,7 @@ def _unknown(
 ) -> Problem:
     near = close if close is not None else difflib.get_close_matches(value, sorted(pool), n=3, cutoff=0.6)
     hint = f"; closest: {', '.join(near)}" if near else ""
-    return Problem(loc, key, f"unknown {kind} '{value}' (ignored){hint}")
+    return Problem(loc, key, f"unknown {kind} '{value}' (ignored){hint}", closest=tuple(near))
 
 
 def check_op(value: str, index: opnames.OpIndex, loc: Loc, key: str) -> list[Problem]:
