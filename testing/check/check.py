@@ -30,7 +30,7 @@ from typing import Iterable, Optional, Sequence
 
 from testing.config import features, runs
 from testing.config.errors import ConfigError
-from testing.config.paths import default_roots
+from testing.config.paths import REPO_ROOT, default_roots
 
 ERROR, WARNING, HYGIENE = "error", "warning", "hygiene"
 COLLECT_PLUGIN = "testing.check.collect"
@@ -128,6 +128,7 @@ def _collect(
             rootdir=str(workspace),
         ).argv()
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(workspace)] + sys.path))
+        env[REPO_ROOT] = str(workspace)  # ${REPO_ROOT} is the workspace whose configs are checked
         proc = subprocess.run(cmd, cwd=workspace, env=env, capture_output=True, text=True)
         if not out.exists():
             return [_crash(configs, proc)]
@@ -152,7 +153,8 @@ def _crash(configs: Sequence[Path], proc: subprocess.CompletedProcess) -> Findin
 
 def check_set(workspace: Path, configs: Sequence[Path], upstream_root: Optional[str] = None) -> list[Finding]:
     """Every finding for one set of configs, as the plugin run of that set would meet them."""
-    failed = _load_error(configs, default_roots(upstream_root))
+    roots = dict(default_roots(upstream_root), **{REPO_ROOT: str(workspace)})
+    failed = _load_error(configs, roots)
     if failed is not None:
         return [failed]
     return _collect(workspace, configs, _suites(workspace, configs, upstream_root), upstream_root)

@@ -6,7 +6,8 @@
 
 The Starlark macro in defs.bzl turns the data into test targets, so a config
 edit changes targets after regenerating, with no BUILD edit; the test
-//testing/targets:generated_test fails while the file is stale.
+//testing/targets:generated_test fails while the file is stale. Writing fails on any
+config problem the strict check (testing/check) finds.
 """
 
 from __future__ import annotations
@@ -124,6 +125,18 @@ def build(root: Path, collect=None) -> dict:
     return {"configs": config_targets(configs, label), "ops": ops, "dtypes": dtypes}
 
 
+def check_configs(root: Path) -> None:
+    """Targets are written from clean configs only: every problem the strict check finds
+    (testing/check, as //... runs it) stops generation, each at its file:line."""
+    from testing.check import check, report
+
+    _, found = check.check(root, [root / CONFIG_DIR])
+    failing = [f for f in found if report.fails(f, strict=True)]
+    if failing:
+        lines = "\n".join(f"  {f}" for f in failing)
+        raise GenerateError(f"{len(failing)} config problems (python3 -m testing.check --strict):\n{lines}")
+
+
 def bazel_packages(root: Path) -> set[str]:
     """Directories holding a BUILD file ("" is the root package)."""
     found = set()
@@ -164,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         diff = stale_diff(args.root)
+        if not args.check:
+            check_configs(args.root)
         if args.check:
             if diff:
                 print(
