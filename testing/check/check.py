@@ -24,40 +24,16 @@ import os
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 from testing.config import features, runs
-from testing.config.errors import ConfigError
+from testing.config.errors import ConfigError, Loc
 from testing.config.paths import REPO_ROOT, default_roots
+from testing.plugin.problems import Problem as Finding  # the plugin's own, plus severity 'error'
 
 ERROR, WARNING, HYGIENE = "error", "warning", "hygiene"
 COLLECT_PLUGIN = "testing.check.collect"
-
-
-@dataclass(frozen=True)
-class Finding:
-    file: str
-    line: int
-    key: str
-    message: str
-    severity: str  # error | warning | hygiene
-    closest: tuple[str, ...] = ()
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}"
-        return f"{where}: {self.key}: {self.message}" if self.key else f"{where}: {self.message}"
-
-    def to_json(self) -> dict:
-        return {
-            "file": self.file,
-            "line": self.line,
-            "key": self.key,
-            "message": self.message,
-            "severity": self.severity,
-            "closest": list(self.closest),
-        }
 
 
 class CheckError(ValueError):
@@ -95,7 +71,7 @@ def _load_error(configs: Sequence[Path], roots: dict[str, str]) -> Optional[Find
     try:
         load_plan([str(c) for c in configs], roots)
     except ConfigError as exc:
-        return Finding(exc.loc.file, exc.loc.line, exc.key, exc.problem, ERROR)
+        return Finding(exc.loc, exc.key, exc.problem, ERROR)
     return None
 
 
@@ -134,11 +110,11 @@ def _collect(
             return [_crash(configs, proc)]
         data = json.loads(out.read_text(encoding="utf-8"))
     found = [
-        Finding(p["file"], p["line"], p["key"], p["message"], p["severity"], tuple(p["closest"]))
+        Finding(Loc(p["file"], p["line"]), p["key"], p["message"], p["severity"], tuple(p["closest"]))
         for p in data["problems"]
     ]
     found += [
-        Finding(e["file"], 0, "", f"collection error: {e['message']}", ERROR)
+        Finding(Loc(e["file"], 0), "", f"collection error: {e['message']}", ERROR)
         for e in data["collection_errors"]
     ]
     return found
@@ -148,7 +124,9 @@ def _crash(configs: Sequence[Path], proc: subprocess.CompletedProcess) -> Findin
     """The plugin stopped before the end (a backend that does not import, say): its last line."""
     lines = [x.strip() for x in (proc.stderr + proc.stdout).splitlines() if x.strip()]
     last = next((x for x in reversed(lines) if x.startswith("ERROR:")), lines[-1] if lines else "no output")
-    return Finding(str(configs[-1]), 0, "", f"the plugin stopped (exit {proc.returncode}): {last}", ERROR)
+    return Finding(
+        Loc(str(configs[-1]), 0), "", f"the plugin stopped (exit {proc.returncode}): {last}", ERROR
+    )
 
 
 def check_set(workspace: Path, configs: Sequence[Path], upstream_root: Optional[str] = None) -> list[Finding]:
@@ -174,4 +152,4 @@ def check(
 
 
 def ordered(found: Iterable[Finding]) -> list[Finding]:
-    return sorted(set(found), key=lambda f: (f.file, f.line, f.key, f.message))
+    return sorted(set(found), key=lambda f: (f.loc.file, f.loc.line, f.key, f.message))

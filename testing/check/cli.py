@@ -75,7 +75,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     except CheckError as exc:
         print(f"check: error: {exc}", file=sys.stderr)
         return 2
-    found = [dataclasses.replace(f, file=_shown(f.file, here)) for f in found]
+    found = [
+        dataclasses.replace(f, loc=dataclasses.replace(f.loc, file=_shown(f.loc.file, here))) for f in found
+    ]
     shown_sets = [tuple(Path(_shown(str(c), here)) for c in s) for s in sets]
     render = report.as_json if args.json else report.text
     sys.stdout.write(render(shown_sets, found, args.strict))

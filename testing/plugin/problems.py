@@ -21,7 +21,7 @@ from typing import Iterable, Literal
 
 from testing.config.errors import Loc
 
-Severity = Literal["warning", "hygiene"]
+Severity = Literal["warning", "hygiene", "error"]  # error: only the check (a config that does not load)
 
 
 @dataclass(frozen=True)
