@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from testing.check import cli
+from testing.check import cli, report
+from testing.config.errors import Loc
 from testing.config.runs import PLUGIN, PytestCommand
+from testing.plugin.problems import Problem
 
 REPO = Path(__file__).resolve().parents[3]
 TYPO_LINE = 7  # configs/cpu/smoke.yaml's supported_dtypes, with float16 misspelt
@@ -76,9 +78,7 @@ def test_check_names_the_typo_with_file_line_and_the_closest_dtypes(tmp_path, ca
         "closest: float16, bfloat16, float64 [warning]"
     )
     assert out[1].startswith("check: ok: 1 configs in 1 sets: 0 errors, 1 warnings")
-    code, out, _ = check(capsys, "--strict", "cpu/smoke.yaml")
-    assert code == 1 and out[0].endswith("[error]") and out[-1].startswith("check: FAILED")
-    code, out, _ = check(capsys, "--strict", "--json", "cpu")
+    code, out, _ = check(capsys, "--strict", "--json", "cpu/smoke.yaml")
     report = json.loads("\n".join(out))
     assert code == 1 and report["ok"] is False and report["counts"]["warning"] == 1
     (finding,) = report["findings"]
@@ -88,6 +88,15 @@ def test_check_names_the_typo_with_file_line_and_the_closest_dtypes(tmp_path, ca
         "global.supported_dtypes",
     )
     assert finding["closest"] == ["float16", "bfloat16", "float64"] and finding["fails"] is True
+
+
+def test_strict_text_marks_every_finding_as_failing():
+    warning = Problem(Loc("c.yaml", 3), "dtypes", "unknown dtype 'x'", "warning")
+    assert report.text([(Path("c.yaml"),)], [warning], strict=True).splitlines() == [
+        "c.yaml:3: dtypes: unknown dtype 'x' [error]",
+        "check: FAILED: 1 configs in 1 sets: 0 errors, 1 warnings, 0 hygiene notes (--strict: each fails)",
+    ]
+    assert report.exit_code([warning], strict=True) == 1 and report.exit_code([warning], strict=False) == 0
 
 
 def test_target_generation_fails_on_the_typo(tmp_path, capsys):
