@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from testing.matrix.nodeids import junit_key
 from testing.results import junit
 from testing.results.outcomes import FLAKY
-from tools.shard.nodeids import junit_key
 from tools.shard.outcomes import Verdict
 
 

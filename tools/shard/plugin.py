@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from testing.matrix import lpt as planner
 from testing.results.outcomes import Outcome, junit_property, of_report, worst
-from tools.shard import journal, planner, request, store
+from tools.shard import journal, request, store
 
 DEFAULT_TIMINGS = Path("tools/shard/timings/timings.json")
 _STATE = pytest.StashKey["ShardSession"]()
