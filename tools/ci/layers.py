@@ -6,13 +6,16 @@ Rooms, lowest first: testing/ and backend/ (its package is torch_spyre), then cr
 tools/. Every .py file under a room is read with ast; an import whose top-level name is a
 higher room's (`import tools.x`, `from crcr import y`, also inside functions) is reported
 as `file:line: ...`, and the exit status is 1. Imports within a room, of a lower room, or
-of anything else (the standard library, torch, pytest...) are fine. Exit 2: ROOT is not a
-workspace (no room found there).
+of anything else (the standard library, torch, pytest...) are fine. Every BUILD.bazel of a
+room must also keep its package private by default (no `default_visibility` public): the
+public surface is listed target by target (each room's README, "Bazel targets").
+Exit 2: ROOT is not a workspace (no room found there).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +66,19 @@ def upward_imports(source: str, path: str, room: str) -> list[Upward]:
     ]
 
 
+PUBLIC_DEFAULT = re.compile(r"default_visibility\s*=\s*\[[^\]]*//visibility:public")
+
+
+def public_by_default(root: Path) -> list[str]:
+    """BUILD files of the rooms whose package is public by default."""
+    return [
+        f"{path.relative_to(root).as_posix()}: package(default_visibility) is public; list the public targets instead"
+        for room in ROOMS
+        for path in sorted((root / room).rglob("BUILD.bazel"))
+        if PUBLIC_DEFAULT.search(path.read_text(encoding="utf-8"))
+    ]
+
+
 def check(root: Path) -> tuple[int, list[Upward]]:
     """(files read, every upward import) under the rooms of the workspace `root`."""
     files, found = 0, []
@@ -80,10 +96,14 @@ def main(argv: list[str]) -> int:
         print(f"layers: {root}: no room ({', '.join(ROOMS)}) there", file=sys.stderr)
         return 2
     files, found = check(root)
-    for upward in found:
-        print(upward)
-    if found:
-        print(f"layers: {len(found)} upward import(s) in {files} files", file=sys.stderr)
+    public = public_by_default(root)
+    for problem in [*map(str, found), *public]:
+        print(problem)
+    if found or public:
+        print(
+            f"layers: {len(found)} upward import(s) in {files} files, {len(public)} public package(s)",
+            file=sys.stderr,
+        )
         return 1
     print(f"layers: {files} files, no upward import (testing/backend < crcr < tools)")
     return 0

@@ -62,6 +62,15 @@ def test_a_deliberate_upward_import_fails_the_check(tree, room_file, line, culpr
     assert reported.startswith(f"{room_file}:") and f"imports {culprit}, a higher room" in reported
 
 
+def test_a_package_public_by_default_fails_the_check(tree):
+    (tree / "crcr" / "BUILD.bazel").write_text('package(default_visibility = ["//visibility:public"])\n')
+    result = run(tree)
+    assert result.returncode == 1
+    assert result.stdout.strip() == (
+        "crcr/BUILD.bazel: package(default_visibility) is public; list the public targets instead"
+    )
+
+
 def test_downward_and_sideways_imports_pass(tree):
     (tree / "tools" / "shard" / "extra.py").write_text(
         "from crcr.junit import Counts\nimport testing.results\n"
