@@ -22,6 +22,8 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from testing.tests.clean_venv import make_venv
+
 SUITE = Path(__file__).parent / "wheel_suite"
 SCHEMA = Path("configs/schema/test_suite_config.schema.json")
 # torch.testing._internal imports these without torch declaring them; pytest-timeout
@@ -108,51 +110,12 @@ def test_metadata_declares_the_entry_point_and_every_runtime_dependency():
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory):
-    """A venv with nothing but the wheel installed; pinned packages via one .pth line."""
-    root = tmp_path_factory.mktemp("wheel")
-    env_dir = root / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True, timeout=120)
-    python = env_dir / "bin" / "python"
-    site = Path(
-        subprocess.run(
-            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-    )
-    pinned = Path(pytest.__file__).parent.parent  # the @pydeps site dir: no copy of this repo in it
-    assert not (pinned / "testing").exists()
-    (site / "pinned_packages.pth").write_text(f"{pinned}\n")
-    home = root / "home"
-    home.mkdir()
-    env = {
-        "PATH": f"{env_dir / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
-        "HOME": str(home),
-        "PYTHONNOUSERSITE": "1",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        # No machine pip configuration (index, find-links, constraints): --no-index only.
-        "PIP_CONFIG_FILE": os.devnull,
-        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-    }
-    install = subprocess.run(
-        [
-            str(python),
-            "-m",
-            "pip",
-            "install",
-            "--no-index",
-            "--no-compile",
-            str(wheel_path()),
-            str(results_wheel()),
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    """A clean venv with nothing but the two wheels installed; pinned packages via one .pth."""
+    env = make_venv(tmp_path_factory.mktemp("wheel"))
+    wheels = (wheel_path().resolve(), results_wheel().resolve())  # pip runs in the venv dir
+    install = env.pip("install", "--no-index", "--no-compile", *wheels, timeout=300)
     assert install.returncode == 0, install.stdout + install.stderr
-    return python, env, root
+    return env.python, env.env, env.root
 
 
 def run_in(venv, *args, cwd) -> subprocess.CompletedProcess:

@@ -12,14 +12,13 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from tools.ci.venv import make_venv, wheel_from_env
+from testing.tests.clean_venv import make_venv, stop, wheel_from_env
 
 GUIDE = Path("docs/adopting.md")
 DEVICE_SOURCES = Path("tools/ci/adoption")
@@ -134,12 +133,7 @@ def emulator(adopter, installed):
         token = re.search(r"request token for acme/acme-torch: (\S+)", proc.stdout.readline()).group(1)
         yield url, token
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 def test_a_crcr_cycle_reaches_the_hud(adopter, built, emulator):

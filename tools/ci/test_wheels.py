@@ -9,7 +9,6 @@ stop working (the requirement is real); reinstalling it makes everything whole a
 
 import json
 import re
-import signal
 import subprocess
 import urllib.request
 import zipfile
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.ci.venv import make_venv, wheel_from_env
+from testing.tests.clean_venv import make_venv, stop, wheel_from_env
 
 WHEEL_VARS = ("RESULTS_WHEEL", "PLUGIN_WHEEL", "CLIENT_WHEEL", "EMULATOR_WHEEL", "SPYRE_WHEEL")
 TINY_SUITE = "import pytest\n\ndef test_ok():\n    pass\n\n@pytest.mark.xfail(strict=True)\ndef test_fixed():\n    pass\n"
@@ -115,13 +114,7 @@ def run_emulator(venv, work: Path) -> subprocess.CompletedProcess:
             html = page.read().decode()
         return subprocess.CompletedProcess(proc.args, 0 if "<html" in html.lower() else 4, html, "")
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop(proc)
 
 
 def test_all_install_together_and_pip_check_is_clean(venv, wheels):

@@ -3,12 +3,13 @@
 Nothing of this repository is importable in it: the pinned third-party packages (torch,
 pytest, ...) reach it through one .pth line, so `pip install --no-index` resolves every
 Requires-Dist among them, and a missing or wrong requirement fails the install or
-`pip check`. Used by the wheels test and the adoption test (tools/ci).
+`pip check`. Used by the plugin wheel test and by tools/ci's wheels and adoption tests.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -86,3 +87,14 @@ def wheel_from_env(var: str) -> Path:
     path = Path(value).resolve()
     assert path.is_file(), f"{var}={value} does not exist"
     return path
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """End a server this test started, by its PID: SIGINT first (a clean shutdown), then kill."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
