@@ -52,7 +52,7 @@ class Report:
 
     @property
     def counts(self) -> Counts:
-        """xfailed counts as skipped, xpassed as passed, every error or crash as failed."""
+        """xfailed counts as skipped, xpassed (strict too) as passed, every failure, error or crash as failed."""
         kinds = [tally(c.outcome) for c in self.cases]
         return Counts(kinds.count("passed"), kinds.count("failed"), kinds.count("skipped"))
 

@@ -129,25 +129,28 @@ def pytest_command(
     only: Sequence[str] = (),
 ) -> list[str]:
     """`only`: pytest node ids to run instead of the leg's files (re-running failing tests)."""
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}"]
     suites = leg_suites(leg, ws, upstream)
-    if runs.has_module(ws, runs.PLUGIN):
-        argv += ["-p", runs.PLUGIN]
-        for config in leg.configs:
-            argv += ["--config", config]
-        if upstream.root:
-            argv += ["--upstream-root", str(upstream.root)]
-    if upstream.root and ((suites.upstream and not suites.files) or only):
-        # node ids (and JUnit classnames) relative to the checkout: test/nn/test_x.py::...
-        argv += ["--rootdir", str(upstream.root)]
+    adapted = runs.has_module(ws, runs.PLUGIN)
     # smoke > 1 runs one duration-balanced slice of the leg's shard (local quick cycle);
     # legs on upstream's files run whole: they are what the dispatch is about
     total = leg.shard_total * (1 if suites.upstream else max(1, smoke))
-    if total > 1 and not only and runs.has_module(ws, runs.SHARD_PLUGIN):
-        argv += ["-p", runs.SHARD_PLUGIN, "--shard-index", str(leg.shard_index), "--shard-total", str(total)]
-    if select:
-        argv += ["-m", select]
-    return argv + list(extra) + (list(only) or list(suites.files + suites.upstream) or [SUITES])
+    on_checkout = bool(upstream.root) and ((suites.upstream and not suites.files) or bool(only))
+    return runs.PytestCommand(
+        paths=list(only) or list(suites.files + suites.upstream) or [SUITES],
+        plugins=[runs.PLUGIN] if adapted else [],
+        configs=leg.configs if adapted else [],
+        extra=extra,
+        quiet=True,
+        cache=False,
+        upstream_root=str(upstream.root) if adapted and upstream.root else None,
+        # node ids (and JUnit classnames) relative to the checkout: test/nn/test_x.py::...
+        rootdir=str(upstream.root) if on_checkout else None,
+        junitxml=str(junit),
+        shard=(leg.shard_index, total)
+        if total > 1 and not only and runs.has_module(ws, runs.SHARD_PLUGIN)
+        else None,
+        markexpr=select or None,
+    ).argv()
 
 
 def bazel_targets(leg: Leg, template: str) -> list[str]:
