@@ -60,7 +60,9 @@ def classify(report: pytest.TestReport) -> Optional[str]:
             return "xpassed" if hasattr(report, "wasxfail") else "passed"
         if report.skipped:
             return "xfailed" if hasattr(report, "wasxfail") else "skipped"
-        if "[XPASS(strict)]" in str(report.longrepr):
+        text = str(report.longrepr)
+        # "Unexpected success": torch's unittest.expectedFailure (native xfail_strict) passed
+        if "[XPASS(strict)]" in text or "Unexpected success" in text:
             return "xpassed_strict"
         return "failed"
     if report.failed:
@@ -164,6 +166,8 @@ class Recorder:
         self.collection_errors: list[dict] = []
         self.problems: list[str] = []
         self.left_out_classes: dict[str, list[str]] = {}
+        self.adapter = None  # (native/setup.AdapterReport, NativeRuntime or None)
+        self.provenance = None  # provenance.Provenance
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.results.setdefault(report.nodeid, NodeResult(report.nodeid)).add(report)
@@ -180,7 +184,12 @@ class Recorder:
             )
 
     def summary(self) -> dict[str, Any]:
-        return summarize(self.results, self.collection_errors, self.problems, self.left_out_classes)
+        out = summarize(self.results, self.collection_errors, self.problems, self.left_out_classes)
+        if self.adapter is not None:
+            out["adapter"] = self.adapter[0].as_json(self.adapter[1])
+        if self.provenance is not None:
+            out["provenance"] = self.provenance.as_json()
+        return out
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         summary = self.summary()
@@ -197,6 +206,16 @@ class Recorder:
         tr = terminalreporter
         for err in summary["collection_errors"]:
             tr.write_line(f"oot: collection error: {err['nodeid']}: {err['message']}")
+        adapter = summary.get("adapter")
+        if adapter is not None:
+            tr.section("adapter (oot)")
+            tr.write_line(adapter["line"])
+            counts = adapter["counts"]
+            tr.write_line(f"rules: {counts['native']} native, {counts['patched']} patched")
+            for row in adapter["rules"]:
+                tr.write_line(f"  {row['way']:8} {row['setting']:26} {row['rule']}: {row['what']}: {row['why']}")
+        if self.provenance is not None:
+            tr.write_line(self.provenance.line())
         if not summary["by_bucket"]:
             return
         tr.section("buckets (oot)")
@@ -210,6 +229,18 @@ def configure(config: pytest.Config) -> None:
     if roles.is_worker(config):
         return
     config.pluginmanager.register(Recorder(config), RECORDER)
+
+
+def set_adapter(config: pytest.Config, report, runtime) -> None:
+    recorder = _recorder(config)
+    if recorder is not None:
+        recorder.adapter = (report, runtime)
+
+
+def set_provenance(config: pytest.Config, found) -> None:
+    recorder = _recorder(config)
+    if recorder is not None:
+        recorder.provenance = found
 
 
 def _recorder(config: pytest.Config) -> Optional[Recorder]:
