@@ -18,12 +18,21 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Union
 
 from testing.config.modes import Mode
 from testing.plugin.config import FilePlan, Plan, Rule
-from testing.plugin.selection import Support, op_matches, should_instantiate
+from testing.plugin.selection import (
+    Support,
+    Variant,
+    _name_score,
+    match,
+    op_matches,
+    pattern_may_name,
+    should_instantiate,
+)
 
 NATIVE, PATCHED = "native", "patched"
 GLOB = frozenset("*?[")
@@ -81,8 +90,34 @@ def excluded(fp: FilePlan, cls: str, tests: Iterable[str]) -> Union[str, list[st
     """test_exclusions for one generic class: tests of which no variant is generated;
     '*' when that is all of them."""
     tests = sorted(tests)
-    out = [t for t in tests if not should_instantiate(fp, cls, t)]
+    out = [t for t in tests if whole_test_skipped(fp, cls, t)]
     return "*" if tests and len(out) == len(tests) else out
+
+
+def whole_test_skipped(fp: FilePlan, cls: str, test: str) -> bool:
+    """Every variant of this generic test is skipped: the entry naming the test itself (or
+    the unlisted mode) skips, and no other entry could win a variant of it (a variant name,
+    or selectors on a name as specific)."""
+    if not should_instantiate(fp, cls, test):
+        return True
+    generic = Variant(cls, test, test)
+    found = match(fp, generic)
+    if (found[0].entry.mode if found else fp.unlisted_mode) != Mode.skip:
+        return False
+    won = _name_score(found[1], generic, found[0].class_insensitive) if found else 0
+    for rule in fp.rules:
+        if rule.entry.mode == Mode.skip:
+            continue
+        for p in rule.patterns:
+            if not pattern_may_name(p, cls, test, rule.class_insensitive):
+                continue
+            meth = p.split("::", 1)[-1]
+            # a name matching the generic test scores as such for every variant (selection._name_score)
+            names_variants = not fnmatch.fnmatchcase(test, meth)
+            best = 47 if names_variants else _name_score(p, generic, rule.class_insensitive) + 6
+            if best >= won:
+                return False
+    return True
 
 
 def _exact(values: Optional[Iterable[str]]) -> bool:
