@@ -126,6 +126,7 @@ def pytest_command(
         argv += ["-p", runs.PLUGIN]
         for config in leg.configs:
             argv += ["--config", config]
+        argv += ["--oot-summary", str(summary_path(junit))]
         if upstream.root:
             argv += ["--upstream-root", str(upstream.root)]
     if suites.upstream and not suites.files:
@@ -139,6 +140,25 @@ def pytest_command(
     if select:
         argv += ["-m", select]
     return argv + list(extra) + (list(suites.files + suites.upstream) or [SUITES])
+
+
+def summary_path(junit: Path) -> Path:
+    """The plugin's JSON summary beside the leg's JUnit XML."""
+    return junit.with_name(junit.stem + ".summary.json")
+
+
+def adapter_note(junit: Path) -> Optional[str]:
+    """'adapter: native (rules: 30 native, 12 patched)' from the plugin's summary, if it wrote one."""
+    import json
+
+    try:
+        adapter = json.loads(summary_path(junit).read_text()).get("adapter")
+    except (OSError, ValueError):
+        return None
+    if not adapter:
+        return None
+    c = adapter["counts"]
+    return f"adapter: {adapter['used']} (asked {adapter['requested']}; rules: {c['native']} native, {c['patched']} patched)"
 
 
 def bazel_targets(leg: Leg, template: str) -> list[str]:
@@ -309,6 +329,9 @@ def run_leg(
     if bazel and code == BAZEL_NO_TESTS:
         code = 5  # same meaning as pytest's "nothing collected"
     counts = parse_junit(files) if files else Counts()
+    note = adapter_note(junit)
+    if note:
+        notes.append(note)
     conclusion = leg_conclusion(code, timed_out, counts)
     if conclusion == "neutral" and code == 0:
         notes.append(NO_TESTS_NOTE)
