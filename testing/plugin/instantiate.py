@@ -100,7 +100,9 @@ class Adapter:
                 except_for = only_for = None
             adapter._record_left_out(cdt, generic_test_class, upstream, (except_for, only_for), kw)
             if adapter.native is not None:
-                adapter.native.before_class(adapter.plan_for_file(adapter._file_of(generic_test_class)), generic_test_class)
+                adapter.native.before_class(
+                    adapter.plan_for_file(adapter._file_of(generic_test_class)), generic_test_class
+                )
             return orig_idtt(generic_test_class, scope, except_for=except_for, only_for=only_for, **kw)
 
         base.instantiate_test = classmethod(instantiate_test)
@@ -168,7 +170,11 @@ class Adapter:
         try:
             runnable = self.native.allowed if self.native is not None else None
             with _narrowed(
-                inner, self._op_prefilter(fp), self._module_prefilter(fp), self._widener(fp, gcls, name), runnable
+                inner,
+                self._op_prefilter(fp),
+                self._module_prefilter(fp),
+                self._widener(fp, gcls, name),
+                runnable,
             ) as empty:
                 if empty:
                     return None
@@ -374,7 +380,9 @@ def _narrowed(parametrize_fn, keep_op, keep_module, widen_op=None, runnable=None
             owner.allowed_dtypes = wider
     setattr(owner, attr, narrowed)
     try:
-        yield not narrowed or (attr == "op_list" and runnable is not None and not any(map(runnable, narrowed)))
+        yield not narrowed or (
+            attr == "op_list" and runnable is not None and not any(map(runnable, narrowed))
+        )
     finally:
         setattr(owner, attr, original)
         if attr == "op_list" and allowed is not None:

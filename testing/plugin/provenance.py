@@ -77,8 +77,10 @@ def check(plan: Plan, today: datetime.date, torch_version: str) -> tuple[Provena
 
 
 def _expired_text(expires, torch_version: str) -> str:
-    when = f"on {expires.isoformat()}" if isinstance(expires, datetime.date) else (
-        f"at torch {expires} (running {torch_version.split('+')[0]})"
+    when = (
+        f"on {expires.isoformat()}"
+        if isinstance(expires, datetime.date)
+        else (f"at torch {expires} (running {torch_version.split('+')[0]})")
     )
     return f"entry expired {when}: it still applies; re-check it and drop or renew it"
 

@@ -213,7 +213,9 @@ class Recorder:
             counts = adapter["counts"]
             tr.write_line(f"rules: {counts['native']} native, {counts['patched']} patched")
             for row in adapter["rules"]:
-                tr.write_line(f"  {row['way']:8} {row['setting']:26} {row['rule']}: {row['what']}: {row['why']}")
+                tr.write_line(
+                    f"  {row['way']:8} {row['setting']:26} {row['rule']}: {row['what']}: {row['why']}"
+                )
         if self.provenance is not None:
             tr.write_line(self.provenance.line())
         if not summary["by_bucket"]:

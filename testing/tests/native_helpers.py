@@ -12,12 +12,32 @@ from testing.tests.conftest import REPO_ROOT, subprocess_environ
 def run_adapter(tmp_path, adapter, configs, files, *extra, env=None, roots=()):
     """(exit code, summary dict, stdout) of one run."""
     summary = tmp_path / f"summary-{adapter}.json"
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "testing.plugin",
-            "--rootdir", REPO_ROOT, "--oot-adapter", adapter, "--oot-summary", str(summary)]
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "testing.plugin",
+        "--rootdir",
+        REPO_ROOT,
+        "--oot-adapter",
+        adapter,
+        "--oot-summary",
+        str(summary),
+    ]
     for c in configs:
         argv += ["--config", str(c)]
-    proc = subprocess.run(argv + list(extra) + [str(f) for f in files], cwd=REPO_ROOT,
-                          env=subprocess_environ(*roots, **(env or {})), capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        argv + list(extra) + [str(f) for f in files],
+        cwd=REPO_ROOT,
+        env=subprocess_environ(*roots, **(env or {})),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     data = json.loads(summary.read_text()) if summary.exists() else {}
     return proc.returncode, data, proc.stdout + proc.stderr
 

@@ -43,7 +43,11 @@ def _export(tmp_path, cfg, *extra):
     out = tmp_path / "oot_native.py"
     proc = subprocess.run(
         [sys.executable, "-m", "testing.plugin.native.export", "--config", str(cfg), "-o", str(out), *extra],
-        cwd=REPO_ROOT, env=subprocess_environ(), capture_output=True, text=True, timeout=300,
+        cwd=REPO_ROOT,
+        env=subprocess_environ(),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     return proc, out
 
@@ -58,9 +62,25 @@ def test_exported_module_gives_plain_pytest_the_same_outcomes(tmp_path):
     assert "'test_where_matches_cpu'" in text and "test_result_device" in text  # unlisted: excluded
     files = [suite("test_op_consistency.py"), os.path.join(FIXTURE, "test", "test_elementwise_device.py")]
     plain = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p", "oot_native",
-         "--rootdir", REPO_ROOT, *files],
-        cwd=REPO_ROOT, env=subprocess_environ(str(tmp_path)), capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-rA",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "oot_native",
+            "--rootdir",
+            REPO_ROOT,
+            *files,
+        ],
+        cwd=REPO_ROOT,
+        env=subprocess_environ(str(tmp_path)),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     got = {m.group(2): m.group(1) for m in map(SHORT.match, plain.stdout.splitlines()) if m}
     code, summary, out = run_adapter(tmp_path, "auto", [cfg], files, "--upstream-root", FIXTURE)
@@ -73,7 +93,9 @@ def test_exported_module_gives_plain_pytest_the_same_outcomes(tmp_path):
 
 def test_export_bad_config_is_one_line_exit_2(tmp_path):
     cfg = tmp_path / "bad.yaml"
-    cfg.write_text("test_suite_config:\n  files:\n    - path: x.py\n      tests:\n        - names: a\n          mode: sometimes\n")
+    cfg.write_text(
+        "test_suite_config:\n  files:\n    - path: x.py\n      tests:\n        - names: a\n          mode: sometimes\n"
+    )
     proc, module = _export(tmp_path, cfg)
     assert proc.returncode == 2 and not module.exists()
     assert proc.stderr.count("\n") == 1 and "bad.yaml:6" in proc.stderr, proc.stderr

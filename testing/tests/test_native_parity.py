@@ -97,7 +97,8 @@ def test_generated_upstream_fixture_files_same_both_ways(tmp_path):
     """The fixture's upstream-style files as upstream mode runs them (${TORCH_ROOT}), on CPU."""
     root = os.path.dirname(FIXTURE_TESTS)
     cfg = tmp_path / "fixture.yaml"
-    cfg.write_text(textwrap.dedent("""
+    cfg.write_text(
+        textwrap.dedent("""
         test_suite_config:
           global:
             supported_dtypes: [float32, float16, int64]
@@ -115,8 +116,12 @@ def test_generated_upstream_fixture_files_same_both_ways(tmp_path):
                   dtypes: [int64]
                   mode: xfail
                   reason: "patched: non-strict"
-    """))
-    files = [os.path.join(FIXTURE_TESTS, "test_elementwise_device.py"), os.path.join(FIXTURE_TESTS, "nn", "test_flatten_device.py")]
+    """)
+    )
+    files = [
+        os.path.join(FIXTURE_TESTS, "test_elementwise_device.py"),
+        os.path.join(FIXTURE_TESTS, "nn", "test_flatten_device.py"),
+    ]
     native, patch = _both(tmp_path, [cfg], files, "--upstream-root", root)
     assert outcomes(native) == outcomes(patch) and len(outcomes(native)) > 20
 
@@ -134,10 +139,12 @@ def test_adapter_native_names_each_rule_it_cannot_express(tmp_path, adapter):
 def test_core_without_the_api_falls_back_in_one_line(tmp_path):
     """A core lacking set_test_configs: auto runs the patches and says so."""
     hide = tmp_path / "hide_api.py"
-    hide.write_text(textwrap.dedent("""
+    hide.write_text(
+        textwrap.dedent("""
         import torch.testing._internal.common_device_type as cdt
         del cdt.DeviceTypeTestBase.set_test_configs
-    """))
+    """)
+    )
     cfg = tmp_path / "parity.yaml"
     cfg.write_text(textwrap.dedent(PARITY))
     code, data, out = run_adapter(

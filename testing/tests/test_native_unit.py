@@ -34,7 +34,9 @@ def test_choice_auto_native_patch_and_fallback():
 
 
 def test_rules_listed_native_or_patched_with_why(tmp_path):
-    plan = _plan(tmp_path, """
+    plan = _plan(
+        tmp_path,
+        """
         test_suite_config:
           global:
             supported_ops: [add, mul]
@@ -53,7 +55,8 @@ def test_rules_listed_native_or_patched_with_why(tmp_path):
                 - names: TestA::test_gone
                   mode: skip
                   reason: r
-    """)
+    """,
+    )
     support = build_support(plan, known_names(), None, "cpu")
     native = compile_plan(plan, support, KEYS)
     way = {r.what: r.way for r in native.rows}
@@ -73,7 +76,9 @@ def test_rules_listed_native_or_patched_with_why(tmp_path):
 
 
 def test_expired_entries_and_counts(tmp_path):
-    plan = _plan(tmp_path, """
+    plan = _plan(
+        tmp_path,
+        """
         test_suite_config:
           files:
             - path: ${REPO_ROOT}/t.py
@@ -91,7 +96,8 @@ def test_expired_entries_and_counts(tmp_path):
                   mode: xfail_strict
                   reason: fine
                   expires: 2099-01-01
-    """)
+    """,
+    )
     found, problems = provenance.check(plan, datetime.date(2026, 6, 1), "2.13.0+cpu")
     assert found.entries == 3 and found.without_provenance == 2 and found.without_reason == 1
     assert [str(p.loc).rsplit(":", 1)[1] for p in problems] == ["6", "12"]
@@ -100,7 +106,9 @@ def test_expired_entries_and_counts(tmp_path):
 
 def test_malformed_expires_is_one_line_at_its_line(tmp_path):
     with pytest.raises(ConfigError) as err:
-        _plan(tmp_path, """
+        _plan(
+            tmp_path,
+            """
             test_suite_config:
               files:
                 - path: ${REPO_ROOT}/t.py
@@ -108,7 +116,8 @@ def test_malformed_expires_is_one_line_at_its_line(tmp_path):
                     - names: TestA::test_x
                       mode: skip
                       expires: next spring
-        """)
+        """,
+        )
     text = str(err.value)
     assert "c.yaml:8" in text and "not a date" in text and "\\n" not in text
 

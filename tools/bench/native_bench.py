@@ -26,16 +26,38 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SUITES = os.path.join(REPO, "testing", "suites")
 FIXTURE = os.path.join(REPO, "crcr", "upstream", "fixture")
 CONFIGS = {
-    "spyre": [os.path.join(REPO, "configs", "spyre", f) for f in (
-        "device.yaml", "op_consistency.yaml", "noncontiguous.yaml", "tensor_basics.yaml", "module_consistency.yaml")],
+    "spyre": [
+        os.path.join(REPO, "configs", "spyre", f)
+        for f in (
+            "device.yaml",
+            "op_consistency.yaml",
+            "noncontiguous.yaml",
+            "tensor_basics.yaml",
+            "module_consistency.yaml",
+        )
+    ],
     "cpu": [os.path.join(REPO, "configs", "cpu", "smoke.yaml")],
 }
 COLLECTED = re.compile(r"(\d+) tests? collected|collected (\d+) items?")
 
 
 def collect(adapter: str, configs: list[str], files: list[str], extra: list[str]) -> tuple[float, int]:
-    argv = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "testing.plugin",
-            "--rootdir", REPO, "--oot-adapter", adapter, *extra]
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--collect-only",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "testing.plugin",
+        "--rootdir",
+        REPO,
+        "--oot-adapter",
+        adapter,
+        *extra,
+    ]
     for c in configs:
         argv += ["--config", c]
     start = time.perf_counter()
@@ -43,7 +65,9 @@ def collect(adapter: str, configs: list[str], files: list[str], extra: list[str]
     wall = time.perf_counter() - start
     ids = [line for line in proc.stdout.splitlines() if "::" in line]
     if proc.returncode not in (0, 5):
-        raise SystemExit(f"native_bench: {adapter} collection failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+        raise SystemExit(
+            f"native_bench: {adapter} collection failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}"
+        )
     return wall, len(ids)
 
 
@@ -52,9 +76,13 @@ def targets(device: str) -> list[tuple[str, list[str], list[str], list[str]]]:
     device_cfg = CONFIGS[device][:1] if device == "spyre" else []
     return [
         ("in-tree suites", CONFIGS[device], [SUITES], []),
-        ("upstream file (fixture)", device_cfg + upstream,
-         [os.path.join(FIXTURE, "base", "test", "test_elementwise_device.py")],
-         ["--upstream-root", os.path.join(FIXTURE, "base")] + ([] if device == "spyre" else ["--oot-device", "cpu"])),
+        (
+            "upstream file (fixture)",
+            device_cfg + upstream,
+            [os.path.join(FIXTURE, "base", "test", "test_elementwise_device.py")],
+            ["--upstream-root", os.path.join(FIXTURE, "base")]
+            + ([] if device == "spyre" else ["--oot-device", "cpu"]),
+        ),
     ]
 
 
@@ -67,7 +95,15 @@ def main() -> int:
         print("native_bench: --rounds must be >= 1", file=sys.stderr)
         return 2
     table = Table(title=f"collection: native (auto) vs patch, {args.device}, median of {args.rounds}")
-    for col in ("target", "native s", "patch s", "ratio native/patch", "native tests", "patch tests", "equal"):
+    for col in (
+        "target",
+        "native s",
+        "patch s",
+        "ratio native/patch",
+        "native tests",
+        "patch tests",
+        "equal",
+    ):
         table.add_column(col)
     unequal = False
     for name, configs, files, extra in targets(args.device):
@@ -81,8 +117,15 @@ def main() -> int:
         n, p = statistics.median(walls["auto"]), statistics.median(walls["patch"])
         equal = counts["auto"] == counts["patch"] and len(counts["auto"]) == 1
         unequal |= not equal
-        table.add_row(name, f"{n:.2f}", f"{p:.2f}", f"{n / p:.3f}", ",".join(map(str, sorted(counts["auto"]))),
-                      ",".join(map(str, sorted(counts["patch"]))), "yes" if equal else "NO")
+        table.add_row(
+            name,
+            f"{n:.2f}",
+            f"{p:.2f}",
+            f"{n / p:.3f}",
+            ",".join(map(str, sorted(counts["auto"]))),
+            ",".join(map(str, sorted(counts["patch"]))),
+            "yes" if equal else "NO",
+        )
     Console(width=140).print(table)
     return 1 if unequal else 0
 

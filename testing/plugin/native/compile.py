@@ -149,7 +149,7 @@ class _Compiler:
         for fp in self.plan.files:  # ops a test's edits.ops.include adds must be generated too
             for rule in fp.rules:
                 edits = rule.entry.edits
-                for inc in (edits.ops.include if edits and edits.ops else ()):
+                for inc in edits.ops.include if edits and edits.ops else ():
                     name = inc if isinstance(inc, str) else inc.name
                     names |= {f for f, keys in self.op_keys.items() if op_matches([name], keys)}
         return tuple(sorted(names))
@@ -190,42 +190,91 @@ class _Compiler:
                     "the native API filters ops, not an op's dtypes (dtype filter and widening)",
                 )
             if any(not isinstance(d, str) and d.precision for d in spec.dtypes or ()):
-                self.row(named.loc, f"supported_ops '{name}' precision", "op_overrides", NATIVE, "toleranceOverride")
+                self.row(
+                    named.loc,
+                    f"supported_ops '{name}' precision",
+                    "op_overrides",
+                    NATIVE,
+                    "toleranceOverride",
+                )
             if spec.shapes is not None:
-                self.row(named.loc, f"supported_ops '{name}' shapes", "patch", PATCHED, "shape knobs: no native form")
+                self.row(
+                    named.loc,
+                    f"supported_ops '{name}' shapes",
+                    "patch",
+                    PATCHED,
+                    "shape knobs: no native form",
+                )
             if spec.force_xfail:
                 self.row(named.loc, f"supported_ops '{name}' force_xfail", "patch", PATCHED, STRICT_WHY)
         if plan.ops is None and self.allowlist is not None:
-            self.row(plan.sources[0] if plan.sources else "-", "capabilities: backend", "op_allowlist", NATIVE,
-                     "the backend's capability table as OpInfo full names")
+            self.row(
+                plan.sources[0] if plan.sources else "-",
+                "capabilities: backend",
+                "op_allowlist",
+                NATIVE,
+                "the backend's capability table as OpInfo full names",
+            )
         for name, named in (plan.dtypes or {}).items():
             spec = named.spec
-            self.row(named.loc, f"supported_dtypes '{name}'", "patch", PATCHED,
-                     "dtype filter: the native API has no dtype allowlist")
+            self.row(
+                named.loc,
+                f"supported_dtypes '{name}'",
+                "patch",
+                PATCHED,
+                "dtype filter: the native API has no dtype allowlist",
+            )
             if spec.precision:
-                self.row(named.loc, f"supported_dtypes '{name}' precision", "op_overrides", NATIVE,
-                         "toleranceOverride on every allowed op (@ops tests); other tests: patched")
+                self.row(
+                    named.loc,
+                    f"supported_dtypes '{name}' precision",
+                    "op_overrides",
+                    NATIVE,
+                    "toleranceOverride on every allowed op (@ops tests); other tests: patched",
+                )
             if spec.force_xfail:
                 self.row(named.loc, f"supported_dtypes '{name}' force_xfail", "patch", PATCHED, STRICT_WHY)
         for name, named in (plan.modules or {}).items():
-            self.row(named.loc, f"supported_modules '{name}'", "patch", PATCHED,
-                     "@modules: the native API has no module allowlist")
+            self.row(
+                named.loc,
+                f"supported_modules '{name}'",
+                "patch",
+                PATCHED,
+                "@modules: the native API has no module allowlist",
+            )
         if self.bypass:
-            self.row(plan.sources[0] if plan.sources else "-", "relax_device_restrictions", "bypass_device_restrictions",
-                     NATIVE, "onlyOn/onlyCUDA guards; onlyNativeDeviceTypes stays patched (NATIVE_DEVICES)")
+            self.row(
+                plan.sources[0] if plan.sources else "-",
+                "relax_device_restrictions",
+                "bypass_device_restrictions",
+                NATIVE,
+                "onlyOn/onlyCUDA guards; onlyNativeDeviceTypes stays patched (NATIVE_DEVICES)",
+            )
 
     # ------------------------------------------------------------ files
     def file_rows(self, fp: FilePlan) -> None:
         if fp.unlisted_mode == Mode.skip:
-            self.row(fp.loc, "unlisted_test_mode: skip", "test_exclusions", NATIVE, "every unnamed generic test")
+            self.row(
+                fp.loc, "unlisted_test_mode: skip", "test_exclusions", NATIVE, "every unnamed generic test"
+            )
         elif fp.unlisted_mode != Mode.mandatory_success:
-            self.row(fp.loc, f"unlisted_test_mode: {fp.unlisted_mode.value}", "patch", PATCHED,
-                     "unnamed tests are only known once the file is imported")
+            self.row(
+                fp.loc,
+                f"unlisted_test_mode: {fp.unlisted_mode.value}",
+                "patch",
+                PATCHED,
+                "unnamed tests are only known once the file is imported",
+            )
         if fp.relax_only_for:
             self.row(fp.loc, "relax_only_for", "patch", PATCHED, "only_for is an argument, not a setting")
         if fp.relax_device_restrictions and not self.bypass:
-            self.row(fp.loc, "relax_device_restrictions", "patch", PATCHED,
-                     "per file: bypass_device_restrictions is set per test, not on the device base")
+            self.row(
+                fp.loc,
+                "relax_device_restrictions",
+                "patch",
+                PATCHED,
+                "per file: bypass_device_restrictions is set per test, not on the device base",
+            )
         if not fp.collect:
             self.row(fp.loc, "collect: false", "patch", PATCHED, "the file is never imported (pytest)")
         for rule in fp.rules:
@@ -241,9 +290,14 @@ class _Compiler:
             if e.ops is None and e.dtypes is None and e.modules is None:
                 self.row(rule.loc, what, "test_exclusions", NATIVE, "whole generic tests")
             else:
-                self.row(rule.loc, what, "patch", PATCHED,
-                         "variants not generated: 2.13.0's test_exclusions names whole tests, and a "
-                         "DecorateInfo(skip) would still generate them")
+                self.row(
+                    rule.loc,
+                    what,
+                    "patch",
+                    PATCHED,
+                    "variants not generated: 2.13.0's test_exclusions names whole tests, and a "
+                    "DecorateInfo(skip) would still generate them",
+                )
         elif e.mode == Mode.xfail:
             self.row(rule.loc, what, "patch", PATCHED, STRICT_WHY)
         elif e.mode == Mode.xfail_strict:
@@ -252,19 +306,36 @@ class _Compiler:
                 self.row(rule.loc, what, "patch", PATCHED, found)
             else:
                 self.xfails.extend(found)
-                self.row(rule.loc, what, "op_overrides", NATIVE,
-                         f"DecorateInfo(expectedFailure) on {len({x.op for x in found})} ops; "
-                         "plain (non-@ops) tests it names: patched")
+                self.row(
+                    rule.loc,
+                    what,
+                    "op_overrides",
+                    NATIVE,
+                    f"DecorateInfo(expectedFailure) on {len({x.op for x in found})} ops; "
+                    "plain (non-@ops) tests it names: patched",
+                )
         else:
-            self.row(rule.loc, what, "none", NATIVE,
-                     "generated and run as upstream does (kept out of test_exclusions); the bucket is counted by the report")
+            self.row(
+                rule.loc,
+                what,
+                "none",
+                NATIVE,
+                "generated and run as upstream does (kept out of test_exclusions); the bucket is counted by the report",
+            )
 
     def _patched_parts(self, rule: Rule) -> str:
         e = rule.entry
         parts = []
         if e.edits is not None:
-            parts.append("edits (" + ", ".join(k for k in ("ops", "modules", "dtypes", "shapes", "functions")
-                                                if getattr(e.edits, k) is not None) + ")")
+            parts.append(
+                "edits ("
+                + ", ".join(
+                    k
+                    for k in ("ops", "modules", "dtypes", "shapes", "functions")
+                    if getattr(e.edits, k) is not None
+                )
+                + ")"
+            )
         if e.modules is not None:
             parts.append("modules selector (@modules)")
         if e.relax_device_restrictions:
@@ -299,7 +370,9 @@ def compile_plan(
 ) -> NativePlan:
     """op_keys: every known OpInfo full name -> the names a config may use for it
     (full name, aten name, OpInfo name, aliases)."""
-    bypass = bool(plan.setting("relax_device_restrictions")) or (compat or plan.setting("compat")) == "torch_spyre"
+    bypass = (
+        bool(plan.setting("relax_device_restrictions")) or (compat or plan.setting("compat")) == "torch_spyre"
+    )
     c = _Compiler(plan, support, op_keys, bypass)
     c.global_rows()
     for fp in plan.files:
@@ -309,5 +382,7 @@ def compile_plan(
 
 def native_errors(native: NativePlan) -> list[str]:
     """adapter: native: one line per rule it cannot express."""
-    return [f"{r.rule}: {r.what}: adapter: native cannot express this ({r.why}); use adapter: auto or patch"
-            for r in native.patched_rows]
+    return [
+        f"{r.rule}: {r.what}: adapter: native cannot express this ({r.why}); use adapter: auto or patch"
+        for r in native.patched_rows
+    ]

@@ -85,7 +85,11 @@ def class_tests(path: str) -> dict[str, list[str]]:
     except (OSError, SyntaxError) as exc:
         raise ValueError(f"{path}: cannot read the test file: {exc}") from None
     return {
-        node.name: [f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name.startswith("test")]
+        node.name: [
+            f.name
+            for f in node.body
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name.startswith("test")
+        ]
         for node in tree.body
         if isinstance(node, ast.ClassDef)
     }
@@ -123,9 +127,13 @@ def overrides_source(native: NativePlan) -> str:
 
 
 def render(plan, native: NativePlan, device: str) -> str:
-    patched = "\n".join(f"  {r.rule}: {r.what}: {r.why}" for r in native.rows if r.way == PATCHED) or "  (none)"
+    patched = (
+        "\n".join(f"  {r.rule}: {r.what}: {r.why}" for r in native.rows if r.way == PATCHED) or "  (none)"
+    )
     head = HEADER.format(sources=", ".join(plan.sources) or "no config", patched=patched)
-    allow = pprint.pformat(list(native.op_allowlist), width=100) if native.op_allowlist is not None else "None"
+    allow = (
+        pprint.pformat(list(native.op_allowlist), width=100) if native.op_allowlist is not None else "None"
+    )
     return head + BODY.format(
         device=device,
         allowlist=allow,
@@ -160,11 +168,21 @@ def build(configs: list[str], upstream_root: Optional[str], device: Optional[str
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m testing.plugin.native.export", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", action="append", required=True, metavar="YAML", help="config (repeatable, merged in order)")
+    parser = argparse.ArgumentParser(
+        prog="python3 -m testing.plugin.native.export", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--config",
+        action="append",
+        required=True,
+        metavar="YAML",
+        help="config (repeatable, merged in order)",
+    )
     parser.add_argument("-o", "--output", required=True, metavar="PY", help="the module to write")
     parser.add_argument("--upstream-root", metavar="PATH", help="PyTorch checkout for ${TORCH_ROOT} paths")
-    parser.add_argument("--device", metavar="TYPE", help="device type (default: the config's, else the backend's)")
+    parser.add_argument(
+        "--device", metavar="TYPE", help="device type (default: the config's, else the backend's)"
+    )
     args = parser.parse_args(argv)
     from testing.config.errors import ConfigError
     from testing.results.atomic import write_text

@@ -59,7 +59,11 @@ def op_overrides(native: NativePlan) -> dict[str, list]:
 
     out: dict[str, list] = {}
     for op, per in native.tolerances.items():
-        d = {getattr(torch, n): tol(atol=a, rtol=r) for n, a, r in per if isinstance(getattr(torch, n, None), torch.dtype)}
+        d = {
+            getattr(torch, n): tol(atol=a, rtol=r)
+            for n, a, r in per
+            if isinstance(getattr(torch, n, None), torch.dtype)
+        }
         if d:
             out.setdefault(op, []).append(DecorateInfo(toleranceOverride(d)))
     for x in native.xfails:
@@ -115,7 +119,9 @@ class NativeRuntime:
 
     def configure(self, test_exclusions: dict) -> None:
         allow = list(self.native.op_allowlist) if self.native.op_allowlist is not None else None
-        self.base.set_test_configs(op_allowlist=allow, op_overrides=self.overrides, test_exclusions=test_exclusions)
+        self.base.set_test_configs(
+            op_allowlist=allow, op_overrides=self.overrides, test_exclusions=test_exclusions
+        )
 
     def before_class(self, fp, generic_cls) -> None:
         """Right before torch instantiates this class: its exclusions, the rest unchanged."""

@@ -72,7 +72,9 @@ class AdapterReport:
         for r in self.native.rows:
             row = r.as_json()
             if not self.choice.native and r.way == NATIVE:
-                row.update(way=PATCHED, setting="patch", why=f"adapter: {self.choice.used} ({r.setting} not used)")
+                row.update(
+                    way=PATCHED, setting="patch", why=f"adapter: {self.choice.used} ({r.setting} not used)"
+                )
             seen = applied.get(r.rule)
             if row["way"] == NATIVE and seen and seen.get("patched"):
                 row.update(
