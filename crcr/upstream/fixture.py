@@ -8,7 +8,10 @@ file://:
    the wheel's own `torch/nn/modules/flatten.py`. It stands in for the wheel's
    commit (`torch.version.git_version`), so the core diff runs exactly as
    against GitHub: `--core-base` names it.
-2. `head` changes nn.Flatten's default `start_dim` from 1 to 0 (a real
+2. a commit adding a test class (`TestElementwiseExtrasDevice`) to
+   test/test_elementwise_device.py: new in scope for the elementwise leg (one of its
+   tests needs float64, which spyre refuses), never a regression.
+3. `head` changes nn.Flatten's default `start_dim` from 1 to 0 (a real
    behaviour change of core Python) and adds a test for the new behaviour.
    `TestFlattenDevice::test_flatten_default_keeps_batch_dim` regresses.
 
@@ -46,6 +49,26 @@ NEW_TEST = """
         self.assertEqual(nn.Flatten(0)(x).shape, (60,))
 """
 
+# A commit adding a test class to a configured file (unlisted tests run there).
+NEW_CLASS_FILE = "test/test_elementwise_device.py"
+ELEMENTWISE_INSTANTIATE = "\n\ninstantiate_device_type_tests(TestElementwiseDevice, globals())"
+NEW_CLASS = """
+
+
+class TestElementwiseExtrasDevice(TestCase):
+    @dtypes(torch.float32)
+    def test_neg_matches_cpu(self, device, dtype):
+        a = make_tensor((5, 3), dtype=dtype, device="cpu")
+        self.assertEqual((-a.to(device)).cpu(), -a)
+
+    @dtypes(torch.float32)
+    def test_sum_in_float64_matches_cpu(self, device, dtype):
+        a = make_tensor((5, 3), dtype=dtype, device="cpu")
+        self.assertEqual(a.to(device).double().sum().cpu(), a.double().sum())
+
+
+instantiate_device_type_tests(TestElementwiseExtrasDevice, globals())"""
+
 
 @dataclass(frozen=True)
 class Fixture:
@@ -82,8 +105,13 @@ def commits(torch_dir: Path, torch_version: str) -> list[tuple[str, dict]]:
         REGRESSED_TEST: test_file.replace(INSTANTIATE, NEW_TEST.rstrip("\n") + "\n" + INSTANTIATE),
         CORE_FILE: wheel_file.replace(GOOD, BAD),
     }
+    elementwise = base[NEW_CLASS_FILE]
+    if elementwise.count(ELEMENTWISE_INSTANTIATE) != 1:
+        raise RuntimeError(f"fixture/base/{NEW_CLASS_FILE} lost its instantiate_device_type_tests line")
+    new_class = {NEW_CLASS_FILE: elementwise.replace(ELEMENTWISE_INSTANTIATE, ELEMENTWISE_INSTANTIATE + NEW_CLASS)}
     return [
         ("Release base: the files of the pinned wheel", base),
+        ("test_elementwise_device: TestElementwiseExtrasDevice (#90000)", new_class),
         ("nn.Flatten: flatten from dim 0 by default (#90001)", head),
     ]
 
@@ -111,9 +139,9 @@ def generate(dest: Path, torch_dir: Path, torch_version: str, env: Mapping[str, 
     bare = dest / "pytorch.git"
     shutil.rmtree(bare, ignore_errors=True)
     os.replace(new, bare)
-    push, pr = _events(*shas)
+    push, pr = _events(shas[0], shas[-1])
     write_json(dest / "baseline_dispatch.json", push, sort_keys=True, durable=True)
     write_json(dest / "dispatch.json", pr, sort_keys=True, durable=True)
     return Fixture(
-        file_url(bare), shas[0], shas[1], CONFIGS, dest / "baseline_dispatch.json", dest / "dispatch.json"
+        file_url(bare), shas[0], shas[-1], CONFIGS, dest / "baseline_dispatch.json", dest / "dispatch.json"
     )

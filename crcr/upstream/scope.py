@@ -53,17 +53,3 @@ def new_in_scope(old: Tests, new: Tests, overlap: float = 0.5) -> Scope:
         before = old.get(renamed.get(cls, cls), frozenset())
         added += [(cls, t) for t in sorted(tests - before)]
     return Scope(tuple(added), renamed)
-
-
-def bucket_diff(file_entry: str, scope: Scope, since: str) -> str:
-    """A ready YAML fragment that buckets the new tests (xfail_strict until looked at)."""
-    if not scope.new:
-        return ""
-    names = "".join(f"            - {c}::{t}\n" for c, t in scope.new)
-    return (
-        f"# under the file entry for {file_entry}:\n"
-        f"        - names:\n{names}"
-        f"          mode: xfail_strict\n"
-        f'          reason: "new in scope upstream; not yet looked at on this backend"\n'
-        f'          since: "{since}"\n'
-    )

@@ -132,7 +132,7 @@ def summarize(
                 "duration": round(r.duration, 6),
                 **{
                     k: r.props[k]
-                    for k in ("op", "dtype", "module", "reason", "rule", "crash", "class", "variant")
+                    for k in ("op", "dtype", "module", "reason", "rule", "crash", "class", "test", "variant")
                     if k in r.props
                 },
                 **({"message": r.message} if r.message else {}),
