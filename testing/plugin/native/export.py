@@ -184,6 +184,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         "--device", metavar="TYPE", help="device type (default: the config's, else the backend's)"
     )
     args = parser.parse_args(argv)
+    if os.environ.get("BUILD_WORKING_DIRECTORY"):  # `tools/bazel run`: paths are the caller's
+        os.chdir(os.environ["BUILD_WORKING_DIRECTORY"])
     from testing.config.errors import ConfigError
     from testing.results.atomic import write_text
 
