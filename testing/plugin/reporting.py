@@ -211,8 +211,13 @@ class Recorder:
             tr.section("adapter (oot)")
             tr.write_line(adapter["line"])
             counts = adapter["counts"]
-            tr.write_line(f"rules: {counts['native']} native, {counts['patched']} patched")
-            for row in adapter["rules"]:
+            verbose = self.config.option.verbose > 0 and not self.config.option.collectonly
+            tr.write_line(
+                f"rules: {counts['native']} native, {counts['patched']} patched"
+                + ("" if verbose else " (each with why: -v, or the --oot-summary JSON)")
+            )
+            # only with -v (and never under --collect-only: tools read "::" lines as node ids)
+            for row in adapter["rules"] if verbose else []:
                 tr.write_line(
                     f"  {row['way']:8} {row['setting']:26} {row['rule']}: {row['what']}: {row['why']}"
                 )
