@@ -37,8 +37,16 @@ class NewInScope:
         return self.passed + self.failed
 
     def line(self) -> str:
-        hw = "" if self.hw_classification else "; hardware classification: none in the checkout at this SHA (scope from the configs only)"
-        renamed = f"; renamed (history kept): {', '.join(f'{o} -> {n}' for n, o in sorted(self.renamed.items()))}" if self.renamed else ""
+        hw = (
+            ""
+            if self.hw_classification
+            else "; hardware classification: none in the checkout at this SHA (scope from the configs only)"
+        )
+        renamed = (
+            f"; renamed (history kept): {', '.join(f'{o} -> {n}' for n, o in sorted(self.renamed.items()))}"
+            if self.renamed
+            else ""
+        )
         return (
             f"new in scope: {self.count} ({self.passed} passed/{self.failed} failed) since {self.since[:12]}: "
             f"{len(self.tests)} new tests, not regressions{renamed}{hw}"
@@ -103,12 +111,23 @@ def measure(
         failed += bad
         passed += not bad
         if bad:
-            failing_new += [f for f in failing if f.startswith(file + "::") and f.endswith("::" + t["nodeid"].rsplit("::", 1)[1])]
+            failing_new += [
+                f
+                for f in failing
+                if f.startswith(file + "::") and f.endswith("::" + t["nodeid"].rsplit("::", 1)[1])
+            ]
     renamed = {f"{f}::{n}": f"{f}::{o}" for f, s in scopes.items() for n, o in s.renamed.items()}
     fragment = "".join(_fragment(f, s, sha) for f, s in sorted(scopes.items()) if s.new)
     return NewInScope(
-        since, sha, tuple(sorted(f"{f}::{c}::{t}" for f, c, t in new)), renamed, passed, failed,
-        tuple(failing_new), has_hw_classification(root), fragment,
+        since,
+        sha,
+        tuple(sorted(f"{f}::{c}::{t}" for f, c, t in new)),
+        renamed,
+        passed,
+        failed,
+        tuple(failing_new),
+        has_hw_classification(root),
+        fragment,
     )
 
 

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Mapping, Optional
 
 from crcr.errors import ConfigError
-from crcr.handler.plan import Leg
 from crcr.handler.newscope import NewInScope, file_scopes, measure
+from crcr.handler.plan import Leg
 from crcr.handler.runner import LegResult, Upstream, summary_path
 from crcr.upstream.attribution import (
     Attribution,
@@ -192,11 +192,16 @@ def after_leg(
         result = replace(result, notes=result.notes + (scope.line(),))
         fragment = out / f"{leg.job_name}.new_in_scope.yaml"
         write_text(fragment, scope.fragment)
-        if result.conclusion == "failure" and result.failing_tests and set(result.failing_tests) <= set(scope.failing):
+        if (
+            result.conclusion == "failure"
+            and result.failing_tests
+            and set(result.failing_tests) <= set(scope.failing)
+        ):
             result = replace(
                 result,
                 conclusion="success",
-                notes=result.notes + (f"failures are all new in scope, not regressions: bucket them with {fragment}",),
+                notes=result.notes
+                + (f"failures are all new in scope, not regressions: bucket them with {fragment}",),
             )
     if result.conclusion == "success" and not (scope is not None and scope.failed):
         store.record_green(key, leg.job_name, now)
@@ -255,7 +260,13 @@ def leg_new_in_scope(setup: UpstreamSetup, last: Optional[Inputs], result: LegRe
         tests = json.loads(summary.read_text()).get("tests", [])
     except (OSError, ValueError):
         return None
-    files = sorted({t["nodeid"].split("::", 1)[0] for t in tests if (setup.root / t["nodeid"].split("::", 1)[0]).is_file()})
+    files = sorted(
+        {
+            t["nodeid"].split("::", 1)[0]
+            for t in tests
+            if (setup.root / t["nodeid"].split("::", 1)[0]).is_file()
+        }
+    )
     try:
         scopes = file_scopes(setup.source, setup.root, last.suite, files)
     except UpstreamError:

@@ -15,7 +15,10 @@ from crcr.upstream.localrepo import build_repo, file_url
 from crcr.upstream.source import UpstreamSource
 
 OLD = "class TestA:\n    def test_x(self, device):\n        pass\n"
-NEW = OLD + "\n\nclass TestB:\n    def test_y(self, device):\n        pass\n\n    def test_z(self, device):\n        pass\n"
+NEW = (
+    OLD
+    + "\n\nclass TestB:\n    def test_y(self, device):\n        pass\n\n    def test_z(self, device):\n        pass\n"
+)
 RENAMED = "class TestAA:\n    def test_x(self, device):\n        pass\n"
 FILE = "test/test_a.py"
 
@@ -40,12 +43,17 @@ def _t(cls, test, outcome):
 
 def test_new_class_failing_is_new_in_scope_not_red(tmp_path):
     shas, source, root = _repo(tmp_path)
-    junit = _summary(tmp_path, [_t("TestA", "test_x", "passed"), _t("TestB", "test_y", "passed"), _t("TestB", "test_z", "failed")])
+    junit = _summary(
+        tmp_path,
+        [_t("TestA", "test_x", "passed"), _t("TestB", "test_y", "passed"), _t("TestB", "test_z", "failed")],
+    )
     failing = (f"{FILE}::TestBCPU::test_z_cpu",)
     store = GreenStore(tmp_path / "green.sqlite")
     setup = UpstreamSetup("fetch", source.url, shas[1], root, source)
     store.record_green(source.url, "job", Inputs("be", shas[0], shas[0]))
-    leg = SimpleNamespace(job_name="job", candidate=SimpleNamespace(bazel_config=None))  # what after_leg reads
+    leg = SimpleNamespace(
+        job_name="job", candidate=SimpleNamespace(bazel_config=None)
+    )  # what after_leg reads
     result = LegResult("failure", 1, Counts(), 1.0, (junit,), failing_tests=failing)
     got, found = after_leg(setup, store, leg, result, "be", tmp_path / "out", {})
     data = json.loads((tmp_path / "out" / "job.results.json").read_text())
@@ -68,4 +76,6 @@ def test_renamed_class_keeps_its_history(tmp_path):
     scopes = file_scopes(source, root, shas[0], [FILE])
     assert scopes[FILE].new == () and scopes[FILE].renamed == {"TestAA": "TestA"}
     junit = _summary(tmp_path, [_t("TestAA", "test_x", "passed")])
-    assert measure(scopes, Path(str(junit).replace(".xml", ".summary.json")), shas[0], shas[1], root, ()) is None
+    assert (
+        measure(scopes, Path(str(junit).replace(".xml", ".summary.json")), shas[0], shas[1], root, ()) is None
+    )

@@ -70,7 +70,9 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     assert any(n.startswith("adapter: native (asked auto; rules: ") for n in whole["notes"])
     # the regressing commit also adds a test: new in scope (passing), while the old test's failure stays red
     nn_scope = nn["new_in_scope"]
-    assert nn_scope["tests"] == ["test/nn/test_flatten_device.py::TestFlattenDevice::test_flatten_from_dim_zero"]
+    assert nn_scope["tests"] == [
+        "test/nn/test_flatten_device.py::TestFlattenDevice::test_flatten_from_dim_zero"
+    ]
     assert (nn_scope["passed"], nn_scope["failed"]) == (3, 0)
     assert results["test-spyre-tensor_basics"]["conclusion"] == "success"
 

@@ -22,7 +22,9 @@ def read_tests(text: str) -> Tests:
         return {}
     return {
         node.name: frozenset(
-            f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name.startswith("test")
+            f.name
+            for f in node.body
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name.startswith("test")
         )
         for node in tree.body
         if isinstance(node, ast.ClassDef)

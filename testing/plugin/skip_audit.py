@@ -48,7 +48,8 @@ def _entry_lines(text: str) -> list[list[int]]:
     """Per file entry, the start line of each test entry (order is what maps a flipped copy back)."""
     raw = YAML(typ="rt").load(text)
     return [
-        [fe["tests"].lc.item(j)[0] + 1 for j in range(len(fe.get("tests") or []))] for fe in edit.file_entries(raw)
+        [fe["tests"].lc.item(j)[0] + 1 for j in range(len(fe.get("tests") or []))]
+        for fe in edit.file_entries(raw)
     ]
 
 
@@ -66,7 +67,9 @@ def flipped(path: str, lines: list[int]) -> tuple[str, str, dict[int, int]]:
     return before, after, moved
 
 
-def run_audit(configs: list[str], files: list[str], upstream_root: Optional[str], work: str, extra: list[str]) -> dict:
+def run_audit(
+    configs: list[str], files: list[str], upstream_root: Optional[str], work: str, extra: list[str]
+) -> dict:
     plan = load_plan(configs, default_roots(upstream_root))
     rules = skip_rules(plan)
     copies, where, texts = [], {}, {}
@@ -82,10 +85,24 @@ def run_audit(configs: list[str], files: list[str], upstream_root: Optional[str]
         copies.append(copy)
         texts[cfg] = before
         where.update({f"{copy}:{new}": (cfg, old) for old, new in moved.items()})
-    paths = files or sorted({p for fp in plan.files if any(r.entry.mode == Mode.skip for r in fp.rules) for p in _glob(fp.path)})
+    paths = files or sorted(
+        {p for fp in plan.files if any(r.entry.mode == Mode.skip for r in fp.rules) for p in _glob(fp.path)}
+    )
     summary = os.path.join(work, "summary.json")
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "testing.plugin", "--isolate",
-            "--oot-summary", summary, *extra]
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "testing.plugin",
+        "--isolate",
+        "--oot-summary",
+        summary,
+        *extra,
+    ]
     for c in copies:
         argv += ["--config", c]
     if upstream_root:
@@ -104,8 +121,14 @@ def run_audit(configs: list[str], files: list[str], upstream_root: Optional[str]
         for line in rules[next(k for k in rules if os.path.realpath(k) == os.path.realpath(cfg))]:
             runs = found.get((cfg, line), [])
             passing = bool(runs) and all(t["outcome"] == "passed" for t in runs)
-            entries.append({"config": cfg, "line": line, "remove": passing,
-                            "variants": {t["nodeid"]: t["outcome"] for t in runs}})
+            entries.append(
+                {
+                    "config": cfg,
+                    "line": line,
+                    "remove": passing,
+                    "variants": {t["nodeid"]: t["outcome"] for t in runs},
+                }
+            )
     return {"version": 1, "entries": entries, "texts": texts}
 
 
@@ -133,11 +156,17 @@ def write_report(out: str, audit: dict) -> str:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m testing.plugin.skip_audit", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python3 -m testing.plugin.skip_audit", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--config", action="append", required=True, metavar="YAML")
-    parser.add_argument("-o", "--output", required=True, metavar="JSON", help="report; the diff goes to JSON.diff")
+    parser.add_argument(
+        "-o", "--output", required=True, metavar="JSON", help="report; the diff goes to JSON.diff"
+    )
     parser.add_argument("--upstream-root", metavar="PATH")
-    parser.add_argument("--pytest-arg", action="append", default=[], metavar="ARG", help="passed to pytest (repeatable)")
+    parser.add_argument(
+        "--pytest-arg", action="append", default=[], metavar="ARG", help="passed to pytest (repeatable)"
+    )
     parser.add_argument("files", nargs="*", help="test files (default: those the skip entries name)")
     args = parser.parse_args(argv)
     if os.environ.get("BUILD_WORKING_DIRECTORY"):  # `tools/bazel run`: paths are the caller's
@@ -154,7 +183,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 2
     write_report(args.output, audit)
     removable = sum(e["remove"] for e in audit["entries"])
-    print(f"skip_audit: {len(audit['entries'])} skip entries re-run, {removable} now pass: {args.output}.diff")
+    print(
+        f"skip_audit: {len(audit['entries'])} skip entries re-run, {removable} now pass: {args.output}.diff"
+    )
     return 0
 
 

@@ -53,9 +53,23 @@ def test_skip_audit_removes_only_entries_now_passing(tmp_path):
     cfg.write_text(textwrap.dedent(CONFIG))
     out = tmp_path / "report.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "testing.plugin.skip_audit", "--config", str(cfg), "-o", str(out),
-         "--upstream-root", str(tmp_path / "up"), "--pytest-arg=--rootdir=" + str(tmp_path / "up")],
-        cwd=REPO_ROOT, env=subprocess_environ(), capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "testing.plugin.skip_audit",
+            "--config",
+            str(cfg),
+            "-o",
+            str(out),
+            "--upstream-root",
+            str(tmp_path / "up"),
+            "--pytest-arg=--rootdir=" + str(tmp_path / "up"),
+        ],
+        cwd=REPO_ROOT,
+        env=subprocess_environ(),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "2 skip entries re-run, 1 now pass" in proc.stdout
@@ -64,14 +78,29 @@ def test_skip_audit_removes_only_entries_now_passing(tmp_path):
     assert by_line[8]["remove"] and not by_line[11]["remove"]
     assert list(by_line[11]["variants"].values()) == ["failed"]
     diff = (tmp_path / "report.json.diff").read_text()
-    assert "-          mode: skip\n-          reason: \"crashed the worker\"   # keep this comment\n+          mode: mandatory_success" in diff
+    assert (
+        '-          mode: skip\n-          reason: "crashed the worker"   # keep this comment\n+          mode: mandatory_success'
+        in diff
+    )
     assert diff.count("+          mode: mandatory_success") == 1
     assert "# upstream bug, fixed in #123?" in diff  # context lines: the comment is kept
 
 
 def test_skip_audit_bad_config_is_one_line(tmp_path):
     proc = subprocess.run(
-        [sys.executable, "-m", "testing.plugin.skip_audit", "--config", str(tmp_path / "none.yaml"), "-o", str(tmp_path / "r.json")],
-        cwd=REPO_ROOT, env=subprocess_environ(), capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "testing.plugin.skip_audit",
+            "--config",
+            str(tmp_path / "none.yaml"),
+            "-o",
+            str(tmp_path / "r.json"),
+        ],
+        cwd=REPO_ROOT,
+        env=subprocess_environ(),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "no such file" in proc.stderr

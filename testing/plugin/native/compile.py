@@ -135,6 +135,7 @@ class _Compiler:
     def __init__(self, plan: Plan, support: Support, op_keys: Mapping[str, tuple[str, ...]], bypass: bool):
         self.plan, self.support, self.op_keys, self.bypass = plan, support, op_keys, bypass
         self.rows: list[Applied] = []
+        self.dtype_exclusions = False  # the core has pytorch main's dtype-level test_exclusions
         self.xfails: list[StrictXfail] = []
         self.allowlist = self._allowlist()
 
@@ -157,7 +158,9 @@ class _Compiler:
     def tolerances(self) -> dict[str, tuple[tuple[str, float, float], ...]]:
         """Per op: global dtype precision, then the op's. Dtypes a test's edits.dtypes.include
         gives its own precision stay patched: torch's override would win over the test's."""
-        ops = self.allowlist if self.allowlist is not None else tuple(sorted(self.op_keys))
+        if self.allowlist is None:
+            return {}  # every OpInfo would need op_db at start-up: precision stays patched
+        ops = self.allowlist
         per_test = {
             inc.name
             for fp in self.plan.files
@@ -224,7 +227,15 @@ class _Compiler:
                 PATCHED,
                 "dtype filter: the native API has no dtype allowlist",
             )
-            if spec.precision:
+            if spec.precision and self.allowlist is None:
+                self.row(
+                    named.loc,
+                    f"supported_dtypes '{name}' precision",
+                    "patch",
+                    PATCHED,
+                    "no op_allowlist: op_overrides name ops one by one",
+                )
+            elif spec.precision:
                 self.row(
                     named.loc,
                     f"supported_dtypes '{name}' precision",
@@ -295,8 +306,14 @@ class _Compiler:
                     what,
                     "patch",
                     PATCHED,
-                    "variants not generated: 2.13.0's test_exclusions names whole tests, and a "
-                    "DecorateInfo(skip) would still generate them",
+                    (
+                        "variants not generated: this core's dtype-level test_exclusions is not used yet "
+                        "(op selectors and @ops tests have no native form either)"
+                        if self.dtype_exclusions
+                        else "variants not generated: this core's test_exclusions names whole tests only "
+                        "(no dtype-level form, feature-detected), and a DecorateInfo(skip) would still "
+                        "generate them"
+                    ),
                 )
         elif e.mode == Mode.xfail:
             self.row(rule.loc, what, "patch", PATCHED, STRICT_WHY)
@@ -346,10 +363,12 @@ class _Compiler:
         e = rule.entry
         if not _exact(rule.patterns) or not _exact(e.dtypes):
             return "glob names or dtypes: a DecorateInfo names one class, test and dtype list"
+        if e.ops is None and self.allowlist is None:
+            return "no ops selector and no op_allowlist: a DecorateInfo on every OpInfo"
         if e.ops is not None:
             ops = [f for f, keys in self.op_keys.items() if op_matches(e.ops, keys)]
         else:
-            ops = list(self.allowlist if self.allowlist is not None else self.op_keys)
+            ops = list(self.allowlist)
         if self.allowlist is not None:
             ops = [o for o in ops if o in set(self.allowlist)]
         if not ops:
@@ -367,6 +386,7 @@ def compile_plan(
     support: Support,
     op_keys: Mapping[str, tuple[str, ...]],
     compat: Optional[str] = None,
+    dtype_exclusions: bool = False,
 ) -> NativePlan:
     """op_keys: every known OpInfo full name -> the names a config may use for it
     (full name, aten name, OpInfo name, aliases)."""
@@ -374,6 +394,7 @@ def compile_plan(
         bool(plan.setting("relax_device_restrictions")) or (compat or plan.setting("compat")) == "torch_spyre"
     )
     c = _Compiler(plan, support, op_keys, bypass)
+    c.dtype_exclusions = dtype_exclusions
     c.global_rows()
     for fp in plan.files:
         c.file_rows(fp)

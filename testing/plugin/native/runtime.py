@@ -29,19 +29,6 @@ def missing_api(cdt) -> Optional[str]:
     return ", ".join(lacking) if lacking else None
 
 
-def has_dtype_exclusions(cdt) -> bool:
-    """pytorch main's {"T": {"test_x": {"dtypes": [...]}}} form; 2.13.0 has only lists and '*'."""
-    import inspect
-
-    try:
-        src = inspect.getsource(cdt.DeviceTypeTestBase._get_test_exclusions) + inspect.getsource(
-            cdt.instantiate_device_type_tests
-        )
-    except (OSError, TypeError, AttributeError):
-        return False
-    return '"dtypes"' in src or "'dtypes'" in src
-
-
 def device_base(cdt, device_type: str):
     """The device test base torch instantiates for this device."""
     for base in (cdt.CPUTestBase, getattr(cdt, "CUDATestBase", None), cdt.PrivateUse1TestBase):

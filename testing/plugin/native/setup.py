@@ -17,16 +17,26 @@ from testing.plugin.native.compile import NATIVE, PATCHED, NativePlan, compile_p
 CDT = "torch.testing._internal.common_device_type"
 
 
-def probe_api() -> Optional[str]:
-    """What of the native API the installed core lacks, read from its source without importing
-    it (importing costs seconds; the runtime checks again when torch loads it)."""
+def _core_source() -> str:
+    """common_device_type's source, read without importing it (importing costs seconds;
+    the runtime checks the API again when torch loads it)."""
     spec = importlib.util.find_spec(CDT)
     try:
-        text = open(spec.origin, encoding="utf-8").read() if spec and spec.origin else ""
+        return open(spec.origin, encoding="utf-8").read() if spec and spec.origin else ""
     except OSError:
-        text = ""
+        return ""
+
+
+def probe_api(text: Optional[str] = None) -> Optional[str]:
+    """What of the native API the installed core lacks (None: all of it)."""
+    text = _core_source() if text is None else text
     lacking = [n for n in ("def set_test_configs", "bypass_device_restrictions") if n not in text]
     return ", ".join(n.removeprefix("def ") for n in lacking) if lacking else None
+
+
+def has_dtype_exclusions(text: str) -> bool:
+    """pytorch main's {"T": {"test_x": {"dtypes": [...]}}} test_exclusions form (2.13.0: lists and '*' only)."""
+    return "test_exclusions" in text and ('["dtypes"]' in text or "['dtypes']" in text)
 
 
 class OpKeys(collections.abc.Mapping):
@@ -102,10 +112,11 @@ def configure(plan, support, known, groups, option: Optional[str], compat: Optio
     adapter: native, the rules it cannot express (one line each)."""
     asked = choices.requested(option, plan.setting("adapter"))
     keys = OpKeys(lambda: known.op_index(groups))
-    native = compile_plan(plan, support, keys, compat)
+    text = _core_source()
+    native = compile_plan(plan, support, keys, compat, has_dtype_exclusions(text))
     import torch
 
-    choice = choices.choose(asked, probe_api(), torch.__version__)
+    choice = choices.choose(asked, probe_api(text), torch.__version__)
     if asked == "native" and choice.native:
         errors = native_errors(native)
         if errors:
