@@ -405,12 +405,18 @@ def _runtime_wrapper(fn, kwargs: dict, d: Decision, device: str, v: Variant, xfa
 
     @functools.wraps(fn)
     def adapted(self):
+        # precision is thread-local on torch's device test base, shared by every test: restored
+        # after the test, or a bfloat16 variant's tolerance leaks into the float32 ones after it
+        saved = self.precision, self.rel_tol
         for dtype, atol, rtol in d.precision:
             if dtype in v.dtypes:
                 self.precision = max(self.precision, atol)
                 self.rel_tol = max(self.rel_tol, rtol)
-        with _relaxed(self, device) if d.relax else _nothing(), _cpu_moved(self, d.cpu_move):
-            return fn(self, param_kwargs=call_kwargs) if call_kwargs is not kwargs else fn(self)
+        try:
+            with _relaxed(self, device) if d.relax else _nothing(), _cpu_moved(self, d.cpu_move):
+                return fn(self, param_kwargs=call_kwargs) if call_kwargs is not kwargs else fn(self)
+        finally:
+            self.precision, self.rel_tol = saved
 
     marks = [getattr(pytest.mark, m) for m in marks_for(v, d) if m != "xfail"]
     if xfail_mark and d.mode in (Mode.xfail, Mode.xfail_strict):
