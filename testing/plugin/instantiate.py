@@ -35,8 +35,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional
 
+from testing.config.errors import Loc
 from testing.config.modes import Mode
-from testing.plugin.config import FilePlan, Loc, Plan
+from testing.plugin.plan import FilePlan, Plan
 from testing.plugin.selection import (
     Decision,
     MarkFilter,
@@ -328,6 +329,16 @@ class Adapter:
         if self.native is not None:
             d, native_xfail = self.native.layer(fn, d, v)
         setattr(cls, attr, _runtime_wrapper(fn, kwargs, d, self.device_type, v, not native_xfail))
+
+
+def strict_xpass_text(fn) -> Optional[str]:
+    """'[XPASS(strict)] <reason>' for a generated method in the xfail_strict bucket, else None."""
+    from testing.results.outcomes import XPASS_STRICT_MARK
+
+    d = getattr(fn, DECISION_ATTR, None)
+    if d is None or d.mode != Mode.xfail_strict:
+        return None
+    return f"{XPASS_STRICT_MARK} {d.reason or ''}".rstrip()
 
 
 def _op_names(op) -> tuple[str, ...]:

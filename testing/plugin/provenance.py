@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from testing.config.modes import Mode
-from testing.plugin.config import Plan
+from testing.plugin.plan import Plan
 from testing.plugin.problems import Problem
 
 TRACKED = (Mode.skip, Mode.xfail, Mode.xfail_strict)

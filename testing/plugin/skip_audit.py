@@ -29,8 +29,10 @@ from typing import Optional
 from ruamel.yaml import YAML
 
 from testing.config import edit
+from testing.config.errors import ConfigError
 from testing.config.modes import Mode
-from testing.plugin.config import ConfigError, default_roots, load_plan
+from testing.config.paths import default_roots
+from testing.plugin.plan import load_plan
 from testing.results.atomic import write_json, write_text
 
 

@@ -9,9 +9,9 @@ import pytest
 from testing.config.errors import ConfigError
 from testing.plugin import provenance
 from testing.plugin.capabilities import build_support, known_names
-from testing.plugin.config import load_plan
 from testing.plugin.native import choice
 from testing.plugin.native.compile import compile_plan, excluded, native_errors
+from testing.plugin.plan import load_plan
 
 
 def _plan(tmp_path, text):

@@ -354,8 +354,16 @@ def test_torch_spyre_configs_run_the_same_under_both_adapters(pytester, checkout
         summaries = []
         for text, name in ((UNARY_CONFIG, "unary.yaml"), (VIEW_CONFIG, "view.yaml")):
             summary = tmp_path / f"{adapter}-{name}.json"
-            run_config(pytester, checkout, text, str(checkout / "test"), f"--oot-adapter={adapter}",
-                       f"--oot-summary={summary}", *compat, name=name)
+            run_config(
+                pytester,
+                checkout,
+                text,
+                str(checkout / "test"),
+                f"--oot-adapter={adapter}",
+                f"--oot-summary={summary}",
+                *compat,
+                name=name,
+            )
             summaries.append(json.loads(summary.read_text()))
         assert all(s["adapter"]["used"] == ("native" if adapter == "auto" else "patch") for s in summaries)
         seen[adapter] = [{t["nodeid"]: (t["outcome"], t["bucket"]) for t in s["tests"]} for s in summaries]

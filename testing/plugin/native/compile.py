@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Union
 
 from testing.config.modes import Mode
-from testing.plugin.config import FilePlan, Plan, Rule
+from testing.plugin.plan import FilePlan, Plan, Rule
 from testing.plugin.selection import (
     Support,
     Variant,

@@ -144,9 +144,10 @@ def render(plan, native: NativePlan, device: str) -> str:
 
 
 def build(configs: list[str], upstream_root: Optional[str], device: Optional[str]) -> str:
+    from testing.config.paths import default_roots
     from testing.plugin import capabilities
-    from testing.plugin.config import default_roots, load_plan
     from testing.plugin.native.setup import OpKeys
+    from testing.plugin.plan import load_plan
 
     plan = load_plan(configs, default_roots(upstream_root))
     backend = plan.setting("backend")
