@@ -28,7 +28,7 @@ from typing import Optional
 
 from ruamel.yaml import YAML
 
-from testing.config import edit
+from testing.config import edit, runs
 from testing.config.errors import ConfigError
 from testing.config.modes import Mode
 from testing.config.paths import default_roots
@@ -91,25 +91,18 @@ def run_audit(
         {p for fp in plan.files if any(r.entry.mode == Mode.skip for r in fp.rules) for p in _glob(fp.path)}
     )
     summary = os.path.join(work, "summary.json")
-    argv = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "testing.plugin",
-        "--isolate",
-        "--oot-summary",
-        summary,
-        *extra,
-    ]
-    for c in copies:
-        argv += ["--config", c]
-    if upstream_root:
-        argv += ["--upstream-root", upstream_root]
-    subprocess.run(argv + paths, check=False)
+    argv = runs.PytestCommand(
+        paths=paths,
+        plugins=[runs.PLUGIN],
+        configs=copies,
+        args=extra,
+        extra=["--isolate"],
+        quiet=True,
+        cache=False,
+        upstream_root=upstream_root,
+        summary=summary,
+    ).argv()
+    subprocess.run(argv, check=False)
     try:
         tests = json.load(open(summary)).get("tests", [])
     except (OSError, ValueError):
@@ -121,14 +114,14 @@ def run_audit(
     entries = []
     for cfg in texts:
         for line in rules[next(k for k in rules if os.path.realpath(k) == os.path.realpath(cfg))]:
-            runs = found.get((cfg, line), [])
-            passing = bool(runs) and all(t["outcome"] == "passed" for t in runs)
+            ran = found.get((cfg, line), [])
+            passing = bool(ran) and all(t["outcome"] == "passed" for t in ran)
             entries.append(
                 {
                     "config": cfg,
                     "line": line,
                     "remove": passing,
-                    "variants": {t["nodeid"]: t["outcome"] for t in runs},
+                    "variants": {t["nodeid"]: t["outcome"] for t in ran},
                 }
             )
     return {"version": 1, "entries": entries, "texts": texts}

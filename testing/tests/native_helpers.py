@@ -4,34 +4,26 @@ back as {nodeid: (outcome, bucket)} from its JSON summary."""
 import json
 import os
 import subprocess
-import sys
 
+from testing.config import runs
 from testing.tests.conftest import REPO_ROOT, subprocess_environ
 
 
 def run_adapter(tmp_path, adapter, configs, files, *extra, env=None, roots=()):
     """(exit code, summary dict, stdout) of one run."""
     summary = tmp_path / f"summary-{adapter}.json"
-    argv = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "testing.plugin",
-        "--rootdir",
-        REPO_ROOT,
-        "--oot-adapter",
-        adapter,
-        "--oot-summary",
-        str(summary),
-    ]
-    for c in configs:
-        argv += ["--config", str(c)]
+    argv = runs.PytestCommand(
+        paths=[str(f) for f in files],
+        plugins=[runs.PLUGIN],
+        configs=[str(c) for c in configs],
+        extra=["--oot-adapter", adapter, *extra],
+        quiet=True,
+        cache=False,
+        rootdir=REPO_ROOT,
+        summary=str(summary),
+    ).argv()
     proc = subprocess.run(
-        argv + list(extra) + [str(f) for f in files],
+        argv,
         cwd=REPO_ROOT,
         env=subprocess_environ(*roots, **(env or {})),
         capture_output=True,
