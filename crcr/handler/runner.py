@@ -14,6 +14,7 @@ substituted per argument, so no value is ever re-parsed by a shell.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import signal
@@ -146,11 +147,29 @@ def pytest_command(
         # node ids (and JUnit classnames) relative to the checkout: test/nn/test_x.py::...
         rootdir=str(upstream.root) if on_checkout else None,
         junitxml=str(junit),
+        summary=str(summary_path(junit)) if adapted else None,
         shard=(leg.shard_index, total)
         if total > 1 and not only and runs.has_module(ws, runs.SHARD_PLUGIN)
         else None,
         markexpr=select or None,
     ).argv()
+
+
+def summary_path(junit: Path) -> Path:
+    """The plugin's JSON summary beside the leg's JUnit XML."""
+    return junit.with_name(junit.stem + ".summary.json")
+
+
+def adapter_note(junit: Path) -> Optional[str]:
+    """'adapter: native (rules: 30 native, 12 patched)' from the plugin's summary, if it wrote one."""
+    try:
+        adapter = json.loads(summary_path(junit).read_text()).get("adapter")
+    except (OSError, ValueError):
+        return None
+    if not adapter:
+        return None
+    c = adapter["counts"]
+    return f"adapter: {adapter['used']} (asked {adapter['requested']}; rules: {c['native']} native, {c['patched']} patched)"
 
 
 def bazel_targets(leg: Leg, template: str) -> list[str]:
@@ -323,6 +342,9 @@ def run_leg(
     report = read_report(files)
     notes += list(report.problems + report.notes)
     counts = report.counts
+    note = adapter_note(junit)
+    if note:
+        notes.append(note)
     conclusion = leg_conclusion(code, timed_out, counts)
     if conclusion == "neutral" and code == 0:
         notes.append(NO_TESTS_NOTE)

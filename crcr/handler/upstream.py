@@ -13,14 +13,16 @@ event was given, else none.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping, Optional
 
 from crcr.errors import ConfigError
 from crcr.handler.investigate import Triage
+from crcr.handler.newscope import NewInScope, file_scopes, measure
 from crcr.handler.plan import Leg
-from crcr.handler.runner import LegResult, Upstream
+from crcr.handler.runner import LegResult, Upstream, summary_path
 from crcr.upstream.attribution import (
     Attribution,
     GreenStore,
@@ -33,7 +35,7 @@ from crcr.upstream.attribution import (
 from crcr.upstream.gitcmd import UpstreamError, check_sha, git
 from crcr.upstream.overlay import CoreDelta, build_overlay, core_delta, wheel_git_version, wheel_torch_dir
 from crcr.upstream.source import URL_ENV, UpstreamSource, default_cache
-from testing.results.atomic import write_json
+from testing.results.atomic import write_json, write_text
 
 MODES = ("auto", "fetch", "fixture", "none")
 GREEN_STORE_ENV = "CRCR_GREEN_STORE"
@@ -193,11 +195,30 @@ def after_leg(
     env: Mapping[str, str],
     triage: Optional[Triage] = None,
 ) -> tuple[LegResult, Optional[Attribution]]:
-    """Record a green leg; explain a red one. Writes <out>/<job>.results.json either way."""
+    """Record a green leg; explain a red one. Writes <out>/<job>.results.json either way.
+    Tests new since the job's last green suite are new in scope: a leg whose only failures
+    are such tests is not red (never a regression), and is not recorded green either, so
+    they stay new in scope until a config buckets them."""
     found = None
     key = setup.url or "none"
     now = setup.inputs(leg, backend)
-    if result.conclusion == "success":
+    scope = leg_new_in_scope(setup, store.last_green(key, leg.job_name), result)
+    if scope is not None:
+        result = replace(result, notes=result.notes + (scope.line(),))
+        fragment = out / f"{leg.job_name}.new_in_scope.yaml"
+        write_text(fragment, scope.fragment)
+        if (
+            result.conclusion == "failure"
+            and result.failing_tests
+            and set(result.failing_tests) <= set(scope.failing)
+        ):
+            result = replace(
+                result,
+                conclusion="success",
+                notes=result.notes
+                + (f"failures are all new in scope, not regressions: bucket them with {fragment}",),
+            )
+    if result.conclusion == "success" and not (scope is not None and scope.failed):
         store.record_green(key, leg.job_name, now)
     elif result.conclusion in ("failure", "timed_out"):
         found = attribute(leg.job_name, now, store.last_green(key, leg.job_name))
@@ -241,11 +262,36 @@ def after_leg(
             "failed_tests_detail": result.failed_tests_detail(),
             "triage_verdict": result.verdict,
             "bisection": result.bisection.as_json() if result.bisection else None,
+            "new_in_scope": scope.as_json() if scope is not None else None,
         },
         sort_keys=True,
         durable=True,
     )
     return replace(result, details=details), found
+
+
+def leg_new_in_scope(setup: UpstreamSetup, last: Optional[Inputs], result: LegResult) -> Optional[NewInScope]:
+    """What of this leg's upstream files is new since the job's last green suite (None: nothing,
+    or nothing to compare with)."""
+    if not (setup.root and setup.source and last and last.suite != setup.sha and result.junit):
+        return None
+    summary = summary_path(result.junit[0])
+    try:
+        tests = json.loads(summary.read_text()).get("tests", [])
+    except (OSError, ValueError):
+        return None
+    files = sorted(
+        {
+            t["nodeid"].split("::", 1)[0]
+            for t in tests
+            if (setup.root / t["nodeid"].split("::", 1)[0]).is_file()
+        }
+    )
+    try:
+        scopes = file_scopes(setup.source, setup.root, last.suite, files)
+    except UpstreamError:
+        return None
+    return measure(scopes, summary, last.suite, setup.sha, setup.root, result.failing_tests)
 
 
 class LegHooks:

@@ -83,7 +83,24 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     assert f"first bad commit {seeded} ({REGRESSION_SUBJECT}, PR #90001)" in printed
     assert "upstream/high" in printed
     whole = results["test-upstream-spyre-elementwise"]
-    assert whole["conclusion"] == "success" and whole["test_results"]["passed"] == 14  # the whole feature leg
+    # the whole feature leg: 14 tests, plus the class the fixture's middle commit adds, new in scope:
+    # its float64 test fails on spyre, and that is not a failure of the backend
+    assert whole["conclusion"] == "success" and whole["test_results"]["passed"] == 15
+    scope = whole["new_in_scope"]
+    assert (scope["since"], scope["sha"], scope["passed"], scope["failed"]) == (base, head, 1, 1)
+    assert scope["tests"] == [
+        "test/test_elementwise_device.py::TestElementwiseExtrasDevice::test_neg_matches_cpu",
+        "test/test_elementwise_device.py::TestElementwiseExtrasDevice::test_sum_in_float64_matches_cpu",
+    ]
+    assert "TestElementwiseExtrasDevice::test_sum_in_float64_matches_cpu" in scope["config_fragment"]
+    assert any(n.startswith("new in scope: 2 (1 passed/1 failed)") for n in whole["notes"])
+    assert any(n.startswith("adapter: native (asked auto; rules: ") for n in whole["notes"])
+    # the regressing commit also adds a test: new in scope (passing), while the old test's failure stays red
+    nn_scope = nn["new_in_scope"]
+    assert nn_scope["tests"] == [
+        "test/nn/test_flatten_device.py::TestFlattenDevice::test_flatten_from_dim_zero"
+    ]
+    assert (nn_scope["passed"], nn_scope["failed"]) == (3, 0)
     assert results["test-spyre-tensor_basics"]["conclusion"] == "success"
 
     report = json.loads((out / "attribution.json").read_text())

@@ -235,3 +235,11 @@ def test_sha_validation_step_refuses_hostile_values(tmp_path):
         text=True,
     )
     assert r.returncode == 0 and out.read_text() == f"sha={good}\n"
+
+
+def test_nightly_skip_audit_job_writes_its_diff_as_an_artifact():
+    steps = load(NIGHTLY)["jobs"]["skip-audit"]["steps"]
+    run = next(s["run"] for s in steps if "skip_audit" in s.get("run", ""))
+    assert "//testing:skip_audit" in run and "-o out/skip-audit.json" in run
+    upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact"))
+    assert upload["with"]["path"] == "out/skip-audit.json*" and upload["if"] == "always()"

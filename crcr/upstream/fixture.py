@@ -17,6 +17,10 @@ over file://:
    `start_dim` goes from 1 to 0 (a real behaviour change of core Python) with a
    test for the new behaviour; `TestFlattenDevice::test_flatten_default_keeps_batch_dim`
    regresses there and stays red up to `head`, the last commit.
+4. at `NEW_CLASS_AT` (commit 10) a commit adding a test class
+   (`TestElementwiseExtrasDevice`) to test/test_elementwise_device.py: new in scope
+   for the elementwise leg (one of its tests needs float64, which spyre refuses),
+   never a regression.
 
 Dispatches are made from the bundled examples: a push of `base` to main (the
 baseline run that records the last green result) and the PR synchronize
@@ -54,6 +58,26 @@ NEW_TEST = """
         self.assertEqual(nn.Flatten(0)(x).shape, (60,))
 """
 
+# A commit adding a test class to a configured file (unlisted tests run there).
+NEW_CLASS_FILE = "test/test_elementwise_device.py"
+ELEMENTWISE_INSTANTIATE = "\n\ninstantiate_device_type_tests(TestElementwiseDevice, globals())"
+NEW_CLASS = """
+
+
+class TestElementwiseExtrasDevice(TestCase):
+    @dtypes(torch.float32)
+    def test_neg_matches_cpu(self, device, dtype):
+        a = make_tensor((5, 3), dtype=dtype, device="cpu")
+        self.assertEqual((-a.to(device)).cpu(), -a)
+
+    @dtypes(torch.float32)
+    def test_sum_in_float64_matches_cpu(self, device, dtype):
+        a = make_tensor((5, 3), dtype=dtype, device="cpu")
+        self.assertEqual(a.to(device).double().sum().cpu(), a.double().sum())
+
+
+instantiate_device_type_tests(TestElementwiseExtrasDevice, globals())"""
+
 
 @dataclass(frozen=True)
 class Fixture:
@@ -77,6 +101,8 @@ def fixture_version(torch_version: str) -> str:
 
 COMMITS = 32
 SEEDED = 21  # 1-based position of the regression: not the last, not next to the base
+NEW_CLASS_AT = 10  # 1-based position of the commit adding TestElementwiseExtrasDevice
+NEW_CLASS_SUBJECT = "test_elementwise_device: TestElementwiseExtrasDevice (#90000)"
 FILLER_FILE = "torch/_fixture_changes.py"
 REGRESSION_SUBJECT = "nn.Flatten: flatten from dim 0 by default (#90001)"
 
@@ -103,9 +129,16 @@ def commits(torch_dir: Path, torch_version: str) -> list[tuple[str, dict]]:
     test_file = base[REGRESSED_TEST]
     if test_file.count(INSTANTIATE) != 1:
         raise RuntimeError(f"fixture/base/{REGRESSED_TEST} lost its instantiate_device_type_tests line")
+    elementwise = base[NEW_CLASS_FILE]
+    if elementwise.count(ELEMENTWISE_INSTANTIATE) != 1:
+        raise RuntimeError(f"fixture/base/{NEW_CLASS_FILE} lost its instantiate_device_type_tests line")
+    new_class = {NEW_CLASS_FILE: elementwise.replace(ELEMENTWISE_INSTANTIATE, ELEMENTWISE_INSTANTIATE + NEW_CLASS)}
     out = [("Release base: the files of the pinned wheel", base)]
     flatten = wheel_file
     for i in range(2, COMMITS + 1):
+        if i == NEW_CLASS_AT:
+            out.append((NEW_CLASS_SUBJECT, new_class))
+            continue
         if i == SEEDED:
             flatten = flatten.replace(GOOD, BAD)
             test = test_file.replace(INSTANTIATE, NEW_TEST.rstrip("\n") + "\n" + INSTANTIATE)

@@ -138,6 +138,16 @@ class UpstreamSource:
         parts = out.split("\0")
         return [(parts[i][0], parts[i + 1]) for i in range(0, len(parts) - 1, 2) if parts[i]]
 
+    def file_at(self, sha: str, path: str) -> Optional[str]:
+        """A file's text at a commit (None: not there), its blob fetched on demand."""
+        sha = check_sha(sha, "last green SHA")
+        with self._locked("history"):
+            repo = self._history()
+            if not self._has(repo, sha):
+                self._fetch_history(repo, [sha], 1)
+            shown = git(["show", f"{sha}:{path}"], cwd=repo, check=False)
+        return shown.stdout if shown.returncode == 0 else None
+
     def commits_between(
         self, old: str, new: str, paths: Sequence[str] = (), first_parent: bool = False
     ) -> list[Commit]:
