@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import NamedTuple, Optional, Sequence
 
 from testing.config.errors import ConfigError
-from testing.config.load import read_tree
+from testing.config.load import read_yaml
 from testing.config.paths import REPO_ROOT, TORCH_ROOT, files_under, split_root
 
 CONFIG_DIR = "configs"
@@ -30,7 +30,7 @@ ALL_FEATURE = "all"
 
 def _body(path: Path):
     """The test_suite_config mapping (None: not a mapping); raises ConfigError when unreadable."""
-    raw, _ = read_tree(str(path))
+    raw, _ = read_yaml(path)
     return raw.get("test_suite_config", raw) if isinstance(raw, dict) else None
 
 

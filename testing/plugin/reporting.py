@@ -158,8 +158,10 @@ class Recorder:
         self.config = config
         self.results: dict[str, NodeResult] = {}
         self.collection_errors: list[dict] = []
-        self.problems: list[str] = []
+        self.problems: list[str] = []  # the warnings, as the summary lists them
+        self.found: list[Problem] = []  # every problem, hygiene ones too (testing/check reads them)
         self.left_out_classes: dict[str, list[str]] = {}
+        self.plan = None  # the run's plan (use_plan), so the promotion report does not read it again
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call):
@@ -192,7 +194,7 @@ class Recorder:
         if opt.oot_promotion:
             from testing.plugin import promotion  # ruamel and the config loader: only for this report
 
-            promotion.write(opt.oot_promotion, summary, self.config)
+            promotion.write(opt.oot_promotion, summary, self.config, self.plan)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         summary = self.summary()
@@ -218,16 +220,37 @@ def _recorder(config: pytest.Config) -> Optional[Recorder]:
     return config.pluginmanager.get_plugin(RECORDER)
 
 
+def problems_found(config: pytest.Config) -> list[Problem]:
+    """Every config problem this run found so far, whatever its severity."""
+    recorder = _recorder(config)
+    return list(recorder.found) if recorder is not None else []
+
+
+def collection_errors(config: pytest.Config) -> list[dict]:
+    """Files that failed to import so far: {nodeid, file, message} each."""
+    recorder = _recorder(config)
+    return list(recorder.collection_errors) if recorder is not None else []
+
+
+def use_plan(config: pytest.Config, plan) -> None:
+    """The plan this run loaded, for the reports written at the end."""
+    recorder = _recorder(config)
+    if recorder is not None:
+        recorder.plan = plan
+
+
 def report_problems(
     config: pytest.Config, problems: Iterable[Problem], strict: bool, at_configure: bool
 ) -> None:
     """--oot-strict: every problem is an error (file:line each, a usage error). Otherwise the
     warning-level ones become OotConfigWarnings (pytest's warnings summary) and go into the summary."""
     problems = list(problems)
+    recorder = _recorder(config)
+    if recorder is not None:
+        recorder.found.extend(problems)
     if strict and problems:
         raise pytest.UsageError(strict_report(problems))
     shown = warnings_of(problems)
-    recorder = _recorder(config)
     if recorder is not None:
         recorder.problems.extend(str(p) for p in shown)
     for p in shown:

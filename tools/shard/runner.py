@@ -30,6 +30,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from testing.config import runs
 from testing.results import atomic, junit
 from testing.results.outcomes import BAD, FLAKY, PROMOTABLE
 from testing.supervisor import supervisor
@@ -59,20 +60,14 @@ class PytestChild(Spawned):
     def __init__(self, ws: Workspace, pytest_args: list[str], only: list[str] | None) -> None:
         self.ws, self.tests = ws, None if only is None else len(only)
         self.xml_path, only_path = ws.paths()
-        cmd = [
-            sys.executable,
-            "-m",
-            "pytest",
-            *pytest_args,
-            "-p",
-            "tools.shard.plugin",
-            f"--junitxml={self.xml_path}",
-        ]
-        if ws.mode == "fork":
-            cmd += ["-p", "testing.supervisor.zygote"]
         if only is not None:
             only_path.write_text("".join(f"{n}\n" for n in only), encoding="utf-8")
-            cmd.append(f"--shard-only={only_path}")
+        cmd = runs.PytestCommand(
+            args=pytest_args,
+            plugins=[runs.SHARD_PLUGIN] + [runs.ZYGOTE_PLUGIN] * (ws.mode == "fork"),
+            junitxml=str(self.xml_path),
+            extra=[] if only is None else [f"--shard-only={only_path}"],
+        ).argv()
         # the journal is the pipe the supervisor follows
         super().__init__(lambda fd: cmd + [f"--shard-journal=/dev/fd/{fd}"], dict(os.environ), None, None)
         self.recorded = False
