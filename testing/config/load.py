@@ -8,6 +8,7 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -15,6 +16,7 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError
 
+from testing.config import modelops
 from testing.config.errors import ConfigError, Loc
 from testing.config.models import ConfigDocument
 
@@ -95,14 +97,29 @@ def read_tree(path: str) -> tuple[Any, str]:
 def load(path: str) -> Loaded:
     """Parse and validate one config file."""
     raw, text = read_tree(path)
-    if not isinstance(raw, dict) or "test_suite_config" not in raw:
+    if not isinstance(raw, dict) or not ("test_suite_config" in raw or modelops.is_cases_document(raw)):
         raise ConfigError(Loc(path, 1), "test_suite_config", "missing top-level key 'test_suite_config'")
+    stem = os.path.splitext(os.path.basename(path))[0]
+    # Model-op configs (testing/config/modelops.py): a `cases:` document, their test path.
+    data = modelops.adapt(plain(raw), raw, stem)
     try:
-        doc = ConfigDocument.model_validate(plain(raw))
+        doc = ConfigDocument.model_validate(data)
     except ValidationError as err:
         e = _best_error(err, raw)
-        raise ConfigError(Loc(path, yaml_line(raw, e["loc"])), key_path(e["loc"]), _message(e)) from None
+        line = _case_line(data, e["loc"]) if modelops.is_cases_document(raw) else yaml_line(raw, e["loc"])
+        raise ConfigError(Loc(path, line), key_path(e["loc"]), _message(e)) from None
     return Loaded(path, doc, raw, text.splitlines())
+
+
+def _case_line(data: dict, loc: tuple) -> int:
+    """A `cases:` document has no test_suite_config lines: the line of the case the error is in."""
+    parts = list(loc)
+    if "include" in parts and len(parts) > parts.index("include") + 1:
+        k = parts[parts.index("include") + 1]
+        items = data["test_suite_config"]["files"][0]["tests"][0]["edits"]["ops"]["include"]
+        if isinstance(k, int) and isinstance(items[k], dict):
+            return items[k].get("source_line") or 1
+    return 1
 
 
 def load_document(path: str) -> tuple[ConfigDocument, Any]:
