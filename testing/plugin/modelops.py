@@ -62,7 +62,8 @@ def resolve(name: str) -> Callable:
             break
     if callable(found) and not isinstance(found, torch.dtype):
         return found
-    method = getattr(torch.Tensor, path.rsplit(".", 1)[-1], None) if head == "torch" else None
+    # Torch Spyre writes some Tensor methods as torch.<method> (torch.to, torch.float, torch.view).
+    method = getattr(torch.Tensor, rest, None) if head == "torch" and rest and "." not in rest else None
     if callable(method):
         return method
     raise LookupError(f"unknown callable '{name}'")
