@@ -108,6 +108,8 @@ def load(path: str) -> Loaded:
         e = _best_error(err, raw)
         line = _case_line(data, e["loc"]) if modelops.is_cases_document(raw) else yaml_line(raw, e["loc"])
         raise ConfigError(Loc(path, line), key_path(e["loc"]), _message(e)) from None
+    if modelops.is_cases_document(raw):  # readers walk the tree for lines: give them the converted one
+        raw = modelops.as_tree(data)
     return Loaded(path, doc, raw, text.splitlines())
 
 

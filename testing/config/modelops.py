@@ -265,6 +265,28 @@ def adapt(doc: dict, raw: Any, stem: str) -> dict:
     return doc
 
 
+def as_tree(data: Any, line: int = 0) -> Any:
+    """A converted ``cases:`` document as a ruamel tree (what readers of lines and comments
+    walk): every node on line `line`, each case on its own line (``source_line``)."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    if isinstance(data, dict):
+        node = CommentedMap()
+        own = (data.get("source_line") or line + 1) - 1 if "sample_inputs_func" in data else line
+        for k, v in data.items():
+            node[k] = as_tree(v, own)
+            node.lc.add_kv_line_col(k, [own, 0, own, 0])
+        return node
+    if isinstance(data, list):
+        seq = CommentedSeq()
+        for i, v in enumerate(data):
+            seq.append(as_tree(v, line))
+            own = (v.get("source_line") or line + 1) - 1 if isinstance(v, dict) and "sample_inputs_func" in v else line
+            seq.lc.add_idx_line_col(i, [own, 0])
+        return seq
+    return data
+
+
 def _our_names(names: Any) -> Any:
     fix = lambda n: n.replace(f"{_THEIR_CLASS}::", "TestModelOps::") if isinstance(n, str) else n  # noqa: E731
     return [fix(n) for n in names] if isinstance(names, list) else fix(names)
