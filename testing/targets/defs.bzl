@@ -7,13 +7,14 @@ creates, in the calling package:
   config_<file>  every in-tree suite of one config file;
   op_<name>      -m op__<name> over the suites of the configs naming that op;
   dtype_<name>   -m dtype__<name>, likewise;
-  test_suites    configs, ops, dtypes and generated (all of them).
+  model_<name>   -m model__<name>: one model's model-op cases (configs/README.md);
+  test_suites    configs, ops, dtypes, models and generated (all of them).
 Every target runs the shard runner (//tools/shard): duration-balanced Bazel
 sharding, crash recovery, test-level reruns with flaky verdicts.
 """
 
 load("@rules_python//python:defs.bzl", "py_test")
-load("//testing/targets:configs.bzl", "CONFIGS", "DTYPES", "OPS")
+load("//testing/targets:configs.bzl", "CONFIGS", "DTYPES", "MODELS", "OPS")
 
 _MAIN = "//tools/shard:bazel_main.py"
 
@@ -45,7 +46,7 @@ def _one(name, configs, suites, files, marks, common):
 
 def config_test_targets(**kwargs):
     """The targets for the configs in configs/ (see generated_test_targets)."""
-    generated_test_targets(CONFIGS, OPS, DTYPES, **kwargs)
+    generated_test_targets(CONFIGS, OPS, DTYPES, models = MODELS, **kwargs)
 
 def generated_test_targets(
         configs,
@@ -58,7 +59,8 @@ def generated_test_targets(
         always = [],
         shard_count = {},
         size = "medium",
-        data = []):
+        data = [],
+        models = {}):
     """Declares the generated test targets and their test_suites.
 
     Args:
@@ -72,6 +74,7 @@ def generated_test_targets(
       shard_count: {target name: Bazel shards}, balanced by recorded durations.
       size: Bazel test size.
       data: extra runtime files.
+      models: model_<name> targets (-m model__<name>), data as for ops.
     """
     common = {
         "always": always,
@@ -84,7 +87,7 @@ def generated_test_targets(
         "size": size,
     }
 
-    groups = {"configs": [], "ops": [], "dtypes": []}
+    groups = {"configs": [], "ops": [], "dtypes": [], "models": []}
     for key, config in configs.items():
         if config["suites"]:
             groups["configs"].append(_one("config_" + key, config["configs"], config["suites"], config["data"], [], common))
@@ -92,11 +95,13 @@ def generated_test_targets(
         groups["ops"].append(_one("op_" + key, op["configs"], op["suites"], op["data"], ["-m", op["mark"]], common))
     for key, dtype in dtypes.items():
         groups["dtypes"].append(_one("dtype_" + key, dtype["configs"], dtype["suites"], dtype["data"], ["-m", dtype["mark"]], common))
+    for key, model in models.items():
+        groups["models"].append(_one("model_" + key, model["configs"], model["suites"], model["data"], ["-m", model["mark"]], common))
 
     # test_suites are manual too: listing tests explicitly would otherwise pull
     # every manual target into `bazel test //...`.
     # (An empty `tests` would mean every test of the package, so empty groups are skipped.)
-    groups["generated"] = groups["configs"] + groups["ops"] + groups["dtypes"]
+    groups["generated"] = groups["configs"] + groups["ops"] + groups["dtypes"] + groups["models"]
     for group, tests in groups.items():
         if tests:
             native.test_suite(name = group, tests = tests, tags = ["manual"])
