@@ -30,7 +30,10 @@ from pydantic.json_schema import SkipJsonSchema
 # Their test and ours: a config naming theirs runs ours (the device comes from the run).
 SUITE_PATH = "${REPO_ROOT}/testing/suites/test_model_ops.py"
 SUITE_TEST = "TestModelOps::test_model_ops_db"
-_THEIR_PATHS = ("${TORCH_DEVICE_ROOT}/tests/models/test_model_ops_v2.py", "${TORCH_DEVICE_ROOT}/tests/models/test_model_ops.py")
+_THEIR_PATHS = (
+    "${TORCH_DEVICE_ROOT}/tests/models/test_model_ops_v2.py",
+    "${TORCH_DEVICE_ROOT}/tests/models/test_model_ops.py",
+)
 _THEIR_CLASS = "TestSpyreModelOps"
 
 INITS = ("rand", "randn", "zeros", "ones", "randint", "arange", "eye", "full", "xavier", "file")
@@ -73,7 +76,9 @@ class TensorSpec(_Lenient):
         default=None, description="Elements in the backing storage (an addition; default: just enough)."
     )
     dtype: Optional[str] = None
-    device: Optional[str] = Field(default=None, description="cuda:0, spyre, ...: the run's device; cpu stays cpu.")
+    device: Optional[str] = Field(
+        default=None, description="cuda:0, spyre, ...: the run's device; cpu stays cpu."
+    )
     init: str = "rand"
     init_args: InitArgs = Field(default_factory=InitArgs)
 
@@ -107,7 +112,9 @@ class ArgSpec(_Lenient):
     def _one_kind(self) -> "ArgSpec":
         kinds = [k for k in ARG_KINDS if k in self.model_fields_set]
         if len(kinds) != 1:
-            raise ValueError(f"an argument needs exactly one of {', '.join(ARG_KINDS)} (got {kinds or 'none'})")
+            raise ValueError(
+                f"an argument needs exactly one of {', '.join(ARG_KINDS)} (got {kinds or 'none'})"
+            )
         return self
 
     @property
@@ -130,7 +137,9 @@ class SampleInputs(_Lenient):
         # A kwarg written as {tensor: {...}} (or tensor_list/value/py) is an argument spec.
         if isinstance(v, dict):
             return {
-                k: ArgSpec.model_validate(x) if isinstance(x, dict) and len(x) == 1 and next(iter(x)) in ARG_KINDS else x
+                k: ArgSpec.model_validate(x)
+                if isinstance(x, dict) and len(x) == 1 and next(iter(x)) in ARG_KINDS
+                else x
                 for k, x in v.items()
             }
         return v
@@ -218,12 +227,20 @@ def case_key(name: str, inputs: SampleInputs) -> tuple:
     def arg(a: ArgSpec) -> tuple:
         if a.kind in ("tensor", "tensor_list"):
             return (a.kind,) + tuple(
-                (tuple(t.shape), tuple(t.strides), t.storage_offset, t.dtype and dtype_name(t.dtype), t.device)
+                (
+                    tuple(t.shape),
+                    tuple(t.strides),
+                    t.storage_offset,
+                    t.dtype and dtype_name(t.dtype),
+                    t.device,
+                )
                 for t in a.tensors()
             )
         return (a.kind, repr(a.value if a.kind == "value" else a.py))
 
-    kwargs = tuple(sorted((k, arg(v) if isinstance(v, ArgSpec) else repr(v)) for k, v in inputs.kwargs.items()))
+    kwargs = tuple(
+        sorted((k, arg(v) if isinstance(v, ArgSpec) else repr(v)) for k, v in inputs.kwargs.items())
+    )
     return (name, tuple(arg(a) for a in inputs.args), kwargs)
 
 
@@ -259,8 +276,14 @@ def adapt(doc: dict, raw: Any, stem: str) -> dict:
                 if isinstance(test, dict):
                     test["names"] = _our_names(test.get("names"))
         for t_idx, test in enumerate(entry.get("tests") or ()):
-            include = (((test or {}).get("edits") or {}).get("ops") or {}).get("include") if isinstance(test, dict) else None
-            raw_include = _at(raw, "test_suite_config", "files", f_idx, "tests", t_idx, "edits", "ops", "include")
+            include = (
+                (((test or {}).get("edits") or {}).get("ops") or {}).get("include")
+                if isinstance(test, dict)
+                else None
+            )
+            raw_include = _at(
+                raw, "test_suite_config", "files", f_idx, "tests", t_idx, "edits", "ops", "include"
+            )
             _mark_lines(include, raw_include)
     return doc
 
@@ -281,7 +304,11 @@ def as_tree(data: Any, line: int = 0) -> Any:
         seq = CommentedSeq()
         for i, v in enumerate(data):
             seq.append(as_tree(v, line))
-            own = (v.get("source_line") or line + 1) - 1 if isinstance(v, dict) and "sample_inputs_func" in v else line
+            own = (
+                (v.get("source_line") or line + 1) - 1
+                if isinstance(v, dict) and "sample_inputs_func" in v
+                else line
+            )
             seq.lc.add_idx_line_col(i, [own, 0])
         return seq
     return data
@@ -327,7 +354,13 @@ def suite_from_cases(doc: dict, raw: Any, stem: str) -> dict:
         "files": [
             {
                 "path": SUITE_PATH,
-                "tests": [{"names": [SUITE_TEST], "tags": [f"model__{model}"], "edits": {"ops": {"include": include}}}],
+                "tests": [
+                    {
+                        "names": [SUITE_TEST],
+                        "tags": [f"model__{model}"],
+                        "edits": {"ops": {"include": include}},
+                    }
+                ],
             }
         ]
     }
@@ -336,7 +369,19 @@ def suite_from_cases(doc: dict, raw: Any, stem: str) -> dict:
     return {"test_suite_config": suite}
 
 
-_CASE_KEYS = {"name", "op", "inputs", "attrs", "kwmap", "description", "marks", "atol", "rtol", "dtype", "seed"}
+_CASE_KEYS = {
+    "name",
+    "op",
+    "inputs",
+    "attrs",
+    "kwmap",
+    "description",
+    "marks",
+    "atol",
+    "rtol",
+    "dtype",
+    "seed",
+}
 
 
 def _case_item(case: dict, defaults: dict, line: Optional[int]) -> dict:
@@ -346,7 +391,10 @@ def _case_item(case: dict, defaults: dict, line: Optional[int]) -> dict:
     tags = [marks] if isinstance(marks, str) else list(marks or ())
     item: dict = {
         "name": case.get("op"),
-        "sample_inputs_func": {"args": inputs, "kwargs": {**(case.get("attrs") or {}), **(case.get("kwmap") or {})}},
+        "sample_inputs_func": {
+            "args": inputs,
+            "kwargs": {**(case.get("attrs") or {}), **(case.get("kwmap") or {})},
+        },
         "tags": [str(t) for t in tags] + ([str(case["name"])] if case.get("name") else []),
     }
     if case.get("description"):

@@ -83,13 +83,17 @@ class Rule:
         e = self.entry
         # Two models' model-op entries name the same test but are not duplicates: their cases differ.
         cases = tuple((self.loc.file, i.source_line) for i in model_cases(e))
-        return tuple(tuple(sorted(x)) if x is not None else None for x in (e.ops, e.dtypes, e.modules)) + cases
+        return (
+            tuple(tuple(sorted(x)) if x is not None else None for x in (e.ops, e.dtypes, e.modules)) + cases
+        )
 
 
 def model_cases(entry: TestEntry) -> list:
     """The entry's model-op cases: op includes with sample_inputs_func (testing/config/modelops.py)."""
     ops = entry.edits.ops if entry.edits else None
-    return [i for i in (ops.include if ops else ()) if not isinstance(i, str) and i.sample_inputs_func is not None]
+    return [
+        i for i in (ops.include if ops else ()) if not isinstance(i, str) and i.sample_inputs_func is not None
+    ]
 
 
 @dataclass(frozen=True)
@@ -378,10 +382,15 @@ def _unread_keys(fp: FilePlan, entry: FileEntry) -> list[Problem]:
 def _case_problems(rule: Rule, ref: Any, modelops: Any) -> list[Problem]:
     """A model-op case that cannot run (it skips with the same reason) or has unknown keys."""
     loc = Loc(rule.loc.file, ref.source_line or rule.loc.line)
-    out = [Problem(loc, "edits.ops.include", f"'{ref.name}': {p}: the case skips") for p in modelops.problems(ref.sample_inputs_func)]
+    out = [
+        Problem(loc, "edits.ops.include", f"'{ref.name}': {p}: the case skips")
+        for p in modelops.problems(ref.sample_inputs_func)
+    ]
     unknown = modelops.unknown_keys(ref, ref.sample_inputs_func)
     if unknown:
-        out.append(Problem(loc, "edits.ops.include", f"'{ref.name}': unknown key(s) {', '.join(unknown)} (ignored)"))
+        out.append(
+            Problem(loc, "edits.ops.include", f"'{ref.name}': unknown key(s) {', '.join(unknown)} (ignored)")
+        )
     return out
 
 

@@ -183,7 +183,8 @@ class Adapter:
         rules = [
             r
             for r in fp.rules
-            if model_cases(r.entry) and any(pattern_may_name(p, gcls, name, r.class_insensitive) for p in r.patterns)
+            if model_cases(r.entry)
+            and any(pattern_may_name(p, gcls, name, r.class_insensitive) for p in r.patterns)
         ]
         if not rules:
             return []

@@ -76,8 +76,27 @@ def is_inplace(name: str) -> bool:
 
 # ---------------------------------------------------------------- values and tensors
 
-_PY_NODES = (ast.Expression, ast.Constant, ast.Tuple, ast.List, ast.Name, ast.Call, ast.Load, ast.UnaryOp, ast.USub, ast.UAdd)
-_PY_NAMES = {"None": None, "Ellipsis": Ellipsis, "slice": slice, "inf": math.inf, "nan": math.nan, "True": True, "False": False}
+_PY_NODES = (
+    ast.Expression,
+    ast.Constant,
+    ast.Tuple,
+    ast.List,
+    ast.Name,
+    ast.Call,
+    ast.Load,
+    ast.UnaryOp,
+    ast.USub,
+    ast.UAdd,
+)
+_PY_NAMES = {
+    "None": None,
+    "Ellipsis": Ellipsis,
+    "slice": slice,
+    "inf": math.inf,
+    "nan": math.nan,
+    "True": True,
+    "False": False,
+}
 
 
 def py_literal(expr: str) -> Any:
@@ -146,7 +165,9 @@ def storage(t: fmt.TensorSpec, seed: int):
     backing = data.to(dtype)
     if t.init in ("arange", "eye"):
         view = backing.as_strided(t.shape, t.strides, t.storage_offset)
-        pattern = torch.arange(view.numel()).reshape(t.shape) if t.init == "arange" else torch.eye(*t.shape[:2])
+        pattern = (
+            torch.arange(view.numel()).reshape(t.shape) if t.init == "arange" else torch.eye(*t.shape[:2])
+        )
         if _non_overlapping(t):
             view.copy_(pattern.to(dtype))
     return backing
@@ -213,11 +234,15 @@ class Case:
 
     def sample(self, device: str):
         """(args, kwargs) of the call on one side: 'cpu' (reference) or the device."""
+
         def arg(spec: fmt.ArgSpec, slot: int) -> Any:
             if spec.kind == "tensor":
                 return on(storage(spec.tensor, self.seed + 1000 * slot), spec.tensor, device)
             if spec.kind == "tensor_list":
-                return [on(storage(t, self.seed + 1000 * slot + j), t, device) for j, t in enumerate(spec.tensor_list)]
+                return [
+                    on(storage(t, self.seed + 1000 * slot + j), t, device)
+                    for j, t in enumerate(spec.tensor_list)
+                ]
             if spec.kind == "py":
                 return py_literal(spec.py)
             return value(spec.value, device)
@@ -320,7 +345,9 @@ def skip_reason(case: Case, rule: Rule, support: Support, device: str) -> Option
 def op_infos(rules: Iterable[Rule], support: Support, device: str, seed: int) -> list:
     """One ModelOpInfo per case the rules write (the rules naming the test being generated)."""
     return [
-        _op_info(case, skip_reason(case, rule, support, device)) for rule in rules for case in cases_of(rule, seed)
+        _op_info(case, skip_reason(case, rule, support, device))
+        for rule in rules
+        for case in cases_of(rule, seed)
     ]
 
 

@@ -136,7 +136,17 @@ def summarize(
                 "duration": round(r.duration, 6),
                 **{
                     k: r.props[k]
-                    for k in ("op", "dtype", "module", "reason", "rule", "crash", "class", "variant", *CASE_PROPS)
+                    for k in (
+                        "op",
+                        "dtype",
+                        "module",
+                        "reason",
+                        "rule",
+                        "crash",
+                        "class",
+                        "variant",
+                        *CASE_PROPS,
+                    )
                     if k in r.props
                 },
                 **({"message": r.message} if r.message else {}),

@@ -86,7 +86,11 @@ def _count(model: str, records: list[dict]) -> ModelCounts:
         kinds[kind] += 1
         if kind == "mismatched" and r.get("max_abs_error") is not None:
             mismatches.append(
-                Mismatch(r.get("case", r["nodeid"]), float(r["max_abs_error"]), float(r.get("max_rel_error") or 0.0))
+                Mismatch(
+                    r.get("case", r["nodeid"]),
+                    float(r["max_abs_error"]),
+                    float(r.get("max_rel_error") or 0.0),
+                )
             )
     return ModelCounts(
         model,

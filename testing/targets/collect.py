@@ -16,7 +16,9 @@ PREFIXES = ("op__", "dtype__", "model__")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--collect-marks-out", default=None, help="write {node id: [op__/dtype__/model__ marks]} here")
+    parser.addoption(
+        "--collect-marks-out", default=None, help="write {node id: [op__/dtype__/model__ marks]} here"
+    )
 
 
 @pytest.hookimpl(trylast=True)

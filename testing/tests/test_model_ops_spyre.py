@@ -19,7 +19,17 @@ DEVICE = os.path.join(REPO_ROOT, "configs", "spyre", "device.yaml")
 
 def run(tmp_path, *configs, args=()):
     more = [a for c in (DEVICE, *configs) for a in ("--config", os.path.join(HERE, c) if "/" not in c else c)]
-    cmd = [sys.executable, "-m", "pytest", "-p", "testing.plugin", "-p", "no:cacheprovider", "--rootdir", REPO_ROOT]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "testing.plugin",
+        "-p",
+        "no:cacheprovider",
+        "--rootdir",
+        REPO_ROOT,
+    ]
     cmd += ["-W", "error::pytest.PytestUnknownMarkWarning", "-rA", *more, *args, SUITE]
     return subprocess.run(cmd, capture_output=True, text=True, env=env(), cwd=str(tmp_path))
 
@@ -38,7 +48,9 @@ def outcomes(result) -> dict[str, str]:
 def both(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("both")
     summary, junit = tmp / "s.json", tmp / "j.xml"
-    result = run(tmp, "tinybert.yaml", "legacy.yaml", args=(f"--oot-summary={summary}", f"--junitxml={junit}"))
+    result = run(
+        tmp, "tinybert.yaml", "legacy.yaml", args=(f"--oot-summary={summary}", f"--junitxml={junit}")
+    )
     return result, json.loads(summary.read_text()), ET.parse(junit)
 
 
@@ -61,7 +73,13 @@ def test_per_model_report_in_summary_and_junit(both):
     _, summary, junit = both
     models = {m["model"]: m for m in summary["models"]}
     tiny = models["tinybert"]
-    assert (tiny["cases"], tiny["passed"], tiny["mismatched"], tiny["unsupported"], tiny["skipped"]) == (13, 9, 1, 1, 2)
+    assert (tiny["cases"], tiny["passed"], tiny["mismatched"], tiny["unsupported"], tiny["skipped"]) == (
+        13,
+        9,
+        1,
+        1,
+        2,
+    )
     assert tiny["max_abs_error"] > 0 and tiny["mismatches"][0]["case"] == "exp.tinybert_1"
     assert models["legacy_net"]["passed"] == 4
     props = {p.get("name"): p.get("value") for p in junit.getroot().iter("property")}
@@ -74,8 +92,13 @@ def test_bad_cases_warn_with_file_line_and_skip_with_the_reason(both):
     result, summary, _ = both
     tiny = os.path.join(HERE, "tinybert.yaml")
     problems = "\n".join(summary["config_problems"])
-    assert f"{tiny}:96: edits.ops.include: unknown callable 'torch.not_a_function': the case skips" in problems
-    assert f"{tiny}:100: edits.ops.include: 'torch.neg': args[0]: stride [4, 1]/storage_offset 2 reach element 17" in problems
+    assert (
+        f"{tiny}:96: edits.ops.include: unknown callable 'torch.not_a_function': the case skips" in problems
+    )
+    assert (
+        f"{tiny}:100: edits.ops.include: 'torch.neg': args[0]: stride [4, 1]/storage_offset 2 reach element 17"
+        in problems
+    )
     assert "unknown key(s) args[0].'sparkle' (ignored)" in problems
     reasons = {t["variant"]: t.get("case_outcome") for t in summary["tests"]}
     assert reasons["test_model_ops_db_sin_tinybert_1_spyre_float64"] == "unsupported"  # spyre lacks float64

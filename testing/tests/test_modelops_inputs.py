@@ -29,7 +29,14 @@ def test_both_sides_get_the_same_values_from_the_seed_and_other_seeds_differ():
 
 def test_inits_values_and_device_strings():
     args = [
-        {"tensor": {"shape": [2, 2], "dtype": "torch.int64", "init": "randint", "init_args": {"low": 5, "high": 7}}},
+        {
+            "tensor": {
+                "shape": [2, 2],
+                "dtype": "torch.int64",
+                "init": "randint",
+                "init_args": {"low": 5, "high": 7},
+            }
+        },
         {"tensor": {"shape": [3], "init": "arange"}},
         {"tensor": {"shape": [2, 2], "init": "eye"}},
         {"tensor": {"shape": [2], "init": "full", "init_args": {"fill_value": 1.5}}},

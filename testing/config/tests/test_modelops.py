@@ -76,7 +76,9 @@ def test_a_cases_document_is_one_entry_with_lines_defaults_and_precision(tmp_pat
     assert first.sample_inputs_func.args[0].tensor.dtype == "fp16"  # the defaults' dtype filled in
     assert (first.precision.atol, first.precision.rtol) == (0.01, 0.02)
     assert second.sample_inputs_func.kwargs == {"dim": -1, "dtype": "torch.float32"}  # attrs + kwmap
-    assert one.raw["test_suite_config"]["files"][0]["tests"][0]["edits"]["ops"]["include"].lc.item(1)[0] == 9  # 0-based: line 10
+    assert (
+        one.raw["test_suite_config"]["files"][0]["tests"][0]["edits"]["ops"]["include"].lc.item(1)[0] == 9
+    )  # 0-based: line 10
 
 
 def test_a_bad_case_in_a_cases_document_names_its_line(tmp_path):
@@ -90,7 +92,10 @@ def test_a_bad_case_in_a_cases_document_names_its_line(tmp_path):
     [
         ({"shape": [2, -1]}, "negative size in shape [2, -1]"),
         ({"shape": [2, 3], "stride": [1]}, "stride [1] has 1 dims, shape [2, 3] has 2"),
-        ({"shape": [2, 3], "stride": [3, 1], "storage_offset": 1, "storage_size": 6}, "reach element 6, outside the storage of 6"),
+        (
+            {"shape": [2, 3], "stride": [3, 1], "storage_offset": 1, "storage_size": 6},
+            "reach element 6, outside the storage of 6",
+        ),
         ({"shape": [2], "storage_offset": -1}, "negative storage_offset -1"),
         ({"shape": [2], "init": "sparkles"}, "unknown init 'sparkles'"),
         ({"shape": [2], "init": "randint"}, "init randint needs init_args.high"),
@@ -118,7 +123,10 @@ def test_case_key_ignores_init_and_description_but_not_layout_or_attrs():
         return fmt.case_key(
             "torch.add",
             fmt.SampleInputs.model_validate(
-                {"args": [{"tensor": {"shape": [2, 2], "stride": stride, "init": init}}], "kwargs": {"alpha": alpha}}
+                {
+                    "args": [{"tensor": {"shape": [2, 2], "stride": stride, "init": init}}],
+                    "kwargs": {"alpha": alpha},
+                }
             ),
         )
 
@@ -128,5 +136,7 @@ def test_case_key_ignores_init_and_description_but_not_layout_or_attrs():
 
 def test_short_names_and_models():
     assert fmt.short_name("torch.nn.functional.linear") == "nn.functional.linear"
-    assert fmt.short_name("torch.Tensor.view") == "view" and fmt.short_name("operator.__getitem__") == "getitem"
+    assert (
+        fmt.short_name("torch.Tensor.view") == "view" and fmt.short_name("operator.__getitem__") == "getitem"
+    )
     assert fmt.model_of(["x", "model__bert"], "stem") == "bert" and fmt.model_of([], "stem") == "stem"

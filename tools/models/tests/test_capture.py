@@ -59,6 +59,11 @@ def test_recorded_names_and_arguments_round_trip():
     assert callable_name(torch.Tensor.__getitem__) == "torch.getitem"
     view = torch.zeros(4, 6)[:, 1:3]
     spec = argument(view)["tensor"]
-    assert (spec["shape"], spec["stride"], spec["storage_offset"], spec["storage_size"]) == ([4, 2], [6, 1], 1, 24)
+    assert (spec["shape"], spec["stride"], spec["storage_offset"], spec["storage_size"]) == (
+        [4, 2],
+        [6, 1],
+        1,
+        24,
+    )
     assert argument((slice(None), None)) == {"py": "(slice(None, None, None), None)"}
     assert argument(torch.float16) == {"value": "torch.float16"}
