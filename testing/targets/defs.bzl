@@ -7,14 +7,16 @@ creates, in the calling package:
   config_<file>  every in-tree suite of one config file;
   op_<name>      -m op__<name> over the suites of the configs naming that op;
   dtype_<name>   -m dtype__<name>, likewise;
-  model_<name>   -m model__<name>: one model's model-op cases (configs/README.md);
+  model_<name>   -m model__<name>: one model's model-op cases (configs/README.md), run by
+                 pytest --isolate rather than the shard runner (its per-model report);
   test_suites    configs, ops, dtypes, models and generated (all of them).
-Every target runs the shard runner (//tools/shard): duration-balanced Bazel
-sharding, crash recovery, test-level reruns with flaky verdicts.
+Every target but model_<name> runs the shard runner (//tools/shard): duration-balanced
+Bazel sharding, crash recovery, test-level reruns with flaky verdicts.
 """
 
 load("@rules_python//python:defs.bzl", "py_test")
 load("//testing/targets:configs.bzl", "CONFIGS", "DTYPES", "MODELS", "OPS")
+load("//tools/build:defs.bzl", "py_pytest")
 
 _MAIN = "//tools/shard:bazel_main.py"
 
@@ -41,6 +43,23 @@ def _one(name, configs, suites, files, marks, common):
         shard_count = common["shard_count"].get(name),
         tags = [] if name in common["always"] else ["manual"],
         python_version = "PY3",
+    )
+    return name
+
+def _model(name, model, common):
+    """A model's cases: pytest with the plugin's own crash isolation (--isolate), whose report
+    (the per-model counts in the terminal summary and as JUnit testsuite properties) the shard
+    runner's merged JUnit would not keep."""
+    pytest_args = common["plugin_args"] + common["extra_args"] + _config_args(model["configs"]) + ["-m", model["mark"], "--isolate"]
+    py_pytest(
+        name = name,
+        srcs = [d for d in model["data"] if d.endswith(".py")],
+        data = common["data"] + [d for d in model["data"] if not d.endswith(".py")],
+        deps = common["deps"],
+        args = pytest_args,
+        env = {"OOT_TARGET": name},
+        size = common["size"],
+        tags = [] if name in common["always"] else ["manual"],
     )
     return name
 
@@ -96,7 +115,7 @@ def generated_test_targets(
     for key, dtype in dtypes.items():
         groups["dtypes"].append(_one("dtype_" + key, dtype["configs"], dtype["suites"], dtype["data"], ["-m", dtype["mark"]], common))
     for key, model in models.items():
-        groups["models"].append(_one("model_" + key, model["configs"], model["suites"], model["data"], ["-m", model["mark"]], common))
+        groups["models"].append(_model("model_" + key, model, common))
 
     # test_suites are manual too: listing tests explicitly would otherwise pull
     # every manual target into `bazel test //...`.
