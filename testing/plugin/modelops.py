@@ -36,6 +36,8 @@ _ALIASES = {
     "torch.getitem": operator.getitem,
     "torch.setitem": operator.setitem,
     "_operator.setitem": operator.setitem,
+    "torch.truediv": operator.truediv,  # Torch Spyre's names for `a / b` and `~a`
+    "torch.invert": operator.invert,
 }
 
 
@@ -44,8 +46,8 @@ _ALIASES = {
 
 def resolve(name: str) -> Callable:
     """A callable path as configs write it: torch.nn.functional.linear, torch.Tensor.view,
-    operator.__getitem__, torch.ops.aten.index, and Torch Spyre's method spellings
-    (torch.to, torch.float, torch.new_ones: Tensor methods). LookupError when it names nothing."""
+    operator.__getitem__, torch.ops.aten.index, and Torch Spyre's spellings (torch.to,
+    torch.float, torch.new_ones: Tensor methods; torch.getitem, torch.truediv: operators). LookupError when it names nothing."""
     import torch
 
     if name in _ALIASES:
