@@ -52,6 +52,11 @@ def run(tmp_path, config: str, *args, configs=()):
     (tmp_path / "test_spyre_suite.py").write_text(SPYRE_SUITE)
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text(textwrap.dedent(config).replace("SUITE", str(tmp_path / "test_spyre_suite.py")))
+    return run_plugin(tmp_path, str(tmp_path), [*configs, str(cfg)], [*args, str(tmp_path)])
+
+
+def run_plugin(cwd, rootdir: str, configs, args):
+    """pytest -p testing.plugin with these configs (in order) in a subprocess that has torch_spyre."""
     more = [a for c in configs for a in ("--config", c)]
     cmd = [
         sys.executable,
@@ -62,16 +67,10 @@ def run(tmp_path, config: str, *args, configs=()):
         "-p",
         "no:cacheprovider",
         "--rootdir",
-        str(tmp_path),
-        "-W",
-        "error::pytest.PytestUnknownMarkWarning",
-        *more,
-        "--config",
-        str(cfg),
-        *args,
-        str(tmp_path),
+        rootdir,
     ]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env(), cwd=str(tmp_path))
+    cmd += ["-W", "error::pytest.PytestUnknownMarkWarning", *more, *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env(), cwd=str(cwd))
 
 
 CONFIG = """

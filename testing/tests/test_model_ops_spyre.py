@@ -3,14 +3,12 @@ model-op suite on the real spyre device, in pytest subprocesses with configs/spy
 
 import json
 import os
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 
 import pytest
 
 from testing.tests.conftest import REPO_ROOT
-from testing.tests.spyre_helpers import env
+from testing.tests.spyre_helpers import run_plugin
 
 HERE = os.path.join(REPO_ROOT, "testing", "tests", "model_ops")
 SUITE = os.path.join(REPO_ROOT, "testing", "suites", "test_model_ops.py")
@@ -18,20 +16,8 @@ DEVICE = os.path.join(REPO_ROOT, "configs", "spyre", "device.yaml")
 
 
 def run(tmp_path, *configs, args=()):
-    more = [a for c in (DEVICE, *configs) for a in ("--config", os.path.join(HERE, c) if "/" not in c else c)]
-    cmd = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "testing.plugin",
-        "-p",
-        "no:cacheprovider",
-        "--rootdir",
-        REPO_ROOT,
-    ]
-    cmd += ["-W", "error::pytest.PytestUnknownMarkWarning", "-rA", *more, *args, SUITE]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env(), cwd=str(tmp_path))
+    paths = [DEVICE] + [os.path.join(HERE, c) if "/" not in c else c for c in configs]
+    return run_plugin(tmp_path, REPO_ROOT, paths, ["-rA", *args, SUITE])
 
 
 def outcomes(result) -> dict[str, str]:

@@ -41,7 +41,17 @@ def capture_ratio(repeat: int) -> tuple[float, float, int, int]:
 
 def _pytest(extra: list[str]) -> tuple[float, str]:
     configs = ["configs/spyre/device.yaml", "configs/spyre/model_minilm.yaml"]
-    cmd = [sys.executable, "-m", "pytest", "-p", "testing.plugin", "-p", "no:cacheprovider", "--rootdir", REPO]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "testing.plugin",
+        "-p",
+        "no:cacheprovider",
+        "--rootdir",
+        REPO,
+    ]
     cmd += [a for c in configs for a in ("--config", c)] + ["-q", *extra, "testing/suites/test_model_ops.py"]
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
@@ -69,11 +79,15 @@ def main(argv: list[str] | None = None) -> int:
         os.chdir(REPO)
     plain, captured, calls, cases = capture_ratio(args.repeat)
     collect, total, outcome = run_ratio()
-    print(f"capture: MiniLM forward, median of {args.repeat}: plain {plain * 1e3:.1f} ms, captured {captured * 1e3:.1f} ms")
+    print(
+        f"capture: MiniLM forward, median of {args.repeat}: plain {plain * 1e3:.1f} ms, captured {captured * 1e3:.1f} ms"
+    )
     print(f"  overhead ratio captured/plain: {captured / plain:.2f} (goal <= 3)")
     print(f"  dedupe: {cases} cases / {calls} calls seen = {cases / calls:.3f}")
     print(f"run on spyre: {outcome}")
-    print(f"  plugin collection (--collect-only) {collect:.1f} s / total run {total:.1f} s = {collect / total:.2f}")
+    print(
+        f"  plugin collection (--collect-only) {collect:.1f} s / total run {total:.1f} s = {collect / total:.2f}"
+    )
     return 0
 
 
