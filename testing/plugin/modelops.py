@@ -253,6 +253,8 @@ class Case:
         kwargs = {}
         for k, (key, v) in enumerate(self.inputs.kwargs.items()):
             kwargs[key] = arg(v, len(args) + k) if isinstance(v, fmt.ArgSpec) else value(v, device)
+        if self.short in ("getitem", "setitem") and len(args) > 1 and isinstance(args[1], list):
+            args[1] = tuple(args[1])  # x[a, b] records its index as a tensor_list; a list index means else
         if self.short.endswith("dropout") and "training" not in kwargs and len(args) < 3:
             kwargs["training"] = False  # the model ran in eval mode; random masks never compare
         return args, kwargs
