@@ -35,8 +35,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional
 
+from testing.config.errors import Loc
 from testing.config.modes import Mode
-from testing.plugin.config import FilePlan, Loc, Plan
+from testing.plugin.plan import FilePlan, Plan
 from testing.plugin.selection import (
     Decision,
     MarkFilter,
@@ -177,7 +178,7 @@ class Adapter:
 
     def _model_cases(self, fp: FilePlan, gcls: str, name: str) -> list:
         """Model-op cases (modelops.py) the entries naming this test write: added to its @ops list."""
-        from testing.plugin.config import model_cases
+        from testing.plugin.plan import model_cases
         from testing.plugin.selection import pattern_may_name
 
         rules = [

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
 from testing.config import modelops as fmt
-from testing.plugin.config import Loc, Plan, Rule, model_cases
+from testing.plugin.plan import Loc, Plan, Rule, model_cases
 from testing.plugin.problems import Problem
 from testing.plugin.selection import Support, dtype_allowed, mark_name
 

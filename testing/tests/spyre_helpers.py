@@ -3,9 +3,9 @@ config, and a pytest subprocess with the plugin and torch_spyre importable."""
 
 import os
 import subprocess
-import sys
 import textwrap
 
+from testing.config.runs import PLUGIN, PytestCommand
 from testing.tests.conftest import REPO_ROOT, subprocess_environ
 
 SPYRE_SUITE = """
@@ -52,24 +52,19 @@ def run(tmp_path, config: str, *args, configs=()):
     (tmp_path / "test_spyre_suite.py").write_text(SPYRE_SUITE)
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text(textwrap.dedent(config).replace("SUITE", str(tmp_path / "test_spyre_suite.py")))
-    return run_plugin(tmp_path, str(tmp_path), [*configs, str(cfg)], [*args, str(tmp_path)])
+    return run_plugin(tmp_path, str(tmp_path), [*configs, str(cfg)], args, [str(tmp_path)])
 
 
-def run_plugin(cwd, rootdir: str, configs, args):
+def run_plugin(cwd, rootdir: str, configs, args, paths):
     """pytest -p testing.plugin with these configs (in order) in a subprocess that has torch_spyre."""
-    more = [a for c in configs for a in ("--config", c)]
-    cmd = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "testing.plugin",
-        "-p",
-        "no:cacheprovider",
-        "--rootdir",
-        rootdir,
-    ]
-    cmd += ["-W", "error::pytest.PytestUnknownMarkWarning", *more, *args]
+    cmd = PytestCommand(
+        paths=list(paths),
+        plugins=[PLUGIN],
+        configs=list(configs),
+        extra=["-W", "error::pytest.PytestUnknownMarkWarning", *args],
+        cache=False,
+        rootdir=rootdir,
+    ).argv()
     return subprocess.run(cmd, capture_output=True, text=True, env=env(), cwd=str(cwd))
 
 

@@ -17,7 +17,7 @@ DEVICE = os.path.join(REPO_ROOT, "configs", "spyre", "device.yaml")
 
 def run(tmp_path, *configs, args=()):
     paths = [DEVICE] + [os.path.join(HERE, c) if "/" not in c else c for c in configs]
-    return run_plugin(tmp_path, REPO_ROOT, paths, ["-rA", *args, SUITE])
+    return run_plugin(tmp_path, REPO_ROOT, paths, ["-rA", *args], [SUITE])
 
 
 def outcomes(result) -> dict[str, str]:

@@ -117,9 +117,9 @@ def kept_entries(path: Path) -> list:
     buckets): a new capture keeps them, so re-capturing never loses triage."""
     if not path.is_file():
         return []
-    from testing.config.load import read_tree
+    from testing.config.load import read_yaml
 
-    tree, _ = read_tree(str(path))
+    tree, _ = read_yaml(str(path))
     files = ((tree or {}).get("test_suite_config") or {}).get("files") or []
     tests = (files[0].get("tests") or []) if files else []
     return [t for t in tests if not ((t.get("edits") or {}).get("ops") or {}).get("include")]
@@ -129,7 +129,7 @@ def render(model: Model, net: Any, inputs: Any, rec, kept: list = ()) -> str:
     """The config text: a comment header (model, revision, input, counts), then the suite config."""
     import io
 
-    from ruamel.yaml import YAML
+    from testing.config.load import round_trip
 
     shape = list(inputs["input_ids"].shape)
     texts = ", ".join(f'"{t}"' for t in INPUT_TEXTS)
@@ -155,7 +155,7 @@ def render(model: Model, net: Any, inputs: Any, rec, kept: list = ()) -> str:
             "files": [{"path": SUITE_PATH, "tests": [entry, *kept]}],
         }
     }
-    yaml = YAML()
+    yaml = round_trip()  # the configs' layout (testing/config/load.py), leaf lists in flow style
     yaml.default_flow_style = None
     yaml.width = 4096
     out = io.StringIO()
