@@ -23,8 +23,11 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def capture_ratio(repeat: int) -> tuple[float, float, int, int]:
     """(median plain s, median captured s, calls seen, distinct cases)."""
+    import torch
+
     from tools.models import capture
 
+    torch.set_num_threads(1)  # one intra-op thread: a shared machine's spinning OpenMP pool swamps ms timings
     model = capture.minilm()
     net, inputs = capture.load(model)
     capture.forward(net, inputs)  # warm-up: lazy inits, allocator
