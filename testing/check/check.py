@@ -46,7 +46,8 @@ class CheckError(ValueError):
 def config_sets(paths: Sequence[Path]) -> list[tuple[Path, ...]]:
     """The sets to check for config files and directories: each config that lists files with
     the device-wide configs of its directory (first, as runs pass them); a directory with
-    only device-wide configs is one set."""
+    only device-wide configs is one set. A set inside another one is left out: the larger
+    run meets all of its problems (device.yaml is checked with each feature of its directory)."""
     sets: list[tuple[Path, ...]] = []
     for path in paths:
         if path.is_dir():
@@ -59,7 +60,8 @@ def config_sets(paths: Sequence[Path]) -> list[tuple[Path, ...]]:
             base = [p for p in features.config_files(config.parent) if p.parent == config.parent]
             shared = tuple(p for p in base if not features.lists_files(p))
             sets.append(shared if config in shared else shared + (config,))
-    return list(dict.fromkeys(sets))
+    unique = list(dict.fromkeys(sets))
+    return [s for s in unique if not any(set(s) < set(other) for other in unique)]
 
 
 # ---------------------------------------------------------------- one set
