@@ -35,6 +35,16 @@ if TYPE_CHECKING:
     from testing.config.models import FileEntry, GlobalConfig, TestEntry
 
 COMPAT_TORCH_SPYRE = "torch_spyre"
+# Torch Spyre's model-input specs on op/module includes: read, not applied (a warning says so).
+UNREAD_KEYS = ("sample_inputs_func", "module_path", "constructor_inputs", "forward_inputs", "tags")
+SCALAR_GLOBALS = (
+    "backend",
+    "device_type",
+    "capabilities",
+    "input_config",
+    "compat",
+    "relax_device_restrictions",
+)
 
 
 @dataclass(frozen=True)
@@ -308,17 +318,7 @@ def _unread_keys(fp: FilePlan, entry: FileEntry) -> list[Problem]:
             for ref in (list(group.include) + list(group.exclude)) if group else ():
                 if isinstance(ref, str):
                     continue
-                unread = [
-                    k
-                    for k in (
-                        "sample_inputs_func",
-                        "module_path",
-                        "constructor_inputs",
-                        "forward_inputs",
-                        "tags",
-                    )
-                    if k in ref.model_fields_set
-                ]
+                unread = [k for k in UNREAD_KEYS if k in ref.model_fields_set]
                 if unread:
                     out.append(
                         Problem(
@@ -349,14 +349,7 @@ def _merge_scalar_globals(
 ) -> GlobalConfig:
     """Later file wins for every scalar it writes (a warning when it changes one)."""
     updates = {}
-    for key in (
-        "backend",
-        "device_type",
-        "capabilities",
-        "input_config",
-        "compat",
-        "relax_device_restrictions",
-    ):
+    for key in SCALAR_GLOBALS:
         va, vb = getattr(a, key), getattr(b, key)
         if key not in b.model_fields_set or vb == va:
             continue
