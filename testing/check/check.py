@@ -24,6 +24,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
@@ -145,11 +146,15 @@ def check(
 ) -> tuple[list[tuple[Path, ...]], list[Finding]]:
     """(the sets checked, their findings in file:line order, each once)."""
     sets = config_sets(paths)
-    found: list[Finding] = []
-    for i, configs in enumerate(sets, 1):
+
+    def one(i: int, configs: tuple[Path, ...]) -> list[Finding]:
         if progress:
             progress(i, len(sets), configs)
-        found += check_set(workspace, configs, upstream_root)
+        return check_set(workspace, configs, upstream_root)
+
+    # Each set is a subprocess that mostly computes (torch, op_db): one per core at a time.
+    with ThreadPoolExecutor(max_workers=max(1, min(len(sets), os.cpu_count() or 1))) as pool:
+        found = [f for part in pool.map(one, range(1, len(sets) + 1), sets) for f in part]
     return sets, ordered(found)
 
 
