@@ -22,7 +22,7 @@ from testing.plugin import roles
 from testing.plugin.problems import Problem, strict_report, warnings_of
 from testing.plugin.selection import Decision, Variant, marks_for
 from testing.results.atomic import write_json
-from testing.results.outcomes import PROMOTABLE, rank
+from testing.results.outcomes import PROMOTABLE, Outcome, junit_property, of_report, rank
 
 RECORDER = "oot-recorder"
 
@@ -50,24 +50,12 @@ def attach(item: pytest.Item, v: Optional[Variant], d: Decision) -> None:
 
 
 def classify(report: pytest.TestReport) -> Optional[str]:
-    """Outcome of one phase report (testing.results.outcomes' names; 'crashed' is an error whose
-    worker died), or None when the phase says nothing new."""
-    props = dict(report.user_properties)
-    if "crash" in props:
-        return "crashed"
-    if report.when == "call":
-        if report.passed:
-            return "xpassed" if hasattr(report, "wasxfail") else "passed"
-        if report.skipped:
-            return "xfailed" if hasattr(report, "wasxfail") else "skipped"
-        if "[XPASS(strict)]" in str(report.longrepr):
-            return "xpassed_strict"
-        return "failed"
-    if report.failed:
-        return "error"
-    if report.skipped:
-        return "xfailed" if hasattr(report, "wasxfail") else "skipped"
-    return None
+    """Outcome of one phase report (testing.results.outcomes.of_report, the one mapping every
+    layer uses), or None when the phase says nothing new (a passed setup or teardown)."""
+    outcome = of_report(report)
+    if outcome is Outcome.PASSED and report.when != "call":
+        return None
+    return outcome.value
 
 
 @dataclass
@@ -155,6 +143,14 @@ def summarize(
     }
 
 
+def keep_outcome_in_junit(item: pytest.Item, report: pytest.TestReport) -> None:
+    """An XPASS reads as passed in pytest's JUnit XML: say it as a property (its teardown
+    report, which junitxml writes the properties from, copies the item's)."""
+    prop = junit_property(of_report(report))
+    if prop and prop not in item.user_properties:
+        item.user_properties.append(prop)
+
+
 class Recorder:
     """Collects every report; writes the summary and the promotion report at the end."""
 
@@ -166,6 +162,12 @@ class Recorder:
         self.found: list[Problem] = []  # every problem, hygiene ones too (testing/check reads them)
         self.left_out_classes: dict[str, list[str]] = {}
         self.plan = None  # the run's plan (use_plan), so the promotion report does not read it again
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call):
+        report = yield
+        keep_outcome_in_junit(item, report)
+        return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.results.setdefault(report.nodeid, NodeResult(report.nodeid)).add(report)

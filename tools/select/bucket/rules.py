@@ -54,7 +54,7 @@ INPUT_CREATION = frozenset(
     }
 )
 FLOATING = frozenset({"float32", "float16", "bfloat16", "float64"})
-CPU_FAILED = ("crash", "timeout", "failed", "error")
+CPU_FAILED = ("crashed", "timeout", "failed", "error")
 
 
 def unsupported_ops(facts: UnitFacts, caps: CapabilityTable) -> list[str]:
@@ -147,10 +147,9 @@ def decide(facts: UnitFacts, caps: CapabilityTable, out_features: dict[str, str]
         return Verdict(Mode.skip, f"uses {', '.join(outside)}; {out_features[outside[0]]}")
     if facts.status is None or facts.status == "trace_error":
         return None
-    if facts.status in ("crash", "timeout"):
-        return Verdict(
-            Mode.skip, f"the CPU reference run {facts.status}ed ({facts.error}); a crash cannot be xfailed"
-        )
+    if facts.status in ("crashed", "timeout"):
+        how = "crashed" if facts.status == "crashed" else "timed out"
+        return Verdict(Mode.skip, f"the CPU reference run {how} ({facts.error}); a crash cannot be xfailed")
     if facts.status in ("failed", "error"):
         return Verdict(
             Mode.skip,

@@ -33,7 +33,7 @@ def test_input_creation_ops_do_not_veto_a_dtype(small_caps):
 
 
 def test_cpu_status_and_features_come_first(small_caps):
-    assert "crash" in rules.decide(unit(status="crash", error="died"), small_caps, {}).rationale
+    assert "crash" in rules.decide(unit(status="crashed", error="died"), small_caps, {}).rationale
     assert rules.decide(unit(status="failed", error="AssertionError"), small_caps, {}).mode == Mode.skip
     assert rules.decide(unit(status="skipped"), small_caps, {}).mode == Mode.skip
     out = {"autograd": "scope file marks it out"}
