@@ -35,6 +35,17 @@ if TYPE_CHECKING:
     from testing.config.models import FileEntry, GlobalConfig, TestEntry
 
 COMPAT_TORCH_SPYRE = "torch_spyre"
+# Torch Spyre's model-input specs on op/module includes: read, not applied (a warning says so).
+UNREAD_KEYS = ("sample_inputs_func", "module_path", "constructor_inputs", "forward_inputs", "tags")
+SCALAR_GLOBALS = (
+    "backend",
+    "device_type",
+    "capabilities",
+    "input_config",
+    "compat",
+    "relax_device_restrictions",
+    "adapter",
+)
 
 
 @dataclass(frozen=True)
@@ -326,17 +337,7 @@ def _unread_keys(fp: FilePlan, entry: FileEntry) -> list[Problem]:
                 if ref.sample_inputs_func is not None and key == "edits.ops":
                     out += _case_problems(rule, ref, modelops)
                     continue
-                unread = [
-                    k
-                    for k in (
-                        "sample_inputs_func",
-                        "module_path",
-                        "constructor_inputs",
-                        "forward_inputs",
-                        "tags",
-                    )
-                    if k in ref.model_fields_set
-                ]
+                unread = [k for k in UNREAD_KEYS if k in ref.model_fields_set]
                 if unread:
                     out.append(
                         Problem(
@@ -382,15 +383,7 @@ def _merge_scalar_globals(
 ) -> GlobalConfig:
     """Later file wins for every scalar it writes (a warning when it changes one)."""
     updates = {}
-    for key in (
-        "backend",
-        "device_type",
-        "capabilities",
-        "input_config",
-        "compat",
-        "relax_device_restrictions",
-        "adapter",
-    ):
+    for key in SCALAR_GLOBALS:
         va, vb = getattr(a, key), getattr(b, key)
         if key not in b.model_fields_set or vb == va:
             continue

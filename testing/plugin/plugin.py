@@ -145,8 +145,13 @@ def _fail(msg: str) -> None:
 
 
 def _strict(config: pytest.Config) -> bool:
-    """Config problems are errors: --oot-strict, or pytest's own --strict (its strict mode)."""
-    return bool(config.option.oot_strict or config.getini("strict"))
+    """Config problems are errors: --oot-strict, or pytest's own --strict (its strict mode,
+    pytest 9; the wheel allows pytest 8, where --strict only means --strict-markers)."""
+    try:
+        pytest_strict = config.getini("strict")
+    except ValueError:  # pytest 8: no such ini key
+        pytest_strict = False
+    return bool(config.option.oot_strict or pytest_strict)
 
 
 def _load_backend(name: Optional[str]) -> None:
