@@ -21,8 +21,8 @@ def _autoload() -> None:
 
 import torch  # noqa: E402  (after _autoload, see its docstring)
 
-from . import _loader
-from .environment import check_environment
+from . import _loader  # noqa: E402
+from .environment import check_environment  # noqa: E402
 
 BACKEND_NAME = "spyre"
 

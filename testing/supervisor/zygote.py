@@ -26,8 +26,8 @@ import pytest
 from testing.supervisor import forksafety, supervisor
 from testing.supervisor.children import Forked, tail
 from testing.supervisor.events import Writer
-from testing.supervisor.scratch import remove, scratch_dir
 from testing.supervisor.pytest_events import ChildStream, Replayer, mute_replayed_hooks
+from testing.supervisor.scratch import remove, scratch_dir
 from testing.supervisor.supervisor import Progress, describe_exit, supervise
 
 PLUGIN_NAME = "oot-zygote"

@@ -11,7 +11,6 @@ edit changes targets after regenerating, with no BUILD edit; the test
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import json
 import os
@@ -20,6 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from testing.cliargs import Parser, user_path, workspace_dir
 from testing.config import features
 from testing.config.errors import ConfigError
 from testing.config.load import load_document
@@ -163,12 +163,14 @@ def stale_diff(root: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python3 -m testing.targets.generate", description=__doc__.split("\n\n")[0]
-    )
+    parser = Parser(prog="python3 -m testing.targets.generate", description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only report whether the file is stale")
-    parser.add_argument("--root", type=Path, default=Path(os.environ.get("BUILD_WORKSPACE_DIRECTORY", ".")))
+    parser.add_argument(
+        "--root", type=user_path, default=workspace_dir(), help="the checkout (default: here)"
+    )
     args = parser.parse_args(argv)
+    if not (args.root / "configs").is_dir():  # else it wrote a configs.bzl under any directory
+        parser.error(f"--root {args.root}: no configs/ directory there")
     try:
         diff = stale_diff(args.root)
         if args.check:

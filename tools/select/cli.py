@@ -1,6 +1,7 @@
 """Command line: ``select <stage> ...`` for the four stages, the delta and queries.
 
-Under ``bazel run`` relative paths are resolved against the workspace (BUILD_WORKSPACE_DIRECTORY).
+Under ``bazel run`` paths the user types are read where they stand (BUILD_WORKING_DIRECTORY);
+the default repository root is the workspace (testing/cliargs.py).
 Every user error is one line on stderr and exit code 2; nothing is half-written.
 """
 
@@ -12,20 +13,18 @@ import os
 import sys
 from pathlib import Path
 
+from testing.cliargs import Parser, user_path, workspace_dir
 from tools.select.common.errors import SelectError
 
 DEFAULT_SCOPE_FEATURES = "autograd,compile,distributed,sparse,quantized,jit,complex,cuda_specific"
 
 
 def workspace() -> Path:
-    return Path(os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd())
+    return workspace_dir()
 
 
 def resolve(path: str | None) -> Path | None:
-    if path is None:
-        return None
-    p = Path(path).expanduser()
-    return p if p.is_absolute() else workspace() / p
+    return None if path is None else user_path(path)
 
 
 def default_db() -> str:
@@ -332,7 +331,7 @@ def _common(p: argparse.ArgumentParser, db=True, caps=False, roots=False, engine
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(
+    top = Parser(
         prog="select",
         description="Test selection for a privateuse1 backend: "
         "scope -> memory -> bucket -> refine, plus the delta between PyTorch versions.",

@@ -41,7 +41,9 @@ def config_testlogs(testlogs: Path, workspace: Path) -> list[Path]:
     bazel-testlogs directory: exactly those, so no other target's results are folded in
     (a glob `config_*` also matched //testing:config_unit_test)."""
     if not testlogs.is_dir():
-        raise CliError(f"--from-testlogs {testlogs}: not a directory (run `tools/bazel test //testing:configs`)")
+        raise CliError(
+            f"--from-testlogs {testlogs}: not a directory (run `tools/bazel test //testing:configs`)"
+        )
     found = []
     for path in features.config_files(workspace / features.CONFIG_DIR):
         name = runs.config_target_name(path.relative_to(workspace).as_posix())

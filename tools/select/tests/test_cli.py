@@ -23,6 +23,7 @@ def test_help_lists_every_stage(capsys):
 
 def test_scope_memory_bucket_refine(capsys, tmp_path, fixtures, suite_copy, monkeypatch):
     monkeypatch.setenv("BUILD_WORKSPACE_DIRECTORY", str(suite_copy))
+    monkeypatch.setenv("BUILD_WORKING_DIRECTORY", str(suite_copy))
     caps = str(fixtures / "caps_small.json")
     scope_file = tmp_path / "scope.yaml"
     scope_file.write_text("scope:\n  features:\n    compile: out\n")
@@ -138,6 +139,7 @@ def _query_into_closed_pipe(db):
 
 def test_progress_bars_show_unless_silenced(capsys, tmp_path, fixtures, suite_copy, monkeypatch):
     monkeypatch.setenv("BUILD_WORKSPACE_DIRECTORY", str(suite_copy))
+    monkeypatch.setenv("BUILD_WORKING_DIRECTORY", str(suite_copy))
     code, _, err = _run(
         capsys, "memory", "--db", str(tmp_path / "a.db"), "--suites", "suite/test_*.py", "--no-trace"
     )

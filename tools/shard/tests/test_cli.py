@@ -159,7 +159,15 @@ def test_from_testlogs_reads_only_the_generated_config_targets(recorded, tmp_pat
     _junit(logs / "config_unit_test" / "test.xml", [("testing.config.tests.test_load", "test_x", 0.1)])
     monkeypatch.setenv("BUILD_WORKSPACE_DIRECTORY", str(tmp_path))
     monkeypatch.setenv("BUILD_WORKING_DIRECTORY", str(tmp_path))
-    argv = ["update", "--from-testlogs", "bazel-testlogs", "--timings", str(recorded), "--root", str(tmp_path)]
+    argv = [
+        "update",
+        "--from-testlogs",
+        "bazel-testlogs",
+        "--timings",
+        str(recorded),
+        "--root",
+        str(tmp_path),
+    ]
     assert main(argv) == 0
     tests = store.load(recorded).tests
     assert len(tests) == 43 and tests["b.py::test_0"] == 5.0
