@@ -62,7 +62,12 @@ def run(module: str, args: list[str], cwd: Path, **env: str) -> subprocess.Compl
     environ.pop("BUILD_WORKING_DIRECTORY", None)
     environ.update(env)
     return subprocess.run(
-        [sys.executable, "-m", module, *args], cwd=cwd, env=environ, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", module, *args],
+        cwd=cwd,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -99,7 +104,9 @@ def test_handler_reads_event_where_the_user_stands_under_bazel_run(scratch, tmp_
     # holds e.json: bazel starts the program in its runfiles, BUILD_WORKING_DIRECTORY says where.
     user = tmp_path_factory.mktemp("user")
     shutil.copy(EXAMPLE, user / "e.json")
-    result = run("crcr.handler.main", ["--event", "e.json", "plan"], scratch, BUILD_WORKING_DIRECTORY=str(user))
+    result = run(
+        "crcr.handler.main", ["--event", "e.json", "plan"], scratch, BUILD_WORKING_DIRECTORY=str(user)
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "include" in json.loads(result.stdout.splitlines()[0])
     assert "run: PR #" in result.stderr
