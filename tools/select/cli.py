@@ -147,6 +147,7 @@ def cmd_memory(args) -> int:
             trace_timeout=args.trace_timeout,
             jobs=args.jobs,
             plan=plan,
+            forget=args.forget,
         ).build(_roots(args), only)
         print(f"stage 2: {stats.line()}")
         print("memory: " + ", ".join(f"{k} {v}" for k, v in memory.counts().items()))
@@ -368,6 +369,11 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--jobs", type=int, default=2, help="parallel trace workers per file (default: %(default)s)"
+    )
+    p.add_argument(
+        "--forget",
+        action="store_true",
+        help="drop the files this run does not cover (refused without it; the old memory is kept as .prev)",
     )
     p.set_defaults(func=cmd_memory)
 

@@ -206,23 +206,36 @@ def run_selected(
     kind: str,
     clone: Path,
     scratch: Path,
-    only: str | None,
+    only: list[str] | None,
     wheels: list[Path],
     venv: Venv | None = None,
 ) -> list[Outcome]:
-    """Every command of `kind` (once per distinct command), in README order, in one clone."""
+    """Every command of `kind` (once per distinct command), in README order, in one clone
+    and one new HOME (as one newcomer would run them: one Bazel server for all)."""
     venv = venv or Venv(scratch / "venv", wheels)
+    home = scratch / "home"
+    home.mkdir(exist_ok=True)
     outcomes, seen = [], set()
-    for command, entry in coverage.matched:
-        if entry.run != kind or command.key in seen or (only and only not in command.key):
-            continue
-        seen.add(command.key)
-        home = Path(tempfile.mkdtemp(prefix="home-", dir=scratch))
-        outcome = run_one(command, entry, clone, home, venv)
-        print(f"{'PASS' if outcome.ok else 'FAIL'} {outcome.where}: {outcome.command}", flush=True)
-        if not outcome.ok:
-            print(f"  {outcome.detail}", flush=True)
-        outcomes.append(outcome)
+    try:
+        for command, entry in coverage.matched:
+            if entry.run != kind or command.key in seen or (only and not any(o in command.key for o in only)):
+                continue
+            seen.add(command.key)
+            outcome = run_one(command, entry, clone, home, venv)
+            print(f"{'PASS' if outcome.ok else 'FAIL'} {outcome.where}: {outcome.command}", flush=True)
+            if not outcome.ok:
+                print(f"  {outcome.detail}", flush=True)
+            outcomes.append(outcome)
+    finally:
+        if any(c.key.count("tools/bazel") for c, e in coverage.matched if e.run == kind):
+            # the nested Bazel server of this HOME would outlive the scratch clone
+            subprocess.run(
+                ["bash", "-c", "tools/bazel shutdown"],
+                cwd=clone,
+                env=dict(os.environ, HOME=str(home)),
+                capture_output=True,
+                timeout=300,
+            )
     return outcomes
 
 
@@ -240,7 +253,9 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--manual", action="store_true", help="run the manual commands (nested Bazel, network)")
     mode.add_argument("--fast", action="store_true", help="run the fast commands (what the test runs)")
     mode.add_argument("--list", action="store_true", help="print every command and how it is checked")
-    p.add_argument("--only", metavar="TEXT", help="only commands containing TEXT")
+    p.add_argument(
+        "--only", metavar="TEXT", action="append", help="only commands containing TEXT (repeatable)"
+    )
     p.add_argument("--keep", action="store_true", help="keep the scratch clone (its path is printed)")
     args = p.parse_args(argv)
     root = workspace_dir()

@@ -87,7 +87,7 @@ def test_a_readme_command_edited_into_one_that_does_not_run_fails(clone, venv, t
     _edit(copy / manifest.MANIFEST, f'"{MATRIX}"', f'"{broken}"')
     found, coverage = run.check(copy)
     assert found == []
-    outcomes = run.run_selected(coverage, "fast", copy, tmp_path, "nowhere", run.wheels(), venv)
+    outcomes = run.run_selected(coverage, "fast", copy, tmp_path, ["nowhere"], run.wheels(), venv)
     assert [o.ok for o in outcomes] == [False]
     assert outcomes[0].detail.startswith("exit 2, expected 0; output tail:")
     assert "/nowhere: no configs/ directory there" in outcomes[0].detail

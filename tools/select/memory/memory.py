@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from tqdm import tqdm
 
 from tools.select.common import restrictions
 from tools.select.common.capabilities import CapabilityTable, packet
+from tools.select.common.errors import SelectError
 from tools.select.memory import embeddings as emb
 from tools.select.memory import opinfo_index, summaries
 from tools.select.memory.store import Memory
@@ -174,8 +176,10 @@ class MemoryBuilder:
         trace_timeout: float = 60.0,
         jobs: int = 2,
         plan: TracePlan | None = None,
+        forget: bool = False,
     ) -> None:
         self.memory = memory
+        self.forget = forget
         self.plan = plan or TracePlan()
         self.embedder = embedder or emb.MiniLMEmbedder(progress=progress)
         self.trace = trace
@@ -211,8 +215,23 @@ class MemoryBuilder:
 
     def _index(self, files: list[tuple[str, Path]], stats: BuildStats) -> list[str]:
         present = {rel for rel, _ in files}
-        for stale in set(self.memory.file_paths()) - present:
-            self.memory.forget_file(stale)
+        stale = sorted(set(self.memory.file_paths()) - present)
+        if stale and not self.forget:
+            # A narrower run (another --scope-record or --suites, no --upstream-root) once
+            # dropped every other file's tests and traces (tens of minutes of tracing).
+            shown = ", ".join(stale[:3]) + (f" (+{len(stale) - 3} more)" if len(stale) > 3 else "")
+            raise SelectError(
+                f"this run covers {len(present)} files; the memory also holds {len(stale)} others "
+                f"({shown}) whose tests and traces it would drop: nothing written, "
+                "add --forget to drop them (the memory is kept in <db>.prev)"
+            )
+        if stale:
+            print(
+                f"select: memory: keeping the previous version in {self.memory.keep_previous()}",
+                file=sys.stderr,
+            )
+        for path in stale:
+            self.memory.forget_file(path)
         changed = []
         fresh_index = self.memory.get_meta("index_version") == INDEX_VERSION
         for rel, path in self._bar(files, desc="index", unit="file"):
