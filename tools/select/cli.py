@@ -154,9 +154,30 @@ def cmd_memory(args) -> int:
     return 0
 
 
+def keep_previous(path: Path) -> Path:
+    """Copy ``path`` to ``<path>.prev`` (atomically) before a command replaces it."""
+    from testing.results.atomic import write_bytes
+
+    return write_bytes(path.with_name(path.name + ".prev"), path.read_bytes())
+
+
+def _replacing(path: Path, allowed: bool) -> None:
+    """bucket writes a whole config: over an existing file only when told, keeping the old one."""
+    if not path.exists():
+        return
+    if not allowed:
+        lines = len(path.read_text(encoding="utf-8", errors="replace").splitlines())
+        raise SelectError(
+            f"--out {path} exists ({lines} lines) and bucket would replace it: nothing written, "
+            "add --replace to replace it (the old file is kept as .prev)"
+        )
+    print(f"select: replacing {path}; the previous version is in {keep_previous(path)}", file=sys.stderr)
+
+
 def cmd_bucket(args) -> int:
     from tools.select.bucket import bucket, generation
 
+    _replacing(resolve(args.out), args.replace)
     caps = _caps(args)
     view = generation.device_view(caps, [resolve(c) for c in args.base_config])
     with _memory(args) as memory:
@@ -209,6 +230,8 @@ def cmd_refine(args) -> int:
 
         write_text(resolve(args.diff_out), "".join(outcome.diffs.values()))
     if args.write:
+        for path in outcome.texts:
+            keep_previous(Path(path))
         outcome.write()
     failures = sum(c.failure is not None for c in cases)
     print(
@@ -380,6 +403,7 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bucket", help="stage 3: bucket every unit, write a config with rationale comments")
     _common(p, caps=True, engine=True)
     p.add_argument("--out", required=True, help="config YAML to write")
+    p.add_argument("--replace", action="store_true", help="replace an existing --out (kept as .prev)")
     p.add_argument(
         "--decisions-out", metavar="JSON", help="also write the decisions (input for `delta --prior`)"
     )

@@ -183,3 +183,14 @@ def test_a_narrower_memory_run_names_what_it_would_drop_and_needs_forget(
     assert (tmp_path / "m.db.prev").is_file() and "keeping the previous version" in err
     assert Memory(db).file_paths() == ["${REPO_ROOT}/suite/test_fixture_ops.py"]
     assert "${REPO_ROOT}/suite/test_other.py" in Memory(tmp_path / "m.db.prev").file_paths()
+
+
+def test_bucket_replaces_an_existing_config_only_when_told(capsys, tmp_path):
+    config = tmp_path / "mine.yaml"
+    config.write_text("test_suite_config:\n  files: []\n")
+    argv = ["bucket", "--db", str(tmp_path / "none.db"), "--capabilities", "x.json", "--out", str(config)]
+    code, _, err = _run(capsys, *argv)
+    assert code == 2 and "exists (2 lines) and bucket would replace it: nothing written" in err
+    assert config.read_text() == "test_suite_config:\n  files: []\n"
+    code, _, err = _run(capsys, *argv, "--replace")  # then the next problem: no capabilities file
+    assert code == 2 and (tmp_path / "mine.yaml.prev").read_text() == config.read_text()
