@@ -22,6 +22,7 @@ one made (tools/select's stages).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Optional
@@ -103,6 +104,17 @@ def cover(commands: list[Command], entries: list[Entry]) -> Coverage:
     missing = [c for c in commands if c.key not in by_key]
     shown = {c.key for c in commands}
     return Coverage(matched, missing, [e for e in entries if e.key not in shown])
+
+
+def stub(command: Command) -> str:
+    """A YAML entry to paste and complete for a command that has none."""
+    text = json.dumps(command.key)
+    return (
+        f"- command: {text}  # {command.where}\n"
+        '  run: "manual"            # fast | manual | example\n'
+        '  reason: "..."            # why not fast (nested Bazel, network, placeholder, ...)\n'
+        '  expect: "..."            # text of one line it prints\n'
+    )
 
 
 def problems(coverage: Coverage) -> list[str]:

@@ -3,6 +3,7 @@
     tools/bazel test //tools/ci:doc_commands_test                 # the check + the fast ones (in //...)
     tools/bazel run //tools/ci:doc_commands -- --manual           # the manual ones (nested Bazel, network)
     tools/bazel run //tools/ci:doc_commands -- --list             # every command and how it is checked
+    tools/bazel run //tools/ci:doc_commands -- --missing          # entries to complete for new commands
     tools/bazel run //tools/ci:doc_commands -- --manual --only 'backend:demo'
 
 Under `bazel run` the clone is made from the checkout you ran it in (BUILD_WORKSPACE_DIRECTORY):
@@ -253,6 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--manual", action="store_true", help="run the manual commands (nested Bazel, network)")
     mode.add_argument("--fast", action="store_true", help="run the fast commands (what the test runs)")
     mode.add_argument("--list", action="store_true", help="print every command and how it is checked")
+    mode.add_argument(
+        "--missing", action="store_true", help="print a YAML entry to complete for each command without one"
+    )
     p.add_argument(
         "--only", metavar="TEXT", action="append", help="only commands containing TEXT (repeatable)"
     )
@@ -269,6 +273,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         print(listing(coverage))
         return 1 if found else 0
+    if args.missing:
+        print("".join(manifest.stub(c) for c in coverage.missing), end="")
+        return 0
     if found or not (args.manual or args.fast):
         return 1 if found else 0
     scratch = Path(tempfile.mkdtemp(prefix="doc-commands-"))
