@@ -138,13 +138,23 @@ def run_one(command: extract.Command, entry: Entry, clone: Path, home: Path, ven
 
 
 def _run(script: str, entry: Entry, clone: Path, env: dict) -> tuple[int | None, str]:
+    # its own session: on a timeout the whole group goes (a bazel client, a server it waits on)
+    proc = subprocess.Popen(
+        ["bash", "-c", script],
+        cwd=clone,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
-        result = subprocess.run(
-            ["bash", "-c", script], cwd=clone, env=env, capture_output=True, text=True, timeout=entry.timeout
-        )
-    except subprocess.TimeoutExpired as err:
-        return None, _text(err.stdout) + _text(err.stderr)
-    return result.returncode, result.stdout + result.stderr
+        output, _ = proc.communicate(timeout=entry.timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        output, _ = proc.communicate()
+        return None, output
+    return proc.returncode, output
 
 
 def _serve(script: str, entry: Entry, clone: Path, env: dict) -> tuple[int | None, str]:
@@ -176,10 +186,6 @@ def _serve(script: str, entry: Entry, clone: Path, env: dict) -> tuple[int | Non
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
-
-
-def _text(data) -> str:
-    return data.decode(errors="replace") if isinstance(data, bytes) else (data or "")
 
 
 def _judge(command, entry: Entry, status: int | None, output: str, seconds: float) -> Outcome:
