@@ -137,9 +137,10 @@ def run_one(command: extract.Command, entry: Entry, clone: Path, home: Path, ven
     return _judge(command, entry, status, output, time.monotonic() - start)
 
 
-def _run(script: str, entry: Entry, clone: Path, env: dict) -> tuple[int | None, str]:
-    # its own session: on a timeout the whole group goes (a bazel client, a server it waits on)
-    proc = subprocess.Popen(
+def _start(script: str, clone: Path, env: dict) -> subprocess.Popen:
+    """bash running `script` in its own session: stopping it stops the whole group (a bazel
+    client, a server it started), output and errors in one stream."""
+    return subprocess.Popen(
         ["bash", "-c", script],
         cwd=clone,
         env=env,
@@ -148,6 +149,10 @@ def _run(script: str, entry: Entry, clone: Path, env: dict) -> tuple[int | None,
         text=True,
         start_new_session=True,
     )
+
+
+def _run(script: str, entry: Entry, clone: Path, env: dict) -> tuple[int | None, str]:
+    proc = _start(script, clone, env)
     try:
         output, _ = proc.communicate(timeout=entry.timeout)
     except subprocess.TimeoutExpired:
@@ -159,15 +164,7 @@ def _run(script: str, entry: Entry, clone: Path, env: dict) -> tuple[int | None,
 
 def _serve(script: str, entry: Entry, clone: Path, env: dict) -> tuple[int | None, str]:
     """A server: read its output until the expected line, then stop its process group."""
-    proc = subprocess.Popen(
-        ["bash", "-c", script],
-        cwd=clone,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    proc = _start(script, clone, env)
     lines: list[str] = []
     timer = threading.Timer(entry.timeout, lambda: os.killpg(proc.pid, signal.SIGKILL))
     timer.start()
