@@ -9,7 +9,8 @@
 Under `bazel run` the clone is made from the checkout you ran it in (BUILD_WORKSPACE_DIRECTORY):
 its tracked and unignored files as they are now, committed into a new git repository, plus
 your user.bazelrc (gitignored, your machine's Bazel settings). In the test, from the
-runfiles tree. Each command gets a new HOME; `env: venv` adds the documented Python
+runfiles tree. One new HOME per run (as one newcomer: one nested Bazel server, shut down at
+the end); `env: venv` adds the documented Python
 environment (README.md, "Outside Bazel"): a venv holding the pinned packages and the
 backend wheel, first on PATH.
 """
@@ -39,7 +40,7 @@ class Outcome:
     where: str
     command: str
     ok: bool
-    detail: str  # one line
+    detail: str  # "ok (N s)", or why it failed and the output's tail
     seconds: float
 
 
@@ -248,7 +249,9 @@ def listing(coverage: manifest.Coverage) -> str:
         f"{e.run:8} {c.where}: {c.key}" + (f"\n         why: {e.reason}" if e.reason else "")
         for c, e in coverage.matched
     ]
-    return "\n".join(rows)
+    kinds = [e.run for e in {e.key: e for _, e in coverage.matched}.values()]
+    counts = ", ".join(f"{kinds.count(k)} {k}" for k in ("fast", "manual", "example"))
+    return "\n".join(rows) + f"\n{len(kinds)} distinct commands: {counts}"
 
 
 def main(argv: list[str] | None = None) -> int:
