@@ -14,7 +14,7 @@ import sys
 
 from crcr.allowlist import LEVELS, parse_allowlist, render_entry
 from crcr.errors import ConfigError, CrcrError
-from testing.cliargs import Parser, user_path
+from testing.results.cliargs import Parser, user_path
 
 WHAT_LEVEL_MEANS = {
     "L1": "dispatch only; callbacks answered 200 ignored",

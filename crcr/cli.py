@@ -27,7 +27,7 @@ from crcr.errors import CallbackRejected, ConfigError, CrcrError, DeliveryPendin
 from crcr.junit import parse_junit
 from crcr.models import ClientPayload, parse
 from crcr.retry import default_policy
-from testing.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
+from testing.results.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
 
 EXIT_BAD_INPUT, EXIT_REJECTED, EXIT_PENDING = 2, 3, 4
 

@@ -35,8 +35,8 @@ from crcr.handler.plan import (
 from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run, choose_runner
 from crcr.handler.upstream import MODES, LegHooks, backend_id, open_store, prepare, resolve_mode
 from crcr.upstream.gitcmd import check_sha
-from testing.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
 from testing.results.atomic import write_json
+from testing.results.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pull_request_synchronize.json"
 # The local cycle runs one duration-balanced tenth of every leg (tools/shard),
@@ -106,7 +106,7 @@ def load_plan(args, env: Mapping[str, str], ws: Path, fixture=None, event: Optio
 
 
 def _parser() -> argparse.ArgumentParser:
-    # Paths the user types are read where they stand, under `bazel run` too (testing/cliargs.py).
+    # Paths the user types are read where they stand, under `bazel run` too (testing/results/cliargs.py).
     p = Parser(prog="dispatch_handler", description=__doc__.split("\n\n")[0])
     p.add_argument("mode", nargs="?", choices=("cycle", "plan", "run-leg"), default="cycle")
     p.add_argument(

@@ -9,7 +9,7 @@ from crcr.allowlist import Entry, parse_allowlist
 from crcr.errors import CrcrError
 from crcr.relay.faults import FaultPlan
 from crcr.relay.server import DEFAULT_ALLOWLIST, RelayEmulator
-from testing.cliargs import Parser, fail, fraction, port, user_path
+from testing.results.cliargs import Parser, fail, fraction, port, user_path
 
 
 def main(argv=None) -> int:

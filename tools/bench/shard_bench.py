@@ -23,8 +23,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from testing.cliargs import Parser, user_path
-from tools.shard import ingest, planner, store
+from testing.matrix import lpt as planner
+from testing.results.cliargs import Parser, user_path
+from tools.shard import ingest, store
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_TIMINGS = REPO / "tools/shard/timings/timings.json"

@@ -1,7 +1,7 @@
 """Command line: ``select <stage> ...`` for the four stages, the delta and queries.
 
 Under ``bazel run`` paths the user types are read where they stand (BUILD_WORKING_DIRECTORY);
-the default repository root is the workspace (testing/cliargs.py).
+the default repository root is the workspace (testing/results/cliargs.py).
 Every user error is one line on stderr and exit code 2; nothing is half-written.
 """
 
@@ -13,7 +13,8 @@ import os
 import sys
 from pathlib import Path
 
-from testing.cliargs import Parser, user_path, workspace_dir
+from testing.config.errors import ConfigError
+from testing.results.cliargs import Parser, user_path, workspace_dir
 from tools.select.common.errors import SelectError
 
 DEFAULT_SCOPE_FEATURES = "autograd,compile,distributed,sparse,quantized,jit,complex,cuda_specific"
@@ -65,10 +66,10 @@ def _scope_out(args, caps) -> dict[str, str]:
 def _classes(args):
     if not getattr(args, "scope_record", None):
         return None
-    from tools.select.common import yamlio
+    from testing.config.load import read_yaml
     from tools.select.scope import scope
 
-    return scope.chosen_classes(yamlio.load(resolve(args.scope_record)))
+    return scope.chosen_classes(read_yaml(resolve(args.scope_record))[0])
 
 
 def _engine(args):
@@ -96,7 +97,7 @@ def _memory(args):
 
 
 def cmd_scope(args) -> int:
-    from tools.select.common import yamlio
+    from testing.config import edit
     from tools.select.scope import scope
     from tools.select.scope.symbols import parse_file
 
@@ -106,7 +107,7 @@ def cmd_scope(args) -> int:
     choices = [
         scope.decide_file(parse_file(p, rel), spec, out) for root in _roots(args) for rel, p in root.files()
     ]
-    yamlio.write(resolve(args.out), scope.record(choices, spec, caps, out))
+    edit.write(resolve(args.out), scope.record(choices, spec, caps, out))
     kept = sum(c.analyse for c in choices)
     print(f"stage 1: {kept} of {len(choices)} files chosen for analysis; record in {args.out}")
     return 0
@@ -126,9 +127,9 @@ def _trace_plan(args):
         print(f"select: note: {exc}; tracing one dtype per unit", file=sys.stderr)
     out = {}
     if args.scope_record:
-        from tools.select.common import yamlio
+        from testing.config.load import read_yaml
 
-        out = dict(yamlio.load(resolve(args.scope_record))["selection"].get("features_out") or {})
+        out = dict(read_yaml(resolve(args.scope_record))[0]["selection"].get("features_out") or {})
     elif caps is not None:
         out = _scope_out(args, caps)
     return TracePlan.for_device(caps, out)
@@ -455,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
         code = args.func(args)
         sys.stdout.flush()  # a closed pipe surfaces here, inside the handler below
         return code
-    except SelectError as exc:
+    except (SelectError, ConfigError) as exc:  # ConfigError: a YAML file read through testing.config
         print(f"select: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

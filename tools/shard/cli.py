@@ -13,11 +13,14 @@ import json
 import sys
 from pathlib import Path
 
-from testing.cliargs import Parser, positive_float, positive_int, user_path, workspace_dir
 from testing.config import features, runs
-from tools.shard import ingest, leg, matrix, planner, store
+from testing.config.features import Feature
+from testing.matrix import legs as matrix
+from testing.matrix import lpt as planner
+from testing.results.cliargs import Parser, positive_float, positive_int, user_path, workspace_dir
+from tools.shard import ingest, leg, store
 
-# Under `bazel run`, paths the user types are read where they stand (testing/cliargs.py);
+# Under `bazel run`, paths the user types are read where they stand (testing/results/cliargs.py);
 # this default belongs to the checkout.
 TIMINGS = "tools/shard/timings/timings.json"
 SHOWN = 5  # dropped tests named in the message; the rest are counted
@@ -107,12 +110,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
-def _feature(spec: str) -> matrix.Feature:
+def _feature(spec: str) -> Feature:
     name, sep, rest = spec.partition("=")
     target, sep2, listing = rest.rpartition(":")
     if not (sep and sep2 and name and target and listing):
         raise CliError(f"--feature {spec!r}: expected NAME=TARGET:NODEID_LIST_FILE")
-    return matrix.Feature(name, target, tuple(_read_nodeids(listing)))
+    return Feature(name, (), target, tuple(_read_nodeids(listing)))
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:

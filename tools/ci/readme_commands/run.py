@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from testing.cliargs import Parser, workspace_dir
+from testing.results.cliargs import Parser, workspace_dir
 from tools.ci.readme_commands import extract, manifest
 from tools.ci.readme_commands.manifest import Entry
 
