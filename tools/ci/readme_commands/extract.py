@@ -16,6 +16,10 @@ from pathlib import Path
 SHELLS = {"", "sh", "bash", "shell", "console"}
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1")
+OPENS = re.compile(r"^\s*(for|while|until|if|case)\b")  # a compound command spans lines
+CLOSES = re.compile(r"^\s*(done|fi|esac)\b")
+# docs/adopting.md's blocks marked for //tools/ci:adoption_test, which runs them as written
+ADOPTION_MARK = re.compile(r"^\s*<!-- adoption-test: \S+ -->\s*$")
 TRAILING_COMMENT = re.compile(r"\s+#(\s.*)?$")  # `cmd   # what it does`; `a#b` is an argument
 SKIPPED_DIRS = {".git", "node_modules"}
 
@@ -25,6 +29,7 @@ class Command:
     file: str  # repo-relative
     line: int  # 1-based line of the command's first line
     text: str  # exactly as written (continuations and heredoc included)
+    tested_by: str = ""  # another test target that runs this block as written
 
     @property
     def key(self) -> str:
@@ -59,13 +64,14 @@ def commands(root: Path) -> list[Command]:
 
 def commands_in(markdown: str, name: str) -> list[Command]:
     out: list[Command] = []
-    for start, body in shell_blocks(markdown):
-        out += split_block(body, start, name)
+    for start, body, tested_by in shell_blocks(markdown):
+        out += split_block(body, start, name, tested_by)
     return out
 
 
-def shell_blocks(markdown: str) -> list[tuple[int, list[str]]]:
-    """(line number of the block's first line, its lines without the fence's indent)."""
+def shell_blocks(markdown: str) -> list[tuple[int, list[str], str]]:
+    """(line number of the block's first line, its lines without the fence's indent, the
+    target that runs it when it is marked for one)."""
     blocks, lines, i = [], markdown.splitlines(), 0
     while i < len(lines):
         m = FENCE.match(lines[i])
@@ -78,12 +84,13 @@ def shell_blocks(markdown: str) -> list[tuple[int, list[str]]]:
             body.append(lines[j][len(indent) :] if lines[j].startswith(indent) else lines[j].lstrip())
             j += 1
         if info.lower() in SHELLS:
-            blocks.append((i + 2, body))
+            marked = i > 0 and ADOPTION_MARK.match(lines[i - 1])
+            blocks.append((i + 2, body, "//tools/ci:adoption_test" if marked else ""))
         i = j + 1
     return blocks
 
 
-def split_block(body: list[str], first_line: int, name: str) -> list[Command]:
+def split_block(body: list[str], first_line: int, name: str, tested_by: str = "") -> list[Command]:
     out, i = [], 0
     while i < len(body):
         line = body[i]
@@ -100,6 +107,11 @@ def split_block(body: list[str], first_line: int, name: str) -> list[Command]:
             while i + 1 < len(body) and body[i].strip() != end:
                 i += 1
                 parts.append(body[i])
-        out.append(Command(name, first_line + start, "\n".join(parts)))
+        depth = 1 if OPENS.match(line) else 0
+        while depth and i + 1 < len(body):
+            i += 1
+            parts.append(body[i])
+            depth += bool(OPENS.match(body[i])) - bool(CLOSES.match(body[i]))
+        out.append(Command(name, first_line + start, "\n".join(parts), tested_by))
         i += 1
     return out

@@ -2,7 +2,10 @@
 
 An entry names a command (its key: comments dropped, spacing normalised) and says
   run:      fast (runs in //... under //tools/ci:doc_commands_test) | manual (runs with
-            `tools/bazel run //tools/ci:doc_commands -- --manual`) | example (never run)
+            `tools/bazel run //tools/ci:doc_commands -- --manual`) | example (never run) |
+            tested (another target runs it as written; the reason names it). Blocks of
+            docs/adopting.md marked `<!-- adoption-test: ... -->` are `tested` by
+            //tools/ci:adoption_test without an entry.
   reason:   why it is manual or an example (required for both)
   env:      shell (a scratch clone, a new HOME) | venv (the same, plus the documented
             Python environment: the pinned packages and the backend wheel)
@@ -43,7 +46,7 @@ class Entry(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     command: str
-    run: Literal["fast", "manual", "example"]
+    run: Literal["fast", "manual", "example", "tested"]
     reason: Optional[str] = None
     env: Literal["shell", "venv"] = "shell"
     exit: int = 0
@@ -58,7 +61,7 @@ class Entry(BaseModel):
     def _complete(self) -> "Entry":
         if self.run != "fast" and not self.reason:
             raise ValueError(f"run: {self.run} needs a reason")
-        if self.run != "example" and not self.expect:
+        if self.run in ("fast", "manual") and not self.expect:
             raise ValueError(f"run: {self.run} needs expect: (text of one output line)")
         return self
 
@@ -100,6 +103,9 @@ class Coverage:
 
 def cover(commands: list[Command], entries: list[Entry]) -> Coverage:
     by_key = {e.key: e for e in entries}
+    for c in commands:  # a block another target runs as written needs no entry here
+        if c.tested_by and c.key not in by_key:
+            by_key[c.key] = Entry(command=c.key, run="tested", reason=f"{c.tested_by} runs it as written")
     matched = [(c, by_key[c.key]) for c in commands if c.key in by_key]
     missing = [c for c in commands if c.key not in by_key]
     shown = {c.key for c in commands}

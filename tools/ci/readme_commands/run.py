@@ -250,7 +250,7 @@ def listing(coverage: manifest.Coverage) -> str:
         for c, e in coverage.matched
     ]
     kinds = [e.run for e in {e.key: e for _, e in coverage.matched}.values()]
-    counts = ", ".join(f"{kinds.count(k)} {k}" for k in ("fast", "manual", "example"))
+    counts = ", ".join(f"{kinds.count(k)} {k}" for k in ("fast", "manual", "example", "tested"))
     return "\n".join(rows) + f"\n{len(kinds)} distinct commands: {counts}"
 
 
