@@ -184,7 +184,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--failed-tests-out", type=user_path, help="run-leg: write failed-tests-detail (JSON array) here"
     )
-    p.add_argument("--verdict-out", type=user_path, help="run-leg: write the triage verdict (JSON object) here")
+    p.add_argument(
+        "--verdict-out", type=user_path, help="run-leg: write the triage verdict (JSON object) here"
+    )
     t = p.add_argument_group("triage of red legs (re-runs of the failing tests, bisection)")
     t.add_argument(
         "--bisect-max-runs",

@@ -132,7 +132,9 @@ def commits(torch_dir: Path, torch_version: str) -> list[tuple[str, dict]]:
     elementwise = base[NEW_CLASS_FILE]
     if elementwise.count(ELEMENTWISE_INSTANTIATE) != 1:
         raise RuntimeError(f"fixture/base/{NEW_CLASS_FILE} lost its instantiate_device_type_tests line")
-    new_class = {NEW_CLASS_FILE: elementwise.replace(ELEMENTWISE_INSTANTIATE, ELEMENTWISE_INSTANTIATE + NEW_CLASS)}
+    new_class = {
+        NEW_CLASS_FILE: elementwise.replace(ELEMENTWISE_INSTANTIATE, ELEMENTWISE_INSTANTIATE + NEW_CLASS)
+    }
     out = [("Release base: the files of the pinned wheel", base)]
     flatten = wheel_file
     for i in range(2, COMMITS + 1):
