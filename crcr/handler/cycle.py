@@ -48,6 +48,7 @@ class Session:
     def __init__(self, client: CallbackClient, dispatch: Dispatch, ctx: RunContext, hud_url: Optional[str]):
         self.client, self.dispatch, self.ctx, self.hud_url = client, dispatch, ctx, hud_url
         self.callbacks: dict[str, list[Outcome]] = {}  # job_name -> [in_progress, completed] outcomes
+        self.started = time.time()  # the dispatch reached us: a leg's queue time starts here
 
     def callback_label(self, job_name: str) -> str:
         """'delivered', or 'recorded, HUD unconfirmed' when any callback of the job lacked a 200."""
@@ -87,7 +88,7 @@ class Session:
         return result
 
 
-def _local_ctx(env: Mapping[str, str]) -> RunContext:
+def local_ctx(env: Mapping[str, str]) -> RunContext:
     if env.get("GITHUB_RUN_ID") and env.get("GITHUB_WORKFLOW"):
         return RunContext.from_env(env, "local")
     run_id = str(int(time.time()))
@@ -100,14 +101,18 @@ def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Itera
     if url:
         client = client_from_env(url, None, args.repo, args.state_dir, env)
         client.flush()
-        yield Session(client, dispatch, _local_ctx(env), None)
+        yield Session(client, dispatch, local_ctx(env), None)
         client.close()
         return
     from crcr.relay.server import RelayEmulator
 
     repo = args.repo or env.get("GITHUB_REPOSITORY") or LOCAL_REPO
     state = args.state_dir or default_state_dir(env) / "local"
-    with RelayEmulator({repo: Entry(repo, "L2")}) as emu:
+    with RelayEmulator(
+        {repo: Entry(repo, "L2")},
+        warehouse=warehouse_spec(args, env),
+        workspace=getattr(args, "workspace", None) or Path(env.get("BUILD_WORKSPACE_DIRECTORY") or "."),
+    ) as emu:
         if env.get(EMULATOR_FAULTS_ENV):  # reproduce a relay/HUD failure in the local cycle
             try:
                 emu.configure_faults(json.loads(env[EMULATOR_FAULTS_ENV]))
@@ -139,7 +144,7 @@ def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Itera
         for stale in client.outbox.pending():
             client.outbox.bury(stale, "left by an earlier emulator session")
         try:
-            yield Session(client, dispatch, _local_ctx(env), f"{emu.url}/hud")
+            yield Session(client, dispatch, local_ctx(env), f"{emu.url}/hud")
             if getattr(args, "serve", False):
                 console.print(f"HUD: {emu.url}/hud  (Ctrl-C to stop)")
                 with contextlib.suppress(KeyboardInterrupt):
@@ -147,6 +152,29 @@ def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Itera
                         time.sleep(3600)
         finally:
             client.close()
+
+
+def warehouse_spec(args, env: Mapping[str, str]) -> str:
+    from crcr.warehouse.backends import describe
+
+    return describe(getattr(args, "warehouse", None), env)
+
+
+def leg_recorder(args, dispatch: Dispatch, env: Mapping[str, str], session: Session, hooks, runner: str):
+    """The warehouse hook for this cycle or run-leg (crcr/handler/record.py)."""
+    from crcr.handler.record import LegRecorder
+
+    return LegRecorder(
+        warehouse_spec(args, env),
+        env,
+        dispatch,
+        session.ctx,
+        repo=args.repo or env.get("GITHUB_REPOSITORY") or LOCAL_REPO,
+        backend=hooks.backend,
+        runner=runner,
+        level="L2" if session.hud_url else None,  # the embedded emulator allowlists us at L2
+        queued_at=session.started,
+    )
 
 
 def _summary(
@@ -227,6 +255,7 @@ def run_cycle(
     results: dict[int, LegResult] = {}
     console.print(f"{len(legs)} legs, runner={runner}, outputs in {out}")
     with reporting_session(args, dispatch, env) as session:
+        recorder = leg_recorder(args, dispatch, env, session, hooks, runner)
         with Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -240,7 +269,9 @@ def run_cycle(
                 results[leg.index] = session.run(
                     leg, lambda: run_hooked_leg(args, leg, ws, out, runner, env, hooks, args.smoke)
                 )
+                progress.console.print(recorder.record(leg, results[leg.index]), markup=False)
                 progress.advance(task)
+        recorder.close()
         console.print(
             _summary(legs, results, session, f"CRCR legs: {dispatch.event_type} at {dispatch.sha[:12]}")
         )

@@ -144,6 +144,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--repo", help="downstream owner/repo (env GITHUB_REPOSITORY)")
     p.add_argument("--state-dir", type=Path, help="outbox dir (env CRCR_STATE_DIR)")
     p.add_argument("--serve", action="store_true", help="keep the embedded HUD up after the cycle")
+    p.add_argument(
+        "--warehouse",
+        help="results warehouse: a directory (embedded ClickHouse, default ~/.cache/oot-ci/warehouse) "
+        "or clickhouse://host:port/db (env OOT_WAREHOUSE)",
+    )
     g = p.add_argument_group("upstream at the dispatched SHA (suite and core)")
     g.add_argument(
         "--upstream",
@@ -222,14 +227,18 @@ def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path, hooks:
     def work():
         return run_hooked_leg(args, leg, ws, out, runner, env, hooks, smoke=1)  # --smoke is the cycle's
 
-    if args.report:
-        from crcr.handler.cycle import reporting_session
+    from crcr.handler.cycle import Session, local_ctx, leg_recorder, reporting_session
 
+    if args.report:
         with reporting_session(args, planned.dispatch, env) as session:
             result = session.run(leg, work)
             callback = session.callback_label(leg.job_name)
     else:
+        session = Session(None, planned.dispatch, local_ctx(env), None)
         result = work()
+    recorder = leg_recorder(args, planned.dispatch, env, session, hooks, runner)
+    print(recorder.record(leg, result), file=sys.stderr)
+    recorder.close()
     if args.results_out:
         write_json(
             args.results_out,

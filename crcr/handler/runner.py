@@ -28,12 +28,12 @@ from crcr.errors import ConfigError
 from crcr.handler.outcome import (
     NO_TESTS_NOTE,
     conclusion_for,
-    failing_cases,
     file_of_testcase,
     leg_conclusion,
 )
 from crcr.handler.plan import Leg
-from crcr.junit import Counts, parse_junit
+from crcr.junit import Counts
+from crcr.warehouse.records import LegReport, read_report
 from testing.config import runs
 from testing.config.features import Suites, config_suites
 
@@ -82,6 +82,7 @@ class LegResult:
     failing_files: tuple[str, ...] = ()  # upstream test files (checkout-relative) with failures
     details: Optional[Path] = None  # <job>.results.json: counts, notes, attribution
     failing_tests: tuple[str, ...] = ()  # file::Class::test of upstream failures, as instantiated
+    report: LegReport = LegReport()  # every test case, read once from the JUnit (the warehouse stores it)
 
 
 def inside_bazel(env: Mapping[str, str]) -> bool:
@@ -120,7 +121,9 @@ def pytest_command(
     smoke: int = 1,
     upstream: Upstream = NO_UPSTREAM,
 ) -> list[str]:
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}"]
+    # xunit1: pytest writes each test's properties (op, dtype, rule ...) only in this family
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "junit_family=xunit1"]
+    argv.append(f"--junitxml={junit}")
     suites = leg_suites(leg, ws, upstream)
     if runs.has_module(ws, runs.PLUGIN):
         argv += ["-p", runs.PLUGIN]
@@ -308,12 +311,15 @@ def run_leg(
         files = bazel_junit(ws, bazel_targets(leg, target_template))
     if bazel and code == BAZEL_NO_TESTS:
         code = 5  # same meaning as pytest's "nothing collected"
-    counts = parse_junit(files) if files else Counts()
-    conclusion = leg_conclusion(code, timed_out, counts)
+    report = read_report(files)
+    counts = Counts(*report.tally())
+    conclusion = leg_conclusion(code, timed_out, counts, report.complete)
+    if not report.complete:
+        notes.append(f"results incomplete: {'; '.join(report.problems)}")
     if conclusion == "neutral" and code == 0:
         notes.append(NO_TESTS_NOTE)
     roots = [upstream.root] if upstream.root else []
-    located = [(file_of_testcase(c, roots), c, n) for c, n in failing_cases(files)]
+    located = [(file_of_testcase(t.classname, roots), t.classname, t.name) for t in report.failing()]
     failing = tuple(dict.fromkeys(f for f, _, _ in located if f))
     tests = tuple(f"{f}::{c.rsplit('.', 1)[-1]}::{n}" for f, c, n in located if f)
     return LegResult(
@@ -325,4 +331,5 @@ def run_leg(
         tuple(notes),
         failing,
         failing_tests=tests,
+        report=report,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -23,6 +24,11 @@ def main(argv=None) -> int:
         help="print an Actions request token for this repo (added at L2 if not allowlisted)",
     )
     p.add_argument("--fault-rate", type=float, default=0.0)
+    p.add_argument(
+        "--warehouse",
+        help="show this results warehouse's panels on /hud: a directory or clickhouse://host:port/db "
+        "(default $OOT_WAREHOUSE, else ~/.cache/oot-ci/warehouse)",
+    )
     args = p.parse_args(argv)
     try:
         text = args.allowlist.read_text() if args.allowlist else DEFAULT_ALLOWLIST
@@ -36,7 +42,16 @@ def main(argv=None) -> int:
     except (CrcrError, ValueError) as err:
         print(f"crcr-relay: {err}", file=sys.stderr)
         return 2
-    emu = RelayEmulator(allowlist, args.port, faults)
+    from crcr.warehouse.backends import describe
+
+    try:
+        emu = RelayEmulator(
+            allowlist, args.port, faults, warehouse=describe(args.warehouse, os.environ),
+            workspace=Path(os.environ.get("BUILD_WORKSPACE_DIRECTORY") or "."),
+        )
+    except CrcrError as err:
+        print(f"crcr-relay: {err}", file=sys.stderr)
+        return 2
     print(f"relay: {emu.url}/github/callback  HUD: {emu.url}/hud", flush=True)
     for repo in args.repo:  # a request token is not an OIDC token; it only lets a job mint one
         print(

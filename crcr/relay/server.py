@@ -18,6 +18,7 @@ import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Optional
 from urllib.parse import parse_qs, urlsplit
 
@@ -148,16 +149,12 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/_emulator/state":
             return self._send(200, relay.snapshot())
         if path in ("/", "/hud", "/crcr"):
-            return self._send(
-                200, render_page(with_stale(relay.hud.rows(), relay.stale_jobs())), "text/html; charset=utf-8"
-            )
+            rows = with_stale(relay.hud.rows(), relay.stale_jobs())
+            return self._send(200, self.emulator.page(rows), "text/html; charset=utf-8")
         if path.startswith("/crcr/") and path.count("/") == 3:
             repo = path[len("/crcr/") :]
-            return self._send(
-                200,
-                render_page(with_stale(relay.hud.rows(repo), relay.stale_jobs(repo)), f"CRCR HUD: {repo}"),
-                "text/html; charset=utf-8",
-            )
+            rows = with_stale(relay.hud.rows(repo), relay.stale_jobs(repo))
+            return self._send(200, self.emulator.page(rows, f"CRCR HUD: {repo}"), "text/html; charset=utf-8")
         self._send(404, {"detail": "Not Found"})
 
     def do_PUT(self) -> None:
@@ -220,7 +217,10 @@ class RelayEmulator:
         port: int = 0,
         faults: Optional[FaultPlan] = None,
         relay: Optional[Relay] = None,
+        warehouse: Optional[str] = None,
+        workspace: Optional[Path] = None,
     ):
+        """`warehouse`: a --warehouse spec; the HUD page then shows its panels below the grid."""
         self.relay = relay or Relay(
             allowlist if allowlist is not None else parse_allowlist(DEFAULT_ALLOWLIST)
         )
@@ -230,6 +230,21 @@ class RelayEmulator:
         self._server = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self._server.daemon_threads = True
         self._thread: Optional[threading.Thread] = None
+        self.workspace = workspace
+        self.warehouse = None
+        if warehouse:
+            from crcr.warehouse.backends import open_warehouse
+
+            self.warehouse = open_warehouse(warehouse)
+
+    def page(self, rows: list[dict], title: str = "CRCR HUD (local emulator)") -> str:
+        """The HUD page: the grid of `rows`, and the warehouse panels when there is one."""
+        if self.warehouse is None:
+            return render_page(rows, title)
+        from crcr.relay.panels import PageContext, head_assets, render_panels
+
+        panels = render_panels(self.warehouse, PageContext(workspace=self.workspace))
+        return render_page(rows, title, panels, head_assets())
 
     @property
     def url(self) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from testing.results import junit
-from testing.results.outcomes import BAD, Outcome, tally
+from testing.results.outcomes import Outcome, tally
 
 COMPLETE, INCOMPLETE = "complete", "incomplete"
 
@@ -36,6 +36,7 @@ class TestRecord:
     module: str = ""
     message: str = ""
     rule: str = ""
+    classname: str = ""  # JUnit's dotted classname (test_id's first half)
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,8 @@ class LegReport:
         return kinds.count("passed"), kinds.count("failed"), kinds.count("skipped")
 
     def failing(self) -> list[TestRecord]:
-        return [t for t in self.tests if t.outcome in BAD]
+        """Every test a callback counts as failed (xpassed_strict included)."""
+        return [t for t in self.tests if tally(t.outcome) == "failed"]
 
 
 @dataclass(frozen=True)
@@ -115,12 +117,13 @@ def _seconds(raw: Optional[str]) -> float:
 def test_record(case: junit.Case) -> TestRecord:
     props = case.properties
     classname = case.classname
-    file = case.file or (classname.rsplit(".", 1)[0].replace(".", "/") + ".py" if "." in classname else "")
+    # the module path of the class (xunit1's `file` names where the plugin instantiated it)
+    file = classname.rsplit(".", 1)[0].replace(".", "/") + ".py" if "." in classname else ""
     return TestRecord(
         test_id=case.key,
         file=file,
         cls=props.get("class") or classname.rsplit(".", 1)[-1],
-        name=case.name,
+        name=props.get("variant") or case.name,  # the variant name configs spell
         outcome=case.outcome,
         duration=_seconds(case.time),
         op=props.get("op", ""),
@@ -128,6 +131,7 @@ def test_record(case: junit.Case) -> TestRecord:
         module=props.get("module", ""),
         message=_first_line(case.text),
         rule=props.get("rule", ""),
+        classname=classname,
     )
 
 
