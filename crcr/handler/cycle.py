@@ -154,10 +154,15 @@ def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Itera
             client.close()
 
 
-def warehouse_spec(args, env: Mapping[str, str]) -> str:
+def warehouse_spec(args, env: Mapping[str, str]) -> Optional[str]:
+    """--warehouse, else $OOT_WAREHOUSE, else the default directory; None when there is no
+    HOME to put the default under (the legs then say "not recorded")."""
     from crcr.warehouse.backends import describe
 
-    return describe(getattr(args, "warehouse", None), env)
+    try:
+        return describe(getattr(args, "warehouse", None), env)
+    except ConfigError:
+        return None
 
 
 def leg_recorder(args, dispatch: Dispatch, env: Mapping[str, str], session: Session, hooks, runner: str):

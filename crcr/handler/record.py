@@ -52,7 +52,7 @@ class LegRecorder:
         self.core = core_version()
         self.error: Optional[str] = None
         try:
-            self.wh = open_warehouse(spec, env)
+            self.wh = open_warehouse(spec, env)  # spec None: the default, or a one-line error
         except CrcrError as err:
             self.wh, self.error = None, str(err)
 

@@ -11,6 +11,7 @@ ACTIONS_ID_TOKEN_REQUEST_URL stand-in), /_emulator/dispatch,
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 import secrets
@@ -232,15 +233,21 @@ class RelayEmulator:
         self._thread: Optional[threading.Thread] = None
         self.workspace = workspace
         self.warehouse = None
+        self.warehouse_error = ""
         if warehouse:
+            from crcr.errors import CrcrError
             from crcr.warehouse.backends import open_warehouse
 
-            self.warehouse = open_warehouse(warehouse)
+            try:
+                self.warehouse = open_warehouse(warehouse)
+            except CrcrError as err:  # the relay works without it; the page says why it has no panels
+                self.warehouse_error = str(err)
 
     def page(self, rows: list[dict], title: str = "CRCR HUD (local emulator)") -> str:
         """The HUD page: the grid of `rows`, and the warehouse panels when there is one."""
         if self.warehouse is None:
-            return render_page(rows, title)
+            note = f'<p class="stale">results warehouse unavailable: {html.escape(self.warehouse_error)}</p>'
+            return render_page(rows, title, note if self.warehouse_error else "")
         from crcr.relay.panels import PageContext, head_assets, render_panels
 
         panels = render_panels(self.warehouse, PageContext(workspace=self.workspace))
