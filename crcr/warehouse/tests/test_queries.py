@@ -76,7 +76,7 @@ def test_pass_rate_per_feature_over_commits_and_days(wh):
         ("mods", 0, 1, 0.0),
         ("ops", 2, 0, 1.0),
     ]
-    days = queries.pass_rate_by_day(wh, NOW, days=1)
+    days = queries.pass_rate_by_day(wh, NOW, days=2)  # strictly after NOW - 2 days
     assert sorted((p.series, p.passed, p.failed) for p in days) == [("mods", 0, 1), ("ops", 2, 0)]
 
 
