@@ -58,6 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("l3", help="L3 readiness gates (real legs only), as CRCR computes them")
     pg = sub.add_parser("page", help="write the HUD page (all panels) as one offline HTML file")
     pg.add_argument("--out", type=Path, required=True)
+    pg.add_argument("--screenshot", type=Path, help="also a full-page PNG, taken in headless Chromium")
     return p
 
 
@@ -90,6 +91,13 @@ def cmd_l3(wh, args, now: float) -> int:
 def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
     env = os.environ if env is None else env
     args = _parser().parse_args(argv)
+    where = env.get("BUILD_WORKING_DIRECTORY")  # `bazel run` runs us elsewhere: relative paths are the user's
+    if where:
+        for name in ("out", "screenshot"):
+            if getattr(args, name, None) is not None:
+                setattr(args, name, Path(where) / getattr(args, name))
+        if args.warehouse and "://" not in args.warehouse:
+            args.warehouse = str(Path(where) / args.warehouse)
     wh = open_warehouse(args.warehouse, env)
     now = time.time()
     ws = Path(env.get("BUILD_WORKSPACE_DIRECTORY") or ".")
@@ -97,7 +105,8 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
         from crcr.warehouse.ingest import ingest
         from crcr.warehouse.simulate import history
 
-        added = sum(ingest(wh, leg) for leg in history(args.simulate_days, now, args.seed, ws))
+        with wh.exclusive():  # one embedded session for every simulated leg
+            added = sum(ingest(wh, leg) for leg in history(args.simulate_days, now, args.seed, ws))
         print(f"simulated: {added} legs over {args.simulate_days} days written to {wh.where} (SIMULATED, labelled)", file=sys.stderr)
     cmd = args.command
     if cmd == "history":
@@ -128,6 +137,11 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
 
         page = render_page([], "CRCR HUD: results warehouse", render_panels(wh, PageContext(now, ws)), head_assets())
         print(write_text(args.out, page))
+        if args.screenshot:
+            from crcr.relay.browser import screenshot
+
+            charts = screenshot(args.out.resolve().as_uri(), str(args.screenshot))
+            print(f"{args.screenshot}: " + ", ".join(f"{c['chart']} {c['drawn']} points" for c in charts))
     elif not args.simulate_days:
         _parser().print_usage(sys.stderr)
         return 2
