@@ -42,6 +42,7 @@ class Backend(Protocol):
 
     def query(self, sql: str) -> list[tuple]: ...
     def insert(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None: ...
+    def insert_columns(self, table: str, data: Mapping[str, Sequence[Any]]) -> None: ...
     def exclusive(self) -> contextlib.AbstractContextManager: ...
     def close(self) -> None: ...
 
@@ -144,14 +145,20 @@ class Embedded:
         ]
 
     def insert(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-        if not rows:
-            return
-        lines = "\n".join(
-            json.dumps({c: _epoch(v) for c, v in zip(columns, row)}, ensure_ascii=False) for row in rows
+        if rows:
+            self.insert_columns(table, dict(zip(columns, zip(*rows))))
+
+    def insert_columns(self, table: str, data: Mapping[str, Sequence[Any]]) -> None:
+        """Columns (lists or numpy arrays) through Arrow: chdb reads the table in place."""
+        import pyarrow as pa
+
+        kinds = dict(_columns_of(table))
+        arrow_rows = pa.table(  # noqa: F841  (named in the SQL below: chdb's Python() table function)
+            {c: pa.array([_epoch(v) for v in vals] if isinstance(vals, (list, tuple)) else vals, type=_arrow_type(kinds[c])) for c, vals in data.items()}
         )
-        cols = ", ".join(f"`{c}`" for c in columns)
+        cols = ", ".join(f"`{c}`" for c in data)
         with self.exclusive():
-            self._run(f"INSERT INTO {self.db}.{table} ({cols}) FORMAT JSONEachRow\n{lines}", "TabSeparated")
+            self._run(f"INSERT INTO {self.db}.{table} ({cols}) SELECT * FROM Python(arrow_rows)", "TabSeparated")
 
     def close(self) -> None:
         pass  # nothing stays open between uses
@@ -199,12 +206,14 @@ class Server:
     def exclusive(self) -> Iterator[None]:
         yield  # the server serialises for us; concurrent legs are deduplicated at read time
 
-    def _execute(self, sql: str, rows=None):
+    def _execute(self, sql: str, rows=None, columnar: bool = False):
         from clickhouse_driver import errors
 
         try:
             with self._lock:
-                return self._client.execute(sql, rows) if rows is not None else self._client.execute(sql)
+                if rows is None:
+                    return self._client.execute(sql)
+                return self._client.execute(sql, rows, columnar=columnar)
         except (errors.Error, OSError, EOFError) as err:
             raise WarehouseError(f"warehouse {self.where}: {err}") from None
 
@@ -212,14 +221,14 @@ class Server:
         return [tuple(r) for r in self._execute(sql)]
 
     def insert(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-        if not rows:
-            return
+        if rows:
+            self.insert_columns(table, dict(zip(columns, zip(*rows))))
+
+    def insert_columns(self, table: str, data: Mapping[str, Sequence[Any]]) -> None:
         kinds = dict(_columns_of(table))
-        fixed = [
-            tuple(_to_server(v, kinds[c]) for c, v in zip(columns, row)) for row in rows
-        ]
-        cols = ", ".join(f"`{c}`" for c in columns)
-        self._execute(f"INSERT INTO {self.db}.{table} ({cols}) VALUES", fixed)
+        fixed = [[_to_server(v, kinds[c]) for v in vals] for c, vals in data.items()]
+        cols = ", ".join(f"`{c}`" for c in data)
+        self._execute(f"INSERT INTO {self.db}.{table} ({cols}) VALUES", fixed, columnar=True)
 
     def close(self) -> None:
         self._client.disconnect()
@@ -229,6 +238,17 @@ def _columns_of(table: str):
     from crcr.warehouse.schema import TABLES
 
     return TABLES[table][0]
+
+
+def _arrow_type(kind: str):
+    import pyarrow as pa
+
+    base = kind.removeprefix("Nullable(").removesuffix(")")
+    if base == "String":
+        return pa.string()
+    if base == "Float64":
+        return pa.float64()
+    return pa.int64()  # integers, and DateTime as epoch seconds
 
 
 def _to_server(value: Any, kind: str) -> Any:
