@@ -38,6 +38,7 @@ LOG_WIDTH = 160
 console = Console(stderr=True, width=None if sys.stderr.isatty() else LOG_WIDTH)
 
 
+PAGE_TIMEOUT = 180.0  # seconds for the HUD page (warehouse queries and charts on a busy machine)
 # Exit code when HUD lacks a completed row of a leg (or a callback went unconfirmed and HUD shows it stale).
 EXIT_HUD_MISSING = 5
 # JSON for the embedded emulator's POST /_emulator/faults, e.g. {"script": ["none", "hud_5xx"], "hud_backoff": 0}
@@ -323,7 +324,8 @@ def _check_hud(session: Session, legs: Sequence[Leg], out: Path) -> list[str]:
     transport = HttpTransport()
     try:
         rows = fetch_json(transport, "GET", f"{base}/api/crcr/results")["rows"]
-        page = fetch(transport, "GET", session.hud_url).text()
+        # the page renders the warehouse's panels and charts: slower than a JSON answer
+        page = fetch(transport, "GET", session.hud_url, timeout=PAGE_TIMEOUT).text()
     finally:
         transport.close()
     delivery = session.dispatch.delivery_id

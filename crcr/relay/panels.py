@@ -10,6 +10,7 @@ browser test compares with what plotly drew. Everything from the warehouse is es
 
 from __future__ import annotations
 
+import functools
 import html
 import time
 from dataclasses import dataclass, field
@@ -61,6 +62,7 @@ def chart(fig, div_id: str, points: int) -> str:
     return f'<div class="chart" data-chart="{div_id}" data-points="{points}">{inner}</div>'
 
 
+@functools.cache
 def plotly_js() -> str:
     from plotly.offline import get_plotlyjs
 
@@ -234,6 +236,11 @@ PANELS: list[Panel] = [
     Panel("l3", "L3 readiness", "CRCR's promotion gates over the last 14 days as HUD computes them (PR jobs only, latest attempt per job); simulated history is judged apart and never counts.", l3_panel),
     Panel("triage", "Triage verdicts and bisection", "Advisory verdicts and first bad upstream commits the legs carried (issue 21).", triage_panel),
 ]
+
+
+def version(wh: Backend) -> tuple:
+    """Changes whenever a leg is ingested: a page rendered for the same version is the same."""
+    return tuple(wh.query(f"SELECT count(), max(inserted_at), max(ingest_id) FROM {wh.db}.legs")[0])
 
 
 def render_panels(wh: Backend, ctx: PageContext) -> str:

@@ -234,6 +234,8 @@ class RelayEmulator:
         self.workspace = workspace
         self.warehouse = None
         self.warehouse_error = ""
+        self._panels: Optional[tuple] = None  # (warehouse version, rendered panels)
+        self._page_lock = threading.Lock()
         if warehouse:
             from crcr.errors import CrcrError
             from crcr.warehouse.backends import open_warehouse
@@ -248,9 +250,13 @@ class RelayEmulator:
         if self.warehouse is None:
             note = f'<p class="stale">results warehouse unavailable: {html.escape(self.warehouse_error)}</p>'
             return render_page(rows, title, note if self.warehouse_error else "")
-        from crcr.relay.panels import PageContext, head_assets, render_panels
+        from crcr.relay.panels import PageContext, head_assets, render_panels, version
 
-        panels = render_panels(self.warehouse, PageContext(workspace=self.workspace))
+        with self._page_lock:  # one render at a time; reused until a leg is ingested
+            seen = version(self.warehouse)
+            if self._panels is None or self._panels[0] != seen:
+                self._panels = (seen, render_panels(self.warehouse, PageContext(workspace=self.workspace)))
+            panels = self._panels[1]
         return render_page(rows, title, panels, head_assets())
 
     @property

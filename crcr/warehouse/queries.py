@@ -186,6 +186,11 @@ def flaky(wh: Backend, now: float, days: int = 14, min_flip_rate: float = 0.2, l
           AND outcome IN {quote_list(BAD_VALUES + PASSING)}
         GROUP BY test_id HAVING {mixed} LIMIT 10000"""
     )
+    return flakes_from(rows, min_flip_rate)[:limit]
+
+
+def flakes_from(rows, min_flip_rate: float = 0.2) -> list[Flake]:
+    """The decision over (test_id, times, upstreams, backends, jobs, outcomes, simulated) rows."""
     found = []
     for test_id, times, ups, backs, jobs, outcomes, sim in rows:
         runs = sorted(zip(times, ups, backs, jobs, outcomes))
@@ -200,7 +205,7 @@ def flaky(wh: Backend, now: float, days: int = 14, min_flip_rate: float = 0.2, l
         elif flips >= 2 and rate >= min_flip_rate:
             found.append(Flake(test_id, "flip rate", rate, len(runs), tuple(runs), bool(sim)))
     found.sort(key=lambda f: (-f.flip_rate, f.test_id))
-    return found[:limit]
+    return found
 
 
 # ------------------------------------------------------------------ promotions
@@ -224,12 +229,17 @@ def promotion_candidates(wh: Backend, k: int = 3, limit: int = 100) -> list[Prom
           (SELECT test_id FROM {wh.db}.results WHERE {live(wh.db)} AND outcome IN {promotable} GROUP BY test_id)
         GROUP BY test_id ORDER BY test_id"""
     )
+    return promotions_from(rows, k)[:limit]
+
+
+def promotions_from(rows, k: int) -> list[Promotion]:
+    """The decision over (test_id, rule, times, upstreams, outcomes, simulated) rows."""
     out = []
     for test_id, rule, times, ups, outcomes, sim in rows:
         last = sorted(zip(times, ups, outcomes))[-k:]
         if len(last) == k and all(o in {p.value for p in PROMOTABLE} for _, _, o in last):
             out.append(Promotion(test_id, rule, tuple(last), bool(sim)))
-    return out[:limit]
+    return out
 
 
 # ------------------------------------------------------------------ failing tests
