@@ -227,7 +227,7 @@ def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path, hooks:
     def work():
         return run_hooked_leg(args, leg, ws, out, runner, env, hooks, smoke=1)  # --smoke is the cycle's
 
-    from crcr.handler.cycle import Session, local_ctx, leg_recorder, reporting_session
+    from crcr.handler.cycle import Session, leg_recorder, local_ctx, reporting_session
 
     if args.report:
         with reporting_session(args, planned.dispatch, env) as session:

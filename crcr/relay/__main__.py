@@ -46,7 +46,10 @@ def main(argv=None) -> int:
 
     try:
         emu = RelayEmulator(
-            allowlist, args.port, faults, warehouse=describe(args.warehouse, os.environ),
+            allowlist,
+            args.port,
+            faults,
+            warehouse=describe(args.warehouse, os.environ),
             workspace=Path(os.environ.get("BUILD_WORKSPACE_DIRECTORY") or "."),
         )
     except CrcrError as err:

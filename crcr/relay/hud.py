@@ -223,7 +223,9 @@ def with_stale(rows: list[dict], stale: list[dict]) -> list[dict]:
     return out
 
 
-def render_page(rows: list[dict], title: str = "CRCR HUD (local emulator)", panels: str = "", head: str = "") -> str:
+def render_page(
+    rows: list[dict], title: str = "CRCR HUD (local emulator)", panels: str = "", head: str = ""
+) -> str:
     """Grid: one line per upstream PR (or push/nightly), one column per job_name; below it the
     warehouse's panels (crcr/relay/panels.py) when there is a warehouse, `head` their assets.
 

@@ -75,7 +75,9 @@ def plotly_js() -> str:
 def dispatch_history(wh: Backend, ctx: PageContext) -> str:
     rows = []
     for d in queries.dispatches(wh, 30):
-        verdicts = "<br>".join(esc(f"{v['job']}: {v.get('category')} ({v.get('confidence')})") for v in d.verdicts)
+        verdicts = "<br>".join(
+            esc(f"{v['job']}: {v.get('category')} ({v.get('confidence')})") for v in d.verdicts
+        )
         first_bad = "<br>".join(esc(f"{b['job']}: {str(b.get('first_bad', ''))[:10]}") for b in d.bisections)
         rows.append(
             [
@@ -91,7 +93,17 @@ def dispatch_history(wh: Backend, ctx: PageContext) -> str:
             ]
         )
     return table(
-        ["started (UTC)", "event", "upstream", "backend", "legs green", "tests", "results", "triage verdict", "bisection"],
+        [
+            "started (UTC)",
+            "event",
+            "upstream",
+            "backend",
+            "legs green",
+            "tests",
+            "results",
+            "triage verdict",
+            "bisection",
+        ],
         rows,
         "no dispatch recorded yet",
     )
@@ -106,9 +118,15 @@ def pass_rate_chart(wh: Backend, ctx: PageContext) -> str:
     for p in points:
         series.setdefault(p.series + (" (simulated)" if p.simulated else ""), []).append(p)
     for name, pts in sorted(series.items()):
-        fig.add_trace(go.Scatter(x=[p.x for p in pts], y=[p.rate for p in pts], mode="lines+markers", name=name))
-    fig.update_layout(yaxis={"title": "test pass rate", "range": [0, 1.05]}, xaxis={"title": "upstream commit"})
-    return chart(fig, "chart-pass-rate", len(points)) if points else '<p class="empty">no test results yet</p>'
+        fig.add_trace(
+            go.Scatter(x=[p.x for p in pts], y=[p.rate for p in pts], mode="lines+markers", name=name)
+        )
+    fig.update_layout(
+        yaxis={"title": "test pass rate", "range": [0, 1.05]}, xaxis={"title": "upstream commit"}
+    )
+    return (
+        chart(fig, "chart-pass-rate", len(points)) if points else '<p class="empty">no test results yet</p>'
+    )
 
 
 def heatmap_chart(wh: Backend, ctx: PageContext) -> str:
@@ -122,12 +140,33 @@ def heatmap_chart(wh: Backend, ctx: PageContext) -> str:
     dtypes = sorted({c.dtype for c in cells})
     grid = {(c.op, c.dtype): c for c in cells}
     z = [[grid[(o, d)].rate if (o, d) in grid else None for d in dtypes] for o in ops]
-    text = [[f"{grid[(o, d)].passed}/{grid[(o, d)].passed + grid[(o, d)].failed}" if (o, d) in grid else "" for d in dtypes] for o in ops]
-    fig = go.Figure(go.Heatmap(z=z, x=dtypes, y=ops, text=text, zmin=0, zmax=1, colorscale="RdYlGn", hovertemplate="%{y} %{x}: %{text}<extra></extra>"))
+    text = [
+        [
+            f"{grid[(o, d)].passed}/{grid[(o, d)].passed + grid[(o, d)].failed}" if (o, d) in grid else ""
+            for d in dtypes
+        ]
+        for o in ops
+    ]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=dtypes,
+            y=ops,
+            text=text,
+            zmin=0,
+            zmax=1,
+            colorscale="RdYlGn",
+            hovertemplate="%{y} %{x}: %{text}<extra></extra>",
+        )
+    )
     fig.update_layout(height=max(300, 22 * len(ops) + 120))
     label = ""
     if head:
-        label = f"<p>{esc(when(head.started_at))}, upstream <code>{esc(head.upstream_sha[:10])}</code>" + (f" {SIM}" if head.simulated else "") + "</p>"
+        label = (
+            f"<p>{esc(when(head.started_at))}, upstream <code>{esc(head.upstream_sha[:10])}</code>"
+            + (f" {SIM}" if head.simulated else "")
+            + "</p>"
+        )
     return label + chart(fig, "chart-heatmap", len(cells))
 
 
@@ -137,8 +176,19 @@ def flaky_table(wh: Backend, ctx: PageContext) -> str:
         evidence = "<br>".join(
             esc(f"{when(t)} {u[:10]}/{b[:10]} {job}: {o}") for t, u, b, job, o in f.evidence[-6:]
         )
-        rows.append([f"<code>{esc(f.test_id)}</code>" + (f" {SIM}" if f.simulated else ""), esc(f.reason), esc(f"{f.flip_rate:.0%} over {f.runs} runs"), evidence])
-    return table(["test", "why", "flip rate", "evidence (latest 6: time upstream/backend job: outcome)"], rows, f"no flaky test in the last {ctx.flaky_days} days")
+        rows.append(
+            [
+                f"<code>{esc(f.test_id)}</code>" + (f" {SIM}" if f.simulated else ""),
+                esc(f.reason),
+                esc(f"{f.flip_rate:.0%} over {f.runs} runs"),
+                evidence,
+            ]
+        )
+    return table(
+        ["test", "why", "flip rate", "evidence (latest 6: time upstream/backend job: outcome)"],
+        rows,
+        f"no flaky test in the last {ctx.flaky_days} days",
+    )
 
 
 def promotion_table(wh: Backend, ctx: PageContext) -> str:
@@ -153,10 +203,12 @@ def promotion_table(wh: Backend, ctx: PageContext) -> str:
         ]
         for p in found
     ]
-    out = table(["test", "config rule", f"last {ctx.k} runs"], rows, f"no xfail test passed its last {ctx.k} runs")
+    out = table(
+        ["test", "config rule", f"last {ctx.k} runs"], rows, f"no xfail test passed its last {ctx.k} runs"
+    )
     if found and ctx.workspace:
         diff = candidate_diff(wh, found, ctx.workspace)
-        out += f"<p>Ready config diff (<code>patch -p0</code> from the repo root):</p><pre class=\"diff\">{esc(diff or 'no config rule to edit')}</pre>"
+        out += f'<p>Ready config diff (<code>patch -p0</code> from the repo root):</p><pre class="diff">{esc(diff or "no config rule to edit")}</pre>'
     return out
 
 
@@ -167,12 +219,17 @@ def failing_table(wh: Backend, ctx: PageContext) -> str:
             esc(f.outcome),
             esc(when(f.first_seen)),
             esc(when(f.first_failed)),
-            esc(when(f.last_passed)) + (f" <code>{esc(f.last_passed_sha[:10])}</code>" if f.last_passed else ""),
+            esc(when(f.last_passed))
+            + (f" <code>{esc(f.last_passed_sha[:10])}</code>" if f.last_passed else ""),
             esc(f.message),
         ]
         for f in queries.failing_tests(wh, 100)
     ]
-    return table(["test", "latest", "first seen", "first failed", "last passed (upstream)", "message"], rows, "no test is failing")
+    return table(
+        ["test", "latest", "first seen", "first failed", "last passed (upstream)", "message"],
+        rows,
+        "no test is failing",
+    )
 
 
 def l3_panel(wh: Backend, ctx: PageContext) -> str:
@@ -187,7 +244,9 @@ def l3_panel(wh: Backend, ctx: PageContext) -> str:
     return "".join(parts)
 
 
-def _l3_repo(wh: Backend, ctx: PageContext, repo: str, m: Optional[queries.L3Metrics], simulated: bool) -> str:
+def _l3_repo(
+    wh: Backend, ctx: PageContext, repo: str, m: Optional[queries.L3Metrics], simulated: bool
+) -> str:
     since = queries.l2_since(wh, repo, simulated)
     tenure = (ctx.now - since) / 86400 if since else None
     values = m.as_gates(tenure) if m else {"tenureAtL2Days": tenure}
@@ -197,13 +256,23 @@ def _l3_repo(wh: Backend, ctx: PageContext, repo: str, m: Optional[queries.L3Met
             esc(v.gate.label),
             esc(v.gate.target_label),
             esc(l3.format_value(v.gate, v.value)),
-            '<span class="ok">met</span>' if v.met else ('<span class="bad">not met</span>' if v.met is False else "no data"),
+            '<span class="ok">met</span>'
+            if v.met
+            else ('<span class="bad">not met</span>' if v.met is False else "no data"),
             esc(f"{v.window_days} days" if v.window_days else "since first L2 leg"),
         ]
         for v in ready.verdicts
     ]
-    head = f"<h3>{esc(repo)}" + (f" {SIM} — illustration only, never counted as real" if simulated else "") + "</h3>"
-    jobs = f"<p>{m.jobs} PR jobs in {m.runs} runs; max execution {l3.format_value(l3.GATES[1], m.max_exec_s)} (shown, not judged)</p>" if m else ""
+    head = (
+        f"<h3>{esc(repo)}"
+        + (f" {SIM} — illustration only, never counted as real" if simulated else "")
+        + "</h3>"
+    )
+    jobs = (
+        f"<p>{m.jobs} PR jobs in {m.runs} runs; max execution {l3.format_value(l3.GATES[1], m.max_exec_s)} (shown, not judged)</p>"
+        if m
+        else ""
+    )
     verdict = f'<p class="{"ok" if ready.ready else "bad"}">{"ready for L3" if ready.ready else "not ready for L3"}</p>'
     return head + jobs + table(["gate", "target", "value", "verdict", "window"], rows, "") + verdict
 
@@ -220,21 +289,66 @@ def triage_panel(wh: Backend, ctx: PageContext) -> str:
                     esc(v["job"]),
                     esc(f"{v.get('category')} ({v.get('confidence')} confidence, advisory)"),
                     esc(v.get("summary", "")),
-                    f"<code>{esc(str(b.get('first_bad', ''))[:10])}</code>" + (esc(f" after {str(b.get('last_good', ''))[:10]}") if b.get("last_good") else ""),
+                    f"<code>{esc(str(b.get('first_bad', ''))[:10])}</code>"
+                    + (esc(f" after {str(b.get('last_good', ''))[:10]}") if b.get("last_good") else ""),
                 ]
             )
-    return table(["dispatch", "job", "verdict", "summary", "first bad upstream commit"], rows[:40], "no leg carries a triage verdict yet")
+    return table(
+        ["dispatch", "job", "verdict", "summary", "first bad upstream commit"],
+        rows[:40],
+        "no leg carries a triage verdict yet",
+    )
 
 
 PANELS: list[Panel] = [
-    Panel("dispatches", "Dispatch history", "Every dispatch the warehouse holds, newest first: legs green, test counts, incomplete results, triage verdict and bisection of its legs.", dispatch_history),
-    Panel("pass-rate", "Pass rate over upstream commits", "Share of executed tests that passed (xpassed counts as passed, xpassed_strict as failed; skips and xfails left out), per feature, at each upstream commit.", pass_rate_chart),
-    Panel("heatmap", "op × dtype (latest run)", "Pass rate of each op and dtype in the newest dispatch that ran op tests.", heatmap_chart),
-    Panel("flaky", "Flaky tests", "Tests whose outcome differs at the same upstream and backend SHAs, or flips between pass and fail at least twice (flip rate ≥ 20 %) in the window; one change of state is a regression or a fix, not a flake.", flaky_table),
-    Panel("promotions", "Promotion candidates", "Tests configured xfail/xfail_strict that passed in each of their last K runs, with the config diff the plugin's promotion code makes for them.", promotion_table),
-    Panel("failing", "Failing tests: first seen, last passed", "Every test whose latest result is bad; the last passing upstream commit starts the range to bisect.", failing_table),
-    Panel("l3", "L3 readiness", "CRCR's promotion gates over the last 14 days as HUD computes them (PR jobs only, latest attempt per job); simulated history is judged apart and never counts.", l3_panel),
-    Panel("triage", "Triage verdicts and bisection", "Advisory verdicts and first bad upstream commits the legs carried (issue 21).", triage_panel),
+    Panel(
+        "dispatches",
+        "Dispatch history",
+        "Every dispatch the warehouse holds, newest first: legs green, test counts, incomplete results, triage verdict and bisection of its legs.",
+        dispatch_history,
+    ),
+    Panel(
+        "pass-rate",
+        "Pass rate over upstream commits",
+        "Share of executed tests that passed (xpassed counts as passed, xpassed_strict as failed; skips and xfails left out), per feature, at each upstream commit.",
+        pass_rate_chart,
+    ),
+    Panel(
+        "heatmap",
+        "op × dtype (latest run)",
+        "Pass rate of each op and dtype in the newest dispatch that ran op tests.",
+        heatmap_chart,
+    ),
+    Panel(
+        "flaky",
+        "Flaky tests",
+        "Tests whose outcome differs at the same upstream and backend SHAs, or flips between pass and fail at least twice (flip rate ≥ 20 %) in the window; one change of state is a regression or a fix, not a flake.",
+        flaky_table,
+    ),
+    Panel(
+        "promotions",
+        "Promotion candidates",
+        "Tests configured xfail/xfail_strict that passed in each of their last K runs, with the config diff the plugin's promotion code makes for them.",
+        promotion_table,
+    ),
+    Panel(
+        "failing",
+        "Failing tests: first seen, last passed",
+        "Every test whose latest result is bad; the last passing upstream commit starts the range to bisect.",
+        failing_table,
+    ),
+    Panel(
+        "l3",
+        "L3 readiness",
+        "CRCR's promotion gates over the last 14 days as HUD computes them (PR jobs only, latest attempt per job); simulated history is judged apart and never counts.",
+        l3_panel,
+    ),
+    Panel(
+        "triage",
+        "Triage verdicts and bisection",
+        "Advisory verdicts and first bad upstream commits the legs carried (issue 21).",
+        triage_panel,
+    ),
 ]
 
 
@@ -246,7 +360,9 @@ def version(wh: Backend) -> tuple:
 def render_panels(wh: Backend, ctx: PageContext) -> str:
     out = []
     for p in PANELS:
-        out.append(f'<section id="panel-{p.key}"><h2>{esc(p.title)}</h2><p class="meaning">{esc(p.meaning)}</p>{p.render(wh, ctx)}</section>')
+        out.append(
+            f'<section id="panel-{p.key}"><h2>{esc(p.title)}</h2><p class="meaning">{esc(p.meaning)}</p>{p.render(wh, ctx)}</section>'
+        )
     simulated = wh.query(f"SELECT count() FROM {wh.db}.legs WHERE simulated = 1")[0][0]
     banner = (
         f'<p class="sim-banner">{SIM} This warehouse holds simulated history (--simulate-days): '

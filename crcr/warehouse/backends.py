@@ -154,11 +154,19 @@ class Embedded:
 
         kinds = dict(_columns_of(table))
         arrow_rows = pa.table(  # noqa: F841  (named in the SQL below: chdb's Python() table function)
-            {c: pa.array([_epoch(v) for v in vals] if isinstance(vals, (list, tuple)) else vals, type=_arrow_type(kinds[c])) for c, vals in data.items()}
+            {
+                c: pa.array(
+                    [_epoch(v) for v in vals] if isinstance(vals, (list, tuple)) else vals,
+                    type=_arrow_type(kinds[c]),
+                )
+                for c, vals in data.items()
+            }
         )
         cols = ", ".join(f"`{c}`" for c in data)
         with self.exclusive():
-            self._run(f"INSERT INTO {self.db}.{table} ({cols}) SELECT * FROM Python(arrow_rows)", "TabSeparated")
+            self._run(
+                f"INSERT INTO {self.db}.{table} ({cols}) SELECT * FROM Python(arrow_rows)", "TabSeparated"
+            )
 
     def close(self) -> None:
         pass  # nothing stays open between uses

@@ -35,7 +35,9 @@ def _positive(text: str) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="warehouse", description=__doc__.split("\n\n")[0])
-    p.add_argument("--warehouse", help="a directory (embedded) or clickhouse://host:port/db (env OOT_WAREHOUSE)")
+    p.add_argument(
+        "--warehouse", help="a directory (embedded) or clickhouse://host:port/db (env OOT_WAREHOUSE)"
+    )
     p.add_argument(
         "--simulate-days",
         type=_positive,
@@ -64,7 +66,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def _print(args, rows, text_of) -> None:
     if args.json:
-        print(json.dumps([asdict(r) if hasattr(r, "__dataclass_fields__") else r for r in rows], default=str, indent=1))
+        print(
+            json.dumps(
+                [asdict(r) if hasattr(r, "__dataclass_fields__") else r for r in rows], default=str, indent=1
+            )
+        )
         return
     for r in rows:
         print(text_of(r))
@@ -80,11 +86,15 @@ def cmd_l3(wh, args, now: float) -> int:
         m = metrics.get(repo)
         values = m.as_gates((now - since) / 86400 if since else None) if m else {}
         ready = l3.readiness(values, l3.PROMOTION_WINDOW_DAYS, m.jobs if m else 0)
-        print(f"{repo}: {'ready' if ready.ready else 'not ready'} for L3 ({m.jobs if m else 0} PR jobs, last 14 days)")
+        print(
+            f"{repo}: {'ready' if ready.ready else 'not ready'} for L3 ({m.jobs if m else 0} PR jobs, last 14 days)"
+        )
         for v in ready.verdicts:
             verdict = {True: "met", False: "NOT MET", None: "no data"}[v.met]
             window = f"{v.window_days} d" if v.window_days else "since first L2 leg"
-            print(f"  {v.gate.label:<24} {v.gate.target_label:<22} {l3.format_value(v.gate, v.value):>12}  {verdict:<8} {window}")
+            print(
+                f"  {v.gate.label:<24} {v.gate.target_label:<22} {l3.format_value(v.gate, v.value):>12}  {verdict:<8} {window}"
+            )
     return 0
 
 
@@ -107,27 +117,63 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
 
         with wh.exclusive():  # one embedded session for every simulated leg
             added = sum(ingest(wh, leg) for leg in history(args.simulate_days, now, args.seed, ws))
-        print(f"simulated: {added} legs over {args.simulate_days} days written to {wh.where} (SIMULATED, labelled)", file=sys.stderr)
+        print(
+            f"simulated: {added} legs over {args.simulate_days} days written to {wh.where} (SIMULATED, labelled)",
+            file=sys.stderr,
+        )
     cmd = args.command
     if cmd == "history":
         if not (args.test or args.op):
             raise CrcrCliError("history needs --test or --op")
-        _print(args, queries.history(wh, args.test, args.op), lambda p: f"{p.upstream_sha[:12]} {p.backend_sha[:12]} {_when(p.at)} {p.outcomes}")
+        _print(
+            args,
+            queries.history(wh, args.test, args.op),
+            lambda p: f"{p.upstream_sha[:12]} {p.backend_sha[:12]} {_when(p.at)} {p.outcomes}",
+        )
     elif cmd == "flaky":
-        _print(args, queries.flaky(wh, now, args.days), lambda f: f"{f.test_id}: {f.reason}, flip rate {f.flip_rate:.0%} over {f.runs} runs" + "".join(f"\n  {_when(t)} {u[:10]}/{b[:10]} {j}: {o}" for t, u, b, j, o in f.evidence))
+        _print(
+            args,
+            queries.flaky(wh, now, args.days),
+            lambda f: (
+                f"{f.test_id}: {f.reason}, flip rate {f.flip_rate:.0%} over {f.runs} runs"
+                + "".join(f"\n  {_when(t)} {u[:10]}/{b[:10]} {j}: {o}" for t, u, b, j, o in f.evidence)
+            ),
+        )
     elif cmd == "promotions":
         found = queries.promotion_candidates(wh, args.k)
-        _print(args, found, lambda p: f"{p.test_id} ({p.rule or 'no rule line'}): " + ", ".join(o for _, _, o in p.last))
+        _print(
+            args,
+            found,
+            lambda p: f"{p.test_id} ({p.rule or 'no rule line'}): " + ", ".join(o for _, _, o in p.last),
+        )
         if found and not args.json:
             from crcr.warehouse.promote import candidate_diff
 
             sys.stdout.write(candidate_diff(wh, found, ws))
     elif cmd == "failing":
-        _print(args, queries.failing_tests(wh), lambda f: f"{f.test_id}: {f.outcome}; first seen {_when(f.first_seen)}, first failed {_when(f.first_failed)}, last passed {_when(f.last_passed)} {f.last_passed_sha[:12]}")
+        _print(
+            args,
+            queries.failing_tests(wh),
+            lambda f: (
+                f"{f.test_id}: {f.outcome}; first seen {_when(f.first_seen)}, first failed {_when(f.first_failed)}, last passed {_when(f.last_passed)} {f.last_passed_sha[:12]}"
+            ),
+        )
     elif cmd == "pass-rate":
-        _print(args, queries.pass_rate_by_day(wh, now, args.days), lambda p: f"{p.x} {p.series}{' (simulated)' if p.simulated else ''}: {p.passed}/{p.passed + p.failed}")
+        _print(
+            args,
+            queries.pass_rate_by_day(wh, now, args.days),
+            lambda p: (
+                f"{p.x} {p.series}{' (simulated)' if p.simulated else ''}: {p.passed}/{p.passed + p.failed}"
+            ),
+        )
     elif cmd == "dispatches":
-        _print(args, queries.dispatches(wh, 50), lambda d: f"{_when(d.started_at)} {d.event_type} {d.upstream_sha[:12]} legs {d.legs_green}/{d.legs} tests {d.passed}/{d.passed + d.failed}{' SIMULATED' if d.simulated else ''}")
+        _print(
+            args,
+            queries.dispatches(wh, 50),
+            lambda d: (
+                f"{_when(d.started_at)} {d.event_type} {d.upstream_sha[:12]} legs {d.legs_green}/{d.legs} tests {d.passed}/{d.passed + d.failed}{' SIMULATED' if d.simulated else ''}"
+            ),
+        )
     elif cmd == "l3":
         return cmd_l3(wh, args, now)
     elif cmd == "page":
@@ -135,7 +181,9 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
         from crcr.relay.panels import PageContext, head_assets, render_panels
         from testing.results.atomic import write_text
 
-        page = render_page([], "CRCR HUD: results warehouse", render_panels(wh, PageContext(now, ws)), head_assets())
+        page = render_page(
+            [], "CRCR HUD: results warehouse", render_panels(wh, PageContext(now, ws)), head_assets()
+        )
         print(write_text(args.out, page))
         if args.screenshot:
             from crcr.relay.browser import screenshot

@@ -76,9 +76,7 @@ def has_leg(wh: Backend, key: str) -> bool:
     return wh.query(f"SELECT count() FROM {wh.db}.legs WHERE leg_key = {quote(key)}")[0][0] > 0
 
 
-def ingest(
-    wh: Backend, leg: LegRecord, *, between_batches: Optional[Callable[[int], None]] = None
-) -> bool:
+def ingest(wh: Backend, leg: LegRecord, *, between_batches: Optional[Callable[[int], None]] = None) -> bool:
     """Store `leg` and its results; False when it was already there (nothing written).
     `between_batches(n)` runs after each batch of test rows (tests use it to crash mid-ingest)."""
     ingest_id = f"{time.time_ns():020d}-{uuid.uuid4().hex[:12]}"

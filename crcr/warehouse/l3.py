@@ -70,7 +70,10 @@ def readiness(metrics: Mapping[str, Optional[float]], window_days: int, jobs: in
     """Every promotion gate over `metrics` (keys as GATES, tenureAtL2Days included)."""
     verdicts = tuple(
         Verdict(
-            g, metrics.get(g.key), evaluate(g, metrics.get(g.key)), None if g.key == "tenureAtL2Days" else window_days
+            g,
+            metrics.get(g.key),
+            evaluate(g, metrics.get(g.key)),
+            None if g.key == "tenureAtL2Days" else window_days,
         )
         for g in GATES
     )

@@ -24,7 +24,6 @@ BAD_VALUES = sorted(o.value for o in BAD)
 DAY = 86400
 
 
-
 # ------------------------------------------------------------------ dispatches
 
 
@@ -150,7 +149,9 @@ def heatmap_latest(wh: Backend) -> tuple[Optional[Dispatch], list[HeatCell]]:
           WHERE repo = {quote(repo)} AND delivery_id = {quote(delivery)} AND run_id = {quote(run)} GROUP BY leg_key)
         GROUP BY op, dt ORDER BY op, dt"""
     )
-    head = next((d for d in dispatches(wh, 1000) if (d.repo, d.delivery_id, d.run_id) == (repo, delivery, run)), None)
+    head = next(
+        (d for d in dispatches(wh, 1000) if (d.repo, d.delivery_id, d.run_id) == (repo, delivery, run)), None
+    )
     return head, [HeatCell(*c) for c in cells]
 
 
@@ -174,11 +175,15 @@ def flip_rate(outcomes: Sequence[str]) -> tuple[int, float]:
     return flips, flips / (len(states) - 1) if len(states) > 1 else 0.0
 
 
-def flaky(wh: Backend, now: float, days: int = 14, min_flip_rate: float = 0.2, limit: int = 50) -> list[Flake]:
+def flaky(
+    wh: Backend, now: float, days: int = 14, min_flip_rate: float = 0.2, limit: int = 50
+) -> list[Flake]:
     """Tests whose outcome differs at the same upstream + backend SHAs, or flips between good
     and bad at least twice with a flip rate >= `min_flip_rate` in the window. One change of
     state (a regression, a fix) is not a flake."""
-    mixed = f"countIf(outcome IN {quote_list(BAD_VALUES)}) > 0 AND countIf(outcome IN {quote_list(PASSING)}) > 0"
+    mixed = (
+        f"countIf(outcome IN {quote_list(BAD_VALUES)}) > 0 AND countIf(outcome IN {quote_list(PASSING)}) > 0"
+    )
     rows = wh.query(
         f"""SELECT test_id, groupArray(toUnixTimestamp(started_at)), groupArray(upstream_sha),
         groupArray(backend_sha), groupArray(job_name), groupArray(outcome), max(simulated)
@@ -287,7 +292,9 @@ class HistoryPoint:
     outcomes: dict
 
 
-def history(wh: Backend, test: Optional[str] = None, op: Optional[str] = None, limit: int = 100) -> list[HistoryPoint]:
+def history(
+    wh: Backend, test: Optional[str] = None, op: Optional[str] = None, limit: int = 100
+) -> list[HistoryPoint]:
     """Outcomes of one test (its id, or a substring of it) or of one op's tests per upstream commit, oldest first."""
     where = f"op = {quote(op)}" if op else f"position(test_id, {quote(test or '')}) > 0"
     rows = wh.query(
@@ -400,6 +407,9 @@ def l2_since(wh: Backend, repo: str, simulated: bool = False) -> Optional[int]:
 
 
 def repos(wh: Backend, simulated: bool = False) -> list[str]:
-    return [r[0] for r in wh.query(
-        f"SELECT repo FROM {wh.db}.legs WHERE {live(wh.db)} AND simulated = {int(simulated)} GROUP BY repo ORDER BY repo"
-    )]
+    return [
+        r[0]
+        for r in wh.query(
+            f"SELECT repo FROM {wh.db}.legs WHERE {live(wh.db)} AND simulated = {int(simulated)} GROUP BY repo ORDER BY repo"
+        )
+    ]

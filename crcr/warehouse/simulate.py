@@ -23,7 +23,11 @@ REPO = "simulated/oot-ci"
 OPS = ("add", "mul", "sub", "div", "exp", "log", "sin", "matmul", "sum", "mean", "norm.nuc", "where")
 DTYPES = ("float32", "float16", "bfloat16", "int32")
 MODULES = ("nn.Linear", "nn.Conv2d", "nn.LayerNorm", "nn.Flatten", "nn.ReLU", "nn.Embedding")
-FLAKY = {("op_consistency", "matmul", "bfloat16"), ("op_consistency", "exp", "float16"), ("module_consistency", "nn.Conv2d", "")}
+FLAKY = {
+    ("op_consistency", "matmul", "bfloat16"),
+    ("op_consistency", "exp", "float16"),
+    ("module_consistency", "nn.Conv2d", ""),
+}
 REGRESSION = ("div", "float16")  # fails from REGRESSION_DAY on
 PROMOTED = {("norm.nuc", "float32"), ("norm.nuc", "float16")}  # xfail_strict that starts passing
 REGRESSION_DAY, PROMOTION_DAY = 0.6, 0.8  # fractions of the simulated span
@@ -60,7 +64,10 @@ def _op_tests(rng: random.Random, frac: float, rule: str) -> list[TestRecord]:
                 passing = (op, dt) in PROMOTED and frac >= PROMOTION_DAY
                 outcome = Outcome.XPASSED_STRICT if passing else Outcome.XFAILED
             elif (op, dt) == REGRESSION and frac >= REGRESSION_DAY:
-                outcome, msg = Outcome.FAILED, "AssertionError: Tensor-likes are not close! (simulated regression)"
+                outcome, msg = (
+                    Outcome.FAILED,
+                    "AssertionError: Tensor-likes are not close! (simulated regression)",
+                )
             elif ("op_consistency", op, dt) in FLAKY and rng.random() < 0.3:
                 outcome, msg = Outcome.FAILED, "AssertionError: mismatch 1 / 64 (simulated flake)"
             elif dt == "int32" and op in ("exp", "log", "sin"):
@@ -124,7 +131,9 @@ def history(days: int, now: float, seed: int = 0, workspace: Optional[Path] = No
         legs = [("op_consistency", _op_tests(rng, frac, rule)), ("module_consistency", _module_tests(rng))]
         for feature, tests in legs:
             exec_s = rng.lognormvariate(7.4, 0.35)  # median ~27 min
-            conclusion = "failure" if any(t.outcome in (Outcome.FAILED, Outcome.ERROR) for t in tests) else "success"
+            conclusion = (
+                "failure" if any(t.outcome in (Outcome.FAILED, Outcome.ERROR) for t in tests) else "success"
+            )
             regressed = any("regression" in t.message for t in tests)
             attempts = [conclusion]
             if rng.random() < 0.012:
@@ -135,8 +144,12 @@ def history(days: int, now: float, seed: int = 0, workspace: Optional[Path] = No
             begun = queued + queue + rng.random() * 30
             for attempt, concl in enumerate(attempts, 1):
                 ran = 6 * 3600 if concl == "timed_out" else exec_s
-                report = LegReport(tuple(t if concl != "success" or t.outcome is not Outcome.FAILED
-                                         else _passed(t) for t in tests))
+                report = LegReport(
+                    tuple(
+                        t if concl != "success" or t.outcome is not Outcome.FAILED else _passed(t)
+                        for t in tests
+                    )
+                )
                 yield LegRecord(
                     repo=REPO,
                     delivery_id=delivery,

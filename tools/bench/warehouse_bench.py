@@ -43,18 +43,73 @@ def plan(rows: int) -> tuple[int, int]:
 
 def leg_columns(n_dispatch: int) -> dict:
     """Every leg, in the warehouse's `legs` columns."""
-    out: dict[str, list] = {k: [] for k in ("ingest_id", "leg_key", "repo", "delivery_id", "event_type", "pr_number", "job_name", "feature", "run_id", "run_attempt", "upstream_sha", "backend_sha", "core_version", "core_overlay", "runner", "level", "queued_at", "started_at", "finished_at", "conclusion", "results", "results_note", "passed", "failed", "skipped", "triage_verdict", "bisection", "simulated", "inserted_at")}
+    out: dict[str, list] = {
+        k: []
+        for k in (
+            "ingest_id",
+            "leg_key",
+            "repo",
+            "delivery_id",
+            "event_type",
+            "pr_number",
+            "job_name",
+            "feature",
+            "run_id",
+            "run_attempt",
+            "upstream_sha",
+            "backend_sha",
+            "core_version",
+            "core_overlay",
+            "runner",
+            "level",
+            "queued_at",
+            "started_at",
+            "finished_at",
+            "conclusion",
+            "results",
+            "results_note",
+            "passed",
+            "failed",
+            "skipped",
+            "triage_verdict",
+            "bisection",
+            "simulated",
+            "inserted_at",
+        )
+    }
     for d in range(n_dispatch):
         start = NOW - 13 * 86400 + d * (13 * 86400 // max(1, n_dispatch))
         for f, feature in enumerate(FEATURES):
             values = {
-                "ingest_id": f"{d * 10 + f:020d}", "leg_key": f"{REPO}/d{d}/{d}/1/test-{feature}", "repo": REPO,
-                "delivery_id": f"d{d}", "event_type": "pull_request", "pr_number": 1000 + d, "job_name": f"test-{feature}",
-                "feature": feature, "run_id": str(d), "run_attempt": 1, "upstream_sha": f"{d:040x}", "backend_sha": "b" * 40,
-                "core_version": "2.13.0", "core_overlay": "", "runner": "bench", "level": "L2", "queued_at": start - 300,
-                "started_at": start, "finished_at": start + 1800, "conclusion": "failure" if d % 5 == 0 else "success",
-                "results": "complete", "results_note": "", "passed": 4500, "failed": 10, "skipped": 490,
-                "triage_verdict": None, "bisection": None, "simulated": 0, "inserted_at": NOW,
+                "ingest_id": f"{d * 10 + f:020d}",
+                "leg_key": f"{REPO}/d{d}/{d}/1/test-{feature}",
+                "repo": REPO,
+                "delivery_id": f"d{d}",
+                "event_type": "pull_request",
+                "pr_number": 1000 + d,
+                "job_name": f"test-{feature}",
+                "feature": feature,
+                "run_id": str(d),
+                "run_attempt": 1,
+                "upstream_sha": f"{d:040x}",
+                "backend_sha": "b" * 40,
+                "core_version": "2.13.0",
+                "core_overlay": "",
+                "runner": "bench",
+                "level": "L2",
+                "queued_at": start - 300,
+                "started_at": start,
+                "finished_at": start + 1800,
+                "conclusion": "failure" if d % 5 == 0 else "success",
+                "results": "complete",
+                "results_note": "",
+                "passed": 4500,
+                "failed": 10,
+                "skipped": 490,
+                "triage_verdict": None,
+                "bisection": None,
+                "simulated": 0,
+                "inserted_at": NOW,
             }
             for k, v in values.items():
                 out[k].append(v)
@@ -86,7 +141,9 @@ def result_chunks(n_dispatch: int, chunk_legs: int):
             "job_name": np.char.add("test-", feature.astype(str)).astype(object),
             "feature": feature,
             "simulated": np.zeros(len(t), dtype=np.int64),
-            "test_id": np.char.add(np.char.add("suite.", feature.astype(str)), np.char.add(".TestX::", name.astype(str))).astype(object),
+            "test_id": np.char.add(
+                np.char.add("suite.", feature.astype(str)), np.char.add(".TestX::", name.astype(str))
+            ).astype(object),
             "file": np.char.add("suite/", feature.astype(str)).astype(object),
             "class": np.full(len(t), "TestX", dtype=object),
             "name": name,
@@ -180,46 +237,82 @@ def run_sqlite(args) -> dict:
         ingest_s += time.perf_counter() - begun
         rows += len(cols[0])
     db.execute("ANALYZE")
-    good, bad, fail = (",".join(f"'{o}'" for o in v) for v in (queries.PASSING, queries.BAD_VALUES, queries.FAILING))
+    good, bad, fail = (
+        ",".join(f"'{o}'" for o in v) for v in (queries.PASSING, queries.BAD_VALUES, queries.FAILING)
+    )
     promotable = "'xpassed','xpassed_strict'"
 
     def q(sql, *params):
         return db.execute(sql, params).fetchall()
 
     def pass_rate():
-        shas = [r[0] for r in q(f"SELECT upstream_sha FROM results WHERE {LIVE} GROUP BY upstream_sha ORDER BY max(started_at) DESC LIMIT 40")]
+        shas = [
+            r[0]
+            for r in q(
+                f"SELECT upstream_sha FROM results WHERE {LIVE} GROUP BY upstream_sha ORDER BY max(started_at) DESC LIMIT 40"
+            )
+        ]
         marks = ",".join("?" * len(shas))
-        return len(q(f"SELECT feature, upstream_sha, min(started_at), sum(outcome IN ({good})), sum(outcome IN ({fail})), max(simulated) FROM results WHERE {LIVE} AND upstream_sha IN ({marks}) GROUP BY feature, upstream_sha, simulated", *shas))
+        return len(
+            q(
+                f"SELECT feature, upstream_sha, min(started_at), sum(outcome IN ({good})), sum(outcome IN ({fail})), max(simulated) FROM results WHERE {LIVE} AND upstream_sha IN ({marks}) GROUP BY feature, upstream_sha, simulated",
+                *shas,
+            )
+        )
 
     def heatmap():
-        (repo, delivery, run), = q(f"SELECT repo, delivery_id, run_id FROM legs WHERE {LIVE} AND ingest_id IN (SELECT DISTINCT ingest_id FROM results WHERE op != '') GROUP BY repo, delivery_id, run_id ORDER BY max(started_at) DESC LIMIT 1")
-        return len(q(f"SELECT op, dtype, sum(outcome IN ({good})), sum(outcome IN ({fail})) FROM results WHERE op != '' AND ingest_id IN (SELECT min(ingest_id) FROM legs WHERE repo=? AND delivery_id=? AND run_id=? GROUP BY leg_key) GROUP BY op, dtype", repo, delivery, run))
+        ((repo, delivery, run),) = q(
+            f"SELECT repo, delivery_id, run_id FROM legs WHERE {LIVE} AND ingest_id IN (SELECT DISTINCT ingest_id FROM results WHERE op != '') GROUP BY repo, delivery_id, run_id ORDER BY max(started_at) DESC LIMIT 1"
+        )
+        return len(
+            q(
+                f"SELECT op, dtype, sum(outcome IN ({good})), sum(outcome IN ({fail})) FROM results WHERE op != '' AND ingest_id IN (SELECT min(ingest_id) FROM legs WHERE repo=? AND delivery_id=? AND run_id=? GROUP BY leg_key) GROUP BY op, dtype",
+                repo,
+                delivery,
+                run,
+            )
+        )
 
     def split(packed, n):
         parts = [p.split("|") for p in packed.split(";")]
         return [[int(p[0]) if i == 0 else p[i] for p in parts] for i in range(n)]
 
     def flaky():
-        rows_ = q(f"SELECT test_id, group_concat(started_at||'|'||upstream_sha||'|'||backend_sha||'|'||job_name||'|'||outcome, ';'), max(simulated) FROM results WHERE {LIVE} AND started_at > ? AND outcome IN ({bad},{good}) GROUP BY test_id HAVING sum(outcome IN ({bad})) > 0 AND sum(outcome IN ({good})) > 0", NOW - 14 * 86400)
+        rows_ = q(
+            f"SELECT test_id, group_concat(started_at||'|'||upstream_sha||'|'||backend_sha||'|'||job_name||'|'||outcome, ';'), max(simulated) FROM results WHERE {LIVE} AND started_at > ? AND outcome IN ({bad},{good}) GROUP BY test_id HAVING sum(outcome IN ({bad})) > 0 AND sum(outcome IN ({good})) > 0",
+            NOW - 14 * 86400,
+        )
         return len(queries.flakes_from([(t, *split(p, 5), s) for t, p, s in rows_]))
 
     def promotions():
-        rows_ = q(f"SELECT test_id, rule, max(started_at), group_concat(started_at||'|'||upstream_sha||'|'||outcome, ';'), max(simulated) FROM results WHERE {LIVE} AND test_id IN (SELECT DISTINCT test_id FROM results WHERE {LIVE} AND outcome IN ({promotable})) GROUP BY test_id")
+        rows_ = q(
+            f"SELECT test_id, rule, max(started_at), group_concat(started_at||'|'||upstream_sha||'|'||outcome, ';'), max(simulated) FROM results WHERE {LIVE} AND test_id IN (SELECT DISTINCT test_id FROM results WHERE {LIVE} AND outcome IN ({promotable})) GROUP BY test_id"
+        )
         return len(queries.promotions_from([(t, r, *split(p, 3), s) for t, r, _, p, s in rows_], 3))
 
     def failing():
         latest = f"SELECT test_id, outcome, started_at, row_number() OVER (PARTITION BY test_id ORDER BY started_at DESC) rn FROM results WHERE {LIVE}"
-        return len(q(f"SELECT test_id, max(CASE WHEN rn = 1 THEN outcome END) AS latest, min(started_at), min(CASE WHEN outcome IN ({bad}) THEN started_at END), max(CASE WHEN outcome IN ({good}) THEN started_at END) FROM ({latest}) GROUP BY test_id HAVING latest IN ({bad})"))
+        return len(
+            q(
+                f"SELECT test_id, max(CASE WHEN rn = 1 THEN outcome END) AS latest, min(started_at), min(CASE WHEN outcome IN ({bad}) THEN started_at END), max(CASE WHEN outcome IN ({good}) THEN started_at END) FROM ({latest}) GROUP BY test_id HAVING latest IN ({bad})"
+            )
+        )
 
     def l3():
         dedup = f"SELECT * FROM (SELECT repo, run_id, job_name, conclusion c, started_at s, finished_at f, queued_at q, row_number() OVER (PARTITION BY repo, run_id, job_name ORDER BY run_attempt DESC) rn FROM legs WHERE {LIVE} AND started_at > {NOW - 14 * 86400} AND pr_number > 0 AND simulated = 0) WHERE rn = 1"
         total, ok = q(f"SELECT count(*), sum(c = 'success') FROM ({dedup})")[0]
-        e2e = sorted(r[0] for r in q(f"SELECT min(s) - min(q) + max(f) - min(s) FROM ({dedup}) GROUP BY repo, run_id"))
+        e2e = sorted(
+            r[0] for r in q(f"SELECT min(s) - min(q) + max(f) - min(s) FROM ({dedup}) GROUP BY repo, run_id")
+        )
         _ = e2e[len(e2e) // 2]
         return round(ok / total, 6)
 
     page = {
-        "dispatches": lambda: len(q(f"SELECT repo, delivery_id, run_id, min(started_at), max(finished_at), count(*), sum(conclusion IN ('success','neutral')), sum(passed), sum(failed), sum(results = 'incomplete'), max(simulated), group_concat(job_name, char(10)) FROM legs WHERE {LIVE} GROUP BY repo, delivery_id, run_id ORDER BY min(started_at) DESC LIMIT 20")),
+        "dispatches": lambda: len(
+            q(
+                f"SELECT repo, delivery_id, run_id, min(started_at), max(finished_at), count(*), sum(conclusion IN ('success','neutral')), sum(passed), sum(failed), sum(results = 'incomplete'), max(simulated), group_concat(job_name, char(10)) FROM legs WHERE {LIVE} GROUP BY repo, delivery_id, run_id ORDER BY min(started_at) DESC LIMIT 20"
+            )
+        ),
         "pass_rate": pass_rate,
         "heatmap": heatmap,
         "flaky": flaky,
@@ -236,9 +329,20 @@ def run_sqlite(args) -> dict:
 
 def child(engine: str, args) -> tuple[dict, float]:
     """Run one engine in a child process; (its answer, its peak RSS in MB)."""
-    argv = [sys.executable, __file__, "--engine", engine, "--rows", str(args.rows), "--chunk", str(args.chunk)]
+    argv = [
+        sys.executable,
+        __file__,
+        "--engine",
+        engine,
+        "--rows",
+        str(args.rows),
+        "--chunk",
+        str(args.chunk),
+    ]
     argv += ["--repeat", str(args.repeat), "--dir", args.dir]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    )
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
@@ -266,12 +370,16 @@ def main(argv=None) -> int:
         ch, ch_rss = child("chdb", args)
         sq, sq_rss = child("sqlite", args)
     print(f"\n{'':<14}{'chdb':>12}{'SQLite':>12}{'ratio':>9}  same answer")
-    print(f"{'ingest rows/s':<14}{ch['rows'] / ch['ingest_s']:>12,.0f}{sq['rows'] / sq['ingest_s']:>12,.0f}{(sq['rows'] / sq['ingest_s']) / (ch['rows'] / ch['ingest_s']):>9.3f}  ({ch['rows']:,} rows; ratio = SQLite rate / chdb rate)")
+    print(
+        f"{'ingest rows/s':<14}{ch['rows'] / ch['ingest_s']:>12,.0f}{sq['rows'] / sq['ingest_s']:>12,.0f}{(sq['rows'] / sq['ingest_s']) / (ch['rows'] / ch['ingest_s']):>9.3f}  ({ch['rows']:,} rows; ratio = SQLite rate / chdb rate)"
+    )
     total_c = total_s = 0.0
     for name, (c_s, c_answer) in ch["queries"].items():
         s_s, s_answer = sq["queries"][name]
         total_c, total_s = total_c + c_s, total_s + s_s
-        print(f"{name:<14}{c_s * 1000:>10.1f}ms{s_s * 1000:>10.1f}ms{c_s / s_s:>9.3f}  {'yes' if c_answer == s_answer else f'NO ({c_answer} vs {s_answer})'}")
+        print(
+            f"{name:<14}{c_s * 1000:>10.1f}ms{s_s * 1000:>10.1f}ms{c_s / s_s:>9.3f}  {'yes' if c_answer == s_answer else f'NO ({c_answer} vs {s_answer})'}"
+        )
     print(f"{'all queries':<14}{total_c * 1000:>10.1f}ms{total_s * 1000:>10.1f}ms{total_c / total_s:>9.3f}")
     print(f"whole HUD page (every panel rendered, chdb): {ch['page_s']:.3f} s")
     print(f"peak RSS: chdb {ch_rss:,.0f} MB, SQLite {sq_rss:,.0f} MB")

@@ -93,7 +93,9 @@ def _wait_ready(port: int, proc: subprocess.Popen, d: Path) -> None:
     deadline = time.time() + 60
     while time.time() < deadline:
         if proc.poll() is not None:
-            pytest.fail(f"clickhouse-server exited {proc.returncode}: {(d / 'log' / 'err.log').read_text()[-2000:]}")
+            pytest.fail(
+                f"clickhouse-server exited {proc.returncode}: {(d / 'log' / 'err.log').read_text()[-2000:]}"
+            )
         try:
             Client("127.0.0.1", port=port, connect_timeout=1).execute("SELECT 1")
             return

@@ -9,7 +9,9 @@ NOW = 1_800_000_000.0  # a fixed "now" (2027-01-15): windows are relative to it
 HOUR, DAY = 3600, 86400
 
 
-def case(name: str, outcome: str, op: str = "", dtype: str = "", rule: str = "", cls: str = "TestX") -> TestRecord:
+def case(
+    name: str, outcome: str, op: str = "", dtype: str = "", rule: str = "", cls: str = "TestX"
+) -> TestRecord:
     return TestRecord(
         f"pkg.test_x.{cls}SPYRE::{name}",
         "pkg/test_x.py",

@@ -20,7 +20,9 @@ def filled(tmp_path):
     now = time.time()
     wh = open_warehouse(str(tmp_path / "wh"), {})
     for run, outcome in enumerate(["passed", "failed", "passed", "failed"]):
-        ingest(wh, leg(run, [case("test_add", outcome, op="add", dtype="float32")], started=now - DAY + run * 60))
+        ingest(
+            wh, leg(run, [case("test_add", outcome, op="add", dtype="float32")], started=now - DAY + run * 60)
+        )
     return str(tmp_path / "wh")
 
 

@@ -36,7 +36,16 @@ def ws(tmp_path):
 
 
 def cycle(ws, tmp_path, *extra, env=None):
-    argv = ["--workspace", str(ws), "--out", str(tmp_path / "out"), "--runner", "pytest", "--upstream", "none"]
+    argv = [
+        "--workspace",
+        str(ws),
+        "--out",
+        str(tmp_path / "out"),
+        "--runner",
+        "pytest",
+        "--upstream",
+        "none",
+    ]
     argv += ["--test-command", f"{{python}} {ws / 'fake_leg.py'} {{junit}} {{config}}", *extra]
     env = {"CRCR_STATE_DIR": str(tmp_path / "state"), "OOT_WAREHOUSE": str(tmp_path / "wh"), **(env or {})}
     return handler.run(argv, env)
@@ -54,7 +63,9 @@ def test_two_runs_of_the_main_command_make_two_dispatches_of_history(ws, tmp_pat
     table = re.search(r'<section id="panel-dispatches">.*?</section>', page, re.S).group(0)
     assert table.count("<tr>") == 1 + 2  # header + two dispatches
     assert 'data-chart="chart-pass-rate"' in page and 'data-chart="chart-heatmap"' in page
-    legs = wh.query(f"SELECT job_name, conclusion, results, level, runner FROM {wh.db}.legs ORDER BY job_name")
+    legs = wh.query(
+        f"SELECT job_name, conclusion, results, level, runner FROM {wh.db}.legs ORDER BY job_name"
+    )
     assert sorted(set(legs)) == [
         ("test-broken", "failure", "incomplete", "L2", "pytest"),
         ("test-ops", "success", "complete", "L2", "pytest"),

@@ -83,7 +83,13 @@ def test_concurrent_writers_store_each_leg_once(wh):
     procs = [run_python(CONCURRENT, spec_of(wh), str(n)) for n in range(4)]
     assert [p.wait(timeout=300) for p in procs] == [0, 0, 0, 0]
     dispatches = queries.dispatches(wh, 50)
-    assert sorted(d.delivery_id for d in dispatches) == ["delivery-0", "delivery-1", "delivery-100", "delivery-2", "delivery-3"]
+    assert sorted(d.delivery_id for d in dispatches) == [
+        "delivery-0",
+        "delivery-1",
+        "delivery-100",
+        "delivery-2",
+        "delivery-3",
+    ]
     assert all(d.legs == 1 for d in dispatches)
     assert visible_results(wh) == 20 + 4 * 10
 

@@ -68,7 +68,9 @@ def test_overrun_rate_is_below_1_percent(wh, total, met):
 def test_average_queue_is_below_30_minutes(wh, queue, met):
     ingest(wh, leg(1, queue_s=queue - 600))
     ingest(wh, leg(2, queue_s=queue + 600))
-    ingest(wh, leg(2, job="test-later", started=NOW - DAY + 300, queue_s=queue + 900))  # same run: first start counts
+    ingest(
+        wh, leg(2, job="test-later", started=NOW - DAY + 300, queue_s=queue + 900)
+    )  # same run: first start counts
     ingest(wh, leg(3, queue_s=None))  # no dispatch time: no queue sample
     assert verdict(wh, "avgQueueTimeS") == (queue, met)
 

@@ -25,7 +25,15 @@ def history_dir(tmp_path):
     with wh.exclusive():
         for run in range(COMMITS):
             for feature in FEATURES:
-                tests = [case(f"test_{op}_{dt}_{feature}", "failed" if (run, op) == (2, "div") else "passed", op=op, dtype=dt) for op, dt in CELLS]
+                tests = [
+                    case(
+                        f"test_{op}_{dt}_{feature}",
+                        "failed" if (run, op) == (2, "div") else "passed",
+                        op=op,
+                        dtype=dt,
+                    )
+                    for op, dt in CELLS
+                ]
                 ingest(wh, leg(run, tests, job=f"test-{feature}", started=NOW - DAY + run * 600))
     return tmp_path / "wh"
 
@@ -59,7 +67,17 @@ def test_the_relay_emulator_serves_the_same_page(history_dir):
 
 def test_every_panel_is_filled_with_simulated_history(tmp_path):
     out, shot = tmp_path / "sim.html", tmp_path / "sim.png"
-    argv = ["--warehouse", str(tmp_path / "wh"), "--simulate-days", "30", "page", "--out", str(out), "--screenshot", str(shot)]
+    argv = [
+        "--warehouse",
+        str(tmp_path / "wh"),
+        "--simulate-days",
+        "30",
+        "page",
+        "--out",
+        str(out),
+        "--screenshot",
+        str(shot),
+    ]
     assert cli.run(argv, {"BUILD_WORKSPACE_DIRECTORY": str(_repo_root())}) == 0
     assert shot.stat().st_size > 10_000
     with browser.load(out.as_uri()) as loaded:
@@ -68,7 +86,9 @@ def test_every_panel_is_filled_with_simulated_history(tmp_path):
         assert empty == []
         assert "SIMULATED" in loaded.page.inner_text("#panel-dispatches")
         assert "illustration only" in loaded.page.inner_text("#panel-l3")
-        assert "mandatory_success" in loaded.page.inner_text("#panel-promotions") or "+" in loaded.page.inner_text("pre.diff")
+        assert "mandatory_success" in loaded.page.inner_text(
+            "#panel-promotions"
+        ) or "+" in loaded.page.inner_text("pre.diff")
         assert all(c["drawn"] == c["expected"] > 0 for c in loaded.charts())
 
 

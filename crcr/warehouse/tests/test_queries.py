@@ -12,7 +12,9 @@ def fill(wh, outcomes_by_run, name="test_t", **kw):
     """One leg per run, `name` with the given outcome, plus a steady passing neighbour."""
     for run, outcome in enumerate(outcomes_by_run):
         tests = [case(name, outcome, rule=kw.get("rule", "")), case("test_steady", "passed")]
-        ingest(wh, leg(run, tests, started=NOW - DAY + run * 600, **{k: v for k, v in kw.items() if k != "rule"}))
+        ingest(
+            wh, leg(run, tests, started=NOW - DAY + run * 600, **{k: v for k, v in kw.items() if k != "rule"})
+        )
 
 
 def test_flaky_at_the_same_shas_with_evidence(wh):
@@ -67,7 +69,9 @@ def test_promotion_diff_is_the_plugins(wh, tmp_path):
 
 
 def test_pass_rate_per_feature_over_commits_and_days(wh):
-    ingest(wh, leg(1, [case("a", "passed"), case("b", "failed"), case("c", "skipped")], started=NOW - 2 * DAY))
+    ingest(
+        wh, leg(1, [case("a", "passed"), case("b", "failed"), case("c", "skipped")], started=NOW - 2 * DAY)
+    )
     ingest(wh, leg(2, [case("a", "passed"), case("b", "passed"), case("c", "xfailed")], started=NOW - DAY))
     ingest(wh, leg(3, [case("a", "xpassed_strict")], job="test-mods", started=NOW - DAY))
     points = sorted(queries.pass_rate_over_commits(wh), key=lambda p: (p.at, p.series))
@@ -112,5 +116,13 @@ def test_dispatches_carry_triage_verdict_and_bisection(wh):
     ingest(wh, leg(1, [case("a", "passed")], job="test-other"))
     (d,) = queries.dispatches(wh)
     assert (d.legs, d.legs_green) == (2, 1)
-    assert d.verdicts == ({"job": "test-ops", "schema_version": 1, "category": "upstream", "confidence": "high", "summary": "x"},)
+    assert d.verdicts == (
+        {
+            "job": "test-ops",
+            "schema_version": 1,
+            "category": "upstream",
+            "confidence": "high",
+            "summary": "x",
+        },
+    )
     assert d.bisections[0]["first_bad"] == "c" * 40
