@@ -121,8 +121,10 @@ def pass_rate_chart(wh: Backend, ctx: PageContext) -> str:
         fig.add_trace(
             go.Scatter(x=[p.x for p in pts], y=[p.rate for p in pts], mode="lines+markers", name=name)
         )
+    order = list(dict.fromkeys(p.x for p in sorted(points, key=lambda p: p.at)))  # commits by first run
     fig.update_layout(
-        yaxis={"title": "test pass rate", "range": [0, 1.05]}, xaxis={"title": "upstream commit"}
+        yaxis={"title": "test pass rate", "range": [0, 1.05]},
+        xaxis={"title": "upstream commit", "categoryorder": "array", "categoryarray": order},
     )
     return (
         chart(fig, "chart-pass-rate", len(points)) if points else '<p class="empty">no test results yet</p>'
