@@ -23,7 +23,7 @@ from crcr.warehouse import l3, queries
 from crcr.warehouse.backends import open_warehouse
 
 
-def _positive(text: str) -> int:
+def positive(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -40,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--simulate-days",
-        type=_positive,
+        type=positive,
         help="first write this many days of SIMULATED history (labelled; never counted as real L3 data)",
     )
     p.add_argument("--seed", type=int, default=0, help="simulation seed")
@@ -50,12 +50,12 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--test", help="test id or a part of it (classname::name)")
     h.add_argument("--op", help="an OpInfo name, e.g. add")
     f = sub.add_parser("flaky", help="flaky tests with their evidence")
-    f.add_argument("--days", type=_positive, default=14)
+    f.add_argument("--days", type=positive, default=14)
     pr = sub.add_parser("promotions", help="xfail tests that passed their last K runs, with the config diff")
-    pr.add_argument("-k", type=_positive, default=3)
+    pr.add_argument("-k", type=positive, default=3)
     sub.add_parser("failing", help="failing tests: first seen, first failed, last passed")
     r = sub.add_parser("pass-rate", help="pass rate per feature per day")
-    r.add_argument("--days", type=_positive, default=30)
+    r.add_argument("--days", type=positive, default=30)
     sub.add_parser("dispatches", help="the dispatch history")
     sub.add_parser("l3", help="L3 readiness gates (real legs only), as CRCR computes them")
     pg = sub.add_parser("page", help="write the HUD page (all panels) as one offline HTML file")
@@ -112,11 +112,9 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
     now = time.time()
     ws = Path(env.get("BUILD_WORKSPACE_DIRECTORY") or ".")
     if args.simulate_days:
-        from crcr.warehouse.ingest import ingest
-        from crcr.warehouse.simulate import history
+        from crcr.warehouse.simulate import write_history
 
-        with wh.exclusive():  # one embedded session for every simulated leg
-            added = sum(ingest(wh, leg) for leg in history(args.simulate_days, now, args.seed, ws))
+        added = write_history(wh, args.simulate_days, now, args.seed, ws)
         print(
             f"simulated: {added} legs over {args.simulate_days} days written to {wh.where} (SIMULATED, labelled)",
             file=sys.stderr,

@@ -200,3 +200,11 @@ def _triage(tests, regressed: bool, upstream: str, first_bad: str, last_good: st
         "summary": "passed on retry at the same SHAs (simulated)",
     }
     return verdict, None
+
+
+def write_history(wh, days: int, now: float, seed: int = 0, workspace: Optional[Path] = None) -> int:
+    """Ingest the simulated history; the number of legs that were not there yet."""
+    from crcr.warehouse.ingest import ingest
+
+    with wh.exclusive():  # one embedded session for every simulated leg
+        return sum(ingest(wh, leg) for leg in history(days, now, seed, workspace))

@@ -80,3 +80,14 @@ def test_run_leg_records_its_leg_once(ws, tmp_path):
     assert cycle(ws, tmp_path, *argv, env=actions) == 0  # the same CI leg again: one copy
     wh = open_warehouse(str(tmp_path / "wh"), {})
     assert [(d.legs, d.passed) for d in queries.dispatches(wh)] == [(1, 2)]
+
+
+def test_the_main_command_takes_the_simulation_flag(ws, tmp_path):
+    assert cycle(ws, tmp_path, "--simulate-days", "2") == 1
+    wh = open_warehouse(str(tmp_path / "wh"), {})
+    history = queries.dispatches(wh, 100)
+    assert sum(d.simulated for d in history) == 2 * 3  # three simulated dispatches a day
+    assert [d.simulated for d in history if d.repo != "simulated/oot-ci"] == [False]  # the real run
+    page = (tmp_path / "out" / "hud.html").read_text()
+    assert "SIMULATED" in page and "illustration only" in page
+    assert queries.l3_metrics(wh, history[0].finished_at + 1, 14)["local/oot-ci"].jobs == 2  # real only
