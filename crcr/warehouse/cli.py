@@ -1,8 +1,8 @@
 """warehouse: ask the results warehouse, write its HUD page, or fill it with simulated history.
 
-    tools/bazel run //crcr:warehouse -- flaky
-    tools/bazel run //crcr:warehouse -- --warehouse clickhouse://127.0.0.1:9000/oot_ci l3
-    tools/bazel run //crcr:warehouse -- --simulate-days 30 page --out /tmp/hud.html
+    tools/bazel run //crcr:warehouse_tool -- flaky
+    tools/bazel run //crcr:warehouse_tool -- --warehouse clickhouse://127.0.0.1:9000/oot_ci l3
+    tools/bazel run //crcr:warehouse_tool -- --simulate-days 30 page --out /tmp/hud.html
 
 Exit codes: 0 ok, 2 bad input or an unreachable warehouse (one line, no traceback).
 """

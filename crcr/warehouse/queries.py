@@ -48,15 +48,20 @@ class Dispatch:
     bisections: tuple[dict, ...]
 
 
-def dispatches(wh: Backend, limit: int = 20) -> list[Dispatch]:
-    """Newest first: one row per (repo, delivery, run), i.e. one dispatch run of the handler."""
+def dispatches(wh: Backend, limit: int = 20, only: Optional[tuple[str, str, str]] = None) -> list[Dispatch]:
+    """Newest first: one row per (repo, delivery, run), i.e. one dispatch run of the handler;
+    `only`: that one (repo, delivery, run)."""
+    where = ""
+    if only:
+        repo, delivery, run = only
+        where = f" AND repo = {quote(repo)} AND delivery_id = {quote(delivery)} AND run_id = {quote(run)}"
     rows = wh.query(
         f"""SELECT repo, delivery_id, run_id, any(event_type), max(pr_number), any(upstream_sha),
         any(backend_sha), toUnixTimestamp(min(started_at)), toUnixTimestamp(max(finished_at)), count(),
         countIf(conclusion IN ('success', 'neutral')), sum(passed), sum(failed),
         countIf(results = 'incomplete'), max(simulated),
         groupArray(concat(job_name, '\\t', ifNull(triage_verdict, ''), '\\t', ifNull(bisection, '')))
-        FROM {wh.db}.legs WHERE {live(wh.db)}
+        FROM {wh.db}.legs WHERE {live(wh.db)}{where}
         GROUP BY repo, delivery_id, run_id ORDER BY min(started_at) DESC LIMIT {int(limit)}"""
     )
     out = []
@@ -149,9 +154,7 @@ def heatmap_latest(wh: Backend) -> tuple[Optional[Dispatch], list[HeatCell]]:
           WHERE repo = {quote(repo)} AND delivery_id = {quote(delivery)} AND run_id = {quote(run)} GROUP BY leg_key)
         GROUP BY op, dt ORDER BY op, dt"""
     )
-    head = next(
-        (d for d in dispatches(wh, 1000) if (d.repo, d.delivery_id, d.run_id) == (repo, delivery, run)), None
-    )
+    (head,) = dispatches(wh, 1, only=(repo, delivery, run))
     return head, [HeatCell(*c) for c in cells]
 
 
