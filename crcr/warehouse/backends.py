@@ -55,8 +55,12 @@ def default_dir(env: Mapping[str, str]) -> Path:
 
 
 def describe(spec: Optional[str], env: Mapping[str, str]) -> str:
-    """The spec a command will use: --warehouse, else $OOT_WAREHOUSE, else the default directory."""
-    return spec or env.get(ENV) or str(default_dir(env))
+    """The spec a command will use: --warehouse, else $OOT_WAREHOUSE, else the default directory.
+    A relative directory is the user's: under `bazel run`, relative to where they ran it."""
+    chosen = spec or env.get(ENV) or str(default_dir(env))
+    if "://" not in chosen and not Path(chosen).is_absolute() and env.get("BUILD_WORKING_DIRECTORY"):
+        return str(Path(env["BUILD_WORKING_DIRECTORY"]) / chosen)
+    return chosen
 
 
 def open_warehouse(spec: Optional[str] = None, env: Optional[Mapping[str, str]] = None) -> Backend:

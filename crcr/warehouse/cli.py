@@ -106,8 +106,6 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
         for name in ("out", "screenshot"):
             if getattr(args, name, None) is not None:
                 setattr(args, name, Path(where) / getattr(args, name))
-        if args.warehouse and "://" not in args.warehouse:
-            args.warehouse = str(Path(where) / args.warehouse)
     wh = open_warehouse(args.warehouse, env)
     now = time.time()
     ws = Path(env.get("BUILD_WORKSPACE_DIRECTORY") or ".")

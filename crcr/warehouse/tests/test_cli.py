@@ -79,3 +79,13 @@ def test_bad_simulate_days_is_a_usage_error(days, capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["--simulate-days", days, "l3"])
     assert exc.value.code == 2 and "--simulate-days" in capsys.readouterr().err
+
+
+def test_where_the_warehouse_is():
+    from crcr.warehouse.backends import describe
+
+    assert describe(None, {"HOME": "/home/u"}) == "/home/u/.cache/oot-ci/warehouse"
+    assert describe(None, {"XDG_CACHE_HOME": "/c", "HOME": "/home/u"}) == "/c/oot-ci/warehouse"
+    assert describe(None, {"OOT_WAREHOUSE": "clickhouse://h:9000/db"}) == "clickhouse://h:9000/db"
+    assert describe("wh", {"BUILD_WORKING_DIRECTORY": "/work/here"}) == "/work/here/wh"  # bazel run
+    assert describe("/abs", {"BUILD_WORKING_DIRECTORY": "/work/here"}) == "/abs"
