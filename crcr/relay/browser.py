@@ -15,6 +15,8 @@ from typing import Iterator
 from crcr.errors import ConfigError
 
 CHROMIUM_ENV = "OOT_CHROMIUM"
+# 4.8 MB of inlined plotly parses in about a second; a machine shared by many builds needs minutes
+TIMEOUT_MS = 240_000
 CANDIDATES = ("chromium", "chromium-browser", "/usr/bin/chromium")
 FLAGS = [
     "--no-sandbox",
@@ -63,6 +65,7 @@ def load(url: str, width: int = 1400) -> Iterator[Loaded]:
         browser = pw.chromium.launch(executable_path=chromium(), args=FLAGS)
         try:
             page = browser.new_page(viewport={"width": width, "height": 900})
+            page.set_default_timeout(TIMEOUT_MS)
             loaded = Loaded(page)
             page.on("console", lambda m: loaded.errors.append(m.text) if m.type == "error" else None)
             page.on("pageerror", lambda e: loaded.errors.append(str(e)))
@@ -74,10 +77,10 @@ def load(url: str, width: int = 1400) -> Iterator[Loaded]:
                 return route.abort()
 
             page.route("**/*", guard)
-            page.goto(url, wait_until="load")
+            page.goto(url, wait_until="load", timeout=TIMEOUT_MS)
             page.wait_for_function(
                 "[...document.querySelectorAll('.chart')].every(c => c.querySelector('.js-plotly-plot .main-svg'))",
-                timeout=60_000,
+                timeout=TIMEOUT_MS,
             )
             yield loaded
         finally:
