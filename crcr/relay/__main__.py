@@ -13,6 +13,15 @@ from crcr.relay.faults import FaultPlan
 from crcr.relay.server import DEFAULT_ALLOWLIST, RelayEmulator
 
 
+def warehouse_spec(given):
+    """The warehouse to show on /hud; None from the emulator wheel, which has no warehouse."""
+    try:
+        from crcr.warehouse.backends import describe
+    except ImportError:
+        return None
+    return describe(given, os.environ)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="crcr-relay", description=__doc__)
     p.add_argument("--port", type=int, default=0)
@@ -42,14 +51,12 @@ def main(argv=None) -> int:
     except (CrcrError, ValueError) as err:
         print(f"crcr-relay: {err}", file=sys.stderr)
         return 2
-    from crcr.warehouse.backends import describe
-
     try:
         emu = RelayEmulator(
             allowlist,
             args.port,
             faults,
-            warehouse=describe(args.warehouse, os.environ),
+            warehouse=warehouse_spec(args.warehouse),
             workspace=Path(os.environ.get("BUILD_WORKSPACE_DIRECTORY") or "."),
         )
     except CrcrError as err:
