@@ -312,7 +312,7 @@ PANELS: list[Panel] = [
     Panel(
         "pass-rate",
         "Pass rate over upstream commits",
-        "Share of executed tests that passed (xpassed counts as passed, xpassed_strict as failed; skips and xfails left out), per feature, at each upstream commit.",
+        "Share of executed tests that passed (xpassed and xpassed_strict count as passed, as testing/results' tally says; skips and xfails left out), per feature, at each upstream commit.",
         pass_rate_chart,
     ),
     Panel(

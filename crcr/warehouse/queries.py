@@ -18,8 +18,8 @@ from crcr.warehouse.schema import live
 from crcr.warehouse.sql import quote, quote_list, ts
 from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
 
-PASSING = [o.value for o in Outcome if tally(o) == "passed"]  # passed, xpassed
-FAILING = [o.value for o in Outcome if tally(o) == "failed"]  # xpassed_strict and the bad ones
+PASSING = [o.value for o in Outcome if tally(o) == "passed"]  # passed and both XPASSes
+FAILING = [o.value for o in Outcome if tally(o) == "failed"]  # the bad ones
 BAD_VALUES = sorted(o.value for o in BAD)
 DAY = 86400
 

@@ -60,7 +60,7 @@ class LegReport:
         return kinds.count("passed"), kinds.count("failed"), kinds.count("skipped")
 
     def failing(self) -> list[TestRecord]:
-        """Every test a callback counts as failed (xpassed_strict included)."""
+        """Every test a callback counts as failed (testing.results.outcomes.tally)."""
         return [t for t in self.tests if tally(t.outcome) == "failed"]
 
 
