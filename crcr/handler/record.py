@@ -14,7 +14,7 @@ from crcr.dispatch import Dispatch
 from crcr.errors import CrcrError
 from crcr.handler.plan import Leg
 from crcr.handler.runner import LegResult
-from crcr.warehouse.records import LegRecord
+from crcr.warehouse.records import LegRecord, leg_report
 
 LEVEL_ENV = "CRCR_LEVEL"  # the repo's CRCR level in a CI leg (the emulator's repo is L2)
 
@@ -78,7 +78,9 @@ class LegRecorder:
             runner=self.runner,
             level=self.level,
             queued_at=self.queued_at,
-            report=result.report,
+            report=leg_report(result.report),
+            triage_verdict=result.verdict,
+            bisection=result.bisection.as_json() if result.bisection else None,
         )
 
     def record(self, leg: Leg, result: LegResult) -> str:

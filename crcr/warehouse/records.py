@@ -1,19 +1,16 @@
 """Typed values the warehouse stores: a leg (who ran what, where, when, how it ended) and
 its test results, read once from the leg's JUnit through testing.results.
 
-`read_report` is the one reader of a leg's JUnit files: the handler derives its counts and
-failing tests from the `LegReport` it returns, and the warehouse stores the same value.
-A truncated or invalid file makes the report `incomplete` (the test cases before the break
-are kept), and an incomplete report never makes a leg pass.
+The handler reads a leg's JUnit once (crcr.junit.read_report); `leg_report` turns that
+reading into the warehouse's rows. A truncated or invalid file makes the report
+`incomplete`, and an incomplete report never makes a leg pass.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Optional
 
 from testing.results import junit
 from testing.results.outcomes import Outcome, tally
@@ -135,26 +132,6 @@ def test_record(case: junit.Case) -> TestRecord:
     )
 
 
-def _read_one(path: str | os.PathLike) -> tuple[list[TestRecord], Optional[str]]:
-    """The cases of one file; on a broken file the whole cases before the break and the problem."""
-    cases: list[TestRecord] = []
-    try:
-        for _, element in ET.iterparse(path, events=("end",)):
-            if element.tag == "testcase":
-                cases.append(test_record(junit.case_of(element)))
-    except ET.ParseError as err:
-        return cases, str(junit.JunitError(path, str(err), err.position[0]))
-    except OSError as err:
-        return cases, str(junit.JunitError(path, err.strerror or str(err)))
-    return cases, None
-
-
-def read_report(paths: Iterable[str | os.PathLike]) -> LegReport:
-    tests: list[TestRecord] = []
-    problems: list[str] = []
-    for path in paths:
-        found, problem = _read_one(path)
-        tests += found
-        if problem:
-            problems.append(problem)
-    return LegReport(tuple(tests), tuple(problems))
+def leg_report(report) -> LegReport:
+    """The warehouse's rows of the handler's one reading of a leg's JUnit (crcr.junit.Report)."""
+    return LegReport(tuple(test_record(c) for c in report.cases), tuple(report.problems))
