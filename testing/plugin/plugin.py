@@ -41,6 +41,7 @@ OWN_OPTIONS = (
     "oot_timeout",
     "oot_isolate",
     "oot_isolate_mode",
+    "oot_only",
 )
 
 
@@ -92,6 +93,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="NAME",
         help="test type matched against config labels: entries and configs whose labels exclude it "
         "are left out (default: $OOT_TEST_TYPE; unset: labels do not filter)",
+    )
+    g.addoption(
+        "--oot-only",
+        dest="oot_only",
+        metavar="JSON",
+        help="run only this change-aware selection (test ids and whole files; testing/changes/only.py), "
+        "applied before instantiation",
     )
     g.addoption(
         "--oot-summary",
@@ -208,7 +216,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from testing.plugin.selection import MarkFilter, is_plugin_mark
 
     mark_filter = MarkFilter(config.option.markexpr, lambda n: is_plugin_mark(n, plan.tags))
-    adapter = Adapter(plan, support, device, mark_filter)
+    adapter = Adapter(plan, support, device, mark_filter, only=_only(config.option.oot_only))
     _install_when_imported(adapter, lambda: _register_database_marks_when_needed(config, known))
     config.stash[ADAPTER] = adapter
     config.stash[TEST_TYPE] = test_type
@@ -220,6 +228,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 _DEVICE_TYPE_MODULE = "torch.testing._internal.common_device_type"
+
+
+def _only(path: Optional[str]):
+    if not path:
+        return None
+    from testing.changes.only import OnlyError, read_only
+
+    try:
+        return read_only(path)
+    except OnlyError as exc:
+        _fail(str(exc))
 
 
 def _install_when_imported(adapter, then) -> None:
@@ -408,6 +427,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             variant = Variant(item.cls.__name__, item.name, item.name)
             plain_seen.setdefault(file, set()).add((variant.cls, variant.test))
             decision = decide(adapter.plan_for_file(file), adapter.support, variant)
+            if adapter.only is not None and not adapter.only.keeps(file, variant.cls, variant.name):
+                decision = None  # outside the change-aware selection
             if decision is None:
                 dropped.append(item)
                 continue
