@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from dataclasses import replace
 import sys
 import time
 from pathlib import Path
@@ -191,10 +192,11 @@ def run_hooked_leg(
     args, leg: Leg, ws: Path, out: Path, runner: str, env: Mapping[str, str], hooks: "LegHooks", smoke: int
 ) -> LegResult:
     """One leg as the CLI's options say, on its upstream, finished by the hooks (attribution);
-    `smoke`: run 1/N of it (the local cycle), 1 = the whole leg (run-leg on a real runner)."""
-    return hooks.finish(
-        leg,
-        run_leg(
+    `smoke`: run 1/N of it (the local cycle), 1 = the whole leg (run-leg on a real runner).
+    A leg the change-aware selection narrows runs only its selection, whole."""
+    upstream = hooks.upstream_for(leg)
+    selection, only = hooks.selection_for(leg, out, ws, args.test_command)
+    result = run_leg(
             leg,
             ws,
             out,
@@ -205,9 +207,14 @@ def run_hooked_leg(
             template=args.test_command,
             target_template=args.target_template,
             smoke=smoke,
-            upstream=hooks.upstream_for(leg),
-        ),
-    )
+            upstream=upstream,
+            only=only,
+        )
+    if selection is not None:
+        notes = list(result.notes)
+        notes.insert(1 if notes and notes[0].startswith("core:") else 0, selection.line())
+        result = replace(result, notes=tuple(notes), selection=selection.as_json())
+    return hooks.finish(leg, result)
 
 
 def run_cycle(

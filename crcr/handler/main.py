@@ -169,6 +169,13 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         help="another config directory whose configs are features (repeatable)",
     )
+    g = p.add_argument_group("change-aware selection (tools/select's change map, read only)")
+    g.add_argument(
+        "--select-on",
+        help="events whose legs run only the tests their diff needs, space/comma separated "
+        "(pull_request push nightly periodic, or none; default $CRCR_SELECT_ON, else pull_request)",
+    )
+    g.add_argument("--change-map", type=Path, help="change map JSON (default $OOT_CHANGE_MAP, else beside the memory)")
     p.add_argument("--leg", type=int, help="run-leg: index into the plan")
     p.add_argument(
         "--report", action="store_true", help="run-leg: send the in_progress/completed pair itself"
@@ -201,11 +208,14 @@ def make_hooks(
     backend: Optional[str] = None,
 ) -> LegHooks:
     """The checkout and core overlay for this dispatch, and the last-green store."""
+    from crcr.handler.changes import prepare_changes, select_on
+
     setup = prepare(mode, args, planned.dispatch.sha, env, fixture)
     print(setup.describe(), file=sys.stderr)
     state = args.state_dir or default_state_dir(env)
     backend = backend or backend_id(ws, (args.backend or ["HEAD"])[0])
-    return LegHooks(setup, open_store(args, env, state), backend, out, env)
+    changes = prepare_changes(planned.dispatch, setup.source, select_on(args.select_on, env), env, args.change_map)
+    return LegHooks(setup, open_store(args, env, state), backend, out, env, changes)
 
 
 def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path, hooks: LegHooks) -> int:

@@ -82,6 +82,7 @@ class LegResult:
     failing_files: tuple[str, ...] = ()  # upstream test files (checkout-relative) with failures
     details: Optional[Path] = None  # <job>.results.json: counts, notes, attribution
     failing_tests: tuple[str, ...] = ()  # file::Class::test of upstream failures, as instantiated
+    selection: Optional[dict] = None  # testing.changes.decide.Selection.as_json(): what the leg ran
 
 
 def inside_bazel(env: Mapping[str, str]) -> bool:
@@ -119,6 +120,7 @@ def pytest_command(
     extra: Sequence[str] = (),
     smoke: int = 1,
     upstream: Upstream = NO_UPSTREAM,
+    only: Optional[Path] = None,
 ) -> list[str]:
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}"]
     suites = leg_suites(leg, ws, upstream)
@@ -128,6 +130,9 @@ def pytest_command(
             argv += ["--config", config]
         if upstream.root:
             argv += ["--upstream-root", str(upstream.root)]
+        if only:  # the change-aware selection, run whole (no smoke slice)
+            argv += ["--oot-only", str(only)]
+            smoke = 1
     if suites.upstream and not suites.files:
         # node ids (and JUnit classnames) relative to the checkout: test/nn/test_x.py::...
         argv += ["--rootdir", str(upstream.root)]
@@ -152,10 +157,14 @@ def bazel_targets(leg: Leg, template: str) -> list[str]:
         raise ConfigError(f"--target-template {template!r}: {err}") from None
 
 
-def bazel_command(leg: Leg, ws: Path, template: str, upstream: Upstream = NO_UPSTREAM) -> list[str]:
+def bazel_command(
+    leg: Leg, ws: Path, template: str, upstream: Upstream = NO_UPSTREAM, only: Optional[Path] = None
+) -> list[str]:
     argv = [str(ws / "tools" / "bazel"), "test", *bazel_targets(leg, template), "--test_output=errors"]
     if upstream.root:
         argv.append(f"--test_arg=--upstream-root={upstream.root}")
+    if only:
+        argv.append(f"--test_arg=--oot-only={only}")
     if leg.candidate.bazel_config:
         argv.append(f"--config={leg.candidate.bazel_config}")
     if leg.shard_total > 1:
@@ -279,7 +288,9 @@ def run_leg(
     target_template: str = DEFAULT_TARGET_TEMPLATE,
     smoke: int = 1,
     upstream: Upstream = NO_UPSTREAM,
+    only: Optional[Path] = None,
 ) -> LegResult:
+    """`only`: the change-aware selection file (testing/changes/only.py); None runs the leg whole."""
     out_dir.mkdir(parents=True, exist_ok=True)
     junit = out_dir / f"{leg.job_name}.xml"
     junit.unlink(missing_ok=True)
@@ -294,9 +305,9 @@ def run_leg(
     if template:
         argv = template_command(template, leg, ws, junit, upstream)
     elif runner == "pytest":
-        argv = pytest_command(leg, ws, junit, select, smoke=smoke, upstream=upstream)
+        argv = pytest_command(leg, ws, junit, select, smoke=smoke, upstream=upstream, only=only)
     else:
-        argv = bazel_command(leg, ws, target_template, upstream)
+        argv = bazel_command(leg, ws, target_template, upstream, only)
         if upstream.core_path:
             notes.append("core overlay not applied by the bazel runner (use --runner pytest)")
     code, timed_out = run_command(

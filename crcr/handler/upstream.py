@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping, Optional
+from typing import TYPE_CHECKING, Mapping, Optional
 
 from crcr.errors import ConfigError
 from crcr.handler.plan import Leg
@@ -33,6 +33,9 @@ from crcr.upstream.gitcmd import UpstreamError, check_sha, git
 from crcr.upstream.overlay import CoreDelta, build_overlay, core_delta, wheel_git_version, wheel_torch_dir
 from crcr.upstream.source import URL_ENV, UpstreamSource, default_cache
 from testing.results.atomic import write_json
+
+if TYPE_CHECKING:
+    from crcr.handler.changes import DispatchChanges
 
 MODES = ("auto", "fetch", "fixture", "none")
 GREEN_STORE_ENV = "CRCR_GREEN_STORE"
@@ -212,6 +215,7 @@ def after_leg(
             "notes": list(result.notes),
             "failing_files": list(result.failing_files),
             "failing_tests": list(result.failing_tests),
+            "selection": result.selection,
             "upstream": {
                 "mode": setup.mode,
                 "url": setup.url,
@@ -239,12 +243,27 @@ class LegHooks:
         backend: str,
         out: Path,
         env: Optional[Mapping[str, str]] = None,
+        changes: Optional["DispatchChanges"] = None,
     ):
         self.setup, self.store, self.backend, self.out, self.env = setup, store, backend, out, dict(env or {})
+        self.changes = changes  # the dispatch's diff and change map (None: no selection at all)
         self.attributions: list[Attribution] = []
 
     def upstream_for(self, leg: Leg) -> Upstream:
         return self.setup.for_leg(leg)
+
+    def selection_for(self, leg: Leg, out: Path, ws: Path, template: Optional[str]):
+        """(Selection, --oot-only file or None) for a leg; (None, None) without selection."""
+        if self.changes is None:
+            return None, None
+        from crcr.handler.changes import only_file
+        from testing.changes.decide import full_leg
+
+        upstream = self.upstream_for(leg)
+        if template:
+            return full_leg(leg.feature, "a --test-command template runs whole legs"), None
+        sel = self.changes.for_leg(leg, ws, upstream)
+        return sel, only_file(sel, out, leg.job_name, ws, upstream)
 
     def finish(self, leg: Leg, result: LegResult) -> LegResult:
         if self.store is None:

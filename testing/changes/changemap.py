@@ -11,16 +11,28 @@ Test ids are `<root>/<relpath>::<generic class>::<generated name>`, where <root>
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional
 
 from testing.results.atomic import write_json
 
 FORMAT = 1  # bumped when the layout changes; a reader refuses any other
 ROOT_TOKENS = ("${REPO_ROOT}", "${TORCH_ROOT}")
+
+
+MAP_ENV = "OOT_CHANGE_MAP"
+
+
+def default_map_path(env: Mapping[str, str]) -> Path:
+    """$OOT_CHANGE_MAP, else beside the repository memory: $XDG_CACHE_HOME/oot-ci/select/."""
+    if env.get(MAP_ENV):
+        return Path(env[MAP_ENV])
+    base = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path(env.get("HOME") or "~").expanduser() / ".cache"
+    return base / "oot-ci" / "select" / "changemap.json"
 
 
 class ChangeMapError(ValueError):
@@ -46,7 +58,7 @@ class Recorded:
 class Feature:
     """One leg's feature as the pipeline ran it (every test its configs generate)."""
 
-    configs: tuple[str, ...]
+    configs: Mapping[str, str]  # config file (rooted) -> sha256 of its content when recorded
     test_files: Mapping[str, str]  # test file (rooted) -> sha256 of its content when recorded
     tests: Mapping[str, Recorded]
     sentinels: tuple[str, ...] = ()  # a small fixed set that always runs
@@ -95,7 +107,7 @@ def to_json(m: ChangeMap) -> dict:
             idx = sets.setdefault(t.functions, len(sets))
             tests[tid] = {"s": round(t.seconds, 4), "cov": idx, "ops": sorted(t.ops)}
         features[name] = {
-            "configs": list(feat.configs),
+            "configs": dict(sorted(feat.configs.items())),
             "test_files": dict(sorted(feat.test_files.items())),
             "sentinels": list(feat.sentinels),
             "tests": tests,
@@ -128,7 +140,7 @@ def from_json(doc: Any, where: str) -> ChangeMap:
                 for tid, t in f["tests"].items()
             }
             features[str(name)] = Feature(
-                tuple(map(str, f["configs"])),
+                {str(k): str(v) for k, v in f["configs"].items()},
                 {str(k): str(v) for k, v in f["test_files"].items()},
                 tests,
                 tuple(str(s) for s in f.get("sentinels", ()) if s in tests),
@@ -179,6 +191,29 @@ def rooted(path: str, roots: Mapping[str, Optional[Path]]) -> Optional[str]:
             root = roots.get(token)
             return os.path.realpath(Path(root) / path[len(token) + 1 :]) if root else None
     return os.path.realpath(path)
+
+
+def to_rooted(path: str | Path, roots: Mapping[str, Optional[Path]]) -> str:
+    """An absolute path -> `${ROOT}/rel` under the first root holding it (else the real path)."""
+    real = os.path.realpath(path)
+    for token in ROOT_TOKENS:
+        root = roots.get(token)
+        if root:
+            base = os.path.realpath(root) + os.sep
+            if real.startswith(base):
+                return f"{token}/{real[len(base):]}"
+    return real
+
+
+def digests(paths: Iterable[str | Path], roots: Mapping[str, Optional[Path]]) -> dict[str, Optional[str]]:
+    """rooted path -> sha256 of the content (None: absent). What a map records and a leg checks."""
+    out: dict[str, Optional[str]] = {}
+    for p in paths:
+        try:
+            out[to_rooted(p, roots)] = hashlib.sha256(Path(p).read_bytes()).hexdigest()
+        except OSError:
+            out[to_rooted(p, roots)] = None
+    return out
 
 
 def test_file(test_id: str) -> str:

@@ -209,9 +209,10 @@ def select_tests(
     file_level: str = "",
 ) -> Selection:
     """The tests of `feature` that `changes` need. `current_files`: the feature's test files
-    as the leg will run them (rooted -> sha256, None = absent); one the map recorded with other
-    content is treated as changed (a stale map widens). `file_level`: why function spans
-    cannot be trusted (another core), "" if they can."""
+    and configs as the leg will run them (rooted -> sha256, None = absent); a test file the
+    map recorded with other content is treated as changed (a stale map widens), a changed
+    config selects every test of its feature. `file_level`: why function spans cannot be
+    trusted (another core), "" if they can."""
     feat = m.features.get(feature)
     if feat is None:
         return full_leg(feature, f"the change map has no tests of {feature}")
@@ -222,7 +223,12 @@ def select_tests(
             return full_leg(feature, acc.unexplained, feat)
     if file_level:
         acc.reasons.insert(0, file_level)
+    moved = [p for p, d in sorted(current_files.items()) if p in feat.configs and feat.configs[p] != d]
+    if moved:
+        acc.add(f"config changed: {moved[0].split('}/', 1)[-1]}", feat.tests)
     for path, digest in sorted(current_files.items()):
+        if path in feat.configs:
+            continue
         if path not in acc.files and feat.test_files.get(path) != digest:
             acc.files.add(path)
             acc.add(f"map stale for {path.removeprefix(TORCH_ROOT)}", (t for t in feat.tests if test_file(t) == path))

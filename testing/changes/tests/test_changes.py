@@ -42,7 +42,7 @@ def small_map(**kw):
         t("test_relu_spyre_float32"): Recorded(3.0, frozenset({3}), frozenset({"aten::relu"})),
         t("test_other_spyre_float32"): Recorded(4.0, frozenset(), frozenset({"aten::add.Tensor"})),
     }
-    feat = Feature(("nn.yaml",), {NN: "h1"}, tests, (t("test_other_spyre_float32"),))
+    feat = Feature({"${REPO_ROOT}/nn.yaml": "c1"}, {NN: "h1"}, tests, (t("test_other_spyre_float32"),))
     args = dict(
         torch_version="2.13.0+cpu",
         core_git_version="a" * 40,
@@ -151,6 +151,11 @@ def test_stale_map_widens():
     spans = pick(diff(FLAT, "11", "11"), file_level="map recorded on torch 2.13.0, running 2.14.1")
     assert t("test_fwd_spyre_float32") in spans.tests and "file-level" in spans.line()
     assert pick("", m=small_map(), files={NN: "h1"}).tests == {t("test_other_spyre_float32")}
+
+
+def test_config_change_selects_its_feature():
+    s = pick("", files={NN: "h1", "${REPO_ROOT}/nn.yaml": "c2"})
+    assert len(s.tests) == 4 and not s.full and "config changed: nn.yaml" in s.line()
 
 
 def test_unknown_feature_is_full():
