@@ -53,9 +53,12 @@ class DispatchChanges:
         if self.why or self.m is None:
             return full_leg(leg.feature, self.why or "no change map")
         suites = leg_suites(leg, ws, upstream)
-        files = [ws / c for c in leg.configs] + [Path(p) if Path(p).is_absolute() else ws / p for p in suites.files + suites.upstream]
+        tests = [Path(p) if Path(p).is_absolute() else ws / p for p in suites.files + suites.upstream]
         roots = {"${REPO_ROOT}": ws, "${TORCH_ROOT}": upstream.root}
-        s = select_tests(self.m, leg.feature, self.changes, digests(files, roots), file_level=self.file_level)
+        configs = digests([ws / c for c in leg.configs], roots)
+        s = select_tests(
+            self.m, leg.feature, self.changes, digests(tests, roots), configs, file_level=self.file_level
+        )
         if self.widened and not s.full:
             s = Selection(**{**s.__dict__, "reasons": (self.widened, *s.reasons)})
         return s

@@ -214,8 +214,22 @@ def make_hooks(
     print(setup.describe(), file=sys.stderr)
     state = args.state_dir or default_state_dir(env)
     backend = backend or backend_id(ws, (args.backend or ["HEAD"])[0])
-    changes = prepare_changes(planned.dispatch, setup.source, select_on(args.select_on, env), env, args.change_map)
+    changes = prepare_changes(
+        planned.dispatch, setup.source, select_on(args.select_on, env), env, change_map(args, env, fixture)
+    )
     return LegHooks(setup, open_store(args, env, state), backend, out, env, changes)
+
+
+def change_map(args, env: Mapping[str, str], fixture) -> Optional[Path]:
+    """--change-map, else $OOT_CHANGE_MAP, else (embedded default) the fixture's own map,
+    else None: beside the repository memory (testing/changes/changemap.py)."""
+    from testing.changes.changemap import MAP_ENV
+
+    if args.change_map or env.get(MAP_ENV) or not fixture:
+        return args.change_map
+    from crcr.upstream.fixture import CHANGE_MAP
+
+    return CHANGE_MAP
 
 
 def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path, hooks: LegHooks) -> int:

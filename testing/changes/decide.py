@@ -204,14 +204,16 @@ def select_tests(
     m: ChangeMap,
     feature: str,
     changes: Sequence[FileChange],
-    current_files: Mapping[str, Optional[str]],
+    tests_now: Mapping[str, Optional[str]],
+    configs_now: Mapping[str, Optional[str]] = {},
     *,
     file_level: str = "",
 ) -> Selection:
-    """The tests of `feature` that `changes` need. `current_files`: the feature's test files
-    and configs as the leg will run them (rooted -> sha256, None = absent); a test file the
-    map recorded with other content is treated as changed (a stale map widens), a changed
-    config selects every test of its feature. `file_level`: why function spans cannot be
+    """The tests of `feature` that `changes` need. `tests_now` / `configs_now`: the feature's
+    test files and configs as the leg will run them (rooted path -> sha256, None = absent).
+    A test file the map recorded with other content is treated as changed (a stale map
+    widens); configs are compared by content (paths differ between checkouts), and a changed
+    one selects every test of its feature. `file_level`: why function spans cannot be
     trusted (another core), "" if they can."""
     feat = m.features.get(feature)
     if feat is None:
@@ -223,12 +225,12 @@ def select_tests(
             return full_leg(feature, acc.unexplained, feat)
     if file_level:
         acc.reasons.insert(0, file_level)
-    moved = [p for p, d in sorted(current_files.items()) if p in feat.configs and feat.configs[p] != d]
-    if moved:
-        acc.add(f"config changed: {moved[0].split('}/', 1)[-1]}", feat.tests)
-    for path, digest in sorted(current_files.items()):
-        if path in feat.configs:
-            continue
+    recorded = set(feat.configs.values())
+    moved = [p for p, d in sorted(configs_now.items()) if d not in recorded]
+    if moved or len(configs_now) != len(feat.configs):
+        name = moved[0].split("}/", 1)[-1] if moved else "the feature's config list"
+        acc.add(f"config changed: {name}", feat.tests)
+    for path, digest in sorted(tests_now.items()):
         if path not in acc.files and feat.test_files.get(path) != digest:
             acc.files.add(path)
             acc.add(f"map stale for {path.removeprefix(TORCH_ROOT)}", (t for t in feat.tests if test_file(t) == path))

@@ -63,9 +63,10 @@ def diff(path: str, old: str, new: str = "", status: str = "") -> str:
     return head + f"--- a/{path}\n+++ b/{path}\n@@ -{old} +{new or old} @@\n-x\n+y\n"
 
 
-def pick(text: str, m=None, files=None, **kw):
+def pick(text: str, m=None, files=None, configs=None, **kw):
     m = m or small_map()
-    return select_tests(m, "nn", parse_diff(text), files if files is not None else {NN: "h1"}, **kw)
+    files = files if files is not None else {NN: "h1"}
+    return select_tests(m, "nn", parse_diff(text), files, configs or {"/elsewhere/nn.yaml": "c1"}, **kw)
 
 
 def test_round_trip_and_shared_sets(tmp_path):
@@ -154,7 +155,7 @@ def test_stale_map_widens():
 
 
 def test_config_change_selects_its_feature():
-    s = pick("", files={NN: "h1", "${REPO_ROOT}/nn.yaml": "c2"})
+    s = pick("", configs={"${REPO_ROOT}/nn.yaml": "c2"})
     assert len(s.tests) == 4 and not s.full and "config changed: nn.yaml" in s.line()
 
 
