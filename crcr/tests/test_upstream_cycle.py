@@ -55,9 +55,19 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     assert nn["upstream"]["sha"] == head and nn["upstream"]["root"].endswith(head)
     assert nn["upstream"]["core"]["python"] == [{"status": "M", "path": "torch/nn/modules/flatten.py"}]
     assert nn["failing_files"] == ["test/nn/test_flatten_device.py"]
-    whole = results["test-upstream-spyre-elementwise"]
-    assert whole["conclusion"] == "success" and whole["test_results"]["passed"] == 14  # the whole feature leg
+    # change-aware selection (the fixture's bundled change map): the PR touches Flatten.__init__
+    # and the nn test file, so the elementwise leg runs its sentinels only, the nn leg everything
+    picked = results["test-upstream-spyre-elementwise"]
+    assert picked["conclusion"] == "success" and picked["test_results"]["passed"] == 2
+    assert picked["selection"]["mode"] == "selected"
+    assert picked["selection"]["line"].startswith("selected 2 of 14 tests (")
+    assert nn["selection"]["line"].startswith("selected 13 of 13 tests (100.0 % of recorded time): test file changed")
     assert results["test-spyre-tensor_basics"]["conclusion"] == "success"
+    assert results["test-spyre-tensor_basics"]["selection"]["line"].startswith("full leg: the change map has no tests")
+    # the baseline push ran full, and said so
+    push = json.loads((out / "baseline" / "test-upstream-spyre-elementwise.results.json").read_text())
+    assert push["test_results"]["passed"] == 14
+    assert push["selection"]["line"] == "full leg: push dispatches run full (--select-on pull_request)"
 
     report = json.loads((out / "attribution.json").read_text())
     (a,) = report["attributions"]
@@ -75,4 +85,5 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     assert "only upstream moved" in rows["test-upstream-spyre-nn"]["note"]
     assert rows["test-upstream-spyre-nn"]["artifact_url"].endswith("test-upstream-spyre-nn.results.json")
     assert {rows[j]["conclusion"] for j in rows if j != "test-upstream-spyre-nn"} == {"success"}
-    assert "only upstream moved" in (out / "hud.html").read_text()
+    page = (out / "hud.html").read_text()
+    assert "only upstream moved" in page and "selected 2 of 14 tests" in page

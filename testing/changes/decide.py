@@ -176,7 +176,7 @@ def _classify(m: ChangeMap, feat: Feature, c: FileChange, acc: _Acc, file_level:
         rooted = TORCH_ROOT + p
         if rooted in feat.test_files:
             acc.files.add(rooted)
-            acc.add(f"test file changed: {p}", (t for t in feat.tests if test_file(t) == rooted))
+            acc.add(f"test file changed, new tests included: {p}", (t for t in feat.tests if test_file(t) == rooted))
         elif not name.startswith("test_"):
             acc.unexplained = acc.unexplained or f"test helper changed, not in the map: {p}"
         return

@@ -75,13 +75,14 @@ def record_leg(
     coverage: bool = True,
     only: Optional[Path] = None,
     timeout: float = 3600.0,
+    pytest_args: Sequence[str] = (),
 ) -> Run:
     """Run the whole leg (no smoke slice) with per-test recording; coverage optional."""
     out.mkdir(parents=True, exist_ok=True)
     roots = roots_of(ws, upstream)
     configs, tests = leg_files(leg, ws, upstream)
     run = Run(leg.feature, digests(configs, roots), digests(tests, roots))
-    extra = ["-p", PLUGIN] + (["--oot-only", str(only)] if only else [])
+    extra = ["-p", PLUGIN, *pytest_args] + (["--oot-only", str(only)] if only else [])
     argv = pytest_command(leg, ws, out / "junit.xml", None, extra, smoke=1, upstream=upstream)
     child = child_env(ws, env, upstream.core_path)
     child.update({covplugin.OUT_ENV: str(out), covplugin.ROOTS_ENV: json.dumps({k: str(v) for k, v in roots.items() if v})})
