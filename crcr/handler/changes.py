@@ -67,7 +67,11 @@ class DispatchChanges:
 def upstream_changes(source, base: str, sha: str) -> list[FileChange]:
     """Every changed path with its status; hunks for core Python and native_functions.yaml."""
     status = source.changed_files(base, sha)
-    wanted = [p for s, p in status if s != "D" and ((p.startswith("torch/") and p.endswith(".py")) or p == NATIVE_YAML)]
+    wanted = [
+        p
+        for s, p in status
+        if s != "D" and ((p.startswith("torch/") and p.endswith(".py")) or p == NATIVE_YAML)
+    ]
     hunks = {c.path: c.hunks for c in parse_diff(source.diff_hunks(base, sha, wanted))}
     return [FileChange(p, s if s in ("A", "D") else "M", hunks.get(p, ())) for s, p in status]
 
@@ -76,7 +80,9 @@ def prepare_changes(
     dispatch: Dispatch, source, events: Sequence[str], env: Mapping[str, str], map_path: Optional[Path] = None
 ) -> DispatchChanges:
     if dispatch.event_type not in events:
-        return DispatchChanges(why=f"{dispatch.event_type} dispatches run full (--select-on {' '.join(events) or 'none'})")
+        return DispatchChanges(
+            why=f"{dispatch.event_type} dispatches run full (--select-on {' '.join(events) or 'none'})"
+        )
     path = map_path or default_map_path(env)
     try:
         m = read_map(path)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-from dataclasses import replace
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Optional, Sequence
 
@@ -197,19 +197,19 @@ def run_hooked_leg(
     upstream = hooks.upstream_for(leg)
     selection, only = hooks.selection_for(leg, out, ws, args.test_command)
     result = run_leg(
-            leg,
-            ws,
-            out,
-            runner=runner,
-            env=env,
-            timeout=args.leg_timeout,
-            select=args.select,
-            template=args.test_command,
-            target_template=args.target_template,
-            smoke=smoke,
-            upstream=upstream,
-            only=only,
-        )
+        leg,
+        ws,
+        out,
+        runner=runner,
+        env=env,
+        timeout=args.leg_timeout,
+        select=args.select,
+        template=args.test_command,
+        target_template=args.target_template,
+        smoke=smoke,
+        upstream=upstream,
+        only=only,
+    )
     if selection is not None:
         notes = list(result.notes)
         notes.insert(1 if notes and notes[0].startswith("core:") else 0, selection.line())

@@ -175,7 +175,9 @@ def _parser() -> argparse.ArgumentParser:
         help="events whose legs run only the tests their diff needs, space/comma separated "
         "(pull_request push nightly periodic, or none; default $CRCR_SELECT_ON, else pull_request)",
     )
-    g.add_argument("--change-map", type=Path, help="change map JSON (default $OOT_CHANGE_MAP, else beside the memory)")
+    g.add_argument(
+        "--change-map", type=Path, help="change map JSON (default $OOT_CHANGE_MAP, else beside the memory)"
+    )
     p.add_argument("--leg", type=int, help="run-leg: index into the plan")
     p.add_argument(
         "--report", action="store_true", help="run-leg: send the in_progress/completed pair itself"

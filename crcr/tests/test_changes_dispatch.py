@@ -49,9 +49,20 @@ def the_map(suite_sha, root, ws):
         torch_version="2.13.0+cpu",
         core_git_version="",
         suite_sha=suite_sha,
-        functions=(Function(FLAT, "<module>", 1, 6), Function(FLAT, "Flatten.__init__", 2, 3), Function(FLAT, "Flatten.forward", 5, 6)),
+        functions=(
+            Function(FLAT, "<module>", 1, 6),
+            Function(FLAT, "Flatten.__init__", 2, 3),
+            Function(FLAT, "Flatten.forward", 5, 6),
+        ),
         import_time=frozenset({0}),
-        features={"nn": Feature(digests([ws / "nn.yaml"], roots), digests([root / TEST], roots), tests, (tid("test_fwd_spyre_float32"),))},
+        features={
+            "nn": Feature(
+                digests([ws / "nn.yaml"], roots),
+                digests([root / TEST], roots),
+                tests,
+                (tid("test_fwd_spyre_float32"),),
+            )
+        },
     )
 
 
@@ -84,7 +95,9 @@ def test_python_change_selects_through_the_map(tmp_path, upstream, pr_event, mon
     changes, ws, up = setup_leg(tmp_path, source, head, base, pr_event, base)
     sel = changes.for_leg(leg(), ws, up)
     assert not sel.full and sel.tests == {tid("test_init_spyre_float32"), tid("test_fwd_spyre_float32")}
-    assert sel.line().startswith("selected 2 of 3 tests (20.0 % of recorded time): torch/nn/modules/flatten.py Flatten.__init__")
+    assert sel.line().startswith(
+        "selected 2 of 3 tests (20.0 % of recorded time): torch/nn/modules/flatten.py Flatten.__init__"
+    )
 
 
 def test_stale_map_widens_to_what_changed_since(tmp_path, upstream, pr_event, monkeypatch):

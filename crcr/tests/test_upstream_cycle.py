@@ -61,9 +61,13 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     assert picked["conclusion"] == "success" and picked["test_results"]["passed"] == 2
     assert picked["selection"]["mode"] == "selected"
     assert picked["selection"]["line"].startswith("selected 2 of 14 tests (")
-    assert nn["selection"]["line"].startswith("selected 13 of 13 tests (100.0 % of recorded time): test file changed")
+    assert nn["selection"]["line"].startswith(
+        "selected 13 of 13 tests (100.0 % of recorded time): test file changed"
+    )
     assert results["test-spyre-tensor_basics"]["conclusion"] == "success"
-    assert results["test-spyre-tensor_basics"]["selection"]["line"].startswith("full leg: the change map has no tests")
+    assert results["test-spyre-tensor_basics"]["selection"]["line"].startswith(
+        "full leg: the change map has no tests"
+    )
     # the baseline push ran full, and said so
     push = json.loads((out / "baseline" / "test-upstream-spyre-elementwise.results.json").read_text())
     assert push["test_results"]["passed"] == 14

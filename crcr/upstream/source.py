@@ -154,7 +154,9 @@ class UpstreamSource:
                 check=False,
             )
         if r.returncode != 0:
-            raise UpstreamError(f"upstream {self.url}: no diff {base[:12]}..{sha[:12]}: {r.stderr.strip()[:200]}")
+            raise UpstreamError(
+                f"upstream {self.url}: no diff {base[:12]}..{sha[:12]}: {r.stderr.strip()[:200]}"
+            )
         return r.stdout
 
     def commits_between(self, old: str, new: str, paths: Sequence[str] = ()) -> list[Commit]:

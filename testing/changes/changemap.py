@@ -31,7 +31,11 @@ def default_map_path(env: Mapping[str, str]) -> Path:
     """$OOT_CHANGE_MAP, else beside the repository memory: $XDG_CACHE_HOME/oot-ci/select/."""
     if env.get(MAP_ENV):
         return Path(env[MAP_ENV])
-    base = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path(env.get("HOME") or "~").expanduser() / ".cache"
+    base = (
+        Path(env["XDG_CACHE_HOME"])
+        if env.get("XDG_CACHE_HOME")
+        else Path(env.get("HOME") or "~").expanduser() / ".cache"
+    )
     return base / "oot-ci" / "select" / "changemap.json"
 
 
@@ -201,7 +205,7 @@ def to_rooted(path: str | Path, roots: Mapping[str, Optional[Path]]) -> str:
         if root:
             base = os.path.realpath(root) + os.sep
             if real.startswith(base):
-                return f"{token}/{real[len(base):]}"
+                return f"{token}/{real[len(base) :]}"
     return real
 
 

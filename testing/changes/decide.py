@@ -176,7 +176,10 @@ def _classify(m: ChangeMap, feat: Feature, c: FileChange, acc: _Acc, file_level:
         rooted = TORCH_ROOT + p
         if rooted in feat.test_files:
             acc.files.add(rooted)
-            acc.add(f"test file changed, new tests included: {p}", (t for t in feat.tests if test_file(t) == rooted))
+            acc.add(
+                f"test file changed, new tests included: {p}",
+                (t for t in feat.tests if test_file(t) == rooted),
+            )
         elif not name.startswith("test_"):
             acc.unexplained = acc.unexplained or f"test helper changed, not in the map: {p}"
         return
@@ -233,7 +236,10 @@ def select_tests(
     for path, digest in sorted(tests_now.items()):
         if path not in acc.files and feat.test_files.get(path) != digest:
             acc.files.add(path)
-            acc.add(f"map stale for {path.removeprefix(TORCH_ROOT)}", (t for t in feat.tests if test_file(t) == path))
+            acc.add(
+                f"map stale for {path.removeprefix(TORCH_ROOT)}",
+                (t for t in feat.tests if test_file(t) == path),
+            )
     sentinels = set(feat.sentinels) - acc.tests
     acc.tests |= sentinels
     acc.reasons.append(f"sentinels ({len(sentinels)})")

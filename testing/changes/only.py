@@ -30,7 +30,9 @@ class Only:
         """Could any selected variant come from generic test `test` of `cls`?"""
         if file in self.files:
             return True
-        return any(f == file and c == cls and (n == test or n.startswith(test + "_")) for f, c, n in self.tests)
+        return any(
+            f == file and c == cls and (n == test or n.startswith(test + "_")) for f, c, n in self.tests
+        )
 
 
 def split_id(test_id: str) -> tuple[str, str, str]:

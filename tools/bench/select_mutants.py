@@ -68,7 +68,9 @@ def _find(tree: ast.AST, start: int, end: int) -> Optional[ast.AST]:
 def _sites(fn: ast.AST) -> Iterator[tuple[str, ast.AST, ast.AST]]:
     """(kind, node, replacement node) for every mutable spot in the function's own body."""
     for node in ast.walk(fn):
-        if node is not fn and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        if node is not fn and isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        ):
             continue  # nested defs belong to their own function
         if isinstance(node, ast.BinOp) and type(node.op) in ARITH:
             yield "arithmetic", node, ast.BinOp(node.left, ARITH[type(node.op)](), node.right)
@@ -78,14 +80,18 @@ def _sites(fn: ast.AST) -> Iterator[tuple[str, ast.AST, ast.AST]]:
             yield "constant", node, ast.Constant(not node.value)
         elif isinstance(node, ast.Constant) and type(node.value) is int:
             yield "constant", node, ast.Constant(node.value + 1)
-        elif isinstance(node, ast.Return) and node.value is not None and not (
-            isinstance(node.value, ast.Constant) and node.value.value is None
+        elif (
+            isinstance(node, ast.Return)
+            and node.value is not None
+            and not (isinstance(node.value, ast.Constant) and node.value.value is None)
         ):
             yield "return", node, ast.Return(ast.Constant(None))
     body = getattr(fn, "body", [])
     for stmt in body:
-        if len(body) > 1 and isinstance(stmt, (ast.Expr, ast.Assign, ast.AugAssign)) and not (
-            isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+        if (
+            len(body) > 1
+            and isinstance(stmt, (ast.Expr, ast.Assign, ast.AugAssign))
+            and not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))
         ):
             yield "remove", stmt, ast.Pass()
 
@@ -98,7 +104,9 @@ def _splice(source: str, node: ast.AST, text: str) -> str:
     return (head + text.encode("utf-8") + tail).decode("utf-8")
 
 
-def mutate(path: str, source: str, function: str, start: int, end: int, rng: random.Random) -> Optional[Mutant]:
+def mutate(
+    path: str, source: str, function: str, start: int, end: int, rng: random.Random
+) -> Optional[Mutant]:
     """One mutant of the function spanning start..end, or None (nothing to mutate)."""
     try:
         tree = ast.parse(source)
@@ -110,7 +118,11 @@ def mutate(path: str, source: str, function: str, start: int, end: int, rng: ran
     sites = list(_sites(fn))
     rng.shuffle(sites)
     for kind, node, new in sites:
-        text = ast.unparse(copy.deepcopy(new)) if kind not in ("arithmetic", "comparison") else f"({ast.unparse(new)})"
+        text = (
+            ast.unparse(copy.deepcopy(new))
+            if kind not in ("arithmetic", "comparison")
+            else f"({ast.unparse(new)})"
+        )
         mutated = _splice(source, node, text)
         try:
             compile(mutated, path, "exec")

@@ -129,7 +129,10 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="mutation-bench-") as tmp:
         work = Path(args.work or tmp)
         if args.upstream_root:
-            upstream, extra = root_upstream(Path(args.upstream_root), args.suite_sha), [Path(e).resolve() for e in args.extra_configs]
+            upstream, extra = (
+                root_upstream(Path(args.upstream_root), args.suite_sha),
+                [Path(e).resolve() for e in args.extra_configs],
+            )
         else:
             upstream, configs = fixture_upstream(work / "state", env)
             extra = [configs]
@@ -139,7 +142,17 @@ def main(argv=None) -> int:
         tv, gv = core_versions()
         say = lambda msg: print(f"bench: {msg}", file=sys.stderr, flush=True)  # noqa: E731
         m, on = build(legs, ws, upstream, work / "on", env, torch_version=tv, git_version=gv, progress=say)
-        _, off = build(legs, ws, upstream, work / "off", env, torch_version=tv, git_version=gv, coverage=False, progress=say)
+        _, off = build(
+            legs,
+            ws,
+            upstream,
+            work / "off",
+            env,
+            torch_version=tv,
+            git_version=gv,
+            coverage=False,
+            progress=say,
+        )
         base = {t: r for run in off for t, r in run.tests.items()}
         tests = {t: float(r["seconds"]) for t, r in base.items()}
         total = sum(tests.values())
@@ -150,18 +163,35 @@ def main(argv=None) -> int:
             up = Upstream(upstream.root, upstream.sha, overlay_for(mutant, torch_dir, work / f"m{i}"), "")
             killed, selected, full, reasons = set(), set(), False, []
             for leg in legs:
-                run = record_leg(leg, ws, up, work / f"m{i}" / leg.feature, env, coverage=False, pytest_args=PER_TEST_TIMEOUT)
+                run = record_leg(
+                    leg,
+                    ws,
+                    up,
+                    work / f"m{i}" / leg.feature,
+                    env,
+                    coverage=False,
+                    pytest_args=PER_TEST_TIMEOUT,
+                )
                 mine = [t for t in base if t in m.features[leg.feature].tests]
-                killed |= {t for t in mine if base[t]["outcome"] == "passed" and run.tests.get(t, {}).get("outcome", "failed") == "failed"}
+                killed |= {
+                    t
+                    for t in mine
+                    if base[t]["outcome"] == "passed"
+                    and run.tests.get(t, {}).get("outcome", "failed") == "failed"
+                }
                 cfg, tfs = leg_files(leg, ws, upstream)
                 roots = roots_of(ws, upstream)
-                sel = select_tests(m, leg.feature, [mutant.change()], digests(tfs, roots), digests(cfg, roots))
+                sel = select_tests(
+                    m, leg.feature, [mutant.change()], digests(tfs, roots), digests(cfg, roots)
+                )
                 selected |= set(m.features[leg.feature].tests) if sel.full else set(sel.tests)
                 full |= sel.full
                 reasons.append(sel.line())
             outcomes.append(Outcome(mutant, killed, selected, full, " | ".join(reasons)))
-            say(f"{i + 1}/{len(mutants)} {mutant.describe()}: killed by {len(killed)} tests, "
-                f"selected {len(selected)}{' (full)' if full else ''}, caught={bool(killed & selected)}")
+            say(
+                f"{i + 1}/{len(mutants)} {mutant.describe()}: killed by {len(killed)} tests, "
+                f"selected {len(selected)}{' (full)' if full else ''}, caught={bool(killed & selected)}"
+            )
         verified = verify(outcomes, legs, ws, upstream, torch_dir, work, env, args.verify, say)
         picks_map = [o.selected for o in outcomes]
         costs = [sum(tests[t] for t in p) / total for p in picks_map]
@@ -181,7 +211,16 @@ def verify(outcomes, legs, ws, upstream, torch_dir, work, env, n, say) -> str:
         only = write_only(work / f"v{i}.json", resolve(o.selected, [], roots_of(ws, upstream)))
         failed = set()
         for leg in legs:
-            run = record_leg(leg, ws, up, work / f"v{i}" / leg.feature, env, coverage=False, only=only, pytest_args=PER_TEST_TIMEOUT)
+            run = record_leg(
+                leg,
+                ws,
+                up,
+                work / f"v{i}" / leg.feature,
+                env,
+                coverage=False,
+                only=only,
+                pytest_args=PER_TEST_TIMEOUT,
+            )
             failed |= {t for t, r in run.tests.items() if r["outcome"] == "failed"}
         done += 1
         same += bool(failed & o.killed) == bool(o.selected & o.killed)
@@ -192,9 +231,13 @@ def verify(outcomes, legs, ws, upstream, torch_dir, work, env, n, say) -> str:
 def print_report(m, on, off, outcomes, tests, total, picks_map, picks_name, picks_rand, verified) -> None:
     wall_on, wall_off = sum(r.wall for r in on), sum(r.wall for r in off)
     killed = sum(1 for o in outcomes if o.killed)
-    print(f"suite: {len(tests)} tests in {len(on)} legs ({', '.join(r.feature for r in on)}), {total:.1f} s recorded")
-    print(f"mutants: {len(outcomes)} ({killed} killed by the full suite, {len(outcomes) - killed} survived it); "
-          f"map fell back to the full leg for {sum(o.full for o in outcomes)}")
+    print(
+        f"suite: {len(tests)} tests in {len(on)} legs ({', '.join(r.feature for r in on)}), {total:.1f} s recorded"
+    )
+    print(
+        f"mutants: {len(outcomes)} ({killed} killed by the full suite, {len(outcomes) - killed} survived it); "
+        f"map fell back to the full leg for {sum(o.full for o in outcomes)}"
+    )
     print("| selection              | caught  | recall | mean cost | median cost |")
     print("|------------------------|---------|--------|-----------|-------------|")
     print(summarize("change map (this)", outcomes, picks_map, tests, total))

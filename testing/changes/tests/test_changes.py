@@ -80,7 +80,12 @@ def test_round_trip_and_shared_sets(tmp_path):
 
 @pytest.mark.parametrize(
     "content, words",
-    [(None, "no change map at"), ("{", "not JSON"), ('{"format": 99}', "format 99"), ('{"format": 1}', "corrupt")],
+    [
+        (None, "no change map at"),
+        ("{", "not JSON"),
+        ('{"format": 99}', "format 99"),
+        ('{"format": 1}', "corrupt"),
+    ],
 )
 def test_bad_map_is_one_line(tmp_path, content, words):
     path = tmp_path / "map.json"

@@ -26,7 +26,6 @@ from testing.changes.changemap import (
     Recorded,
     digests,
     make_map,
-    test_file,
 )
 from testing.config.features import Feature as ConfigFeature
 from tools.select.changes import covplugin
@@ -85,7 +84,12 @@ def record_leg(
     extra = ["-p", PLUGIN, *pytest_args] + (["--oot-only", str(only)] if only else [])
     argv = pytest_command(leg, ws, out / "junit.xml", None, extra, smoke=1, upstream=upstream)
     child = child_env(ws, env, upstream.core_path)
-    child.update({covplugin.OUT_ENV: str(out), covplugin.ROOTS_ENV: json.dumps({k: str(v) for k, v in roots.items() if v})})
+    child.update(
+        {
+            covplugin.OUT_ENV: str(out),
+            covplugin.ROOTS_ENV: json.dumps({k: str(v) for k, v in roots.items() if v}),
+        }
+    )
     if not coverage:
         child[covplugin.OFF_ENV] = "1"
     started = time.perf_counter()
@@ -176,7 +180,8 @@ def ops_from_memory(memory: Optional[Path], test_ids: Sequence[str]) -> Optional
         ops = {
             op
             for test, variant, op in index.get((os.path.basename(file), cls), ())
-            if name.startswith(f"{test}_{variant.replace('.', '_')}_" if variant else f"{test}_") or name == test
+            if name.startswith(f"{test}_{variant.replace('.', '_')}_" if variant else f"{test}_")
+            or name == test
         }
         out[tid] = frozenset(ops)
     return out
@@ -235,17 +240,23 @@ def _carry(prev: ChangeMap, feat: Feature, fns: Functions, import_time: set[int]
     for i, f in enumerate(prev.functions):
         remap[i] = fns.id(f.file, f.name, f.start, f.end)
     import_time |= {remap[i] for i in prev.import_time}
-    tests = {t: Recorded(r.seconds, frozenset(remap[i] for i in r.functions), r.ops) for t, r in feat.tests.items()}
+    tests = {
+        t: Recorded(r.seconds, frozenset(remap[i] for i in r.functions), r.ops) for t, r in feat.tests.items()
+    }
     return Feature(feat.configs, feat.test_files, tests, feat.sentinels)
 
 
-def unchanged(prev: Optional[ChangeMap], feature: str, configs: dict, test_files: dict, core: tuple[str, str, str]) -> bool:
+def unchanged(
+    prev: Optional[ChangeMap], feature: str, configs: dict, test_files: dict, core: tuple[str, str, str]
+) -> bool:
     """The previous map's entry for this feature still holds (incremental build)."""
     if prev is None or (prev.torch_version, prev.core_git_version, prev.suite_sha) != core:
         return False
     feat = prev.features.get(feature)
-    return feat is not None and dict(feat.configs) == {k: v for k, v in configs.items() if v} and all(
-        feat.test_files.get(k) == v for k, v in test_files.items() if v
+    return (
+        feat is not None
+        and dict(feat.configs) == {k: v for k, v in configs.items() if v}
+        and all(feat.test_files.get(k) == v for k, v in test_files.items() if v)
     )
 
 
@@ -273,11 +284,18 @@ def build(
             progress(f"{leg.feature}: unchanged since the previous map, reused")
             runs.append(Run(leg.feature, cd, td))
             continue
-        progress(f"{leg.feature}: running {len(tests)} test files with coverage={'on' if coverage else 'off'}")
+        progress(
+            f"{leg.feature}: running {len(tests)} test files with coverage={'on' if coverage else 'off'}"
+        )
         run = record_leg(leg, ws, upstream, out_dir / leg.feature, env, coverage=coverage)
         progress(f"{leg.feature}: {len(run.tests)} tests in {run.wall:.1f}s (exit {run.exit_code})")
         runs.append(run)
     m = assemble(
-        runs, torch_version=torch_version, git_version=git_version, suite_sha=upstream.sha, memory=memory, previous=previous
+        runs,
+        torch_version=torch_version,
+        git_version=git_version,
+        suite_sha=upstream.sha,
+        memory=memory,
+        previous=previous,
     )
     return m, runs

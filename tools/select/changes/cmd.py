@@ -77,7 +77,9 @@ def cmd_changemap(args) -> int:
         if args.feature:
             unknown = sorted(set(args.feature) - {f.name for f in features})
             if unknown:
-                raise SelectError(f"--feature {unknown[0]}: no such feature ({', '.join(f.name for f in features)})")
+                raise SelectError(
+                    f"--feature {unknown[0]}: no such feature ({', '.join(f.name for f in features)})"
+                )
             features = [f for f in features if f.name in args.feature]
         try:
             previous = None if args.rebuild else read_map(out)

@@ -40,8 +40,16 @@ def recorded(tmp_path_factory):
         memory.db.executemany(
             "INSERT INTO op_index VALUES (?, ?, ?)",
             [
-                ("aten::view", "test/nn/test_flatten_device.py::TestFlattenDevice::test_flatten_default_keeps_batch_dim", ""),
-                ("aten::empty.memory_format", "test/nn/test_flatten_device.py::TestFlattenDevice::test_flatten_keeps_device_and_dtype", ""),
+                (
+                    "aten::view",
+                    "test/nn/test_flatten_device.py::TestFlattenDevice::test_flatten_default_keeps_batch_dim",
+                    "",
+                ),
+                (
+                    "aten::empty.memory_format",
+                    "test/nn/test_flatten_device.py::TestFlattenDevice::test_flatten_keeps_device_and_dtype",
+                    "",
+                ),
             ],
         )
         memory.db.commit()
@@ -74,7 +82,9 @@ def test_aten_op_part(recorded):
     assert recorded["m"].ops_recorded
     batch = [t for tid, t in feat.tests.items() if "test_flatten_default_keeps_batch_dim_" in tid]
     assert len(batch) == 3 and all(t.ops == {"aten::view"} for t in batch)
-    others = [t for tid, t in feat.tests.items() if "keeps_batch_dim" not in tid and "keeps_device" not in tid]
+    others = [
+        t for tid, t in feat.tests.items() if "keeps_batch_dim" not in tid and "keeps_device" not in tid
+    ]
     assert others and all(not t.ops for t in others)
 
 
@@ -95,7 +105,9 @@ def test_only_selection_runs_through_the_plugin(recorded):
     up = recorded["upstream"]
     only = write_only(recorded["tmp"] / "only.json", resolve(picked, [], {"${TORCH_ROOT}": up.root}))
     leg = leg_of(recorded["feature"], up.sha)
-    run = record_leg(leg, recorded["ws"], up, recorded["tmp"] / "only-run", recorded["env"], coverage=False, only=only)
+    run = record_leg(
+        leg, recorded["ws"], up, recorded["tmp"] / "only-run", recorded["env"], coverage=False, only=only
+    )
     assert sorted(run.tests) == picked and run.exit_code == 0 and run.data_dir is None
 
 
@@ -112,8 +124,14 @@ def test_unchanged_feature_is_reused(recorded, capsys):
         **recorded["kw"],
     )
     assert said == ["upstream-spyre-nn: unchanged since the previous map, reused"]
-    assert m.features["upstream-spyre-nn"].tests.keys() == recorded["m"].features["upstream-spyre-nn"].tests.keys()
+    assert (
+        m.features["upstream-spyre-nn"].tests.keys()
+        == recorded["m"].features["upstream-spyre-nn"].tests.keys()
+    )
     old, new = recorded["m"], m
     t = sorted(new.features["upstream-spyre-nn"].tests)[0]
-    names = lambda mm: {(mm.functions[i].file, mm.functions[i].name) for i in mm.features["upstream-spyre-nn"].tests[t].functions}  # noqa: E731
+    names = lambda mm: {
+        (mm.functions[i].file, mm.functions[i].name)
+        for i in mm.features["upstream-spyre-nn"].tests[t].functions
+    }  # noqa: E731
     assert names(old) == names(new)
