@@ -120,6 +120,10 @@ def summarize(name: str, outcomes: list, picks: list, tests: dict, total: float)
     )
 
 
+def progress(msg: str) -> None:
+    print(f"bench: {msg}", file=sys.stderr, flush=True)
+
+
 def main(argv=None) -> int:
     args = args_parser().parse_args(argv)
     env = dict(os.environ)
@@ -140,7 +144,7 @@ def main(argv=None) -> int:
         features = [f for f in discover_features(ws, extra) if not wanted or f.name in wanted]
         legs = [leg_of(f, upstream.sha) for f in features]
         tv, gv = core_versions()
-        say = lambda msg: print(f"bench: {msg}", file=sys.stderr, flush=True)  # noqa: E731
+        say = progress
         m, on = build(legs, ws, upstream, work / "on", env, torch_version=tv, git_version=gv, progress=say)
         _, off = build(
             legs,

@@ -130,8 +130,11 @@ def test_unchanged_feature_is_reused(recorded, capsys):
     )
     old, new = recorded["m"], m
     t = sorted(new.features["upstream-spyre-nn"].tests)[0]
-    names = lambda mm: {
-        (mm.functions[i].file, mm.functions[i].name)
-        for i in mm.features["upstream-spyre-nn"].tests[t].functions
-    }  # noqa: E731
+
+    def names(mm):
+        return {
+            (mm.functions[i].file, mm.functions[i].name)
+            for i in mm.features["upstream-spyre-nn"].tests[t].functions
+        }
+
     assert names(old) == names(new)
