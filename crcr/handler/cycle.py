@@ -195,7 +195,7 @@ def run_hooked_leg(
     `smoke`: run 1/N of it (the local cycle), 1 = the whole leg (run-leg on a real runner).
     A leg the change-aware selection narrows runs only its selection, whole."""
     upstream = hooks.upstream_for(leg)
-    selection, only = hooks.selection_for(leg, out, ws, args.test_command)
+    selection, selection_file = hooks.selection_for(leg, out, ws, args.test_command)
     result = run_leg(
         leg,
         ws,
@@ -208,7 +208,7 @@ def run_hooked_leg(
         target_template=args.target_template,
         smoke=smoke,
         upstream=upstream,
-        only=only,
+        selection=selection_file,
     )
     if selection is not None:
         notes = list(result.notes)

@@ -120,8 +120,9 @@ def pytest_command(
     extra: Sequence[str] = (),
     smoke: int = 1,
     upstream: Upstream = NO_UPSTREAM,
-    only: Optional[Path] = None,
+    selection: Optional[Path] = None,
 ) -> list[str]:
+    """`selection`: a change-aware selection file (testing/changes/only.py), run whole."""
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}"]
     suites = leg_suites(leg, ws, upstream)
     if runs.has_module(ws, runs.PLUGIN):
@@ -130,8 +131,8 @@ def pytest_command(
             argv += ["--config", config]
         if upstream.root:
             argv += ["--upstream-root", str(upstream.root)]
-        if only:  # the change-aware selection, run whole (no smoke slice)
-            argv += ["--oot-only", str(only)]
+        if selection:  # the change-aware selection, run whole (no smoke slice)
+            argv += ["--oot-only", str(selection)]
             smoke = 1
     if suites.upstream and not suites.files:
         # node ids (and JUnit classnames) relative to the checkout: test/nn/test_x.py::...
@@ -158,13 +159,13 @@ def bazel_targets(leg: Leg, template: str) -> list[str]:
 
 
 def bazel_command(
-    leg: Leg, ws: Path, template: str, upstream: Upstream = NO_UPSTREAM, only: Optional[Path] = None
+    leg: Leg, ws: Path, template: str, upstream: Upstream = NO_UPSTREAM, selection: Optional[Path] = None
 ) -> list[str]:
     argv = [str(ws / "tools" / "bazel"), "test", *bazel_targets(leg, template), "--test_output=errors"]
     if upstream.root:
         argv.append(f"--test_arg=--upstream-root={upstream.root}")
-    if only:
-        argv.append(f"--test_arg=--oot-only={only}")
+    if selection:
+        argv.append(f"--test_arg=--oot-only={selection}")
     if leg.candidate.bazel_config:
         argv.append(f"--config={leg.candidate.bazel_config}")
     if leg.shard_total > 1:
@@ -288,9 +289,9 @@ def run_leg(
     target_template: str = DEFAULT_TARGET_TEMPLATE,
     smoke: int = 1,
     upstream: Upstream = NO_UPSTREAM,
-    only: Optional[Path] = None,
+    selection: Optional[Path] = None,
 ) -> LegResult:
-    """`only`: the change-aware selection file (testing/changes/only.py); None runs the leg whole."""
+    """`selection`: the change-aware selection file (testing/changes/only.py); None runs the leg whole."""
     out_dir.mkdir(parents=True, exist_ok=True)
     junit = out_dir / f"{leg.job_name}.xml"
     junit.unlink(missing_ok=True)
@@ -305,9 +306,9 @@ def run_leg(
     if template:
         argv = template_command(template, leg, ws, junit, upstream)
     elif runner == "pytest":
-        argv = pytest_command(leg, ws, junit, select, smoke=smoke, upstream=upstream, only=only)
+        argv = pytest_command(leg, ws, junit, select, smoke=smoke, upstream=upstream, selection=selection)
     else:
-        argv = bazel_command(leg, ws, target_template, upstream, only)
+        argv = bazel_command(leg, ws, target_template, upstream, selection)
         if upstream.core_path:
             notes.append("core overlay not applied by the bazel runner (use --runner pytest)")
     code, timed_out = run_command(

@@ -5,8 +5,9 @@ Each changed path is explained or not:
   test file is not this leg's concern; any other file under test/ (a helper) is unexplained;
 - torch/**/*.py: the functions whose lines changed (the map's version of the file) select the
   tests that executed them; a module-level line selects every test executing code of the file;
-  a file no test executes selects nothing; a function run at import time, an added or a
-  deleted core file is unexplained;
+  a file no test executes selects nothing; a new module selects nothing by itself (tests reach
+  it only through an import, and that import is a change of its own); a function run at
+  import time or a deleted core file is unexplained;
 - native_functions.yaml: the ops whose `func:` lines changed, through the tests' aten ops;
   a kernel file named for an op (snake_case of its stem) likewise; other native code is
   unexplained;
@@ -84,6 +85,7 @@ class _Acc:
     files: set[str] = field(default_factory=set)
     reasons: list[str] = field(default_factory=list)
     unexplained: Optional[str] = None
+    changes: Sequence[FileChange] = ()  # the whole diff (a new module is explained by its importers)
 
     def add(self, why: str, tests: Iterable[str]) -> None:
         tests = set(tests)
@@ -120,10 +122,28 @@ def _functions_at(m: ChangeMap, path: str, ranges: Sequence[tuple[int, int]]) ->
     return touched, outside
 
 
+def importers(path: str, changes: Sequence[FileChange]) -> list[str]:
+    """Changed files whose added lines import the module at `path` (torch/a/b.py -> b)."""
+    leaf = PurePosixPath(path).parent.name if path.endswith("/__init__.py") else PurePosixPath(path).stem
+    pattern = re.compile(rf"^\+.*\bimport\b.*\b{re.escape(leaf)}\b|^\+\s*from\s+\S*\b{re.escape(leaf)}\b")
+    return [
+        o.path for o in changes if o.path != path and any(pattern.search(ln) for h in o.hunks for ln in h.lines)
+    ]
+
+
+def _new_core_file(c: FileChange, acc: _Acc) -> None:
+    """A module no test can have run: it reaches tests only through a file that imports it,
+    and that import is itself in the diff (and selects through the map)."""
+    by = importers(c.path, acc.changes)
+    acc.reasons.append(
+        f"new core file {c.path}, imported by changed {by[0]}" if by else f"new core file nothing imports: {c.path}"
+    )
+
+
 def _core_python(m: ChangeMap, feat: Feature, c: FileChange, acc: _Acc, file_level: bool) -> None:
     ids = m.functions_of(c.path)
     if c.status == "A":
-        acc.unexplained = acc.unexplained or f"new core file the map cannot know: {c.path}"
+        _new_core_file(c, acc)
         return
     if not ids:
         acc.reasons.append(f"{c.path}: no test executes it (0 tests)")
@@ -221,7 +241,7 @@ def select_tests(
     feat = m.features.get(feature)
     if feat is None:
         return full_leg(feature, f"the change map has no tests of {feature}")
-    acc = _Acc()
+    acc = _Acc(changes=changes)
     for c in changes:
         _classify(m, feat, c, acc, bool(file_level))
         if acc.unexplained:

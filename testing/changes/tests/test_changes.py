@@ -120,7 +120,6 @@ def test_core_file_no_test_runs_selects_nothing_but_sentinels():
     "text, why",
     [
         (diff("torch/nn/functional.py", "31", "31"), "register runs at import time"),
-        (diff("torch/nn/new.py", "0,0", "1", "A"), "new core file"),
         (diff("CMakeLists.txt", "3", "3"), "build or codegen file changed: CMakeLists.txt"),
         (diff("torch/csrc/autograd/engine.cpp", "3", "3"), "unmapped native code"),
         (diff("test/common_helpers.py", "3", "3"), "test helper changed"),
@@ -131,6 +130,16 @@ def test_unexplained_changes_run_the_full_leg(text, why):
     s = pick(text)
     assert s.full and s.selected == s.total == 4
     assert why in s.line() and s.line().startswith("full leg (4 tests): ")
+
+
+def test_a_new_core_module_is_explained_by_its_importers():
+    new = diff("torch/nn/newmod.py", "0,0", "1", "A")
+    alone = pick(new)
+    assert not alone.full and "new core file nothing imports: torch/nn/newmod.py" in alone.line()
+    importer = f"diff --git a/{FLAT} b/{FLAT}\n@@ -11,0 +12 @@\n+        from torch.nn import newmod\n"
+    both = pick(new + importer)
+    assert "imported by changed torch/nn/modules/flatten.py" in both.line()
+    assert t("test_init_spyre_float32") in both.tests  # through the importer's own change
 
 
 def test_native_changes_map_through_ops():
