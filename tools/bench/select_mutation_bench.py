@@ -24,6 +24,7 @@ import random
 import statistics
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -162,40 +163,10 @@ def main(argv=None) -> int:
         total = sum(tests.values())
         mutants = pick_mutants(m, torch_dir, args.mutants, rng)
         say(f"{len(mutants)} mutants over {len(tests)} tests ({total:.1f} s recorded)")
-        outcomes = []
-        for i, mutant in enumerate(mutants):
-            up = Upstream(upstream.root, upstream.sha, overlay_for(mutant, torch_dir, work / f"m{i}"), "")
-            killed, selected, full, reasons = set(), set(), False, []
-            for leg in legs:
-                run = record_leg(
-                    leg,
-                    ws,
-                    up,
-                    work / f"m{i}" / leg.feature,
-                    env,
-                    coverage=False,
-                    pytest_args=PER_TEST_TIMEOUT,
-                )
-                mine = [t for t in base if t in m.features[leg.feature].tests]
-                killed |= {
-                    t
-                    for t in mine
-                    if base[t]["outcome"] == "passed"
-                    and run.tests.get(t, {}).get("outcome", "failed") == "failed"
-                }
-                cfg, tfs = leg_files(leg, ws, upstream)
-                roots = roots_of(ws, upstream)
-                sel = select_tests(
-                    m, leg.feature, [mutant.change()], digests(tfs, roots), digests(cfg, roots)
-                )
-                selected |= set(m.features[leg.feature].tests) if sel.full else set(sel.tests)
-                full |= sel.full
-                reasons.append(sel.line())
-            outcomes.append(Outcome(mutant, killed, selected, full, " | ".join(reasons)))
-            say(
-                f"{i + 1}/{len(mutants)} {mutant.describe()}: killed by {len(killed)} tests, "
-                f"selected {len(selected)}{' (full)' if full else ''}, caught={bool(killed & selected)}"
-            )
+        outcomes = [
+            run_mutant(i, mutant, m, legs, ws, upstream, torch_dir, work, env, base)
+            for i, mutant in enumerate(mutants)
+        ]
         verified = verify(outcomes, legs, ws, upstream, torch_dir, work, env, args.verify, say)
         picks_map = [o.selected for o in outcomes]
         costs = [sum(tests[t] for t in p) / total for p in picks_map]
@@ -203,6 +174,48 @@ def main(argv=None) -> int:
         picks_rand = [equal_cost_pick(c, tests, total, rng) for c in costs]
         print_report(m, on, off, outcomes, tests, total, picks_map, picks_name, picks_rand, verified)
     return 0
+
+
+def run_legs(legs, ws, up: Upstream, work: Path, env, selection=None) -> dict:
+    """Every leg at once (a leg is mostly start-up: imports, op_db), their tests' outcomes merged."""
+    with ThreadPoolExecutor(max_workers=len(legs)) as pool:
+        runs = pool.map(
+            lambda leg: record_leg(
+                leg,
+                ws,
+                up,
+                work / leg.feature,
+                env,
+                coverage=False,
+                only=selection,
+                pytest_args=PER_TEST_TIMEOUT,
+            ),
+            legs,
+        )
+        return {t: r for run in runs for t, r in run.tests.items()}
+
+
+def run_mutant(i, mutant, m, legs, ws, upstream, torch_dir, work, env, base) -> Outcome:
+    up = Upstream(upstream.root, upstream.sha, overlay_for(mutant, torch_dir, work / f"m{i}"), "")
+    ran = run_legs(legs, ws, up, work / f"m{i}", env)
+    killed = {
+        t
+        for t, r in base.items()
+        if r["outcome"] == "passed" and ran.get(t, {}).get("outcome", "failed") == "failed"
+    }
+    selected, full, reasons = set(), False, []
+    roots = roots_of(ws, upstream)
+    for leg in legs:
+        cfg, tfs = leg_files(leg, ws, upstream)
+        sel = select_tests(m, leg.feature, [mutant.change()], digests(tfs, roots), digests(cfg, roots))
+        selected |= set(m.features[leg.feature].tests) if sel.full else set(sel.tests)
+        full |= sel.full
+        reasons.append(sel.line())
+    progress(
+        f"{i + 1} {mutant.describe()}: killed by {len(killed)} tests, selected {len(selected)}"
+        f"{' (full)' if full else ''}, caught={bool(killed & selected)}"
+    )
+    return Outcome(mutant, killed, selected, full, " | ".join(reasons))
 
 
 def verify(outcomes, legs, ws, upstream, torch_dir, work, env, n, say) -> str:
@@ -213,19 +226,8 @@ def verify(outcomes, legs, ws, upstream, torch_dir, work, env, n, say) -> str:
             continue
         up = Upstream(upstream.root, upstream.sha, overlay_for(o.mutant, torch_dir, work / f"m{i}"), "")
         only = write_only(work / f"v{i}.json", resolve(o.selected, [], roots_of(ws, upstream)))
-        failed = set()
-        for leg in legs:
-            run = record_leg(
-                leg,
-                ws,
-                up,
-                work / f"v{i}" / leg.feature,
-                env,
-                coverage=False,
-                only=only,
-                pytest_args=PER_TEST_TIMEOUT,
-            )
-            failed |= {t for t, r in run.tests.items() if r["outcome"] == "failed"}
+        ran = run_legs(legs, ws, up, work / f"v{i}", env, selection=only)
+        failed = {t for t, r in ran.items() if r["outcome"] == "failed"}
         done += 1
         same += bool(failed & o.killed) == bool(o.selected & o.killed)
         say(f"verify {o.mutant.describe()}: selection run failed {len(failed)} tests")

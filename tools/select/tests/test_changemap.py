@@ -96,7 +96,10 @@ def test_map_round_trip_and_a_selection_from_it(recorded):
     sel = select_tests(m, "upstream-spyre-nn", [change], dict(feat.test_files), dict(feat.configs))
     assert not sel.full and sel.selected == 13 and "Flatten.__init__" in sel.line()
     unrelated = FileChange("torch/_inductor/scheduler.py", "M", (Hunk(10, 1, ()),))
-    assert select_tests(m, "upstream-spyre-nn", [unrelated], dict(feat.test_files)).selected == 2  # sentinels
+    assert (
+        select_tests(m, "upstream-spyre-nn", [unrelated], dict(feat.test_files), dict(feat.configs)).selected
+        == 2
+    )  # sentinels
 
 
 def test_only_selection_runs_through_the_plugin(recorded):
