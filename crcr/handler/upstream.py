@@ -164,12 +164,9 @@ def select_memory(env: Mapping[str, str]) -> Path:
     """tools/select's repository memory (its op index), where present."""
     if env.get(SELECT_MEMORY_ENV):
         return Path(env[SELECT_MEMORY_ENV])
-    base = (
-        Path(env["XDG_CACHE_HOME"])
-        if env.get("XDG_CACHE_HOME")
-        else Path(env.get("HOME") or Path.home()) / ".cache"
-    )
-    return base / "oot-ci" / "select" / "memory.db"
+    from testing.changes.changemap import select_dir
+
+    return select_dir(env) / "memory.db"
 
 
 def after_leg(

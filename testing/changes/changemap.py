@@ -27,16 +27,19 @@ ROOT_TOKENS = ("${REPO_ROOT}", "${TORCH_ROOT}")
 MAP_ENV = "OOT_CHANGE_MAP"
 
 
-def default_map_path(env: Mapping[str, str]) -> Path:
-    """$OOT_CHANGE_MAP, else beside the repository memory: $XDG_CACHE_HOME/oot-ci/select/."""
-    if env.get(MAP_ENV):
-        return Path(env[MAP_ENV])
+def select_dir(env: Mapping[str, str]) -> Path:
+    """Where tools/select keeps the repository memory and the change map."""
     base = (
         Path(env["XDG_CACHE_HOME"])
         if env.get("XDG_CACHE_HOME")
-        else Path(env.get("HOME") or "~").expanduser() / ".cache"
+        else Path(env.get("HOME") or Path.home()) / ".cache"
     )
-    return base / "oot-ci" / "select" / "changemap.json"
+    return base / "oot-ci" / "select"
+
+
+def default_map_path(env: Mapping[str, str]) -> Path:
+    """$OOT_CHANGE_MAP, else beside the repository memory."""
+    return Path(env[MAP_ENV]) if env.get(MAP_ENV) else select_dir(env) / "changemap.json"
 
 
 class ChangeMapError(ValueError):
