@@ -61,6 +61,9 @@ def args_parser() -> argparse.ArgumentParser:
     p.add_argument("--extra-configs", action="append", default=[], help="feature configs naming its files")
     p.add_argument("--verify", type=int, default=3, help="killed mutants re-run through --oot-only")
     p.add_argument("--work", help="keep runs here (default: a temp dir)")
+    p.add_argument(
+        "--jobs", type=int, default=2, help="mutants run side by side (each runs its legs at once)"
+    )
     return p
 
 
@@ -163,10 +166,13 @@ def main(argv=None) -> int:
         total = sum(tests.values())
         mutants = pick_mutants(m, torch_dir, args.mutants, rng)
         say(f"{len(mutants)} mutants over {len(tests)} tests ({total:.1f} s recorded)")
-        outcomes = [
-            run_mutant(i, mutant, m, legs, ws, upstream, torch_dir, work, env, base)
-            for i, mutant in enumerate(mutants)
-        ]
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # mutants side by side
+            outcomes = list(
+                pool.map(
+                    lambda im: run_mutant(im[0], im[1], m, legs, ws, upstream, torch_dir, work, env, base),
+                    enumerate(mutants),
+                )
+            )
         verified = verify(outcomes, legs, ws, upstream, torch_dir, work, env, args.verify, say)
         picks_map = [o.selected for o in outcomes]
         costs = [sum(tests[t] for t in p) / total for p in picks_map]
