@@ -144,8 +144,13 @@ def main(argv=None) -> int:
         else:
             upstream, configs = fixture_upstream(work / "state", env)
             extra = [configs]
-        wanted = args.feature or ([] if args.upstream_root else list(DEFAULT_FEATURES))
-        features = [f for f in discover_features(ws, extra) if not wanted or f.name in wanted]
+        # default: the fixture's legs and one in-tree one, or with --upstream-root its configs' legs
+        in_tree = {f.name for f in discover_features(ws, [])}
+        found = discover_features(ws, extra)
+        wanted = args.feature or (
+            [f.name for f in found if f.name not in in_tree] if args.upstream_root else list(DEFAULT_FEATURES)
+        )
+        features = [f for f in found if f.name in wanted]
         legs = [leg_of(f, upstream.sha) for f in features]
         tv, gv = core_versions()
         say = progress
