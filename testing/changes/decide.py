@@ -127,7 +127,9 @@ def importers(path: str, changes: Sequence[FileChange]) -> list[str]:
     leaf = PurePosixPath(path).parent.name if path.endswith("/__init__.py") else PurePosixPath(path).stem
     pattern = re.compile(rf"^\+.*\bimport\b.*\b{re.escape(leaf)}\b|^\+\s*from\s+\S*\b{re.escape(leaf)}\b")
     return [
-        o.path for o in changes if o.path != path and any(pattern.search(ln) for h in o.hunks for ln in h.lines)
+        o.path
+        for o in changes
+        if o.path != path and any(pattern.search(ln) for h in o.hunks for ln in h.lines)
     ]
 
 
@@ -136,7 +138,9 @@ def _new_core_file(c: FileChange, acc: _Acc) -> None:
     and that import is itself in the diff (and selects through the map)."""
     by = importers(c.path, acc.changes)
     acc.reasons.append(
-        f"new core file {c.path}, imported by changed {by[0]}" if by else f"new core file nothing imports: {c.path}"
+        f"new core file {c.path}, imported by changed {by[0]}"
+        if by
+        else f"new core file nothing imports: {c.path}"
     )
 
 
