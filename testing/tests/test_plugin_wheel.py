@@ -72,7 +72,7 @@ def test_wheel_holds_the_plugin_and_its_schema_only():
     # The same modules as //testing:plugin (its sources are this test's data).
     expected = {"testing/__init__.py"} | {
         f"testing/{pkg}/{f.name}"
-        for pkg in ("config", "plugin", "results", "supervisor")
+        for pkg in ("changes", "config", "plugin", "results", "supervisor")
         for f in Path("testing", pkg).glob("*.py")
     }
     assert "testing/plugin/plugin.py" in expected and code == expected, sorted(code ^ expected)
