@@ -30,7 +30,7 @@ class Counts:
 
 
 def count_cases(root: ET.Element) -> Counts:
-    """xfailed counts as skipped, xpassed as passed, every error or crash as failed."""
+    """xfailed counts as skipped, xpassed (strict too) as passed, every failure, error or crash as failed."""
     kinds = [tally(case.outcome) for case in junit.cases_in(root)]
     return Counts(kinds.count("passed"), kinds.count("failed"), kinds.count("skipped"))
 

@@ -26,7 +26,7 @@ from crcr.dispatch import Dispatch
 from crcr.errors import ConfigError
 from testing.config import features as config_features
 from testing.config.features import ALL_FEATURE, Feature, Suites, config_suites  # noqa: F401  (re-exported)
-from tools.shard.matrix import shard_slots
+from testing.matrix.legs import shard_slots
 
 
 @dataclass(frozen=True)
@@ -110,13 +110,13 @@ def auto_shards(features: Sequence[Feature], requested: int) -> int:
 def plan_legs(
     candidates: Sequence[Candidate], features: Sequence[Feature], shards: int = 1, base: str = "test"
 ) -> list[Leg]:
-    """Every candidate x feature x shard (tools/shard/matrix.py lays the slots out)."""
+    """Every candidate x feature x shard (testing/matrix/legs.py lays the slots out)."""
     if shards < 1:
         raise ConfigError("--shards must be >= 1")
     legs: list[Leg] = []
     slots = shard_slots([Feature(*f) for f in features], lambda _: shards)
     for cand in candidates:
-        for (feature, configs), shard, total in slots:
+        for (feature, configs, *_), shard, total in slots:
             parts = [] if cand.primary else [cand.name]
             parts += [feature] + ([f"{shard + 1}of{total}"] if total > 1 else [])
             legs.append(

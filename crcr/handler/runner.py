@@ -123,28 +123,27 @@ def pytest_command(
     selection: Optional[Path] = None,
 ) -> list[str]:
     """`selection`: a change-aware selection file (testing/changes/only.py), run whole."""
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}"]
     suites = leg_suites(leg, ws, upstream)
-    if runs.has_module(ws, runs.PLUGIN):
-        argv += ["-p", runs.PLUGIN]
-        for config in leg.configs:
-            argv += ["--config", config]
-        if upstream.root:
-            argv += ["--upstream-root", str(upstream.root)]
-        if selection:  # the change-aware selection, run whole (no smoke slice)
-            argv += ["--oot-only", str(selection)]
-            smoke = 1
-    if suites.upstream and not suites.files:
-        # node ids (and JUnit classnames) relative to the checkout: test/nn/test_x.py::...
-        argv += ["--rootdir", str(upstream.root)]
+    adapted = runs.has_module(ws, runs.PLUGIN)
+    if selection and adapted:  # the plugin filters it before instantiation; no smoke slice
+        extra, smoke = [*extra, "--oot-only", str(selection)], 1
     # smoke > 1 runs one duration-balanced slice of the leg's shard (local quick cycle);
     # legs on upstream's files run whole: they are what the dispatch is about
     total = leg.shard_total * (1 if suites.upstream else max(1, smoke))
-    if total > 1 and runs.has_module(ws, runs.SHARD_PLUGIN):
-        argv += ["-p", runs.SHARD_PLUGIN, "--shard-index", str(leg.shard_index), "--shard-total", str(total)]
-    if select:
-        argv += ["-m", select]
-    return argv + list(extra) + (list(suites.files + suites.upstream) or [SUITES])
+    return runs.PytestCommand(
+        paths=list(suites.files + suites.upstream) or [SUITES],
+        plugins=[runs.PLUGIN] if adapted else [],
+        configs=leg.configs if adapted else [],
+        extra=extra,
+        quiet=True,
+        cache=False,
+        upstream_root=str(upstream.root) if adapted and upstream.root else None,
+        # node ids (and JUnit classnames) relative to the checkout: test/nn/test_x.py::...
+        rootdir=str(upstream.root) if suites.upstream and not suites.files else None,
+        junitxml=str(junit),
+        shard=(leg.shard_index, total) if total > 1 and runs.has_module(ws, runs.SHARD_PLUGIN) else None,
+        markexpr=select or None,
+    ).argv()
 
 
 def bazel_targets(leg: Leg, template: str) -> list[str]:

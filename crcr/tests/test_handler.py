@@ -7,7 +7,7 @@ import pytest
 from crcr.dispatch import load_dispatch
 from crcr.errors import ConfigError
 from crcr.handler import main as handler
-from crcr.handler.plan import auto_shards, discover_features, matrix, plan_candidates, plan_legs
+from crcr.handler.plan import Feature, auto_shards, discover_features, matrix, plan_candidates, plan_legs
 from crcr.handler.runner import choose_runner, conclusion_for, template_command
 
 
@@ -29,12 +29,12 @@ def test_device_wide_configs_join_every_leg_of_their_directory(tmp_path):
     (dev / "device.yaml").write_text("test_suite_config:\n  global:\n    backend: torch_spyre\n")
     (tmp_path / "configs" / "schema").mkdir()
     (tmp_path / "configs" / "schema" / "x.yaml").write_text(FEATURE_YAML)
-    assert discover_features(tmp_path) == [("spyre", ("configs/spyre/device.yaml",))]
+    assert discover_features(tmp_path) == [Feature("spyre", ("configs/spyre/device.yaml",))]
     (dev / "ops.yaml").write_text(FEATURE_YAML)
     (dev / "broken.yaml").write_text("test_suite_config: [unclosed\n")  # its leg reports the error
     assert discover_features(tmp_path) == [
-        ("spyre-broken", ("configs/spyre/device.yaml", "configs/spyre/broken.yaml")),
-        ("spyre-ops", ("configs/spyre/device.yaml", "configs/spyre/ops.yaml")),
+        Feature("spyre-broken", ("configs/spyre/device.yaml", "configs/spyre/broken.yaml")),
+        Feature("spyre-ops", ("configs/spyre/device.yaml", "configs/spyre/ops.yaml")),
     ]
     assert auto_shards(discover_features(tmp_path), 0) == 1
     assert auto_shards([("spyre", ())], 0) == 2 and auto_shards([("spyre", ())], 3) == 3

@@ -25,7 +25,9 @@ def test_wheel_contents(wheel):
         entry_points = z.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
     assert {"crcr/cli.py", "crcr/client.py", "crcr/outbox.py", "crcr/oidc.py"} <= names
     assert not [n for n in names if n.startswith(("crcr/relay/", "crcr/handler/", "crcr/tests/"))]
-    assert "Name: crcr-callback" in metadata and "Requires-Dist: pydantic>=2" in metadata
+    assert "Name: crcr-callback" in metadata and "Requires-Dist: pydantic>=2,<3" in metadata
+    assert "Requires-Dist: oot-ci-results>=0.1.0,<0.2" in metadata
+    assert not [n for n in names if n.startswith("testing/")]  # the shared wheel ships results
     assert "crcr-callback = crcr.cli:main" in entry_points
 
 
@@ -44,6 +46,7 @@ def test_pip_install_and_run_without_bazel(wheel, tmp_path):
             "--target",
             str(target),
             str(wheel),
+            os.environ["RESULTS_WHEEL"],
         ],
         check=True,
         timeout=120,

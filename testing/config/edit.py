@@ -1,12 +1,12 @@
-"""Comment-preserving edits of configs: find entries, change them, render the new text.
+"""The one YAML writer: comment-preserving edits of configs, rendered or written atomically.
 
 Two ways, both keeping every comment and the file's own layout:
 
 * text edits (``promote``): made on the text at the lines ruamel.yaml reports, so a diff
   holds only the changed lines whatever the indentation (Torch Spyre's configs keep
   theirs); flow-style parts fall back to a round trip with the file's guessed indentation;
-* round trip (``load_tree`` / ``dump``): the ruamel tree is changed and dumped with one
-  fixed layout (tools/select's generated configs).
+* round trip (``dump`` / ``write``): a tree read by load.py (``read_yaml``) is changed and
+  dumped with one fixed layout (tools/select's generated configs and records).
 
 Entries are found by the line they start on (a rule's file:line) or by the test file they
 name (``file_entry_for``: the path under its ``${ROOT}``, globs allowed).
@@ -19,50 +19,38 @@ from __future__ import annotations
 import fnmatch
 import io
 import json
+from enum import Enum
 from pathlib import Path
 from typing import Any, Optional
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
-from ruamel.yaml.error import MarkedYAMLError
 from ruamel.yaml.util import load_yaml_guess_indent
 
-from testing.config.errors import ConfigError, Loc
+from testing.config.errors import ConfigError
+from testing.config.load import parse_yaml, round_trip
+from testing.config.modes import Mode
 from testing.config.paths import split_root
-
-MANDATORY = "mandatory_success"
-
+from testing.results.atomic import write_text
 
 # ---------------------------------------------------------------- round trip
 
 
-def round_trip() -> YAML:
-    """The round-trip layout of generated configs: 2-space mappings, '- ' at 2 of 4."""
-    yaml = YAML(typ="rt")
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    yaml.width = 120
-    yaml.preserve_quotes = True
+def _writer(yaml: YAML) -> YAML:
+    """Enum members (Mode) are written as their values."""
+    yaml.representer.add_multi_representer(Enum, lambda rep, data: rep.represent_str(data.value))
     return yaml
-
-
-def load_tree(path: str | Path) -> Any:
-    """A config's ruamel tree for editing; unreadable or bad YAML -> ConfigError (file:line)."""
-    path = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(Loc(path, 0), "", f"cannot read config: {exc.strerror}") from None
-    try:
-        return round_trip().load(text)
-    except MarkedYAMLError as exc:
-        line = exc.problem_mark.line + 1 if exc.problem_mark else 0
-        raise ConfigError(Loc(path, line), "", f"YAML syntax error: {exc.problem}") from None
 
 
 def dump(tree: Any) -> str:
     out = io.StringIO()
-    round_trip().dump(tree, out)
+    _writer(round_trip()).dump(tree, out)
     return out.getvalue()
+
+
+def write(path: str | Path, tree: Any) -> Path:
+    """The tree dumped to `path`, whole or not at all."""
+    return write_text(path, dump(tree))
 
 
 # ---------------------------------------------------------------- finding entries
@@ -114,11 +102,11 @@ def file_entry_for(raw: Any, test_file: str) -> Optional[CommentedMap]:
 def promote(text: str, flips: list, adds: list) -> str:
     """The config's text with each entry of `flips` made mandatory_success (its reason
     dropped) and, for each (file entry, names) of `adds`, one exact entry per name
-    appended to that file's tests; `flips`/`adds` are nodes of ``YAML(typ="rt").load(text)``."""
+    appended to that file's tests; `flips`/`adds` are nodes of ``load.parse_yaml(text, ...)``."""
     try:
         after = _edit_text(text, flips, adds)
-        YAML(typ="rt").load(after)  # still YAML, or take the round trip below
-    except _NeedsRoundTrip:
+        parse_yaml(after, "<promoted>")  # still YAML, or take the round trip below
+    except (_NeedsRoundTrip, ConfigError):
         after = _round_trip(text, flips, adds)
     return after
 
@@ -136,7 +124,7 @@ def _edit_text(text: str, flips: list, adds: list) -> str:
         if entry.fa.flow_style() or "mode" not in entry:
             raise _NeedsRoundTrip()
         m_line, m_col = entry.lc.value("mode")
-        changes.append((m_line, m_line + 1, [lines[m_line][:m_col] + MANDATORY + "\n"]))
+        changes.append((m_line, m_line + 1, [lines[m_line][:m_col] + Mode.mandatory_success.value + "\n"]))
         if "reason" in entry:
             r_line, r_col = entry.lc.key("reason")
             changes.append((r_line, _block_end(lines, r_line, r_col), []))
@@ -182,7 +170,7 @@ def _mapping_indent(text: str) -> int:
 def _round_trip(text: str, flips: list, adds: list) -> str:
     """Fallback for flow-style nodes: ruamel round trip with the file's own indentation."""
     _, seq_indent, offset = load_yaml_guess_indent(text)
-    yaml = YAML(typ="rt")
+    yaml = _writer(YAML(typ="rt"))
     yaml.width = 4096
     yaml.preserve_quotes = True
     yaml.indent(
@@ -195,7 +183,7 @@ def _round_trip(text: str, flips: list, adds: list) -> str:
         for entry in fe.get("tests") or []:
             if entry.lc.line in flip_lines:
                 entry.pop("reason", None)
-                entry["mode"] = MANDATORY
+                entry["mode"] = Mode.mandatory_success.value
         for name in add_lines.get(fe.lc.line, ()):
             new = CommentedMap(names=[name])
             new.yaml_add_eol_comment("promoted: passed in this run", "names")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import NamedTuple, Optional, Sequence
 
 from testing.config.errors import ConfigError
-from testing.config.load import read_tree
+from testing.config.load import read_yaml
 from testing.config.paths import REPO_ROOT, TORCH_ROOT, files_under, split_root
 
 CONFIG_DIR = "configs"
@@ -30,7 +30,7 @@ ALL_FEATURE = "all"
 
 def _body(path: Path):
     """The test_suite_config mapping (None: not a mapping); raises ConfigError when unreadable."""
-    raw, _ = read_tree(str(path))
+    raw, _ = read_yaml(path)
     return raw.get("test_suite_config", raw) if isinstance(raw, dict) else None
 
 
@@ -88,10 +88,14 @@ def config_suites(workspace: Path, config: str, torch_root: Optional[Path] = Non
 
 
 class Feature(NamedTuple):
-    """(name, configs): a tuple, so callers may also write features as plain pairs."""
+    """A unit CI runs on its own (a leg's row, before sharding): the one feature type of the
+    CRCR handler's plan and the shard matrix (testing/matrix). A tuple, so callers may also
+    write features as plain (name, configs) pairs."""
 
     name: str
     configs: tuple[str, ...]  # workspace-relative (else absolute) config paths, the feature's own last
+    target: str = ""  # what a leg runs when it is not pytest over `configs` (e.g. a Bazel label)
+    tests: tuple[str, ...] = ()  # its known node ids, for duration-balanced shard counts
 
     @property
     def config(self) -> Optional[str]:

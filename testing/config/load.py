@@ -1,7 +1,10 @@
-"""Read one config YAML: validated models plus the ruamel tree (for lines and comments).
+"""The one YAML reader: round trip (comments, quotes and key order kept), file:line errors.
 
-ruamel.yaml keeps line numbers, so every error names file:line and the key; pydantic
-validates the shape (models.py). Pure reading: nothing is merged or interpreted here.
+Every tool reads configs (and its other YAML: scope records, capability files, the CRCR
+allowlist) through ``read_yaml``/``parse_yaml``, so a syntax error reads the same everywhere;
+``load`` also validates a test-suite config against the models. ruamel.yaml keeps line
+numbers, so every error names file:line and the key (errors.py). Pure reading: nothing is
+merged or interpreted here; writing is edit.py's.
 
 PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
@@ -9,112 +12,109 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from pathlib import Path
+from typing import Any, Iterable, Optional
 
 from pydantic import ValidationError
 from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError
+from ruamel.yaml.error import YAMLError
 
-from testing.config.errors import ConfigError, Loc
+from testing.config import comments
+from testing.config.errors import ConfigError, Loc, line_at, unreadable, validation_error, yaml_syntax_error
 from testing.config.models import ConfigDocument
+
+
+def round_trip() -> YAML:
+    """The round-trip YAML of every reader and writer: comments and quotes kept; when dumped,
+    2-space mappings with '- ' at 2 of 4 (the layout of generated configs)."""
+    yaml = YAML(typ="rt")
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.width = 120
+    yaml.preserve_quotes = True
+    return yaml
+
+
+def parse_yaml(text: str, source: str) -> Any:
+    """The ruamel tree of YAML text; bad YAML -> ConfigError at `source`:line."""
+    try:
+        return round_trip().load(text)
+    except YAMLError as exc:
+        raise yaml_syntax_error(source, exc) from None
+
+
+def read_yaml(path: str | Path) -> tuple[Any, str]:
+    """(ruamel tree, text) of a YAML file; unreadable or bad YAML -> ConfigError (file:line)."""
+    path = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise unreadable(path, exc) from None
+    return parse_yaml(text, path), text
+
+
+Keys = tuple[Any, ...]  # a key path under test_suite_config: ("files", 0, "tests", 2)
 
 
 @dataclass(frozen=True)
 class Loaded:
-    """One config file: the model, the ruamel tree it came from and its text lines."""
+    """One config file: the model, the ruamel tree it came from and its text lines.
+
+    Readers of the model ask it where a part of the model was written (``loc``) and which
+    reason its YAML comments give (``reason``, ``name_reasons``), by the part's key path,
+    so no reader outside this package walks a ruamel tree.
+    """
 
     path: str
     doc: ConfigDocument
     raw: Any
     lines: list[str]
 
+    def node(self, *keys: Any) -> Any:
+        node = self.raw["test_suite_config"]
+        for key in keys:
+            node = node[key]
+        return node
 
-def yaml_line(node: Any, loc: Iterable[Any]) -> int:
-    """Best 1-based line for a pydantic error location inside a ruamel tree."""
-    line = 1
-    for part in loc:
-        if isinstance(node, dict) and part in node:
-            lc = getattr(node, "lc", None)
-            if lc is not None:
-                line = lc.key(part)[0] + 1
-            node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
-            lc = getattr(node, "lc", None)
-            if lc is not None:
-                line = lc.item(part)[0] + 1
-            node = node[part]
-        # other parts are pydantic union tags ('str', 'OpSpec'): skip them
-    return line
+    def loc(self, *keys: Any) -> Loc:
+        """file:line of the part at `keys`."""
+        return Loc(self.path, line_at(self.raw, ("test_suite_config",) + keys))
 
+    def reason(self, *keys: Any, after: Iterable[str] = ("mode",)) -> Optional[str]:
+        """The nearest YAML comment of the list item at `keys` (comments.py): after one of
+        its `after` keys' values, the comment lines above it, or after its first line."""
+        *seq, idx = keys
+        return comments.item_reason(self.lines, self.node(*seq), idx, keys=after)
 
-def _is_union_tag(part: Any) -> bool:
-    """pydantic inserts branch names ('str', 'OpSpec', 'function-after[...]') into locs."""
-    return isinstance(part, str) and (part in ("str", "int") or part[:1].isupper() or "[" in part)
+    def name_reasons(self, *keys: Any) -> dict[str, str]:
+        """{name: its own comment} of the test entry at `keys` (a block list of names)."""
+        return comments.name_reasons(self.lines, self.node(*keys))
 
-
-def key_path(loc: Iterable[Any]) -> str:
-    parts: list[str] = []
-    for part in loc:
-        if isinstance(part, int):
-            parts.append(f"[{part}]")
-        elif _is_union_tag(part):
-            continue
-        else:
-            parts.append(("." if parts else "") + str(part))
-    return "".join(parts).removeprefix("test_suite_config.")
-
-
-def _best_error(err: ValidationError, raw: Any) -> dict:
-    """Pick the error to show: the first in the file, skipping 'not a str' union branches."""
-    errors = err.errors()
-    useful = [e for e in errors if e["type"] not in ("string_type", "int_type")] or errors
-    return min(useful, key=lambda e: (yaml_line(raw, e["loc"]), -len(e["loc"])))
-
-
-def _message(e: dict) -> str:
-    if e["type"] == "extra_forbidden":
-        return f"unknown key '{e['loc'][-1]}'"
-    if e["type"] == "enum":
-        return f"bad value {e.get('input')!r}: {e['msg'].lower()}"
-    return e["msg"].removeprefix("Value error, ")
-
-
-def read_tree(path: str) -> tuple[Any, str]:
-    """(ruamel round-trip tree, text) of a YAML file; unreadable or bad YAML -> ConfigError."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        return YAML(typ="rt").load(text), text
-    except OSError as exc:
-        raise ConfigError(Loc(path, 0), "", f"cannot read config: {exc.strerror}") from None
-    except MarkedYAMLError as exc:
-        line = exc.problem_mark.line + 1 if exc.problem_mark else 0
-        raise ConfigError(Loc(path, line), "", f"YAML syntax error: {exc.problem}") from None
+    def name_lines(self, *keys: Any) -> tuple[tuple[str, int], ...]:
+        """(name, line) of each name of the test entry at `keys` when they are a block list."""
+        names = self.node(*keys).get("names")
+        if not isinstance(names, list):
+            return ()
+        return tuple((str(n), self.loc(*keys, "names", i).line) for i, n in enumerate(names))
 
 
 def load(path: str) -> Loaded:
     """Parse and validate one config file."""
-    raw, text = read_tree(path)
+    raw, text = read_yaml(path)
     if not isinstance(raw, dict) or "test_suite_config" not in raw:
         raise ConfigError(Loc(path, 1), "test_suite_config", "missing top-level key 'test_suite_config'")
     try:
         doc = ConfigDocument.model_validate(plain(raw))
     except ValidationError as err:
-        e = _best_error(err, raw)
-        raise ConfigError(Loc(path, yaml_line(raw, e["loc"])), key_path(e["loc"]), _message(e)) from None
+        raise validation_error(path, raw, err) from None
     return Loaded(path, doc, raw, text.splitlines())
 
 
-def load_document(path: str) -> tuple[ConfigDocument, Any]:
-    """The model and the raw tree (for lines) of one config."""
-    one = load(path)
-    return one.doc, one.raw
-
-
 def plain(node: Any) -> Any:
-    """ruamel containers -> plain dict/list (pydantic wants builtins)."""
+    """ruamel containers and scalars -> plain dict/list/str (pydantic wants builtins)."""
     if isinstance(node, dict):
         return {str(k): plain(v) for k, v in node.items()}
     if isinstance(node, list):
         return [plain(v) for v in node]
+    if isinstance(node, str):
+        return str(node)  # a quoted scalar is a str subclass that remembers its quotes
     return node

@@ -7,10 +7,13 @@ needs no pydantic: a run given no config never imports the models
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class Mode(str, Enum):
+# The one spelling of the four modes for every tool (the plugin, the promotion edits,
+# tools/select's verdicts and generated configs). A StrEnum, so a member compares, formats
+# and serialises as its value. (The docstring is the JSON Schema's description.)
+class Mode(StrEnum):
     """The bucket a test variant lands in."""
 
     mandatory_success = "mandatory_success"

@@ -23,7 +23,7 @@ from typing import Any, Iterable, Mapping, Optional
 
 from testing.config import capabilities as config_capabilities
 from testing.plugin import opnames
-from testing.plugin.config import Named, Plan
+from testing.plugin.plan import Named, Plan
 from testing.plugin.problems import Loc, Problem
 from testing.plugin.selection import OpSupport, Support
 
@@ -155,7 +155,7 @@ def _unknown(
 ) -> Problem:
     near = close if close is not None else difflib.get_close_matches(value, sorted(pool), n=3, cutoff=0.6)
     hint = f"; closest: {', '.join(near)}" if near else ""
-    return Problem(loc, key, f"unknown {kind} '{value}' (ignored){hint}")
+    return Problem(loc, key, f"unknown {kind} '{value}' (ignored){hint}", closest=tuple(near))
 
 
 def check_op(value: str, index: opnames.OpIndex, loc: Loc, key: str) -> list[Problem]:

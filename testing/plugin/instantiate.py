@@ -35,8 +35,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional
 
+from testing.config.errors import Loc
 from testing.config.modes import Mode
-from testing.plugin.config import FilePlan, Loc, Plan
+from testing.plugin.plan import FilePlan, Plan
 from testing.plugin.selection import (
     Decision,
     MarkFilter,

@@ -24,8 +24,8 @@ import pytest
 
 ADAPTER = pytest.StashKey["object"]()
 TEST_TYPE = pytest.StashKey[Optional[str]]()
-# config.COMPAT_TORCH_SPYRE, spelled out so option parsing does not import config.py
-# (test_config.py checks they agree).
+# plan.COMPAT_TORCH_SPYRE, spelled out so option parsing does not import plan.py
+# (test_plan.py checks they agree).
 COMPAT_CHOICES = ("torch_spyre",)
 # Options whose presence makes an entry-point-loaded plugin active (dest names).
 OWN_OPTIONS = (
@@ -140,6 +140,11 @@ def _fail(msg: str) -> None:
     raise pytest.UsageError(msg)
 
 
+def _strict(config: pytest.Config) -> bool:
+    """Config problems are errors: --oot-strict, or pytest's own --strict (its strict mode)."""
+    return bool(config.option.oot_strict or config.getini("strict"))
+
+
 def _load_backend(name: Optional[str]) -> None:
     if not name:
         return
@@ -175,8 +180,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "bucket__mandatory_success: test variant must pass")
     if not _active(config):
         return
+    from testing.config.errors import ConfigError
+    from testing.config.paths import default_roots
     from testing.plugin import labels, reporting
-    from testing.plugin.config import ConfigError, default_roots, load_plan
+    from testing.plugin.plan import load_plan
     from testing.supervisor.children import ENV_FD
 
     try:
@@ -195,6 +202,7 @@ def pytest_configure(config: pytest.Config) -> None:
         plan = load_plan(list(config.option.oot_configs), roots, test_type, config.option.oot_compat)
     except ConfigError as exc:
         _fail(str(exc))
+    reporting.use_plan(config, plan)
     _load_backend(config.option.oot_backend or plan.setting("backend"))
     device = _device_type(config.option.oot_device, plan.setting("device_type"))
 
@@ -211,7 +219,7 @@ def pytest_configure(config: pytest.Config) -> None:
         caps, groups = capabilities.normalize_capabilities(table), capabilities.capability_groups(table)
     problems = list(plan.problems) + capabilities.validate_names(plan, known, groups)
     support = capabilities.build_support(plan, known, caps, device, problems, groups)
-    reporting.report_problems(config, problems, config.option.oot_strict, at_configure=True)
+    reporting.report_problems(config, problems, _strict(config), at_configure=True)
     _register_marks(config, known, plan.tags)
     from testing.plugin.selection import MarkFilter, is_plugin_mark
 
@@ -369,8 +377,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
             if config.option.oot_isolate and _isolation().is_controller(config)
             else []
         )
+    from testing.config.paths import default_roots
     from testing.plugin import upstream
-    from testing.plugin.config import default_roots
 
     test_type = config.stash.get(TEST_TYPE, None)
     compat = config.option.oot_compat or adapter.plan.setting("compat")
@@ -413,7 +421,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     from testing.plugin.instantiate import DECISION_ATTR, VARIANT_ATTR
     from testing.plugin.selection import Variant, decide, marks_for
 
-    kept, dropped, plain_seen = [], [], {}
+    kept, dropped, plain_seen, used = [], [], {}, set()
     for item in items:
         fn = (
             getattr(getattr(item, "cls", None), getattr(item, "name", ""), None)
@@ -445,10 +453,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                     item.add_marker(m)
         if decision is not None:
             reporting.attach(item, variant, decision)
+            used.add(decision.rule_loc)
         if config.option.oot_timeout and config.pluginmanager.hasplugin("timeout"):
             item.add_marker(pytest.mark.timeout(config.option.oot_timeout))
         kept.append(item)
-    _check_unknown_tests(config, adapter, plain_seen)
+    _check_entries(config, adapter, plain_seen, used)
     reporting.report_left_out_classes(config, adapter.left_out_classes)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
@@ -457,15 +466,21 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         _isolation().worker_filter(config, items)
 
 
-def _check_unknown_tests(config: pytest.Config, adapter, plain_seen: dict) -> None:
-    """Names a config lists that the checkout no longer has: a warning (--oot-strict: an error)."""
+def _check_entries(config: pytest.Config, adapter, plain_seen: dict, used: set) -> None:
+    """Names a config lists that the checkout no longer has, and entries that name tests yet
+    generate none (not when -m narrows the run on purpose): warnings (--oot-strict: errors)."""
     from testing.plugin import reporting
-    from testing.plugin.selection import unknown_test_problems
+    from testing.plugin.selection import idle_rule_problems, unknown_test_problems
 
-    problems = []
+    problems, checked = [], set()
     for file in sorted(set(adapter.seen) | set(plain_seen)):
         fp = adapter.plan.file_plan(file)
         if fp is not None:
             seen = adapter.seen.get(file, set()) | plain_seen.get(file, set())
             problems += unknown_test_problems(fp, seen, os.path.basename(file))
-    reporting.report_problems(config, problems, config.option.oot_strict, at_configure=False)
+            if not config.option.markexpr and fp.loc not in checked:
+                checked.add(fp.loc)  # a glob entry: judged once, over every file it names
+                seen_all = {t for f, s in adapter.seen.items() if fp.matches(f) for t in s}
+                seen_all |= {t for f, s in plain_seen.items() if fp.matches(f) for t in s}
+                problems += idle_rule_problems(fp, seen_all, used, adapter.support, adapter.device_type)
+    reporting.report_problems(config, problems, _strict(config), at_configure=False)

@@ -16,20 +16,31 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Literal
 
 from testing.config.errors import Loc
 
-Severity = Literal["warning", "hygiene"]
+Severity = Literal["warning", "hygiene", "error"]  # error: only the check (a config that does not load)
 
 
 @dataclass(frozen=True)
 class Problem:
     loc: Loc
     key: str
-    message: str
+    message: str  # names the closest known names too, when there are any
     severity: Severity = "warning"
+    closest: tuple[str, ...] = field(default=(), compare=False)  # the same names, for JSON
+
+    def to_json(self) -> dict:
+        return {
+            "file": self.loc.file,
+            "line": self.loc.line,
+            "key": self.key,
+            "message": self.message,
+            "severity": self.severity,
+            "closest": list(self.closest),
+        }
 
     def __str__(self) -> str:
         return f"{self.loc}: {self.key}: {self.message}" if self.key else f"{self.loc}: {self.message}"

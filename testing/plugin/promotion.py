@@ -20,10 +20,10 @@ import os
 from collections import defaultdict
 from typing import Any
 
-from ruamel.yaml import YAML
-
 from testing.config import edit
-from testing.plugin.config import default_roots, load_plan
+from testing.config.load import parse_yaml
+from testing.config.paths import default_roots
+from testing.plugin.plan import load_plan
 from testing.results.atomic import write_json, write_text
 
 PASSING = ("xpassed", "xpassed_strict")
@@ -56,7 +56,7 @@ def _apply(path: str, edits: list[tuple[str, int, str, str]]) -> tuple[str, str]
     """(before, after) text of one config with the edits made; the file itself is not written."""
     with open(path, encoding="utf-8") as f:
         before = f.read()
-    raw = YAML(typ="rt").load(before)
+    raw = parse_yaml(before, path)
     flips: dict[int, Any] = {}
     adds: dict[int, tuple[Any, list[str]]] = {}
     for action, line, name, _ in edits:
@@ -79,8 +79,10 @@ def diff_path(cfg_path: str, invocation_dir: str) -> str:
     return os.path.relpath(os.path.join(invocation_dir, cfg_path), invocation_dir)
 
 
-def write(path: str, summary: dict, config) -> None:
-    plan = load_plan(list(config.option.oot_configs), default_roots(config.option.oot_upstream_root))
+def write(path: str, summary: dict, config, plan=None) -> None:
+    """`plan`: the run's own; None in an isolating controller, which has read no config yet."""
+    if plan is None:
+        plan = load_plan(list(config.option.oot_configs), default_roots(config.option.oot_upstream_root))
 
     def locate_file(nodeid: str):
         fp = plan.file_plan(os.path.realpath(os.path.join(str(config.rootpath), nodeid.split("::")[0])))

@@ -22,7 +22,7 @@ from testing.plugin import roles
 from testing.plugin.problems import Problem, strict_report, warnings_of
 from testing.plugin.selection import Decision, Variant, marks_for
 from testing.results.atomic import write_json
-from testing.results.outcomes import PROMOTABLE, rank
+from testing.results.outcomes import PROMOTABLE, Outcome, junit_property, of_report, rank
 
 RECORDER = "oot-recorder"
 
@@ -50,24 +50,12 @@ def attach(item: pytest.Item, v: Optional[Variant], d: Decision) -> None:
 
 
 def classify(report: pytest.TestReport) -> Optional[str]:
-    """Outcome of one phase report (testing.results.outcomes' names; 'crashed' is an error whose
-    worker died), or None when the phase says nothing new."""
-    props = dict(report.user_properties)
-    if "crash" in props:
-        return "crashed"
-    if report.when == "call":
-        if report.passed:
-            return "xpassed" if hasattr(report, "wasxfail") else "passed"
-        if report.skipped:
-            return "xfailed" if hasattr(report, "wasxfail") else "skipped"
-        if "[XPASS(strict)]" in str(report.longrepr):
-            return "xpassed_strict"
-        return "failed"
-    if report.failed:
-        return "error"
-    if report.skipped:
-        return "xfailed" if hasattr(report, "wasxfail") else "skipped"
-    return None
+    """Outcome of one phase report (testing.results.outcomes.of_report, the one mapping every
+    layer uses), or None when the phase says nothing new (a passed setup or teardown)."""
+    outcome = of_report(report)
+    if outcome is Outcome.PASSED and report.when != "call":
+        return None
+    return outcome.value
 
 
 @dataclass
@@ -155,6 +143,14 @@ def summarize(
     }
 
 
+def keep_outcome_in_junit(item: pytest.Item, report: pytest.TestReport) -> None:
+    """An XPASS reads as passed in pytest's JUnit XML: say it as a property (its teardown
+    report, which junitxml writes the properties from, copies the item's)."""
+    prop = junit_property(of_report(report))
+    if prop and prop not in item.user_properties:
+        item.user_properties.append(prop)
+
+
 class Recorder:
     """Collects every report; writes the summary and the promotion report at the end."""
 
@@ -162,8 +158,16 @@ class Recorder:
         self.config = config
         self.results: dict[str, NodeResult] = {}
         self.collection_errors: list[dict] = []
-        self.problems: list[str] = []
+        self.problems: list[str] = []  # the warnings, as the summary lists them
+        self.found: list[Problem] = []  # every problem, hygiene ones too (testing/check reads them)
         self.left_out_classes: dict[str, list[str]] = {}
+        self.plan = None  # the run's plan (use_plan), so the promotion report does not read it again
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call):
+        report = yield
+        keep_outcome_in_junit(item, report)
+        return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.results.setdefault(report.nodeid, NodeResult(report.nodeid)).add(report)
@@ -190,7 +194,7 @@ class Recorder:
         if opt.oot_promotion:
             from testing.plugin import promotion  # ruamel and the config loader: only for this report
 
-            promotion.write(opt.oot_promotion, summary, self.config)
+            promotion.write(opt.oot_promotion, summary, self.config, self.plan)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         summary = self.summary()
@@ -216,16 +220,37 @@ def _recorder(config: pytest.Config) -> Optional[Recorder]:
     return config.pluginmanager.get_plugin(RECORDER)
 
 
+def problems_found(config: pytest.Config) -> list[Problem]:
+    """Every config problem this run found so far, whatever its severity."""
+    recorder = _recorder(config)
+    return list(recorder.found) if recorder is not None else []
+
+
+def collection_errors(config: pytest.Config) -> list[dict]:
+    """Files that failed to import so far: {nodeid, file, message} each."""
+    recorder = _recorder(config)
+    return list(recorder.collection_errors) if recorder is not None else []
+
+
+def use_plan(config: pytest.Config, plan) -> None:
+    """The plan this run loaded, for the reports written at the end."""
+    recorder = _recorder(config)
+    if recorder is not None:
+        recorder.plan = plan
+
+
 def report_problems(
     config: pytest.Config, problems: Iterable[Problem], strict: bool, at_configure: bool
 ) -> None:
     """--oot-strict: every problem is an error (file:line each, a usage error). Otherwise the
     warning-level ones become OotConfigWarnings (pytest's warnings summary) and go into the summary."""
     problems = list(problems)
+    recorder = _recorder(config)
+    if recorder is not None:
+        recorder.found.extend(problems)
     if strict and problems:
         raise pytest.UsageError(strict_report(problems))
     shown = warnings_of(problems)
-    recorder = _recorder(config)
     if recorder is not None:
         recorder.problems.extend(str(p) for p in shown)
     for p in shown:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Iterator
 
-from testing.plugin.models import Shapes
+from testing.config.models import Shapes
 
 
 def _tensors(sample) -> list:

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 from testing.config.modes import Mode
-from testing.plugin.config import FilePlan, Rule
 from testing.plugin.opnames import candidates
+from testing.plugin.plan import FilePlan, Rule
 from testing.plugin.problems import Loc, Problem
 
 if TYPE_CHECKING:  # the models (pydantic) are imported only by runs that read a config
@@ -208,9 +208,45 @@ def unknown_test_problems(fp: FilePlan, seen: Iterable[tuple[str, str]], file_na
                 rule.loc_of(pattern),
                 "names",
                 f"unknown test '{pattern}' (no such test in {file_name}: removed or renamed upstream?){hint}",
+                closest=tuple(near),
             )
         )
     return out
+
+
+def idle_rule_problems(
+    fp: FilePlan, seen: Iterable[tuple[str, str]], used: set[Loc], support: Support, device: str
+) -> list[Problem]:
+    """A warning per entry that names tests of the file yet decides none of the tests this run
+    generated (a skip entry never does): its selectors, the device's support or more specific
+    entries leave it nothing. Names the selector values the device's support lacks."""
+    unknown = {id(rule) for rule, _ in unknown_patterns(fp, seen)}
+    out = []
+    for rule in fp.rules:
+        if rule.entry.mode == Mode.skip or rule.loc in used or id(rule) in unknown:
+            continue
+        lacking = _lacking(rule, support)
+        why = f": {device} cannot run {', '.join(lacking)}" if lacking else ""
+        out.append(Problem(rule.loc, "names", f"entry selects no test{why} (0 tests generated from it)"))
+    return out
+
+
+def _lacking(rule: Rule, support: Support) -> list[str]:
+    """The entry's op/dtype/module selectors outside the run's support (capabilities, supported_*)."""
+    e = rule.entry
+    out = []
+    if support.ops is not None:
+        out += [f"op {o}" for o in e.ops or () if not any(_op_named(o, full) for full in support.ops)]
+    if support.dtypes is not None:
+        out += [f"dtype {d}" for d in e.dtypes or () if d not in support.dtypes]
+    if support.modules is not None:
+        out += [f"module {m}" for m in e.modules or () if m not in support.modules]
+    return out
+
+
+def _op_named(selector: str, full_name: str) -> bool:
+    """Does an op selector name this OpInfo (its full name, or its variants by base name)?"""
+    return full_name == selector or full_name.startswith(selector + ".")
 
 
 def closest_tests(pattern: str, seen: Iterable[tuple[str, str]], n: int = 3) -> list[str]:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 from testing.results import atomic
+from testing.results.outcomes import XPASS_STRICT_MARK as XPASS_STRICT
 from testing.results.outcomes import Outcome
 
 # Words a dying test process leaves in an <error>: signals, aborts, worker deaths.
@@ -29,7 +30,6 @@ CRASH_TEXT = re.compile(
     r"exit code -?\d+|Aborted|crashed",
     re.I,
 )
-XPASS_STRICT = "[XPASS(strict)]"
 # How the supervisor's NotRun reason starts (pytest quotes it inside 'failed on setup with "..."').
 NOT_RUN = "not run: "
 _XFAIL_TYPE = "pytest.xfail"

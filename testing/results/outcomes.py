@@ -26,8 +26,13 @@ class Outcome(StrEnum):
 SEVERITY: tuple[Outcome, ...] = tuple(Outcome)
 # A bad result: makes a leg red and a test worth rerunning.
 BAD = frozenset({Outcome.FAILED, Outcome.ERROR, Outcome.CRASHED})
-# Passed although configured to fail: the config could say mandatory_success.
+# Passed although configured to fail: the config could say mandatory_success. Never bad:
+# a strict XPASS is a promotion, so no layer reruns it or calls it a (flaky) failure.
 PROMOTABLE = frozenset({Outcome.XPASSED, Outcome.XPASSED_STRICT})
+# A verdict over several attempts (not a test outcome): bad first, good later.
+FLAKY = "flaky"
+# How pytest's skipping plugin words the failure of a strict xfail that passed.
+XPASS_STRICT_MARK = "[XPASS(strict)]"
 
 
 def rank(outcome: str) -> int:
@@ -40,11 +45,49 @@ def worst(outcomes: Iterable[str]) -> Outcome:
     return max((Outcome(o) for o in outcomes), key=rank, default=Outcome.PASSED)
 
 
+def of_phase(when: str, outcome: str, wasxfail: bool, longrepr: str = "", crashed: bool = False) -> Outcome:
+    """One setup/call/teardown phase report of pytest, in this vocabulary.
+
+    pytest says ``failed`` for a strict xfail that passed (its longrepr starts with
+    XPASS_STRICT_MARK); here it is XPASSED_STRICT, a promotion, never a failure."""
+    if crashed:
+        return Outcome.CRASHED
+    if outcome == "passed":
+        return Outcome.XPASSED if wasxfail and when == "call" else Outcome.PASSED
+    if outcome == "skipped":
+        return Outcome.XFAILED if wasxfail else Outcome.SKIPPED
+    if when != "call":
+        return Outcome.ERROR
+    if wasxfail:  # pytest marks an xfail whose raises= did not match this way
+        return Outcome.FAILED
+    return Outcome.XPASSED_STRICT if longrepr.startswith(XPASS_STRICT_MARK) else Outcome.FAILED
+
+
+def of_report(report) -> Outcome:
+    """of_phase for a pytest TestReport (duck-typed: this package never imports pytest);
+    a ``crash`` user property (testing/supervisor: the process died under it) is a crash."""
+    return of_phase(
+        report.when,
+        report.outcome,
+        hasattr(report, "wasxfail"),
+        str(report.longrepr or ""),
+        "crash" in dict(report.user_properties),
+    )
+
+
+def junit_property(outcome: str) -> tuple[str, str] | None:
+    """The ``<property name="outcome">`` a testcase needs so that JUnit readers see ``outcome``:
+    pytest's JUnit XML has no element for an XPASS (it reads as passed), so the pytest
+    plugins of this repository add it to the item's user_properties."""
+    return ("outcome", Outcome.XPASSED.value) if Outcome(outcome) is Outcome.XPASSED else None
+
+
 def tally(outcome: str) -> str:
-    """The three-way count a CRCR callback reports: passed, failed or skipped."""
+    """The three-way count a CRCR callback reports: passed, failed or skipped. Only BAD
+    outcomes count as failed (a strict XPASS passed: the leg stays green)."""
     o = Outcome(outcome)
+    if o in BAD:
+        return "failed"
     if o in (Outcome.SKIPPED, Outcome.XFAILED):
         return "skipped"
-    if o in (Outcome.PASSED, Outcome.XPASSED):
-        return "passed"
-    return "failed"
+    return "passed"

@@ -6,7 +6,8 @@
 
 The Starlark macro in defs.bzl turns the data into test targets, so a config
 edit changes targets after regenerating, with no BUILD edit; the test
-//testing/targets:generated_test fails while the file is stale.
+//testing/targets:generated_test fails while the file is stale. Writing fails on any
+config problem the strict check (testing/check) finds.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from testing.config import features
+from testing.config import features, runs
 from testing.config.errors import ConfigError
-from testing.config.load import load_document
+from testing.config.load import load
 from testing.config.paths import files_under
 from testing.results.atomic import write_text
 from testing.targets.model import (
@@ -70,7 +71,7 @@ def read_configs(root: Path) -> list[ConfigFile]:
     for path in config_files(root):
         rel = path.relative_to(root).as_posix()
         try:
-            doc, _raw = load_document(str(path))
+            doc = load(str(path)).doc
         except ConfigError as err:
             raise GenerateError(str(err)) from None
         stem = path.relative_to(root / CONFIG_DIR).with_suffix("").as_posix()
@@ -88,22 +89,15 @@ def collect_marks(root: Path, configs: list[str], suites: list[str]) -> dict[str
         return {}
     with tempfile.TemporaryDirectory(prefix="targets-") as tmp:
         out = Path(tmp) / "marks.json"
-        cmd = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--collect-only",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "testing.plugin",
-            "-p",
-            "testing.targets.collect",
-            f"--collect-marks-out={out}",
-            *[arg for c in configs for arg in ("--config", c)],
-            *suites,
-        ]
+        cmd = runs.PytestCommand(
+            paths=suites,
+            plugins=[runs.PLUGIN, "testing.targets.collect"],
+            configs=configs,
+            extra=[f"--collect-marks-out={out}"],
+            quiet=True,
+            cache=False,
+            collect_only=True,
+        ).argv()
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root)] + sys.path))
         proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
         if proc.returncode not in (0, 5) or not out.exists():
@@ -129,6 +123,18 @@ def build(root: Path, collect=None) -> dict:
         ops.update({prefix + k: v for k, v in marked_targets(marks, "op", members, label).items()})
         dtypes.update({prefix + k: v for k, v in marked_targets(marks, "dtype", members, label).items()})
     return {"configs": config_targets(configs, label), "ops": ops, "dtypes": dtypes}
+
+
+def check_configs(root: Path) -> None:
+    """Targets are written from clean configs only: every problem the strict check finds
+    (testing/check, as //... runs it) stops generation, each at its file:line."""
+    from testing.check import check, report
+
+    _, found = check.check(root, [root / CONFIG_DIR])
+    failing = [f for f in found if report.fails(f, strict=True)]
+    if failing:
+        lines = "\n".join(f"  {f}" for f in failing)
+        raise GenerateError(f"{len(failing)} config problems (python3 -m testing.check --strict):\n{lines}")
 
 
 def bazel_packages(root: Path) -> set[str]:
@@ -171,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         diff = stale_diff(args.root)
+        if not args.check:
+            check_configs(args.root)
         if args.check:
             if diff:
                 print(

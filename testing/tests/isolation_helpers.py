@@ -4,10 +4,10 @@ differs between any two runs."""
 
 import json
 import subprocess
-import sys
 import textwrap
 import xml.etree.ElementTree as ET
 
+from testing.config.runs import PLUGIN, PytestCommand
 from testing.tests.conftest import subprocess_environ
 
 SUITE = """
@@ -39,24 +39,15 @@ def run(tmp_path, *args, suite=SUITE, files=None):
     for name, text in (files or {}).items():
         (tmp_path / name).write_text(textwrap.dedent(text))
     env = subprocess_environ(IMPORT_LOG=str(tmp_path / "imports.log"))
-    cmd = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "testing.plugin",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:timeout",
-        "--rootdir",
-        str(tmp_path),
-        "--isolate",
-        f"--junitxml={tmp_path / 'junit.xml'}",
-        f"--oot-summary={tmp_path / 'summary.json'}",
-        *args,
-        str(tmp_path),
-    ]
+    cmd = PytestCommand(
+        paths=[str(tmp_path)],
+        plugins=[PLUGIN, "no:timeout"],
+        extra=["--isolate", *args],
+        cache=False,
+        rootdir=str(tmp_path),
+        junitxml=str(tmp_path / "junit.xml"),
+        summary=str(tmp_path / "summary.json"),
+    ).argv()
     return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=600)
 
 

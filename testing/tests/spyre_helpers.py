@@ -3,9 +3,9 @@ config, and a pytest subprocess with the plugin and torch_spyre importable."""
 
 import os
 import subprocess
-import sys
 import textwrap
 
+from testing.config.runs import PLUGIN, PytestCommand
 from testing.tests.conftest import REPO_ROOT, subprocess_environ
 
 SPYRE_SUITE = """
@@ -52,25 +52,14 @@ def run(tmp_path, config: str, *args, configs=()):
     (tmp_path / "test_spyre_suite.py").write_text(SPYRE_SUITE)
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text(textwrap.dedent(config).replace("SUITE", str(tmp_path / "test_spyre_suite.py")))
-    more = [a for c in configs for a in ("--config", c)]
-    cmd = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "testing.plugin",
-        "-p",
-        "no:cacheprovider",
-        "--rootdir",
-        str(tmp_path),
-        "-W",
-        "error::pytest.PytestUnknownMarkWarning",
-        *more,
-        "--config",
-        str(cfg),
-        *args,
-        str(tmp_path),
-    ]
+    cmd = PytestCommand(
+        paths=[str(tmp_path)],
+        plugins=[PLUGIN],
+        configs=[*configs, str(cfg)],
+        extra=["-W", "error::pytest.PytestUnknownMarkWarning", *args],
+        cache=False,
+        rootdir=str(tmp_path),
+    ).argv()
     return subprocess.run(cmd, capture_output=True, text=True, env=env(), cwd=str(tmp_path))
 
 

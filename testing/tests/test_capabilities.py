@@ -2,6 +2,7 @@
 
 import pytest
 
+from testing.config.paths import default_roots
 from testing.plugin import capabilities
 from testing.plugin.capabilities import (
     build_support,
@@ -9,7 +10,7 @@ from testing.plugin.capabilities import (
     normalize_capabilities,
     validate_names,
 )
-from testing.plugin.config import default_roots, load_plan
+from testing.plugin.plan import load_plan
 
 # The shape torch_spyre.capabilities() returns (a tiny fake).
 FAKE = {

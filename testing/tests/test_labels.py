@@ -2,9 +2,10 @@
 
 import pytest
 
-from testing.plugin.config import FilePlan, Loc, Rule
+from testing.config.errors import Loc
+from testing.config.models import Mode, TestEntry
 from testing.plugin.labels import ENV, applies, entry_for_test_type, resolve_test_type, suite_left_out
-from testing.plugin.models import Mode, TestEntry
+from testing.plugin.plan import FilePlan, Rule
 from testing.plugin.selection import Support, Variant, decide, should_instantiate
 
 

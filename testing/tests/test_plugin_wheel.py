@@ -1,6 +1,6 @@
 """//testing:plugin_wheel is what another backend installs: pip install, then `pytest --config`.
 
-The wheel goes into a fresh venv in the test's tmp dir with `pip install --no-index`, whose
+The wheel (with the shared //testing:results_wheel it requires) goes into a fresh venv in the test's tmp dir with `pip install --no-index`, whose
 resolver must find every Requires-Dist among the pinned packages (reachable through a .pth,
 the only thing the venv shares with this process), so no network is used and a wrong or
 missing requirement fails the install. The venv's pytest then runs a small upstream-style
@@ -22,11 +22,23 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from testing.tests.clean_venv import make_venv
+
 SUITE = Path(__file__).parent / "wheel_suite"
 SCHEMA = Path("configs/schema/test_suite_config.schema.json")
 # torch.testing._internal imports these without torch declaring them; pytest-timeout
 # backs --oot-timeout (the plugin only asks pytest whether it is loaded).
 INDIRECT = {"expecttest", "numpy", "pytest-timeout"}
+# The installed name of the repository's `testing` (tools/build/defs.bzl WHEEL_RENAMES).
+PACKAGE = "oot_ci_testing"
+SHARED = {"oot-ci-results"}  # the shared wheel: oot_ci_testing.results
+
+
+def results_wheel() -> Path:
+    value = os.environ.get("RESULTS_WHEEL")
+    if not value:
+        pytest.skip("RESULTS_WHEEL is not set (the Bazel target //testing:plugin_wheel_test sets it)")
+    return Path(value)
 
 
 def wheel_path() -> Path:
@@ -61,75 +73,49 @@ def third_party_imports(sources: dict[str, str]) -> set[str]:
                 names.update(a.name.split(".")[0] for a in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 names.add(node.module.split(".")[0])
-    return names - set(sys.stdlib_module_names) - {"testing", "__future__"}
+    return names - set(sys.stdlib_module_names) - {PACKAGE, "__future__"}
 
 
 def test_wheel_holds_the_plugin_and_its_schema_only():
     with zipfile.ZipFile(wheel_path()) as whl:
         names = set(whl.namelist())
-        packaged_schema = whl.read("testing/plugin/test_suite_config.schema.json").decode()
+        packaged_schema = whl.read(f"{PACKAGE}/plugin/test_suite_config.schema.json").decode()
     code = {n for n in names if ".dist-info/" not in n and not n.endswith(".json")}
-    # The same modules as //testing:plugin (its sources are this test's data).
-    expected = {"testing/__init__.py"} | {
-        f"testing/{pkg}/{f.name}"
-        for pkg in ("changes", "config", "plugin", "results", "supervisor")
+    # The modules of //testing:plugin (its sources are this test's data) under the installed
+    # name, without testing/results (the shared wheel's) and without a package __init__.
+    expected = {
+        f"{PACKAGE}/{pkg}/{f.name}"
+        for pkg in ("changes", "config", "plugin", "supervisor")
         for f in Path("testing", pkg).glob("*.py")
     }
-    assert "testing/plugin/plugin.py" in expected and code == expected, sorted(code ^ expected)
-    assert not [n for n in names if n.startswith(("configs/", "testing/tests/", "testing/suites/"))]
+    assert f"{PACKAGE}/plugin/plugin.py" in expected and code == expected, sorted(code ^ expected)
+    assert not [n for n in names if n.startswith(("configs/", "testing/", f"{PACKAGE}/results/"))]
     assert packaged_schema == SCHEMA.read_text()
 
 
 def test_metadata_declares_the_entry_point_and_every_runtime_dependency():
     entry_points = wheel_text(".dist-info/entry_points.txt")
-    assert "[pytest11]\ntesting.plugin = testing.plugin\n" in entry_points
+    assert f"[pytest11]\n{PACKAGE}.plugin = {PACKAGE}.plugin\n" in entry_points
     with zipfile.ZipFile(wheel_path()) as whl:
         sources = {n: whl.read(n).decode() for n in whl.namelist() if n.endswith(".py")}
     dists = metadata.packages_distributions()
     imported = {canonicalize_name(d) for m in third_party_imports(sources) for d in dists.get(m, [m])}
     declared = set(requires_dist())
     assert imported <= declared, f"imported but not in Requires-Dist: {sorted(imported - declared)}"
-    assert declared - imported == INDIRECT
+    assert declared - imported == INDIRECT | SHARED
+    assert any(f"from {PACKAGE}.results" in text for text in sources.values())
+    # every requirement has both bounds
+    assert all(r.specifier and any(s.operator == "<" for s in r.specifier) for r in requires_dist().values())
 
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory):
-    """A venv with nothing but the wheel installed; pinned packages via one .pth line."""
-    root = tmp_path_factory.mktemp("wheel")
-    env_dir = root / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True, timeout=120)
-    python = env_dir / "bin" / "python"
-    site = Path(
-        subprocess.run(
-            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-    )
-    pinned = Path(pytest.__file__).parent.parent  # the @pydeps site dir: no copy of this repo in it
-    assert not (pinned / "testing").exists()
-    (site / "pinned_packages.pth").write_text(f"{pinned}\n")
-    home = root / "home"
-    home.mkdir()
-    env = {
-        "PATH": f"{env_dir / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
-        "HOME": str(home),
-        "PYTHONNOUSERSITE": "1",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        # No machine pip configuration (index, find-links, constraints): --no-index only.
-        "PIP_CONFIG_FILE": os.devnull,
-        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-    }
-    install = subprocess.run(
-        [str(python), "-m", "pip", "install", "--no-index", "--no-compile", str(wheel_path())],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    """A clean venv with nothing but the two wheels installed; pinned packages via one .pth."""
+    env = make_venv(tmp_path_factory.mktemp("wheel"))
+    wheels = (wheel_path().resolve(), results_wheel().resolve())  # pip runs in the venv dir
+    install = env.pip("install", "--no-index", "--no-compile", *wheels, timeout=300)
     assert install.returncode == 0, install.stdout + install.stderr
-    return python, env, root
+    return env.python, env.env, env.root
 
 
 def run_in(venv, *args, cwd) -> subprocess.CompletedProcess:
@@ -148,12 +134,12 @@ def test_pip_sees_every_requirement_satisfied(venv):
 def test_the_packaged_schema_validates_an_adopter_config(venv):
     _, _, root = venv
     probe = (
-        "import importlib.resources, json, jsonschema, testing.plugin, sys\n"
+        "import importlib.resources, json, jsonschema, oot_ci_testing.plugin, sys\n"
         "from ruamel.yaml import YAML\n"
-        "schema = json.loads(importlib.resources.files('testing.plugin').joinpath('test_suite_config.schema.json').read_text())\n"
+        "schema = json.loads(importlib.resources.files('oot_ci_testing.plugin').joinpath('test_suite_config.schema.json').read_text())\n"
         "for path in sys.argv[1:]:\n"
         "    jsonschema.Draft202012Validator(schema).validate(YAML(typ='safe').load(open(path)))\n"
-        "print(testing.plugin.__file__)\n"
+        "print(oot_ci_testing.plugin.__file__)\n"
     )
     result = run_in(venv, "-c", probe, str(SUITE / "device.yaml"), str(SUITE / "ops.yaml"), cwd=root)
     assert result.returncode == 0, result.stderr
@@ -226,7 +212,7 @@ def test_junit_carries_the_plugin_marks(suite_run):
 
 def test_mark_expressions_filter_at_generation_time_and_p_stays_harmless(venv, suite_run):
     _, work = suite_run
-    # -p testing.plugin as well: the entry point registers under that name, so it is not loaded twice.
+    # -p oot_ci_testing.plugin as well: the entry point registers under that name, so it is not loaded twice.
     result = run_in(
         venv,
         "-m",
@@ -234,7 +220,7 @@ def test_mark_expressions_filter_at_generation_time_and_p_stays_harmless(venv, s
         "-p",
         "no:cacheprovider",
         "-p",
-        "testing.plugin",
+        f"{PACKAGE}.plugin",
         "-q",
         "--co",
         "--config",
@@ -256,9 +242,9 @@ UNCONFIGURED = """import sys
 
 
 def test_the_entry_point_loaded_nothing_but_the_hooks():
-    assert "testing.plugin.plugin" in sys.modules
-    loaded = sorted(m for m in sys.modules if m.startswith("testing.") and m != "testing.plugin.plugin")
-    assert loaded == ["testing.plugin"], loaded
+    assert "oot_ci_testing.plugin.plugin" in sys.modules
+    loaded = sorted(m for m in sys.modules if m.startswith("oot_ci_testing.") and m != "oot_ci_testing.plugin.plugin")
+    assert loaded == ["oot_ci_testing.plugin"], loaded
 """
 
 

@@ -3,7 +3,7 @@
 import torch
 from torch.testing._internal.common_methods_invocations import op_db
 
-from testing.plugin.models import Shapes
+from testing.config.models import Shapes
 from testing.plugin.samples import largest_numel, with_shapes
 
 ADD = next(o for o in op_db if o.name == "add")

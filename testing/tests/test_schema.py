@@ -7,12 +7,12 @@ import os
 import jsonschema
 from ruamel.yaml import YAML
 
-from testing.plugin import schema
+from testing.config import schema
 
 
 def test_checked_in_schema_is_current():
     with open(schema.SCHEMA_PATH, encoding="utf-8") as f:
-        assert f.read() == schema.render(), "stale: run `python -m testing.plugin.schema --write`"
+        assert f.read() == schema.render(), "stale: run `python -m testing.config.schema --write`"
 
 
 def test_shipped_configs_validate_against_schema():

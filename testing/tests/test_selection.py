@@ -1,7 +1,8 @@
 """selection.py: matching, support filters, decisions, mark filter (pure, no torch)."""
 
-from testing.plugin.config import FilePlan, Loc, Rule
-from testing.plugin.models import Mode, TestEntry
+from testing.config.errors import Loc
+from testing.config.models import Mode, TestEntry
+from testing.plugin.plan import FilePlan, Rule
 from testing.plugin.selection import (
     MarkFilter,
     OpSupport,

@@ -24,7 +24,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from tools.shard import ingest, planner, store
+from testing.matrix import lpt as planner
+from tools.shard import ingest, store
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_TIMINGS = REPO / "tools/shard/timings/timings.json"

@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from testing.config.errors import ConfigError
 from tools.select.common.errors import SelectError
 
 DEFAULT_SCOPE_FEATURES = "autograd,compile,distributed,sparse,quantized,jit,complex,cuda_specific"
@@ -66,10 +67,10 @@ def _scope_out(args, caps) -> dict[str, str]:
 def _classes(args):
     if not getattr(args, "scope_record", None):
         return None
-    from tools.select.common import yamlio
+    from testing.config.load import read_yaml
     from tools.select.scope import scope
 
-    return scope.chosen_classes(yamlio.load(resolve(args.scope_record)))
+    return scope.chosen_classes(read_yaml(resolve(args.scope_record))[0])
 
 
 def _engine(args):
@@ -97,7 +98,7 @@ def _memory(args):
 
 
 def cmd_scope(args) -> int:
-    from tools.select.common import yamlio
+    from testing.config import edit
     from tools.select.scope import scope
     from tools.select.scope.symbols import parse_file
 
@@ -107,7 +108,7 @@ def cmd_scope(args) -> int:
     choices = [
         scope.decide_file(parse_file(p, rel), spec, out) for root in _roots(args) for rel, p in root.files()
     ]
-    yamlio.write(resolve(args.out), scope.record(choices, spec, caps, out))
+    edit.write(resolve(args.out), scope.record(choices, spec, caps, out))
     kept = sum(c.analyse for c in choices)
     print(f"stage 1: {kept} of {len(choices)} files chosen for analysis; record in {args.out}")
     return 0
@@ -127,9 +128,9 @@ def _trace_plan(args):
         print(f"select: note: {exc}; tracing one dtype per unit", file=sys.stderr)
     out = {}
     if args.scope_record:
-        from tools.select.common import yamlio
+        from testing.config.load import read_yaml
 
-        out = dict(yamlio.load(resolve(args.scope_record))["selection"].get("features_out") or {})
+        out = dict(read_yaml(resolve(args.scope_record))[0]["selection"].get("features_out") or {})
     elif caps is not None:
         out = _scope_out(args, caps)
     return TracePlan.for_device(caps, out)
@@ -430,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
         code = args.func(args)
         sys.stdout.flush()  # a closed pipe surfaces here, inside the handler below
         return code
-    except SelectError as exc:
+    except (SelectError, ConfigError) as exc:  # ConfigError: a YAML file read through testing.config
         print(f"select: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -17,6 +17,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from testing.config import runs
+from testing.config.modes import Mode
 from tools.select.bucket import bucket, generation
 from tools.select.bucket.engines import DeterministicEngine
 from tools.select.common import capabilities
@@ -35,36 +37,26 @@ def run_plugin(
 ) -> dict:
     """The plugin over the target files; returns its JSON summary."""
     out.mkdir(parents=True, exist_ok=True)
-    cmd = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "testing.plugin",
-        "-p",
-        "no:cacheprovider",
-        "-q",
-        "--rootdir",
-        str(workspace()),
-        "--oot-timeout",
-        str(timeout),
-        "--junitxml",
-        str(out / "junit.xml"),
-        "--oot-summary",
-        str(out / "summary.json"),
-    ]
-    for config in configs:
-        cmd += ["--config", str(config)]
-    if upstream is not None:
-        cmd += ["--upstream-root", str(upstream)]
+    cmd = runs.PytestCommand(
+        paths=targets,
+        plugins=[runs.PLUGIN],
+        configs=[str(c) for c in configs],
+        quiet=True,
+        cache=False,
+        upstream_root=None if upstream is None else str(upstream),
+        rootdir=str(workspace()),
+        junitxml=str(out / "junit.xml"),
+        summary=str(out / "summary.json"),
+        timeout=timeout,
+    ).argv()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     with open(out / "log.txt", "w") as log:
-        subprocess.run(cmd + targets, cwd=workspace(), env=env, stdout=log, stderr=subprocess.STDOUT)
+        subprocess.run(cmd, cwd=workspace(), env=env, stdout=log, stderr=subprocess.STDOUT)
     return json.loads((out / "summary.json").read_text())
 
 
 def mandatory_failures(summary: dict) -> int:
-    counts = summary["by_bucket"].get("mandatory_success", {})
+    counts = summary["by_bucket"].get(Mode.mandatory_success, {})
     return sum(n for outcome, n in counts.items() if outcome in ("failed", "error", "crashed"))
 
 
@@ -74,7 +66,7 @@ def units_without_test(units, verdicts, cases, device: str) -> list[str]:
     return [
         u.unit_id
         for u in units
-        if verdicts[u.unit_id].mode == "mandatory_success"
+        if verdicts[u.unit_id].mode == Mode.mandatory_success
         and not any((v.cls, v.name) in ran for v in generation.variants(u, device))
     ]
 
@@ -116,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     verdicts, check = bucket.write_checked(
         config, units, verdicts, caps, "torch_spyre", "deterministic", view
     )
-    mandatory = sum(v.mode == "mandatory_success" for v in verdicts.values())
+    mandatory = sum(v.mode == Mode.mandatory_success for v in verdicts.values())
     first = run_plugin([device, config], work / "run1", args.timeout, targets, upstream)
     cases = results.read_junit(work / "run1" / "junit.xml")
     silent = units_without_test(units, verdicts, cases, caps.device)

@@ -1,11 +1,8 @@
 """Shard planning and sharded test execution.
 
 Modules, one concern each:
-  nodeids    -- pytest node id <-> JUnit address keys
-  planner    -- pure LPT / round-robin bucketing with duration estimates
   store      -- the versioned timings file (load, merge, atomic save)
   ingest     -- durations from JUnit XML and the plugin's JSON summary
-  matrix     -- GitHub Actions matrix JSON for CI legs
   request    -- which shard this process runs (CLI options, env, Bazel protocol)
   plugin     -- pytest plugin: balanced shard selection + progress journal
   journal    -- the per-run progress journal (what started, what finished)
@@ -13,4 +10,6 @@ Modules, one concern each:
   junit      -- merging the JUnit XML of several attempts
   runner     -- supervisor: crash rerun of the remainder, test-level reruns
   leg        -- CI leg retry decision and wrapper
+The planning itself (LPT bucketing, node ids, the feature x shard matrix) lives below, in
+testing/matrix, which the CRCR handler plans through too.
 """

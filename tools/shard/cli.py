@@ -14,7 +14,10 @@ import os
 import sys
 from pathlib import Path
 
-from tools.shard import ingest, leg, matrix, planner, store
+from testing.config.features import Feature
+from testing.matrix import legs as matrix
+from testing.matrix import lpt as planner
+from tools.shard import ingest, leg, store
 
 DEFAULT_TIMINGS = Path("tools/shard/timings/timings.json")
 
@@ -66,12 +69,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
-def _feature(spec: str) -> matrix.Feature:
+def _feature(spec: str) -> Feature:
     name, sep, rest = spec.partition("=")
     target, sep2, listing = rest.rpartition(":")
     if not (sep and sep2 and name and target and listing):
         raise CliError(f"--feature {spec!r}: expected NAME=TARGET:NODEID_LIST_FILE")
-    return matrix.Feature(name, target, tuple(_read_nodeids(listing)))
+    return Feature(name, (), target, tuple(_read_nodeids(listing)))
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:

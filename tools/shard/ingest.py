@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
+from testing.matrix.nodeids import nodeid_from_junit
 from testing.results import junit
-from tools.shard.nodeids import nodeid_from_junit
 
 
 class IngestError(ValueError):

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from testing.matrix.nodeids import junit_key
 from testing.results import junit
-from tools.shard.nodeids import junit_key
+from testing.results.outcomes import FLAKY
 from tools.shard.outcomes import Verdict
 
 
@@ -75,13 +76,13 @@ def _failure_of(attempt: Attempt) -> ET.Element:
 
 
 def final_case(nodeid: str, verdict: Verdict, attempts: Sequence[Attempt]) -> ET.Element:
-    deciding = attempts[-1] if verdict.outcome == "flaky" else attempts[0]
+    deciding = attempts[-1] if verdict.outcome == FLAKY else attempts[0]
     case = deciding.xml if deciding.xml is not None else _synthesize(nodeid, deciding)
     case = ET.fromstring(ET.tostring(case))  # detach from its source document
     if len(attempts) > 1:
         junit.set_property(case, "attempts", ",".join(verdict.attempts))
-    if verdict.outcome == "flaky":
-        junit.set_property(case, "outcome", "flaky")
+    if verdict.outcome == FLAKY:
+        junit.set_property(case, "outcome", FLAKY)
         for attempt in attempts[:-1]:
             case.append(_failure_of(attempt))
     return case

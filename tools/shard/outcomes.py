@@ -1,30 +1,19 @@
-"""Pure outcome classification: one test's phases, reruns, crashes."""
+"""Pure rerun verdicts over a test's attempts (flaky, what to rerun).
+
+A test's outcome per attempt comes from testing.results.outcomes (the one vocabulary):
+only its BAD outcomes are rerun, so a strict XPASS (a promotion) runs once."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Sequence
 
-from testing.results.outcomes import BAD, worst
-
-
-def phase_outcome(when: str, outcome: str, wasxfail: bool) -> str:
-    """Outcome of one setup/call/teardown report, in pytest's vocabulary."""
-    if wasxfail:
-        return "xfailed" if outcome == "skipped" else ("xpassed" if outcome == "passed" else "failed")
-    if outcome == "failed":
-        return "failed" if when == "call" else "error"
-    return outcome  # passed / skipped
-
-
-def combine(outcomes: Sequence[str]) -> str:
-    """The test's outcome from its phases' outcomes: the most severe wins."""
-    return worst(outcomes).value
+from testing.results.outcomes import BAD, FLAKY
 
 
 @dataclass(frozen=True)
 class Verdict:
-    outcome: str  # final: an Outcome's value, or flaky
+    outcome: str  # final: an Outcome's value, or FLAKY
     attempts: tuple[str, ...]  # outcome of each attempt, first run first
 
 
@@ -41,7 +30,7 @@ def classify(attempts: Sequence[str]) -> Verdict:
     if attempts[0] not in BAD:
         return Verdict(attempts[0], attempts)
     if any(a not in BAD for a in attempts[1:]):
-        return Verdict("flaky", attempts)
+        return Verdict(FLAKY, attempts)
     return Verdict(attempts[0], attempts)
 
 
@@ -50,5 +39,5 @@ def to_rerun(verdicts: dict[str, Verdict], max_reruns: int) -> list[str]:
     return [
         n
         for n, v in verdicts.items()
-        if v.attempts[-1] in BAD and len(v.attempts) <= max_reruns and v.outcome != "flaky"
+        if v.attempts[-1] in BAD and len(v.attempts) <= max_reruns and v.outcome != FLAKY
     ]

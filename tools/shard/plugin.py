@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tools.shard import journal, planner, request, store
-from tools.shard.outcomes import combine, phase_outcome
+from testing.matrix import lpt as planner
+from testing.results.outcomes import Outcome, junit_property, of_report, worst
+from tools.shard import journal, request, store
 
 DEFAULT_TIMINGS = Path("tools/shard/timings/timings.json")
 _STATE = pytest.StashKey["ShardSession"]()
@@ -53,7 +54,7 @@ class ShardSession:
         self.only = _read_only(opt.shard_only) if opt.shard_only else None
         self.timings_path = _timings_path(config)
         self.writer = journal.JournalWriter(Path(opt.shard_journal)) if opt.shard_journal else None
-        self.phases: dict[str, list[str]] = {}
+        self.phases: dict[str, list[Outcome]] = {}
         self.seconds: dict[str, float] = {}
         self.crashes: dict[str, str] = {}
         self.kept = 0
@@ -96,13 +97,21 @@ class ShardSession:
         where = ", ".join(f"{lvl.origin} shard {lvl.index + 1}/{lvl.total}" for lvl in self.levels)
         return f"shard: {where}, {self.config.option.shard_strategy}, {self.kept} tests"
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call):
+        report = yield
+        prop = junit_property(of_report(report))  # an XPASS: the merged JUnit keeps it
+        if prop and prop not in item.user_properties:
+            item.user_properties.append(prop)
+        return report
+
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         if self.writer:
             self.writer.start(nodeid)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         phases = self.phases.setdefault(report.nodeid, [])
-        phases.append(phase_outcome(report.when, report.outcome, hasattr(report, "wasxfail")))
+        phases.append(of_report(report))
         self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
         crash = dict(report.user_properties).get("crash")
         if crash:  # a zygote's child died on this test (testing/supervisor)
@@ -114,7 +123,7 @@ class ShardSession:
             crash = self.crashes.get(nodeid)
             self.writer.end(
                 nodeid,
-                "crashed" if crash else combine(self.phases[nodeid]),
+                Outcome.CRASHED.value if crash else worst(self.phases[nodeid]).value,
                 self.seconds[nodeid],
                 crash or "",
             )

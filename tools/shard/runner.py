@@ -15,7 +15,8 @@ pipe, as the crash-restart supervisor's events (testing/supervisor):
      times, each round in a fresh child; fail-then-pass is reported as flaky.
 The merged JUnit XML goes to --junitxml (default $XML_OUTPUT_FILE), and a JSON
 summary to --summary (default $TEST_UNDECLARED_OUTPUTS_DIR/shard_summary.json).
-Exit status: 0 when no test's verdict is failed/error/crashed, 1 otherwise,
+Exit status: 0 when no test's verdict is failed/error/crashed (testing.results' BAD: a
+strict XPASS is a promotion candidate, run once, green), 1 otherwise,
 or pytest's own status when it could not run the tests at all.
 """
 
@@ -29,13 +30,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from testing.config import runs
 from testing.results import atomic, junit
+from testing.results.outcomes import BAD, FLAKY, PROMOTABLE
 from testing.supervisor import supervisor
 from testing.supervisor.children import Spawned
 from testing.supervisor.events import Crashed, End, NotRun
 from testing.supervisor.supervisor import Progress, describe_exit, supervise
 from tools.shard.junit import Attempt, case_for, final_case, index_cases
-from tools.shard.outcomes import BAD, Verdict, classify, to_rerun
+from tools.shard.outcomes import Verdict, classify, to_rerun
 
 NO_TESTS = 5  # pytest's "no tests collected"
 
@@ -57,20 +60,14 @@ class PytestChild(Spawned):
     def __init__(self, ws: Workspace, pytest_args: list[str], only: list[str] | None) -> None:
         self.ws, self.tests = ws, None if only is None else len(only)
         self.xml_path, only_path = ws.paths()
-        cmd = [
-            sys.executable,
-            "-m",
-            "pytest",
-            *pytest_args,
-            "-p",
-            "tools.shard.plugin",
-            f"--junitxml={self.xml_path}",
-        ]
-        if ws.mode == "fork":
-            cmd += ["-p", "testing.supervisor.zygote"]
         if only is not None:
             only_path.write_text("".join(f"{n}\n" for n in only), encoding="utf-8")
-            cmd.append(f"--shard-only={only_path}")
+        cmd = runs.PytestCommand(
+            args=pytest_args,
+            plugins=[runs.SHARD_PLUGIN] + [runs.ZYGOTE_PLUGIN] * (ws.mode == "fork"),
+            junitxml=str(self.xml_path),
+            extra=[] if only is None else [f"--shard-only={only_path}"],
+        ).argv()
         # the journal is the pipe the supervisor follows
         super().__init__(lambda fd: cmd + [f"--shard-journal=/dev/fd/{fd}"], dict(os.environ), None, None)
         self.recorded = False
@@ -177,7 +174,7 @@ def run_shard(
 def summary(verdicts: dict[str, Verdict], history: dict[str, list[Attempt]], ws: Workspace) -> dict:
     def seconds(nodeid: str) -> float:
         tries = history[nodeid]
-        return (tries[-1] if verdicts[nodeid].outcome == "flaky" else tries[0]).seconds
+        return (tries[-1] if verdicts[nodeid].outcome == FLAKY else tries[0]).seconds
 
     return {
         "format": "oot-ci-shard-summary",
@@ -187,6 +184,8 @@ def summary(verdicts: dict[str, Verdict], history: dict[str, list[Attempt]], ws:
             {"nodeid": n, "outcome": v.outcome, "attempts": list(v.attempts), "duration": seconds(n)}
             for n, v in verdicts.items()
         ],
+        # passed although configured to fail (a strict XPASS too: green, run once)
+        "promotion_candidates": [n for n, v in verdicts.items() if v.outcome in PROMOTABLE],
         "processes": ws.children,
     }
 

@@ -30,8 +30,8 @@ def ws(tmp_path):
 def test_features_carry_their_directorys_device_configs(ws):
     found = discover_features(ws)
     assert found == [
-        ("spyre-broken", ("configs/spyre/device.yaml", "configs/spyre/broken.yaml")),
-        ("spyre-ops", ("configs/spyre/device.yaml", "configs/spyre/ops.yaml")),
+        Feature("spyre-broken", ("configs/spyre/device.yaml", "configs/spyre/broken.yaml")),
+        Feature("spyre-ops", ("configs/spyre/device.yaml", "configs/spyre/ops.yaml")),
     ]  # schema/ is skipped; a broken file is a feature (its leg reports the error)
     assert found[1].name == "spyre-ops" and found[1].config == "configs/spyre/ops.yaml"
 
@@ -43,7 +43,9 @@ def test_extra_directories_inherit_device_wide_configs(ws, tmp_path_factory):
         "test_suite_config:\n  files:\n    - path: ${TORCH_ROOT}/test/nn.py\n"
     )
     nn = [f for f in discover_features(ws, [extra]) if f.name == "upstream-spyre-nn"]
-    assert nn == [("upstream-spyre-nn", ("configs/spyre/device.yaml", str(extra / "spyre" / "nn.yaml")))]
+    assert nn == [
+        Feature("upstream-spyre-nn", ("configs/spyre/device.yaml", str(extra / "spyre" / "nn.yaml")))
+    ]
     with pytest.raises(FeatureError, match="not a directory"):
         discover_features(ws, [extra / "missing"])
 

@@ -2,7 +2,17 @@
 
 import pytest
 
-from testing.results.outcomes import BAD, PROMOTABLE, SEVERITY, Outcome, rank, tally, worst
+from testing.results.outcomes import (
+    BAD,
+    PROMOTABLE,
+    SEVERITY,
+    Outcome,
+    junit_property,
+    of_phase,
+    rank,
+    tally,
+    worst,
+)
 
 
 def test_severity_order_mildest_first():
@@ -53,10 +63,36 @@ def test_bad_promotable_and_callback_tally():
         "xpassed": "passed",
         "xfailed": "skipped",
         "skipped": "skipped",
-        "xpassed_strict": "failed",
+        "xpassed_strict": "passed",
         "failed": "failed",
         "error": "failed",
         "crashed": "failed",
+    }
+
+
+@pytest.mark.parametrize(
+    "when, outcome, wasxfail, longrepr, expected",
+    [
+        ("call", "passed", False, "", "passed"),
+        ("setup", "passed", False, "", "passed"),
+        ("call", "failed", False, "assert 1 == 2", "failed"),
+        ("setup", "failed", False, "boom", "error"),
+        ("teardown", "failed", False, "boom", "error"),
+        ("call", "skipped", True, "", "xfailed"),
+        ("setup", "skipped", True, "", "xfailed"),
+        ("call", "passed", True, "", "xpassed"),
+        ("call", "failed", False, "[XPASS(strict)] fixed?", "xpassed_strict"),
+        ("setup", "skipped", False, "", "skipped"),
+    ],
+)
+def test_one_mapping_from_pytest_phases(when, outcome, wasxfail, longrepr, expected):
+    assert of_phase(when, outcome, wasxfail, longrepr) == expected
+    assert of_phase(when, outcome, wasxfail, longrepr, crashed=True) == "crashed"
+
+
+def test_only_an_xpass_needs_a_junit_property():
+    assert {o.value: junit_property(o) for o in SEVERITY if junit_property(o)} == {
+        "xpassed": ("outcome", "xpassed")
     }
 
 

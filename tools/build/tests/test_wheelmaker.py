@@ -32,6 +32,10 @@ def build(tmp_path, out_name: str) -> pathlib.Path:
             "torch==2.13.0",
             "--entry-point",
             "console_scripts:demo = demo_pkg.mod:hello",
+            "--license",
+            "BSD-3-Clause",
+            "--python-requires",
+            ">=3.11",
         ],
         check=True,
     )
@@ -45,6 +49,7 @@ def test_wheel_is_reproducible_and_complete(tmp_path):
     assert "demo_pkg/mod.py" in names
     meta = zipfile.ZipFile(first).read("demo_pkg-1.2.3.dist-info/METADATA").decode()
     assert "Requires-Dist: torch==2.13.0" in meta
+    assert "License: BSD-3-Clause" in meta and "Requires-Python: >=3.11" in meta
     record = zipfile.ZipFile(first).read("demo_pkg-1.2.3.dist-info/RECORD").decode()
     assert "demo_pkg/mod.py,sha256=" in record
 

@@ -7,13 +7,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Mapping
 
+from testing.config import edit
+from testing.config.modes import Mode
 from testing.results.atomic import write_text
 from tools.select.bucket import generation
 from tools.select.bucket.configgen import build_config
 from tools.select.bucket.engines import Context, DecisionEngine
 from tools.select.bucket.facts import UnitFacts, gather
 from tools.select.bucket.rules import Verdict
-from tools.select.common import yamlio
 from tools.select.common.capabilities import CapabilityTable
 from tools.select.memory import embeddings as emb
 from tools.select.memory.store import Memory
@@ -58,6 +59,7 @@ def load_decisions(path: str | Path) -> tuple[dict[str, Verdict], dict[str, str]
     verdicts, tests = {}, {}
     for unit_id, item in data.items():
         tests[unit_id] = item.pop("test_id")
+        item["mode"] = Mode(item["mode"])
         verdicts[unit_id] = Verdict(**{k: tuple(v) if isinstance(v, list) else v for k, v in item.items()})
     return verdicts, tests
 
@@ -71,7 +73,7 @@ def write_config(
     engine: str,
     header: str = "",
 ) -> Path:
-    return yamlio.write(path, build_config(units, verdicts, caps.device, backend, engine, header))
+    return edit.write(path, build_config(units, verdicts, caps.device, backend, engine, header))
 
 
 def write_checked(

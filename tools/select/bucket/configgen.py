@@ -13,8 +13,9 @@ from typing import Iterable, Mapping
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from testing.config.modes import Mode
 from tools.select.bucket.facts import UnitFacts
-from tools.select.bucket.rules import MANDATORY, SKIP, Verdict
+from tools.select.bucket.rules import Verdict
 from tools.select.common.yamlio import clean
 
 COMMENT_WIDTH = 110
@@ -43,7 +44,7 @@ def _comment(mode: str, lines: list[str]) -> str:
 
 
 def _group_key(unit: UnitFacts, verdict: Verdict) -> tuple:
-    if verdict.mode == MANDATORY:
+    if verdict.mode == Mode.mandatory_success:
         return (unit.cls, unit.test, verdict.mode, verdict.dtypes if unit.dtypes else ())
     return (unit.cls, unit.test, verdict.mode, verdict.short_reason.split(":")[0])
 
@@ -65,14 +66,14 @@ def _entry(
     if variants and kind in ("ops", "modules"):
         entry[kind] = flow(variants)
     dtypes = members[0][1].dtypes
-    if mode == MANDATORY and dtypes and members[0][0].dtypes:
+    if mode == Mode.mandatory_success and dtypes and members[0][0].dtypes:
         entry["dtypes"] = flow(dtypes)
     elif specific and _generated_dtypes(members):
         # the base op's mandatory entry selects by ops and dtypes; naming the dtypes here too
         # makes this entry as specific, and written first it decides the variant
         entry["dtypes"] = flow(_generated_dtypes(members))
     entry["mode"] = mode
-    if mode != MANDATORY:
+    if mode != Mode.mandatory_success:
         # one member: its own reason; several: the shared category (details are in the comment)
         reason = members[0][1].short_reason if len(members) == 1 else members[0][1].short_reason.split(":")[0]
         entry["reason"] = clean(reason)[:200]
@@ -103,7 +104,7 @@ def file_entries(units: list[UnitFacts], verdicts: Mapping[str, Verdict]) -> Com
     # OpInfo variants whose base op is listed too get entries of their own, written first, so
     # the base op's entry cannot decide them; then mandatory entries, so a reviewer sees what
     # must pass before the skips
-    order = sorted(groups, key=lambda k: (k[0], k[1], not k[4], k[2] != MANDATORY, str(k[3])))
+    order = sorted(groups, key=lambda k: (k[0], k[1], not k[4], k[2] != Mode.mandatory_success, str(k[3])))
     for key in order:
         entry, comment = _entry(key[0], key[1], key[2], groups[key], specific=key[4])
         tests.append(entry)
@@ -126,7 +127,7 @@ def build_config(
     for path in sorted(by_file):
         entry = CommentedMap()
         entry["path"] = path
-        entry["unlisted_test_mode"] = SKIP
+        entry["unlisted_test_mode"] = Mode.skip
         entry["tests"] = file_entries(by_file[path], verdicts)
         files.append(entry)
     glob = CommentedMap()

@@ -12,6 +12,7 @@ from typing import Mapping, Protocol
 
 import numpy as np
 
+from testing.config.modes import Mode
 from tools.select.bucket import rules
 from tools.select.bucket.facts import UnitFacts
 from tools.select.bucket.rules import Verdict
@@ -58,7 +59,7 @@ def neighbour_vote(
     ids = sorted(u for u in decided if unit_tests.get(u) in vectors and u != unit.unit_id)
     why = f"rules could not decide ({unit.import_error or unit.error or 'no CPU trace'})"
     if query is None or not ids:
-        return Verdict(rules.SKIP, f"{why}; no decided neighbour to learn from", source="neighbours")
+        return Verdict(Mode.skip, f"{why}; no decided neighbour to learn from", source="neighbours")
     matrix = np.stack([position(u, unit_tests[u]) for u in ids])
     near = emb.nearest(query, matrix, k)
     score: dict[str, float] = defaultdict(float)

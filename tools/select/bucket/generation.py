@@ -21,12 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from testing.config.errors import ConfigError, Loc
+from testing.config.modes import Mode
+from testing.config.paths import expand_path
 from testing.plugin import capabilities as plugin_caps
 from testing.plugin import selection
-from testing.plugin.config import ConfigError, Loc, Plan, empty_plan, expand_path, load_plan
-from testing.plugin.models import Mode
+from testing.plugin.plan import Plan, empty_plan, load_plan
 from tools.select.bucket.facts import UnitFacts
-from tools.select.bucket.rules import MANDATORY, SKIP, Verdict
+from tools.select.bucket.rules import Verdict
 from tools.select.common.capabilities import CapabilityTable
 from tools.select.common.errors import SelectError
 
@@ -105,7 +107,7 @@ def narrow(units: list[UnitFacts], verdicts: Mapping[str, Verdict], view: Device
     out = dict(verdicts)
     for unit in units:
         verdict = verdicts[unit.unit_id]
-        if verdict.mode != MANDATORY:
+        if verdict.mode != Mode.mandatory_success:
             continue
         candidates = variants(unit, view.device, verdict.dtypes or None)
         kept, why = [], {}
@@ -128,7 +130,7 @@ def narrow(units: list[UnitFacts], verdicts: Mapping[str, Verdict], view: Device
             continue
         because = "; ".join(sorted(why)) or "the device generates no variant of it"
         out[unit.unit_id] = Verdict(
-            SKIP,
+            Mode.skip,
             f"the plugin generates no test of it on {view.device}: {because}",
             source=verdict.source,
             evidence=verdict.evidence,
@@ -163,7 +165,7 @@ def verify(
     silent = []
     plans: dict[str, object] = {}
     for unit in units:
-        if verdicts[unit.unit_id].mode != MANDATORY:
+        if verdicts[unit.unit_id].mode != Mode.mandatory_success:
             continue
         if unit.file not in plans:
             path = expand_path(unit.file, ROOTS, os.getcwd(), Loc(str(config), 0))

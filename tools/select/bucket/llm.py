@@ -16,7 +16,7 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from tools.select.bucket import rules
+from testing.config.modes import Mode
 from tools.select.bucket.engines import Context, DeterministicEngine, neighbour_vote
 from tools.select.bucket.facts import UnitFacts
 from tools.select.bucket.rules import Verdict
@@ -78,7 +78,7 @@ class LLMEngine(DeterministicEngine):
         content = response.json()["choices"][0]["message"]["content"]
         answer = json.loads(content)
         if (
-            answer.get("mode") not in (rules.MANDATORY, rules.SKIP)
+            answer.get("mode") not in (Mode.mandatory_success, Mode.skip)
             or not str(answer.get("rationale", "")).strip()
         ):
             raise ValueError(f"unusable answer {content[:120]!r}")
@@ -100,7 +100,7 @@ class LLMEngine(DeterministicEngine):
                 evidence=hint.evidence,
             )
         return Verdict(
-            answer["mode"],
+            Mode(answer["mode"]),
             f"LLM ({self.model}): {answer['rationale'].strip()}",
             source="llm",
             evidence=hint.evidence,

@@ -8,17 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from testing.config.modes import Mode
 from tools.select.bucket.facts import UnitFacts
 from tools.select.common import restrictions
 from tools.select.common.capabilities import CapabilityTable, packet
 
-MANDATORY = "mandatory_success"
-SKIP = "skip"
-
 
 @dataclass(frozen=True)
 class Verdict:
-    mode: str
+    mode: Mode
     rationale: str
     dtypes: tuple[str, ...] = ()  # dtypes it must pass in (mandatory only)
     skipped_dtypes: tuple[str, ...] = ()
@@ -56,7 +54,7 @@ INPUT_CREATION = frozenset(
     }
 )
 FLOATING = frozenset({"float32", "float16", "bfloat16", "float64"})
-CPU_FAILED = ("crash", "timeout", "failed", "error")
+CPU_FAILED = ("crashed", "timeout", "failed", "error")
 
 
 def unsupported_ops(facts: UnitFacts, caps: CapabilityTable) -> list[str]:
@@ -143,41 +141,40 @@ def reduced_precision(facts: UnitFacts, caps: CapabilityTable, ok: list[str]) ->
 def decide(facts: UnitFacts, caps: CapabilityTable, out_features: dict[str, str]) -> Verdict | None:
     blocked = restrictions.blocking(facts.decorators, facts.restrictions, caps.device)
     if blocked:
-        return Verdict(SKIP, blocked)
+        return Verdict(Mode.skip, blocked)
     outside = sorted(set(facts.features) & out_features.keys())
     if outside:  # before the trace: out-of-scope tests are not traced at all
-        return Verdict(SKIP, f"uses {', '.join(outside)}; {out_features[outside[0]]}")
+        return Verdict(Mode.skip, f"uses {', '.join(outside)}; {out_features[outside[0]]}")
     if facts.status is None or facts.status == "trace_error":
         return None
-    if facts.status in ("crash", "timeout"):
-        return Verdict(
-            SKIP, f"the CPU reference run {facts.status}ed ({facts.error}); a crash cannot be xfailed"
-        )
+    if facts.status in ("crashed", "timeout"):
+        how = "crashed" if facts.status == "crashed" else "timed out"
+        return Verdict(Mode.skip, f"the CPU reference run {how} ({facts.error}); a crash cannot be xfailed")
     if facts.status in ("failed", "error"):
         return Verdict(
-            SKIP,
+            Mode.skip,
             f"fails on CPU already, untraced too ({facts.error or facts.status}); "
             f"nothing to learn on {caps.device}",
         )
     if facts.status in ("skipped", "xfailed"):
-        return Verdict(SKIP, f"upstream {facts.status} it on CPU ({facts.error or 'decorator'})")
+        return Verdict(Mode.skip, f"upstream {facts.status} it on CPU ({facts.error or 'decorator'})")
     missing = unsupported_ops(facts, caps)
     if missing:
         return Verdict(
-            SKIP,
+            Mode.skip,
             f"needs aten ops missing from the {caps.device} table: {', '.join(missing)}",
             evidence=tuple(missing),
         )
     layout = _layout_conflict(facts, caps)
     if layout:
         return Verdict(
-            SKIP,
+            Mode.skip,
             f"exercises strided inputs but {', '.join(layout)} refuse non-contiguous tensors on {caps.device}",
         )
     ok, refused = runnable_dtypes(facts, caps)
     if facts.device_dtypes and not ok:
         return Verdict(
-            SKIP,
+            Mode.skip,
             f"no dtype it is generated in runs on {caps.device}: {refusal_text(refused)}",
             skipped_dtypes=tuple(sorted(refused)),
         )
@@ -196,4 +193,4 @@ def decide(facts: UnitFacts, caps: CapabilityTable, out_features: dict[str, str]
             f"; {', '.join(reduced)} compute through {', '.join(sorted(set(reduced.values())))} "
             f"on {caps.device}: refinement may add a tolerance"
         )
-    return Verdict(MANDATORY, rationale, dtypes=tuple(ok), skipped_dtypes=tuple(sorted(refused)))
+    return Verdict(Mode.mandatory_success, rationale, dtypes=tuple(ok), skipped_dtypes=tuple(sorted(refused)))

@@ -47,14 +47,13 @@ def from_file(path: str | Path) -> CapabilityTable:
         except json.JSONDecodeError as exc:
             raise SelectError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from exc
     else:
-        from ruamel.yaml import YAML, YAMLError
+        from testing.config.errors import YamlSyntaxError
+        from testing.config.load import parse_yaml
 
         try:
-            data = YAML(typ="safe").load(text)
-        except YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = f":{mark.line + 1}" if mark else ""
-            raise SelectError(f"{path}{line}: invalid YAML ({getattr(exc, 'problem', exc)})") from exc
+            data = parse_yaml(text, str(path))
+        except YamlSyntaxError as exc:
+            raise SelectError(f"{exc.loc}: invalid YAML ({exc.detail})") from exc
     return from_mapping(data, str(path))
 
 

@@ -1,17 +1,18 @@
-"""YAML reading with file:line errors, and round-trip writing that keeps comments."""
+"""Text made safe for YAML, and scope files validated with file:line errors.
+
+Reading and writing YAML is the config contract's (testing.config.load.read_yaml,
+testing.config.edit.dump/write): one reader, one writer, one error format.
+"""
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from ruamel.yaml import YAMLError
 
-from testing.config.edit import round_trip  # the one layout every generated config is written in
-from testing.results.atomic import write_text
+from testing.config.errors import line_at
 from tools.select.common.errors import SelectError
 
 # ANSI escape sequences (colours, bold) as pytest and torch print them; removed outright.
@@ -32,51 +33,12 @@ def clean(text: str, one_line: bool = True) -> str:
     return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else "?", text)
 
 
-def load(path: str | Path) -> Any:
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SelectError(f"{path}: cannot read ({exc.strerror})") from exc
-    try:
-        return round_trip().load(text)
-    except YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark else ""
-        raise SelectError(f"{path}{line}: invalid YAML ({getattr(exc, 'problem', None) or exc})") from exc
-
-
-def _line_of(data: Any, loc: tuple) -> int | None:
-    """Walk ruamel's line info along a pydantic error location."""
-    node, line = data, None
-    for key in loc:
-        lc = getattr(node, "lc", None)
-        try:
-            if lc is not None:
-                line = (lc.key(key) if isinstance(key, str) else lc.item(key))[0] + 1
-            node = node[key]
-        except (KeyError, IndexError, TypeError, AttributeError):
-            break
-    return line
-
-
 def validate(model: type[BaseModel], data: Any, path: str | Path) -> BaseModel:
+    """`data` (a tree read by testing.config.load) as `model`; SelectError at file:line: key."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = tuple(err["loc"])
-        line = _line_of(data, loc)
-        where = f"{path}:{line}" if line else str(path)
         key = ".".join(str(p) for p in loc)
-        raise SelectError(f"{where}: {key}: {err['msg']}") from exc
-
-
-def dump(data: Any) -> str:
-    out = io.StringIO()
-    round_trip().dump(data, out)
-    return out.getvalue()
-
-
-def write(path: str | Path, data: Any) -> Path:
-    return write_text(path, dump(data))
+        raise SelectError(f"{path}:{line_at(data, loc)}: {key}: {err['msg']}") from exc

@@ -309,7 +309,7 @@ class MemoryBuilder:
                         event.get("note", ""),
                     )
                     stats.traced += 1
-                    stats.crashed += event["status"] == "crash"
+                    stats.crashed += event["status"] == "crashed"
                     bar.update(1)
 
         return handle

@@ -41,7 +41,7 @@ CREATE INDEX IF NOT EXISTS op_index_by_op ON op_index(op);
 
 
 # Bump when the variants/traces tables change shape: they are dropped and rebuilt (a cache).
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"  # 3: a dead trace worker's status is "crashed" (was "crash")
 _DERIVED = ("variants", "traces", "op_index")
 
 

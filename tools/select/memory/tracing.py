@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from testing.results.outcomes import Outcome
 from testing.supervisor.children import Spawned
 from testing.supervisor.events import Begin, Crashed, End, Event, Payload
 from testing.supervisor.supervisor import Progress, describe_exit, supervise
@@ -143,7 +144,7 @@ def _trace_shard(
             crash = {
                 "event": "done",
                 "key": event.key,
-                "status": "crash",
+                "status": Outcome.CRASHED.value,  # the one outcome vocabulary (testing/results)
                 "dtype": None,
                 "ops": [],
                 "kernel_ops": [],

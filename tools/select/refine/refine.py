@@ -19,19 +19,20 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from testing.config import edit
 from testing.config.errors import ConfigError
+from testing.config.load import read_yaml
+from testing.config.modes import Mode
 from testing.results.atomic import write_text
 from tools.select.common import yamlio
 from tools.select.common.errors import SelectError
 from tools.select.refine.results import CaseResult
 
-MANDATORY, XFAIL, XFAIL_STRICT, SKIP = "mandatory_success", "xfail", "xfail_strict", "skip"
 MAX_TOLERANCE = 0.1  # beyond this a tolerance hides bugs; propose xfail instead
 
 
 @dataclass(frozen=True)
 class Proposal:
     case: CaseResult
-    mode: str
+    mode: Mode
     reason: str | None
     rationale: str
     precision: tuple[str, float, float] | None = None  # (dtype, atol, rtol)
@@ -61,24 +62,26 @@ def precision_knob(case: CaseResult, max_tolerance: float) -> tuple[str, float, 
 
 
 def propose(case: CaseResult, max_tolerance: float = MAX_TOLERANCE) -> Proposal | None:
-    bucket, failure = case.bucket or MANDATORY, case.failure
-    if case.outcome in ("xpassed", "xpassed_strict") and bucket in (XFAIL, XFAIL_STRICT):
-        return Proposal(case, MANDATORY, None, f"promote: passed while expected to fail ({bucket})")
+    bucket, failure = case.bucket or Mode.mandatory_success, case.failure
+    if case.outcome in ("xpassed", "xpassed_strict") and bucket in (Mode.xfail, Mode.xfail_strict):
+        return Proposal(
+            case, Mode.mandatory_success, None, f"promote: passed while expected to fail ({bucket})"
+        )
     if failure is None:
         return None
     if failure.kind in ("crash", "timeout"):
         return Proposal(
             case,
-            SKIP,
+            Mode.skip,
             f"{failure.kind}: {failure.summary}"[:200],
             f"{failure.kind} in the run; a {failure.kind} cannot be xfailed safely, so skip",
         )
-    if bucket != MANDATORY:
+    if bucket != Mode.mandatory_success:
         return None
     if failure.kind in ("unsupported_op", "unsupported_dtype", "layout"):
         return Proposal(
             case,
-            XFAIL_STRICT,
+            Mode.xfail_strict,
             failure.summary[:200],
             f"{failure.kind.replace('_', ' ')} on the device; strict, so a fix shows up as a promotion",
         )
@@ -87,7 +90,7 @@ def propose(case: CaseResult, max_tolerance: float = MAX_TOLERANCE) -> Proposal 
         if knob is not None:
             return Proposal(
                 case,
-                MANDATORY,
+                Mode.mandatory_success,
                 None,
                 f"numerical mismatch ({failure.summary}); tolerance for {knob[0]} set to "
                 f"atol={knob[1]:g}, rtol={knob[2]:g}",
@@ -95,13 +98,13 @@ def propose(case: CaseResult, max_tolerance: float = MAX_TOLERANCE) -> Proposal 
             )
         return Proposal(
             case,
-            XFAIL,
+            Mode.xfail,
             f"numerical mismatch beyond tolerance: {failure.summary}"[:200],
             f"mismatch larger than {max_tolerance:g}: a tolerance would hide real errors",
         )
     return Proposal(
         case,
-        XFAIL,
+        Mode.xfail,
         failure.summary[:200] or "fails on the device",
         "failure of no known kind; xfail for review",
     )
@@ -219,7 +222,7 @@ def refine(
     docs = {}
     for path in configs:
         try:
-            doc = edit.load_tree(path)
+            doc, _ = read_yaml(path)
         except ConfigError as exc:
             raise SelectError(str(exc)) from exc
         if not isinstance(doc, dict) or "test_suite_config" not in doc:

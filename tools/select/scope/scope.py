@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from testing.config.load import read_yaml
 from tools.select.common import yamlio
 from tools.select.common.capabilities import CapabilityTable
 from tools.select.scope.symbols import ClassSymbol, FileSymbols
@@ -62,7 +63,7 @@ class FileChoice(Choice):
 
 
 def load_scope(path: str | Path) -> ScopeSpec:
-    return yamlio.validate(ScopeDocument, yamlio.load(path), path).scope
+    return yamlio.validate(ScopeDocument, read_yaml(path)[0], path).scope
 
 
 def out_features(scope: ScopeSpec, caps: CapabilityTable) -> dict[str, str]:

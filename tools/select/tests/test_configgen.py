@@ -2,6 +2,8 @@ import io
 
 from ruamel.yaml import YAML
 
+from testing.config import edit
+from testing.config.modes import Mode
 from tools.select.bucket import rules
 from tools.select.bucket.bucket import load_decisions, save_decisions
 from tools.select.bucket.configgen import build_config
@@ -25,7 +27,7 @@ def _config(small_caps):
     return (
         units,
         verdicts,
-        yamlio.dump(build_config(units, verdicts, "spyre", "torch_spyre", "deterministic")),
+        edit.dump(build_config(units, verdicts, "spyre", "torch_spyre", "deterministic")),
     )
 
 
@@ -54,7 +56,7 @@ def test_an_op_variant_is_not_decided_by_its_base_ops_entry(tmp_path, small_caps
     """`ops: [round]` names every OpInfo variant of round in the plugin (first entry wins a
     tie): a skipped round.decimals_3 must not become mandatory through round's entry."""
     from testing.plugin import selection
-    from testing.plugin.config import load_plan
+    from testing.plugin.plan import load_plan
     from tools.select.bucket import generation
 
     def dev(name, *dtypes):
@@ -65,11 +67,13 @@ def test_an_op_variant_is_not_decided_by_its_base_ops_entry(tmp_path, small_caps
         unit(variant="round.decimals_3", aten="round", device=dev("round_decimals_3", "float32")),
     ]
     verdicts = {
-        units[0].unit_id: rules.Verdict(rules.MANDATORY, "every kernel is in the table", dtypes=("float32",)),
-        units[1].unit_id: rules.Verdict(rules.SKIP, "fails on CPU already"),
+        units[0].unit_id: rules.Verdict(
+            Mode.mandatory_success, "every kernel is in the table", dtypes=("float32",)
+        ),
+        units[1].unit_id: rules.Verdict(Mode.skip, "fails on CPU already"),
     }
     path = tmp_path / "gen.yaml"
-    yamlio.write(path, build_config(units, verdicts, "spyre", "torch_spyre", "deterministic"))
+    edit.write(path, build_config(units, verdicts, "spyre", "torch_spyre", "deterministic"))
     plan = load_plan([str(path)], {"REPO_ROOT": str(tmp_path)})
     fp = plan.files[0]
     import json
@@ -90,7 +94,7 @@ def test_an_op_variant_is_not_decided_by_its_base_ops_entry(tmp_path, small_caps
 
 
 def test_config_is_valid_for_the_plugin(small_caps):
-    from testing.plugin import models  # a hard dependency: this is the schema check
+    from testing.config import models  # a hard dependency: this is the schema check
 
     _, _, text = _config(small_caps)
     models.ConfigDocument.model_validate(YAML(typ="safe").load(io.StringIO(text)))
@@ -99,7 +103,7 @@ def test_config_is_valid_for_the_plugin(small_caps):
 def test_control_characters_never_reach_the_yaml(tmp_path, small_caps):
     """A CPU error with ANSI colours (as test_pickle prints them) goes through bucket into a
     rationale and a reason; the plugin's own loader must still read the config."""
-    from testing.plugin.config import load_plan
+    from testing.plugin.plan import load_plan
     from tools.select.bucket.bucket import write_config
 
     ansi = "\x1b[1mAssertionError\x1b[0m: pickled \x1b[31mtensor\x1b[0m differs\x07\x00 at\rline"
@@ -126,4 +130,4 @@ def test_decisions_round_trip(tmp_path, small_caps):
     save_decisions(path, units, verdicts)
     again, tests = load_decisions(path)
     assert again == verdicts and tests[units[0].unit_id] == units[0].test_id
-    assert again[units[2].unit_id].mode == rules.SKIP
+    assert again[units[2].unit_id].mode == Mode.skip

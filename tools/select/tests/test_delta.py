@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from tools.select.bucket import rules
+from testing.config.modes import Mode
 from tools.select.bucket.engines import DeterministicEngine
 from tools.select.delta import delta as dl
 from tools.select.delta import deltarun
@@ -132,13 +132,13 @@ def test_delta_reevaluates_only_what_the_device_can_see(trees, tmp_path, small_c
     # the removed expectedFailure leaves test_x[foo] to the neighbours; it was skip before
     x_foo = next(uid for uid in result.verdicts if uid.endswith("test_x[foo]"))
     assert (
-        result.verdicts[x_foo].mode == rules.MANDATORY
+        result.verdicts[x_foo].mode == Mode.mandatory_success
         and "re-evaluated for 9.9" in result.verdicts[x_foo].rationale
     )
     assert x_foo in result.flipped
     # the new generic skip on qux for test_y makes it skip
     y_qux = next(uid for uid in result.verdicts if uid.endswith("test_y[qux]"))
-    assert result.verdicts[y_qux].mode == rules.SKIP
+    assert result.verdicts[y_qux].mode == Mode.skip
     assert result.unchanged_mismatch == [] and result.delta_mismatch == []
     assert "units: full 12, delta 7" in result.report()
 

@@ -5,7 +5,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import numpy as np
 import pytest
 
-from tools.select.bucket import rules
+from testing.config.modes import Mode
 from tools.select.bucket.engines import Context, DeterministicEngine
 from tools.select.bucket.llm import LLMEngine
 from tools.select.tests.helpers import unit
@@ -34,20 +34,20 @@ def test_neighbours_break_ties_by_similarity(small_caps):
     )
     verdicts = DeterministicEngine().decide(units, Context(small_caps, {}, near_bad))
     tie = verdicts[ids["test_tie"]]
-    assert tie.source == "neighbours" and tie.mode == rules.SKIP and "test_bad" in tie.rationale
+    assert tie.source == "neighbours" and tie.mode == Mode.skip and "test_bad" in tie.rationale
     near_ok = _vectors(
         **{ids["test_ok"]: [1, 0, 0], ids["test_bad"]: [0, 1, 0], ids["test_tie"]: [1, 0.1, 0]}
     )
     assert (
         DeterministicEngine().decide(units, Context(small_caps, {}, near_ok))[ids["test_tie"]].mode
-        == rules.MANDATORY
+        == Mode.mandatory_success
     )
 
 
 def test_no_neighbours_means_skip_with_reason(small_caps):
     tie = unit(name="test_tie", variant="", status=None)
     verdict = DeterministicEngine().decide([tie], Context(small_caps, {}, {}))[tie.unit_id]
-    assert verdict.mode == rules.SKIP and "no decided neighbour" in verdict.rationale
+    assert verdict.mode == Mode.skip and "no decided neighbour" in verdict.rationale
 
 
 class _FakeLLM(BaseHTTPRequestHandler):
@@ -90,7 +90,7 @@ def test_llm_decides_only_ties(fake_llm, small_caps, monkeypatch):
     units = _units()
     verdicts = engine.decide(units, Context(small_caps, {}, {}))
     tie = verdicts[units[2].unit_id]
-    assert tie.source == "llm" and tie.mode == rules.MANDATORY and "only view ops" in tie.rationale
+    assert tie.source == "llm" and tie.mode == Mode.mandatory_success and "only view ops" in tie.rationale
     assert verdicts[units[1].unit_id].source == "rules"
     ((path, body, auth),) = handler.seen  # exactly one request: the tie
     assert path == "/v1/chat/completions" and body["model"] == "tiny" and auth == "Bearer k-123"

@@ -2,7 +2,8 @@
 
 import pytest
 
-from tools.select.bucket import bucket, generation, rules
+from testing.config.modes import Mode
+from tools.select.bucket import bucket, generation
 from tools.select.bucket.engines import Context, DeterministicEngine
 from tools.select.tests.helpers import unit
 
@@ -45,18 +46,18 @@ def _decide(small_caps, view, units):
 def test_ops_the_plugin_never_instantiates_are_not_mandatory(small_caps, view):
     units = _units()
     raw = DeterministicEngine().decide(units, Context(small_caps, {}, {}))
-    assert raw[units[1].unit_id].mode == rules.MANDATORY  # every kernel is in the table ...
+    assert raw[units[1].unit_id].mode == Mode.mandatory_success  # every kernel is in the table ...
     verdicts = generation.narrow(units, raw, view)
     sgn = verdicts[units[1].unit_id]
-    assert sgn.mode == rules.SKIP  # ... but no test of it is generated
+    assert sgn.mode == Mode.skip  # ... but no test of it is generated
     assert (
         "the plugin generates no test of it on spyre: op sgn (aten::sgn) is not in the spyre table"
         in sgn.rationale
     )
-    assert verdicts[units[2].unit_id].mode == rules.SKIP
+    assert verdicts[units[2].unit_id].mode == Mode.skip
     assert (
-        verdicts[units[0].unit_id].mode == rules.MANDATORY
-        and verdicts[units[3].unit_id].mode == rules.MANDATORY
+        verdicts[units[0].unit_id].mode == Mode.mandatory_success
+        and verdicts[units[3].unit_id].mode == Mode.mandatory_success
     )
 
 
@@ -69,7 +70,7 @@ def test_dtypes_narrow_to_what_the_plugin_generates(small_caps, tmp_path):
     view = generation.device_view(capabilities.from_file(FIXTURES / "caps_small.json"), [base])
     units = _units()[:1]
     verdict = _decide(small_caps, view, units)[units[0].unit_id]
-    assert verdict.mode == rules.MANDATORY and verdict.dtypes == ("float32", "int64")
+    assert verdict.mode == Mode.mandatory_success and verdict.dtypes == ("float32", "int64")
     assert "the plugin does not generate float16 on spyre" in verdict.rationale
 
 
@@ -80,7 +81,7 @@ def test_every_mandatory_unit_yields_a_test_in_the_written_config(small_caps, vi
         tmp_path / "gen.yaml", units, verdicts, small_caps, "torch_spyre", "deterministic", view
     )
     assert check.silent_units == () and check.silent_entries == ()
-    assert sum(v.mode == rules.MANDATORY for v in written.values()) == 2
+    assert sum(v.mode == Mode.mandatory_success for v in written.values()) == 2
 
 
 def test_entries_selecting_nothing_are_found_and_demoted(small_caps, view, tmp_path):
@@ -96,7 +97,7 @@ def test_entries_selecting_nothing_are_found_and_demoted(small_caps, view, tmp_p
         path, units, verdicts, small_caps, "torch_spyre", "deterministic", view
     )
     assert (
-        fixed[units[1].unit_id].mode == rules.SKIP and "no entry selects" in fixed[units[1].unit_id].rationale
+        fixed[units[1].unit_id].mode == Mode.skip and "no entry selects" in fixed[units[1].unit_id].rationale
     )
     assert generation.verify(path, units, fixed, view).silent_units == ()
 

@@ -4,6 +4,7 @@ import shutil
 
 import pytest
 
+from testing.config.modes import Mode
 from tools.select.bucket import rules
 from tools.select.bucket.engines import Context, DeterministicEngine
 from tools.select.bucket.facts import gather
@@ -43,7 +44,7 @@ def test_every_dtype_a_kernel_sees_is_recorded(built):
     unit = units["test_doubled_reference"]
     assert "float64" in unit.trace_at("float32").kernel_dtypes["aten::uniform_"]
     verdict = rules.decide(unit, caps, OUT)
-    assert verdict.mode == rules.SKIP and "uniform_(float64)" in verdict.rationale
+    assert verdict.mode == Mode.skip and "uniform_(float64)" in verdict.rationale
 
 
 def test_device_side_lowerings_are_required(built):
@@ -75,7 +76,7 @@ def test_out_of_scope_tests_are_not_traced(built):
     unit = units["test_gradcheck_slow"]
     assert unit.traces == () and unit.status is None
     verdict = DeterministicEngine().decide([unit], Context(caps, OUT, {}))[unit.unit_id]
-    assert verdict.mode == rules.SKIP and "autograd" in verdict.rationale
+    assert verdict.mode == Mode.skip and "autograd" in verdict.rationale
 
 
 def test_device_restrictions_are_bucketed_skip_and_not_traced(built):
@@ -83,4 +84,4 @@ def test_device_restrictions_are_bucketed_skip_and_not_traced(built):
     for name in ("test_cpu_only", "test_native_only"):
         assert units[name].traces == ()  # it never runs on spyre: no trace needed
         verdict = DeterministicEngine().decide([units[name]], Context(caps, OUT, {}))[units[name].unit_id]
-        assert verdict.mode == rules.SKIP and "skip itself on spyre" in verdict.rationale
+        assert verdict.mode == Mode.skip and "skip itself on spyre" in verdict.rationale

@@ -2,7 +2,7 @@ import shutil
 
 import pytest
 
-from tools.select.common import yamlio
+from testing.config.load import read_yaml
 from tools.select.common.errors import SelectError
 from tools.select.refine import refine, results
 
@@ -138,7 +138,7 @@ def test_refine_reaches_torch_root_entries(tmp_path, cls, rule_line, expected_fi
     outcome = refine.refine([config], cases, source="junit.xml")
     assert outcome.unmatched == [] and len(outcome.proposals) == 1
     outcome.write()
-    doc = yamlio.load(config)
+    doc, _ = read_yaml(config)
     files = {str(f["path"]).rsplit("/", 1)[-1]: f for f in doc["test_suite_config"]["files"]}
     added = [t for t in files[expected_file]["tests"] if t["names"].endswith("_spyre_float32")]
     assert [(t["names"], t["mode"]) for t in added] == [
@@ -152,7 +152,7 @@ def test_ansi_failure_text_is_refined_into_a_config_the_plugin_loads(tmp_path):
     """pytest colours in a device failure (test_pickle style) must not reach the YAML refine
     writes, neither as pytest's JUnit spells them (#x1B) nor raw from a --log file: reasons
     and comments are cleaned, and the plugin's loader reads the result."""
-    from testing.plugin.config import load_plan
+    from testing.plugin.plan import load_plan
 
     config = tmp_path / "upstream.generated.yaml"
     config.write_text(UPSTREAM_CONFIG)

@@ -1,10 +1,11 @@
+from testing.config.modes import Mode
 from tools.select.bucket import rules
 from tools.select.tests.helpers import unit
 
 
 def test_supported_unit_is_mandatory_with_runnable_dtypes(small_caps):
     verdict = rules.decide(unit(), small_caps, {})
-    assert verdict.mode == rules.MANDATORY
+    assert verdict.mode == Mode.mandatory_success
     assert verdict.dtypes == ("float32", "int64")
     assert "add.Tensor" in verdict.rationale and "float16" in verdict.rationale  # precision note
 
@@ -12,17 +13,17 @@ def test_supported_unit_is_mandatory_with_runnable_dtypes(small_caps):
 def test_missing_op_skips_and_names_it(small_caps):
     facts = unit(kernel_ops=("aten::mm", "aten::add.Tensor"))
     verdict = rules.decide(facts, small_caps, {})
-    assert verdict.mode == rules.SKIP and "mm" in verdict.rationale and verdict.evidence == ("mm",)
+    assert verdict.mode == Mode.skip and "mm" in verdict.rationale and verdict.evidence == ("mm",)
 
 
 def test_dtypes_narrow_and_all_refused_skips(small_caps):
     narrowed = rules.decide(unit(variant="exp", kernel_ops=("aten::exp",)), small_caps, {})
-    assert narrowed.mode == rules.MANDATORY and narrowed.dtypes == ("float32",)
+    assert narrowed.mode == Mode.mandatory_success and narrowed.dtypes == ("float32",)
     assert "left out int64: exp lacks it" in narrowed.rationale and "refused by" not in narrowed.rationale
     refused = rules.decide(
         unit(variant="exp", kernel_ops=("aten::exp",), dtypes=("float64",)), small_caps, {}
     )
-    assert refused.mode == rules.SKIP and "float64" in refused.rationale
+    assert refused.mode == Mode.skip and "float64" in refused.rationale
 
 
 def test_input_creation_ops_do_not_veto_a_dtype(small_caps):
@@ -32,12 +33,12 @@ def test_input_creation_ops_do_not_veto_a_dtype(small_caps):
 
 
 def test_cpu_status_and_features_come_first(small_caps):
-    assert "crash" in rules.decide(unit(status="crash", error="died"), small_caps, {}).rationale
-    assert rules.decide(unit(status="failed", error="AssertionError"), small_caps, {}).mode == rules.SKIP
-    assert rules.decide(unit(status="skipped"), small_caps, {}).mode == rules.SKIP
+    assert "crash" in rules.decide(unit(status="crashed", error="died"), small_caps, {}).rationale
+    assert rules.decide(unit(status="failed", error="AssertionError"), small_caps, {}).mode == Mode.skip
+    assert rules.decide(unit(status="skipped"), small_caps, {}).mode == Mode.skip
     out = {"autograd": "scope file marks it out"}
     verdict = rules.decide(unit(features=("autograd",)), small_caps, out)
-    assert verdict.mode == rules.SKIP and "autograd" in verdict.rationale
+    assert verdict.mode == Mode.skip and "autograd" in verdict.rationale
 
 
 def test_layout_rule(small_caps):
@@ -77,7 +78,7 @@ def test_a_float64_tensor_a_float32_test_creates_blocks_it(small_caps):
         kernel_ops=("aten::add.Tensor", "aten::uniform_", "aten::random_.from"),
     )
     verdict = rules.decide(facts, small_caps, {})
-    assert verdict.mode == rules.MANDATORY and verdict.dtypes == ("int64",)
+    assert verdict.mode == Mode.mandatory_success and verdict.dtypes == ("int64",)
     assert "float32: uniform_(float64) lacks it" in verdict.rationale
 
 
@@ -104,7 +105,7 @@ def test_a_tracer_error_is_never_blamed_on_cpu(small_caps):
 def test_out_of_scope_units_are_skipped_without_a_trace(small_caps):
     facts = unit(status=None, kernel_ops=(), features=("autograd",))
     verdict = rules.decide(facts, small_caps, {"autograd": "scope file marks it out"})
-    assert verdict.mode == rules.SKIP and "autograd" in verdict.rationale
+    assert verdict.mode == Mode.skip and "autograd" in verdict.rationale
 
 
 def test_precision_note_only_where_floats_are_compared(small_caps):
@@ -117,13 +118,13 @@ def test_precision_note_only_where_floats_are_compared(small_caps):
         small_caps,
         {},
     )
-    assert ints.mode == rules.MANDATORY and "float16" not in ints.rationale
+    assert ints.mode == Mode.mandatory_success and "float16" not in ints.rationale
     repr_like = rules.decide(
         unit(name="test_repr", variant="", dtypes=(), compare_ops=(), kernel_ops=("aten::add.Tensor",)),
         small_caps,
         {},
     )
-    assert repr_like.mode == rules.MANDATORY and "tolerance" not in repr_like.rationale
+    assert repr_like.mode == Mode.mandatory_success and "tolerance" not in repr_like.rationale
     floats = rules.decide(
         unit(
             dtypes=("float32",),
@@ -138,16 +139,16 @@ def test_precision_note_only_where_floats_are_compared(small_caps):
 
 def test_device_restrictions_skip_as_the_plugin_runs_them(small_caps):
     only_cpu = rules.decide(unit(decorators=("onlyCPU",)), small_caps, {})
-    assert only_cpu.mode == rules.SKIP and "@onlyCPU makes it skip itself on spyre" in only_cpu.rationale
+    assert only_cpu.mode == Mode.skip and "@onlyCPU makes it skip itself on spyre" in only_cpu.rationale
     native = rules.decide(unit(decorators=("onlyNativeDeviceTypes",)), small_caps, {})
-    assert native.mode == rules.SKIP and "onlyNativeDeviceTypes" in native.rationale
+    assert native.mode == Mode.skip and "onlyNativeDeviceTypes" in native.rationale
     on = rules.decide(unit(decorators=("onlyOn(['cpu', 'cuda'])",)), small_caps, {})
-    assert on.mode == rules.SKIP
+    assert on.mode == Mode.skip
     allowed = rules.decide(
         unit(decorators=("onlyOn(['cuda', 'privateuse1'])", "onlyCUDAAndPRIVATEUSE1")), small_caps, {}
     )
-    assert allowed.mode == rules.MANDATORY
+    assert allowed.mode == Mode.mandatory_success
     only_for = rules.decide(
         unit(restrictions={"only_for": ["cpu", "cuda"], "except_for": []}), small_caps, {}
     )
-    assert only_for.mode == rules.SKIP and "only_for" in only_for.rationale
+    assert only_for.mode == Mode.skip and "only_for" in only_for.rationale

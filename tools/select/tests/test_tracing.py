@@ -57,11 +57,11 @@ def test_a_segfaulting_unit_is_recorded_as_crashed_and_the_rest_are_traced(tmp_p
     done = {key_of[d["key"].split("|")[0]]: d for d in result.done}
     assert sorted(done) == list(TESTS), done  # each unit once: none lost, none traced twice
     crash = done["test_b_segfaults"]
-    assert crash["status"] == "crash" and "SIGSEGV" in crash["error"], crash
+    assert crash["status"] == "crashed" and "SIGSEGV" in crash["error"], crash
     for name in ("test_a_add", "test_c_mul"):
         assert done[name]["status"] == "passed", done[name]
         assert done[name]["ops"], done[name]  # really traced: the aten ops it ran
     assert any("add" in op for op in done["test_a_add"]["ops"])
     assert any("mul" in op for op in done["test_c_mul"]["ops"])
     # the caller (memory.py's saver) saw the crash once, as a finished unit
-    assert [e for e in events if e.get("status") == "crash"] == [crash]
+    assert [e for e in events if e.get("status") == "crashed"] == [crash]

@@ -2,8 +2,8 @@ import json
 
 import pytest
 
+from testing.matrix.nodeids import junit_key, nodeid_from_junit
 from tools.shard import ingest
-from tools.shard.nodeids import junit_key, nodeid_from_junit
 
 JUNIT = """<?xml version="1.0"?>
 <testsuites><testsuite name="pytest">

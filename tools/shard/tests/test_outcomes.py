@@ -1,27 +1,6 @@
 import pytest
 
-from tools.shard.outcomes import Verdict, classify, combine, phase_outcome, to_rerun
-
-
-@pytest.mark.parametrize(
-    "when, outcome, wasxfail, expected",
-    [
-        ("call", "failed", False, "failed"),
-        ("setup", "failed", False, "error"),
-        ("teardown", "failed", False, "error"),
-        ("call", "skipped", True, "xfailed"),
-        ("call", "passed", True, "xpassed"),
-        ("setup", "skipped", False, "skipped"),
-    ],
-)
-def test_phase_outcome(when, outcome, wasxfail, expected):
-    assert phase_outcome(when, outcome, wasxfail) == expected
-
-
-def test_combine_takes_the_worst_phase():
-    assert combine(["passed", "passed", "error"]) == "error"
-    assert combine(["passed", "failed", "error"]) == "error"
-    assert combine(["skipped"]) == "skipped"
+from tools.shard.outcomes import Verdict, classify, to_rerun
 
 
 @pytest.mark.parametrize(
@@ -42,6 +21,12 @@ def test_classify(attempts, outcome):
 
 def test_fail_then_pass_is_never_reported_passed():
     assert classify(["failed", "passed"]).outcome != "passed"
+
+
+def test_a_strict_xpass_is_never_rerun_nor_flaky():
+    verdicts = {"s": classify(["xpassed_strict"])}
+    assert verdicts["s"] == Verdict("xpassed_strict", ("xpassed_strict",))
+    assert to_rerun(verdicts, 2) == []
 
 
 def test_to_rerun_respects_budget():

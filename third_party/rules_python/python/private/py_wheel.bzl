@@ -1,7 +1,7 @@
 """py_wheel: packages the main-repository files of py_library deps into a .whl.
 
 A subset of rules_python's py_wheel: distribution, version, deps, strip_path_prefixes,
-requires, entry_points, python_tag, abi, platform, summary.
+requires, entry_points, python_tag, abi, platform, summary, license, python_requires.
 """
 
 def _packaged_files(ctx):
@@ -35,6 +35,8 @@ def _py_wheel_impl(ctx):
     args.add("--version", ctx.attr.version)
     args.add("--tag", "%s-%s-%s" % (ctx.attr.python_tag, ctx.attr.abi, ctx.attr.platform))
     args.add("--summary", ctx.attr.summary)
+    args.add("--license", ctx.attr.license)
+    args.add("--python-requires", ctx.attr.python_requires)
     args.add("--out", out)
     for f in files:
         args.add("--file", "%s=%s" % (_wheel_path(f, ctx.attr.strip_path_prefixes), f.path))
@@ -67,6 +69,8 @@ py_wheel = rule(
         "abi": attr.string(default = "none"),
         "platform": attr.string(default = "any"),
         "summary": attr.string(default = ""),
+        "license": attr.string(default = "", doc = "License metadata (an SPDX expression)."),
+        "python_requires": attr.string(default = "", doc = "Requires-Python, e.g. >=3.11."),
         "_wheelmaker": attr.label(default = "//python/private:wheelmaker", executable = True, cfg = "exec"),
     },
 )

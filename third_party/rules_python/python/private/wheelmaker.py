@@ -18,6 +18,10 @@ def _metadata(args) -> str:
     lines = ["Metadata-Version: 2.1", f"Name: {args.distribution}", f"Version: {args.version}"]
     if args.summary:
         lines.append(f"Summary: {args.summary}")
+    if args.license:
+        lines.append(f"License: {args.license}")
+    if args.python_requires:
+        lines.append(f"Requires-Python: {args.python_requires}")
     lines += [f"Requires-Dist: {r}" for r in args.requires]
     return "\n".join(lines) + "\n"
 
@@ -38,6 +42,8 @@ def main() -> None:
     parser.add_argument("--version", required=True)
     parser.add_argument("--tag", required=True)
     parser.add_argument("--summary", default="")
+    parser.add_argument("--license", default="")
+    parser.add_argument("--python-requires", default="")
     parser.add_argument("--out", required=True)
     parser.add_argument("--file", action="append", default=[])
     parser.add_argument("--requires", action="append", default=[])

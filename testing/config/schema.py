@@ -1,9 +1,8 @@
 """Generate (or check) the JSON Schema of the config format from the pydantic model.
 
-python -m testing.plugin.schema            # print
-python -m testing.plugin.schema --write    # update configs/schema/test_suite_config.schema.json
+python -m testing.config.schema            # print
+python -m testing.config.schema --write    # update configs/schema/test_suite_config.schema.json
 
-PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ import json
 import os
 import sys
 
-from testing.plugin.models import ConfigDocument
+from testing.config.models import ConfigDocument
 
 SCHEMA_PATH = os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),

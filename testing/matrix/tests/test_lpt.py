@@ -1,6 +1,6 @@
 import pytest
 
-from tools.shard import planner
+from testing.matrix import lpt as planner
 
 
 def ids(n, prefix="t.py::test_"):

@@ -1,4 +1,8 @@
-"""GitHub Actions matrix JSON: one leg per (feature, shard).
+"""The one matrix planner: legs per (feature, shard), below both crcr and tools.
+
+The CRCR handler's plan (crcr/handler/plan.py) lays its legs out with `shard_slots`;
+tools/shard's `matrix` command builds GitHub Actions matrix JSON with `build_matrix`.
+Features are testing.config.features.Feature (the one feature type).
 
 A feature is a unit CI runs on its own (a config file or a generated target);
 configs/ is read through the config contract (testing/config), never through the
@@ -10,21 +14,14 @@ feature is split until each of its legs fits the cap.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence, TypeVar
 
 from testing.config import features, runs
-from tools.shard.planner import lpt_plan
+from testing.config.features import Feature
+from testing.matrix.lpt import lpt_plan
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Feature:
-    name: str
-    target: str  # what a leg runs, e.g. a Bazel label
-    nodeids: tuple[str, ...]
 
 
 def generated_features(workspace: Path, recorded: Mapping[str, float]) -> list[Feature]:
@@ -44,7 +41,9 @@ def generated_features(workspace: Path, recorded: Mapping[str, float]) -> list[F
         missing = tuple(
             f"{s}::<unrecorded>" for s in suites if not any(n.startswith(s + "::") for n in nodeids)
         )
-        out.append(Feature(runs.config_target_name(config), runs.config_target(config), nodeids + missing))
+        out.append(
+            Feature(runs.config_target_name(config), (config,), runs.config_target(config), nodeids + missing)
+        )
     return sorted(out, key=lambda f: f.name)
 
 
@@ -87,9 +86,9 @@ def build_matrix(
     plans = {}
 
     def sized(feature: Feature) -> int:
-        total = sum(lpt_plan(feature.nodeids, 1, recorded).loads) if feature.nodeids else 0.0
-        n = shard_count(total, len(feature.nodeids), max_leg_seconds, shards, max_shards)
-        plans[feature.name] = lpt_plan(feature.nodeids, n, recorded) if feature.nodeids else None
+        total = sum(lpt_plan(feature.tests, 1, recorded).loads) if feature.tests else 0.0
+        n = shard_count(total, len(feature.tests), max_leg_seconds, shards, max_shards)
+        plans[feature.name] = lpt_plan(feature.tests, n, recorded) if feature.tests else None
         return n
 
     legs = []

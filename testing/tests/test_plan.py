@@ -2,8 +2,10 @@
 
 import pytest
 
-from testing.plugin.config import ConfigError, default_roots, load_plan
-from testing.plugin.models import Mode
+from testing.config.errors import ConfigError
+from testing.config.modes import Mode
+from testing.config.paths import default_roots
+from testing.plugin.plan import load_plan
 
 
 def load(*paths, **roots):
@@ -361,6 +363,6 @@ def test_a_path_that_matches_no_file_is_a_warning(write_yaml, tmp_path):
 
 
 def test_the_compat_option_offers_exactly_the_compat_modes_config_reads():
-    from testing.plugin import config, plugin
+    from testing.plugin import plan, plugin
 
-    assert plugin.COMPAT_CHOICES == (config.COMPAT_TORCH_SPYRE,)
+    assert plugin.COMPAT_CHOICES == (plan.COMPAT_TORCH_SPYRE,)

@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
-from tools.shard.nodeids import class_of, file_of, junit_key
+from testing.matrix.nodeids import class_of, file_of, junit_key
 
 # Used only when no duration at all is known: every test then weighs the same,
 # and LPT degenerates to equal test counts per shard.

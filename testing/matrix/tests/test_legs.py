@@ -1,8 +1,8 @@
-from tools.shard.matrix import Feature, build_matrix, shard_count
+from testing.matrix.legs import Feature, build_matrix, shard_count
 
 
 def feature(name, n, prefix):
-    return Feature(name, f"//testing:{name}", tuple(f"{prefix}.py::test_{i}" for i in range(n)))
+    return Feature(name, (), f"//testing:{name}", tuple(f"{prefix}.py::test_{i}" for i in range(n)))
 
 
 def test_fixed_shards_give_one_leg_each():
@@ -21,7 +21,7 @@ def test_fixed_shards_give_one_leg_each():
 def test_duration_cap_splits_slow_features_only():
     slow = feature("slow", 20, "s")
     fast = feature("fast", 20, "f")
-    recorded = {n: 30.0 for n in slow.nodeids} | {n: 0.1 for n in fast.nodeids}
+    recorded = {n: 30.0 for n in slow.tests} | {n: 0.1 for n in fast.tests}
     legs = build_matrix([slow, fast], recorded, max_leg_seconds=120)["include"]
     assert {x["feature"]: x["shard_total"] for x in legs} == {"slow": 5, "fast": 1}
     assert max(x["estimated_seconds"] for x in legs) <= 120
@@ -55,7 +55,7 @@ def workspace(tmp_path):
 
 
 def test_generated_config_targets_become_features(tmp_path):
-    from tools.shard.matrix import generated_features
+    from testing.matrix.legs import generated_features
 
     recorded = {
         "testing/suites/test_ops.py::T::test_a": 100.0,
@@ -66,11 +66,11 @@ def test_generated_config_targets_become_features(tmp_path):
     # no in-tree suites (device-wide, upstream only): no leg
     assert set(features) == {"config_spyre_ops", "config_spyre_new"}
     assert features["config_spyre_ops"].target == "//testing:config_spyre_ops"
-    assert features["config_spyre_ops"].nodeids == (
+    assert features["config_spyre_ops"].tests == (
         "testing/suites/test_ops.py::T::test_a",
         "testing/suites/test_ops.py::T::test_b",
     )
-    assert features["config_spyre_new"].nodeids == ("testing/suites/test_new.py::<unrecorded>",)
+    assert features["config_spyre_new"].tests == ("testing/suites/test_new.py::<unrecorded>",)
     legs = build_matrix(list(features.values()), recorded, max_leg_seconds=120)["include"]
     assert {(x["feature"], x["shard_total"]) for x in legs} == {
         ("config_spyre_ops", 2),
@@ -84,7 +84,7 @@ def test_generated_features_name_the_targets_testing_targets_generates():
     import re
     from pathlib import Path
 
-    from tools.shard.matrix import generated_features
+    from testing.matrix.legs import generated_features
 
     root = Path(__file__).resolve().parents[3]
     bzl = (root / "testing" / "targets" / "configs.bzl").read_text(encoding="utf-8")
@@ -93,4 +93,4 @@ def test_generated_features_name_the_targets_testing_targets_generates():
     found = generated_features(root, {})
     assert {f.name for f in found} == set(with_suites)
     for f in found:
-        assert {n.split("::")[0] for n in f.nodeids} == set(with_suites[f.name])
+        assert {n.split("::")[0] for n in f.tests} == set(with_suites[f.name])

@@ -1,8 +1,9 @@
 """Merge test-suite configs into the plugin's plan.
 
-Each file is read through the config contract (testing/config: models, file:line
-errors, ${TORCH_ROOT}/${REPO_ROOT} paths). The result is a frozen ``Plan``
-keyed by resolved test-file path, used by selection.py for decisions.
+Each file is read through the config contract (testing/config: the loaded model with
+where each part was written and the reasons its comments give, file:line errors,
+${TORCH_ROOT}/${REPO_ROOT} paths); this module never touches YAML. The result is a
+frozen ``Plan`` keyed by resolved test-file path, used by selection.py for decisions.
 What loads but deserves a word (a reason only in a comment, a name listed
 twice, a later file overriding an earlier one) is collected as
 ``Plan.problems`` (problems.py); ``--oot-strict`` turns them into errors.
@@ -21,18 +22,17 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
-# ConfigError, Loc and default_roots are also imported from here by the plugin's callers.
-from testing.config.errors import ConfigError, Loc  # noqa: F401
+from testing.config.errors import Loc
 from testing.config.modes import Mode
-from testing.config.paths import default_roots, expand_path  # noqa: F401
-from testing.plugin import comments
+from testing.config.paths import expand_path
 from testing.plugin.labels import entry_for_test_type, suite_left_out
 from testing.plugin.problems import Problem
 
 # The models and the YAML loader (pydantic, ruamel) are imported by the functions that
 # read a file: a run given no config never pays for them (testing/README.md "Start-up cost").
 if TYPE_CHECKING:
-    from testing.config.models import ConfigDocument, FileEntry, GlobalConfig, TestEntry
+    from testing.config.load import Loaded
+    from testing.config.models import FileEntry, GlobalConfig, TestEntry
 
 COMPAT_TORCH_SPYRE = "torch_spyre"
 
@@ -146,56 +146,27 @@ class Plan:
         return tuple(s for s in self.sources if s in out)
 
 
-# ---------------------------------------------------------------- YAML + lines (testing/config)
-
-
-def _load(path: str) -> tuple[ConfigDocument, Any, list[str]]:
-    from testing.config.load import load
-
-    one = load(path)
-    return one.doc, one.raw, one.lines
-
-
 # ---------------------------------------------------------------- build a plan
 
 
-def _line_at(raw: Any, *loc: Any) -> int:
-    from testing.config.load import yaml_line
-
-    return yaml_line(raw, ("test_suite_config",) + loc)
-
-
-def _raw_at(raw: Any, *path: Any) -> Any:
-    node = raw["test_suite_config"]
-    for part in path:
-        node = node[part]
-    return node
-
-
 def _file_plan(
-    entry: FileEntry,
-    idx: int,
-    raw: Any,
-    lines: list[str],
-    path: str,
-    roots: dict[str, str],
-    test_type: Optional[str] = None,
+    entry: FileEntry, idx: int, one: Loaded, roots: dict[str, str], test_type: Optional[str] = None
 ) -> FilePlan:
-    floc = Loc(path, _line_at(raw, "files", idx))
-    resolved = expand_path(entry.path, roots, os.path.dirname(os.path.abspath(path)), floc)
-    raw_tests = _raw_at(raw, "files", idx).get("tests") or []
+    floc = one.loc("files", idx)
+    resolved = expand_path(entry.path, roots, os.path.dirname(os.path.abspath(one.path)), floc)
     rules = []
     for t_idx, test in enumerate(entry.tests):
+        at = ("files", idx, "tests", t_idx)
         rules.append(
             Rule(
                 entry_for_test_type(test, test_type),
-                Loc(path, _line_at(raw, "files", idx, "tests", t_idx)),
-                comment_reason=comments.item_reason(lines, raw_tests, t_idx),
-                name_reasons=tuple(comments.name_reasons(lines, raw_tests[t_idx]).items()),
-                name_lines=_name_lines(raw, ("files", idx, "tests", t_idx), test.name_list),
+                one.loc(*at),
+                comment_reason=one.reason(*at),
+                name_reasons=tuple(one.name_reasons(*at).items()),
+                name_lines=one.name_lines(*at),
             )
         )
-    reason = entry.reason or comments.item_reason(lines, _raw_at(raw, "files"), idx, keys=("collect",))
+    reason = entry.reason or one.reason("files", idx, after=("collect",))
     return FilePlan(
         path=resolved,
         unlisted_mode=entry.unlisted_test_mode,
@@ -208,12 +179,6 @@ def _file_plan(
         reason=reason if not entry.collect else entry.reason,
         unlisted_explicit="unlisted_test_mode" in entry.model_fields_set,
     )
-
-
-def _name_lines(raw: Any, at: tuple, names: list[str]) -> tuple[tuple[str, int], ...]:
-    if not isinstance(_raw_at(raw, *at).get("names"), list):
-        return ()
-    return tuple((n, _line_at(raw, *at, "names", i)) for i, n in enumerate(names))
 
 
 def _hygiene(fp: FilePlan, entry: FileEntry) -> list[Problem]:
@@ -244,17 +209,14 @@ def _short(text: Optional[str], width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def _named(
-    items, kind: str, spec_cls, raw: Any, lines: list[str], path: str, problems: list[Problem]
-) -> Optional[dict[str, Named]]:
+def _named(items, kind: str, spec_cls, one: Loaded, problems: list[Problem]) -> Optional[dict[str, Named]]:
     if items is None:
         return None
-    raw_items = _raw_at(raw, "global", kind)
     out: dict[str, Named] = {}
     for i, item in enumerate(items):
         spec = spec_cls(name=item) if isinstance(item, str) else item
-        loc = Loc(path, _line_at(raw, "global", kind, i))
-        named = Named(spec, loc, comments.item_reason(lines, raw_items, i, keys=("force_xfail", "name")))
+        loc = one.loc("global", kind, i)
+        named = Named(spec, loc, one.reason("global", kind, i, after=("force_xfail", "name")))
         if spec.force_xfail and not spec.reason:
             problems.append(
                 Problem(loc, f"global.{kind}", f"'{spec.name}': force_xfail without a 'reason'", "hygiene")
@@ -290,15 +252,22 @@ def _merged_named(earlier: Named, later: Named, kind: str, problems: list[Proble
 
 def plan_from_file(path: str, roots: dict[str, str], test_type: Optional[str] = None) -> Plan:
     """One config; test_type (labels.py) drops entries, or all file entries, whose labels exclude it."""
+    from testing.config.load import load
+
+    return plan_from_loaded(load(path), roots, test_type)
+
+
+def plan_from_loaded(one: Loaded, roots: dict[str, str], test_type: Optional[str] = None) -> Plan:
+    """The plan of one loaded config (load.py: the model and where each part was written)."""
     from testing.config.models import DtypeSpec, ModuleSpec, OpSpec
 
-    doc, raw, lines = _load(path)
-    suite = doc.test_suite_config
+    path = one.path
+    suite = one.doc.test_suite_config
     g = suite.global_
     problems: list[Problem] = []
     files: tuple[FilePlan, ...] = ()
     for i, fe in enumerate(suite.files):
-        fp = _file_plan(fe, i, raw, lines, path, roots, test_type)
+        fp = _file_plan(fe, i, one, roots, test_type)
         if not glob.glob(fp.path):
             problems.append(
                 Problem(fp.loc, "path", f"'{fe.path}' matches no file (moved or removed upstream?)")
@@ -320,9 +289,9 @@ def plan_from_file(path: str, roots: dict[str, str], test_type: Optional[str] = 
     return Plan(
         files=files,
         global_=g,
-        ops=_named(g.supported_ops, "supported_ops", OpSpec, raw, lines, path, problems),
-        dtypes=_named(g.supported_dtypes, "supported_dtypes", DtypeSpec, raw, lines, path, problems),
-        modules=_named(g.supported_modules, "supported_modules", ModuleSpec, raw, lines, path, problems),
+        ops=_named(g.supported_ops, "supported_ops", OpSpec, one, problems),
+        dtypes=_named(g.supported_dtypes, "supported_dtypes", DtypeSpec, one, problems),
+        modules=_named(g.supported_modules, "supported_modules", ModuleSpec, one, problems),
         tags=tags,
         sources=(path,),
         left_out=left_out,

@@ -1,0 +1,54 @@
+"""The check's findings as text or JSON, and its exit code. Pure.
+
+Exit codes: 0 nothing fails; 1 a finding fails (an error; under --strict a warning or a
+hygiene note too); 2 a bad argument (cli.py).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+
+from testing.check.check import ERROR, HYGIENE, WARNING, Finding
+
+
+def fails(finding: Finding, strict: bool) -> bool:
+    return finding.severity == ERROR or strict
+
+
+def exit_code(found: Sequence[Finding], strict: bool) -> int:
+    return 1 if any(fails(f, strict) for f in found) else 0
+
+
+def counts(found: Sequence[Finding]) -> dict[str, int]:
+    return {s: sum(f.severity == s for f in found) for s in (ERROR, WARNING, HYGIENE)}
+
+
+def text(sets: Sequence[Sequence[Path]], found: Sequence[Finding], strict: bool) -> str:
+    """One line per finding (file:line: key: message [severity]), then one summary line."""
+    lines = [f"{f} [{'error' if fails(f, strict) else f.severity}]" for f in found]
+    n = counts(found)
+    configs = len({c for s in sets for c in s})
+    verdict = "FAILED" if exit_code(found, strict) else "ok"
+    lines.append(
+        f"check: {verdict}: {configs} configs in {len(sets)} sets: {n[ERROR]} errors, "
+        f"{n[WARNING]} warnings, {n[HYGIENE]} hygiene notes" + (" (--strict: each fails)" if strict else "")
+    )
+    return "\n".join(lines) + "\n"
+
+
+def as_json(sets: Sequence[Sequence[Path]], found: Sequence[Finding], strict: bool) -> str:
+    return (
+        json.dumps(
+            {
+                "ok": exit_code(found, strict) == 0,
+                "strict": strict,
+                "sets": [[str(c) for c in s] for s in sets],
+                "counts": counts(found),
+                "findings": [dict(f.to_json(), fails=fails(f, strict)) for f in found],
+            },
+            indent=2,
+        )
+        + "\n"
+    )

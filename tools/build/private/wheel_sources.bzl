@@ -1,0 +1,39 @@
+"""wheel_sources: a package's files with their import root renamed, ready for py_wheel."""
+
+def _wheel_sources_impl(ctx):
+    renames = ctx.attr.renames
+    args = ctx.actions.args()
+    out_dir = "%s/%s" % (ctx.label.package, ctx.label.name) if ctx.label.package else ctx.label.name
+    args.add("--out-dir", "%s/%s" % (ctx.bin_dir.path, out_dir))
+    for old, new in sorted(renames.items()):
+        args.add("--rename", "%s=%s" % (old, new))
+    outs = []
+    for f in ctx.files.srcs:
+        dest = f.short_path
+        first, sep, rest = dest.partition("/")
+        renamed = renames.get(first, first) + sep + rest
+        out = ctx.actions.declare_file("%s/%s" % (ctx.label.name, renamed))
+        outs.append(out)
+        args.add("%s=%s" % (f.path, dest))
+    ctx.actions.run(
+        inputs = ctx.files.srcs,
+        outputs = outs,
+        executable = ctx.executable._tool,
+        arguments = [args],
+        mnemonic = "RenameImportRoot",
+        progress_message = "Renaming import roots for %s" % ctx.label,
+    )
+    return [DefaultInfo(files = depset(outs))]
+
+wheel_sources = rule(
+    implementation = _wheel_sources_impl,
+    doc = """Copies `srcs` under `<name>/`, each at its workspace path with the first path part
+renamed by `renames`, and rewrites the Python ones (tools/build/private/import_root.py):
+imports, module-path strings and comments follow the new name. py_wheel then packages them
+with `strip_path_prefixes = ["<package>/<name>/"]`.""",
+    attrs = {
+        "srcs": attr.label_list(allow_files = True, doc = "Files to ship (Python sources and package data)."),
+        "renames": attr.string_dict(doc = "Import root -> installed name, e.g. {\"testing\": \"oot_ci_testing\"}."),
+        "_tool": attr.label(default = "//tools/build/private:import_root", executable = True, cfg = "exec"),
+    },
+)

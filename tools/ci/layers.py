@@ -1,0 +1,113 @@
+"""No arrow back up: lower rooms never import higher ones (DESIGN.md "Data flow").
+
+    python3 tools/ci/layers.py [ROOT]      # ROOT: the workspace (default: the current directory)
+
+Rooms, lowest first: testing/ and backend/ (its package is torch_spyre), then crcr/, then
+tools/. Every .py file under a room is read with ast; an import whose top-level name is a
+higher room's (`import tools.x`, `from crcr import y`, also inside functions) is reported
+as `file:line: ...`, and the exit status is 1. Imports within a room, of a lower room, or
+of anything else (the standard library, torch, pytest...) are fine. Every BUILD.bazel of a
+room must also keep its package private by default (no `default_visibility` public): the
+public surface is listed target by target (each room's README, "Bazel targets").
+Exit 2: ROOT is not a workspace (no room found there).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+# room directory -> (rank, the top-level import names it provides)
+ROOMS = {
+    "backend": (0, ("torch_spyre",)),
+    "testing": (0, ("testing",)),
+    "crcr": (1, ("crcr",)),
+    "tools": (2, ("tools",)),
+}
+RANK_OF_IMPORT = {name: rank for rank, names in ROOMS.values() for name in names}
+
+
+@dataclass(frozen=True)
+class Upward:
+    path: str
+    line: int
+    room: str
+    module: str
+
+    def __str__(self) -> str:
+        target = self.module.split(".")[0]
+        return (
+            f"{self.path}:{self.line}: {self.room}/ imports {self.module}, a higher room "
+            f"({target} is above {self.room}: testing/backend < crcr < tools)"
+        )
+
+
+def imported_modules(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import in the tree (relative ones stay inside)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.lineno, node.module))
+    return found
+
+
+def upward_imports(source: str, path: str, room: str) -> list[Upward]:
+    rank = ROOMS[room][0]
+    tree = ast.parse(source, filename=path)
+    return [
+        Upward(path, line, room, module)
+        for line, module in imported_modules(tree)
+        if RANK_OF_IMPORT.get(module.split(".")[0], -1) > rank
+    ]
+
+
+PUBLIC_DEFAULT = re.compile(r"default_visibility\s*=\s*\[[^\]]*//visibility:public")
+
+
+def public_by_default(root: Path) -> list[str]:
+    """BUILD files of the rooms whose package is public by default."""
+    return [
+        f"{path.relative_to(root).as_posix()}: package(default_visibility) is public; list the public targets instead"
+        for room in ROOMS
+        for path in sorted((root / room).rglob("BUILD.bazel"))
+        if PUBLIC_DEFAULT.search(path.read_text(encoding="utf-8"))
+    ]
+
+
+def check(root: Path) -> tuple[int, list[Upward]]:
+    """(files read, every upward import) under the rooms of the workspace `root`."""
+    files, found = 0, []
+    for room in ROOMS:
+        for path in sorted((root / room).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            files += 1
+            found += upward_imports(path.read_text(encoding="utf-8"), rel, room)
+    return files, found
+
+
+def main(argv: list[str]) -> int:
+    root = Path(argv[0]) if argv else Path.cwd()
+    if not any((root / room).is_dir() for room in ROOMS):
+        print(f"layers: {root}: no room ({', '.join(ROOMS)}) there", file=sys.stderr)
+        return 2
+    files, found = check(root)
+    public = public_by_default(root)
+    for problem in [*map(str, found), *public]:
+        print(problem)
+    if found or public:
+        print(
+            f"layers: {len(found)} upward import(s) in {files} files, {len(public)} public package(s)",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"layers: {files} files, no upward import (testing/backend < crcr < tools)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

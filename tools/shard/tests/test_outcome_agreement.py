@@ -1,0 +1,150 @@
+"""One outcome vocabulary (testing/results), one test per outcome path: every consumer agrees.
+
+A suite with one test per path runs twice, for real: under plain pytest with the adaptation
+plugin (`--isolate`, its JSON summary) and under the shard runner (reruns on). Each path
+is then read by every consumer: the plugin's summary, the shard runner's verdicts and
+merged JUnit, crcr's callback counts and failing cases, and the selection's refine step.
+A strict XPASS is a promotion everywhere: run once, never a (flaky) failure, leg green.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from crcr.handler.outcome import failing_cases
+from crcr.junit import count_cases
+from testing.results import junit
+from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
+from tools.select.refine.results import read_junit
+from tools.shard.tests.conftest import REPO_ROOT
+
+SUITE = """
+import os, signal
+import pytest
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("setup breaks")
+
+def test_passed(): pass
+def test_failed(): assert 1 == 2
+def test_error(broken): pass
+def test_skipped(): pytest.skip("not here")
+
+@pytest.mark.xfail(reason="known", strict=False)
+def test_xfailed(): assert 0
+
+@pytest.mark.xfail(reason="known", strict=False)
+def test_xpassed(): pass
+
+@pytest.mark.xfail(reason="fixed upstream?", strict=True)
+def test_xpassed_strict(): pass
+
+def test_crashed():
+    import resource
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    os.kill(os.getpid(), signal.SIGSEGV)
+"""
+PATHS = [o.value for o in Outcome]
+QUIET = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:faulthandler"]
+
+
+def child_env() -> dict:
+    """This environment minus any shard/Bazel test settings, with the repo importable."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "OOT_SHARD", "XML_OUTPUT"))}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    work = tmp_path_factory.mktemp("agreement")
+    (work / "test_paths.py").write_text(SUITE)
+    env = child_env()
+
+    def run(*argv):
+        return subprocess.run(argv, cwd=work, env=env, capture_output=True, text=True, timeout=600)
+
+    plugin = run(
+        sys.executable,
+        "-m",
+        "pytest",
+        *QUIET,
+        "-p",
+        "testing.plugin",
+        "--isolate",
+        "--oot-summary=plugin.json",
+        "--junitxml=plugin.xml",
+        "test_paths.py",
+    )
+    shard = run(
+        sys.executable,
+        "-m",
+        "tools.shard.runner",
+        "--reruns=2",
+        "--junitxml=shard.xml",
+        "--summary=shard.json",
+        "--",
+        *QUIET,
+        "test_paths.py",
+    )
+    return work, plugin, shard
+
+
+def path_of(name: str) -> str:
+    """test_paths.py::test_xpassed_strict (or a JUnit name) -> xpassed_strict"""
+    return name.rsplit("::", 1)[-1].removeprefix("test_")
+
+
+def by_test(items):
+    return {path_of(item["nodeid"]): item for item in items}
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_every_consumer_names_the_path_alike(runs, path):
+    work, plugin, shard = runs
+    plugin_tests = by_test(json.loads((work / "plugin.json").read_text())["tests"])
+    shard_summary = json.loads((work / "shard.json").read_text())
+    shard_tests = by_test(shard_summary["tests"])
+    for xml in ("plugin.xml", "shard.xml"):
+        case = {path_of(c.name): c for c in junit.read(work / xml)}[path]
+        selected = {path_of(c.test): c for c in read_junit(work / xml)}[path]
+        assert (case.outcome, selected.outcome) == (path, path), xml
+        counted = count_cases(junit.parse(work / xml))
+        assert getattr(counted, tally(path)) >= 1
+        failing = {path_of(name) for _, name in failing_cases([work / xml])}
+        assert (path in failing) == (path in BAD), (xml, failing)
+    assert plugin_tests[path]["outcome"] == path, plugin.stdout[-2000:]
+    # the shard runner: bad outcomes are rerun (2 reruns), every other one runs once
+    assert shard_tests[path]["attempts"] == [path] * (3 if path in BAD else 1), shard.stderr[-2000:]
+    assert shard_tests[path]["outcome"] == path
+    for summary in (shard_summary, json.loads((work / "plugin.json").read_text())):
+        promoted = {path_of(n) for n in summary["promotion_candidates"]}
+        assert (path in promoted) == (path in PROMOTABLE)
+
+
+def test_a_strict_xpass_alone_keeps_the_shard_green(tmp_path):
+    """Done-when 4: one attempt, reported as a promotion candidate, exit 0, counted passed."""
+    (tmp_path / "test_strict.py").write_text(
+        "import pytest\n\n@pytest.mark.xfail(reason='r', strict=True)\ndef test_fixed(): pass\n"
+    )
+    env = child_env()
+    proc = subprocess.run(
+        [sys.executable, "-m", "tools.shard.runner", "--reruns=2", "--junitxml=out.xml", "--summary=s.json"]
+        + ["--", *QUIET, "test_strict.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["tests"][0]["attempts"] == ["xpassed_strict"]
+    assert summary["promotion_candidates"] == ["test_strict.py::test_fixed"]
+    assert "rerun" not in proc.stderr and len(summary["processes"]) == 1
+    counts = count_cases(junit.parse(tmp_path / "out.xml"))
+    assert (counts.passed, counts.failed) == (1, 0)
