@@ -468,7 +468,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 def _check_entries(config: pytest.Config, adapter, plain_seen: dict, used: set) -> None:
     """Names a config lists that the checkout no longer has, and entries that name tests yet
-    generate none (not when -m narrows the run on purpose): warnings (--oot-strict: errors)."""
+    generate none (not when -m or --oot-only narrows the run on purpose): warnings (--oot-strict: errors)."""
     from testing.plugin import reporting
     from testing.plugin.selection import idle_rule_problems, unknown_test_problems
 
@@ -478,7 +478,7 @@ def _check_entries(config: pytest.Config, adapter, plain_seen: dict, used: set) 
         if fp is not None:
             seen = adapter.seen.get(file, set()) | plain_seen.get(file, set())
             problems += unknown_test_problems(fp, seen, os.path.basename(file))
-            if not config.option.markexpr and fp.loc not in checked:
+            if not config.option.markexpr and adapter.only is None and fp.loc not in checked:
                 checked.add(fp.loc)  # a glob entry: judged once, over every file it names
                 seen_all = {t for f, s in adapter.seen.items() if fp.matches(f) for t in s}
                 seen_all |= {t for f, s in plain_seen.items() if fp.matches(f) for t in s}
