@@ -71,9 +71,19 @@ def report_completed(
     conclusion: str,
     test_results: Optional[dict] = None,
     artifact_url: Optional[str] = None,
+    failed_tests_detail: Optional[list] = None,
+    triage_verdict: Optional[dict] = None,
 ) -> Outcome:
     return client.post(
-        completed_body(client_payload, ctx, conclusion, test_results=test_results, artifact_url=artifact_url)
+        completed_body(
+            client_payload,
+            ctx,
+            conclusion,
+            test_results=test_results,
+            artifact_url=artifact_url,
+            failed_tests_detail=failed_tests_detail,
+            triage_verdict=triage_verdict,
+        )
     )
 
 
@@ -85,6 +95,8 @@ def self_report(
     conclusion: str,
     test_results: Optional[dict] = None,
     started_at: Optional[str] = None,
+    failed_tests_detail: Optional[list] = None,
+    triage_verdict: Optional[dict] = None,
 ) -> Outcome:
     """Nightly/periodic (§2.7): a single completed callback keyed by the tested SHA."""
     try:
@@ -92,5 +104,14 @@ def self_report(
     except ValueError:
         raise ConfigError(f"--sha {upstream_sha!r} is not a 40-hex commit SHA") from None
     return client.post(
-        nightly_body(kind, sha, ctx, conclusion, test_results=test_results, started_at=started_at)
+        nightly_body(
+            kind,
+            sha,
+            ctx,
+            conclusion,
+            test_results=test_results,
+            started_at=started_at,
+            failed_tests_detail=failed_tests_detail,
+            triage_verdict=triage_verdict,
+        )
     )

@@ -6,6 +6,7 @@ block; every block is validated by `WorkflowBlock` before it leaves here.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from dataclasses import dataclass, replace
@@ -13,6 +14,9 @@ from typing import Mapping, Optional, get_args
 
 from crcr.errors import ConfigError
 from crcr.models import Conclusion, TestResults, WorkflowBlock, parse
+from crcr.verdict_rules import fit
+
+log = logging.getLogger("crcr")
 
 CONCLUSIONS = frozenset(get_args(Conclusion))
 ISO_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
@@ -94,10 +98,19 @@ def completed_body(
     test_results: Optional[dict] = None,
     artifact_url: Optional[str] = None,
     started_at: Optional[str] = None,
+    failed_tests_detail: Optional[list] = None,
+    triage_verdict: Optional[dict] = None,
 ) -> dict:
+    """`failed_tests_detail` comes capped (crcr.failed_tests); `triage_verdict` is fitted to
+    the relay's rules here, so what is sent is what the relay keeps (warnings logged)."""
     if conclusion not in CONCLUSIONS:
         raise ConfigError(f"conclusion {conclusion!r} is not one of {sorted(CONCLUSIONS)}")
     results = parse(TestResults, test_results, "test_results").model_dump() if test_results else None
+    verdict = None
+    if triage_verdict is not None:
+        verdict, warnings = fit(triage_verdict)
+        for w in warnings:
+            log.warning("triage verdict: %s", w)
     wf = _block(
         ctx,
         status="completed",
@@ -106,6 +119,8 @@ def completed_body(
         started_at=started_at,
         test_results=results,
         artifact_url=artifact_url,
+        failed_tests_detail=list(failed_tests_detail) if failed_tests_detail else None,
+        triage_verdict=verdict,
     )
     if wf.get("test_results") and wf["test_results"].get("total") is None:
         wf["test_results"].pop("total")
@@ -123,6 +138,8 @@ def nightly_body(
     now: Optional[float] = None,
     test_results: Optional[dict] = None,
     started_at: Optional[str] = None,
+    failed_tests_detail: Optional[list] = None,
+    triage_verdict: Optional[dict] = None,
 ) -> dict:
     """Self-report (§2.7): one completed callback, delivery_id = the tested SHA.
 
@@ -139,9 +156,20 @@ def nightly_body(
         "payload": {"repository": {"full_name": "pytorch/pytorch"}, "head_sha": upstream_sha},
     }
     return completed_body(
-        synthetic, ctx, conclusion, now, test_results, started_at=started_at or iso_now(now)
+        synthetic,
+        ctx,
+        conclusion,
+        now,
+        test_results,
+        started_at=started_at or iso_now(now),
+        failed_tests_detail=failed_tests_detail,
+        triage_verdict=triage_verdict,
     )
 
 
 def _strip_completed_only(wf: dict) -> dict:
-    return {k: v for k, v in wf.items() if k not in ("test_results", "artifact_url")}
+    return {
+        k: v
+        for k, v in wf.items()
+        if k not in ("test_results", "artifact_url", "failed_tests_detail", "triage_verdict")
+    }

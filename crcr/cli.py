@@ -24,7 +24,8 @@ from typing import Optional, Sequence
 from crcr.api import client_from_env, report_completed, report_in_progress, self_report
 from crcr.body import RunContext
 from crcr.errors import CallbackRejected, ConfigError, CrcrError, DeliveryPending, PayloadError
-from crcr.junit import parse_junit
+from crcr.failed_tests import from_inline
+from crcr.junit import read_report
 from crcr.models import ClientPayload, parse
 from crcr.retry import default_policy
 
@@ -57,6 +58,17 @@ def _parser() -> argparse.ArgumentParser:
     results.add_argument("--conclusion", required=True, help="success|failure|cancelled|timed_out|...")
     results.add_argument("--junit", type=Path, action="append", default=[], help="JUnit XML for test counts")
     results.add_argument("--test-results", help='JSON {"passed":..,"failed":..,"skipped":..}')
+    results.add_argument(
+        "--failed-tests-detail-file",
+        type=Path,
+        help="JSON array of {name, classname, message, stacktrace, duration} (env FAILED_TESTS_DETAIL "
+        "holds it inline, as the relay's action passes it); default: from --junit",
+    )
+    results.add_argument(
+        "--triage-verdict-file",
+        type=Path,
+        help="triage verdict JSON object, schema_version 1 (env TRIAGE_VERDICT holds it inline)",
+    )
     sub = p.add_subparsers(dest="command", required=True)
     for name in ("in-progress", "completed"):
         s = sub.add_parser(name, parents=[common, job] + ([results] if name == "completed" else []))
@@ -131,17 +143,79 @@ def _warn_unconfirmed(outcome, what: str, env) -> None:
     )
 
 
-def _results(args) -> Optional[dict]:
+def _warn(msg: str) -> None:
+    print(f"crcr-callback: warning: {msg}", file=sys.stderr)
+
+
+def _results(args, report) -> Optional[dict]:
     if args.test_results:
         try:
             results = json.loads(args.test_results)
         except ValueError:
             raise ConfigError("--test-results is not JSON") from None
         if isinstance(results, dict):
-            results.pop("callback", None)  # run-leg --results-out notes its own callbacks there
+            # run-leg --results-out notes its own callbacks, failed tests and verdict there
+            for key in ("callback", "failed_tests_detail", "triage_verdict", "bisection"):
+                results.pop(key, None)
         return results
+    return report.counts.as_results() if report and report.cases else None
+
+
+def _junit_report(args):
+    """The JUnit files read once (counts and failed-tests-detail both come from it);
+    an unreadable file is a warning, never a lost callback."""
     present = [p for p in args.junit if p.exists()]
-    return parse_junit(present).as_results() if present else None
+    for p in args.junit:
+        if not p.exists():
+            _warn(f"{p}: no such JUnit file; sent without its counts")
+    report = read_report(present) if present else None
+    for line in (report.problems + report.notes) if report else ():
+        _warn(f"{line}; sent without it")
+    return report
+
+
+def _json_input(path: Optional[Path], env, var: str):
+    """(value, where) from a file, else the action's inline env var; (None, '') when neither."""
+    if path:
+        where = str(path)
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as err:  # a missing file never costs the callback
+            _warn(f"{path}: {err.strerror}; sent without it")
+            return None, where
+    else:
+        text, where = (env.get(var) or "").strip(), var
+    if not text.strip():
+        return None, where
+    try:
+        return json.loads(text), where
+    except ValueError as err:
+        return ValueError(f"{where} is not valid JSON: {err}"), where
+
+
+def _failed_tests(args, env, report) -> Optional[list]:
+    """The action's rule: an input that is not a JSON array fails the step (no callback)."""
+    value, where = _json_input(args.failed_tests_detail_file, env, "FAILED_TESTS_DETAIL")
+    if isinstance(value, ValueError):
+        raise ConfigError(str(value))
+    try:
+        detail = from_inline(value, where) if value is not None else (report and report.failed_tests_detail())
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+    for note in detail.notes if detail else ():
+        _warn(note)
+    return detail.as_json() if detail and detail.entries else None
+
+
+def _verdict(args, env) -> Optional[dict]:
+    """The action's rule: a verdict that is not a JSON object is ignored with a warning."""
+    value, where = _json_input(args.triage_verdict_file, env, "TRIAGE_VERDICT")
+    if value is None:
+        return None
+    if isinstance(value, ValueError) or not isinstance(value, dict):
+        _warn(f"ignoring invalid {where}: {value if isinstance(value, ValueError) else 'not a JSON object'}")
+        return None
+    return value
 
 
 def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
@@ -166,6 +240,12 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
         if args.command == "flush":
             return 0
         ctx = _context(args, env)
+        if args.command in ("nightly", "completed"):
+            report = _junit_report(args)
+            extra = {
+                "failed_tests_detail": _failed_tests(args, env, report),
+                "triage_verdict": _verdict(args, env),
+            }
         if args.command == "nightly":
             outcome = self_report(
                 client,
@@ -173,8 +253,9 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
                 args.sha,
                 ctx,
                 args.conclusion,
-                _results(args),
+                _results(args, report),
                 args.started_at or env.get("CRCR_STARTED_AT") or None,
+                **extra,
             )
         elif args.command == "in-progress":
             outcome = report_in_progress(client, load_client_payload(args.payload_file, env), ctx)
@@ -184,8 +265,9 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
                 load_client_payload(args.payload_file, env),
                 ctx,
                 args.conclusion,
-                _results(args),
+                _results(args, report),
                 args.artifact_url,
+                **extra,
             )
         print(
             f"{args.command} {ctx.job_name}: {outcome.label} (HTTP {outcome.http_status}, {outcome.attempts} attempts)"

@@ -106,13 +106,18 @@ class WorkflowBlock(BaseModel):
     completed_at: Optional[str] = Field(default=None, pattern=_ISO_Z)
     test_results: Optional[TestResults] = None
     artifact_url: Optional[str] = None
+    # completed only (the relay's callback action): checked by crcr.failed_tests / crcr.verdict_rules
+    failed_tests_detail: Optional[list[dict[str, Any]]] = None
+    triage_verdict: Optional[dict[str, Any]] = None
 
     @model_validator(mode="after")
     def _status_fields(self) -> "WorkflowBlock":
         if self.status == "completed" and not self.conclusion:
             raise ValueError("conclusion is required when status is completed")
-        if self.status == "in_progress" and (self.conclusion or self.test_results):
-            raise ValueError("in_progress carries no conclusion or test_results")
+        if self.status == "in_progress" and (
+            self.conclusion or self.test_results or self.failed_tests_detail or self.triage_verdict
+        ):
+            raise ValueError("in_progress carries no conclusion, test_results, failed tests or verdict")
         return self
 
 

@@ -77,6 +77,8 @@ class Session:
                     result.conclusion,
                     test_results=result.counts.as_results(),
                     artifact_url=result.details.as_uri() if result.details else None,
+                    failed_tests_detail=result.failed_tests_detail(),
+                    triage_verdict=result.verdict,
                 ),
             )
         )
@@ -154,14 +156,14 @@ def _summary(
     legs: Sequence[Leg], results: dict[int, LegResult], session: Session, title: str = "CRCR legs"
 ) -> Table:
     t = Table(title=title)
-    for col in ("job_name", "conclusion", "passed", "failed", "skipped", "seconds", "callbacks"):
-        t.add_column(col, no_wrap=col in ("job_name", "callbacks"))
+    for col in ("job_name", "conclusion", "passed", "failed", "skipped", "seconds", "triage", "callbacks"):
+        t.add_column(col, no_wrap=col in ("job_name", "callbacks", "triage"))
     for leg in legs:
         r = results.get(leg.index)
         t.add_row(
             leg.job_name,
             *(
-                ["not run", "", "", "", ""]
+                ["not run", "", "", "", "", ""]
                 if r is None
                 else [
                     r.conclusion,
@@ -169,11 +171,20 @@ def _summary(
                     str(r.counts.failed),
                     str(r.counts.skipped),
                     f"{r.seconds:.1f}",
+                    verdict_cell(r),
                 ]
             ),
             session.callback_label(leg.job_name),
         )
     return t
+
+
+def verdict_cell(r: LegResult) -> str:
+    """`category/confidence`, plus the first bad commit when bisection found one."""
+    if not r.verdict:
+        return ""
+    first = r.bisection.culprit if r.bisection and r.bisection.status == "found" else None
+    return f"{r.verdict['category']}/{r.verdict['confidence']}" + (f" {first.sha[:12]}" if first else "")
 
 
 def _notes(legs: Sequence[Leg], results: dict[int, LegResult]) -> list[str]:

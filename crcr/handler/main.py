@@ -23,6 +23,7 @@ from typing import Mapping, Optional, Sequence
 from crcr.api import default_state_dir
 from crcr.dispatch import Decision, Dispatch, decide, load_dispatch_text
 from crcr.errors import CallbackRejected, ConfigError, CrcrError, DeliveryPending
+from crcr.handler.investigate import Triage, limits_from
 from crcr.handler.plan import (
     Leg,
     auto_shards,
@@ -183,6 +184,21 @@ def _parser() -> argparse.ArgumentParser:
         "--report", action="store_true", help="run-leg: send the in_progress/completed pair itself"
     )
     p.add_argument("--results-out", type=Path, help="run-leg: write test_results JSON here")
+    p.add_argument(
+        "--failed-tests-out", type=Path, help="run-leg: write failed-tests-detail (JSON array) here"
+    )
+    p.add_argument("--verdict-out", type=Path, help="run-leg: write the triage verdict (JSON object) here")
+    t = p.add_argument_group("triage of red legs (re-runs of the failing tests, bisection)")
+    t.add_argument(
+        "--bisect-max-runs",
+        type=int,
+        help="bisection runs at most (env CRCR_BISECT_MAX_RUNS; default 8; 0 = do not bisect)",
+    )
+    t.add_argument(
+        "--bisect-max-seconds",
+        type=float,
+        help="bisection wall time at most (env CRCR_BISECT_MAX_SECONDS; default 900)",
+    )
     return p
 
 
@@ -219,7 +235,23 @@ def make_hooks(
     changes = prepare_changes(
         planned.dispatch, setup.source, select_on(args.select_on, env), env, change_map(args, env, fixture)
     )
-    return LegHooks(setup, open_store(args, env, state), backend, out, env, changes)
+
+    triage = Triage(
+        ws,
+        env,
+        limits_from(args.bisect_max_runs, args.bisect_max_seconds, env),
+        args.leg_timeout,
+        run_url(env),
+    )
+    return LegHooks(setup, open_store(args, env, state), backend, out, env, triage, changes)
+
+
+def run_url(env: Mapping[str, str]) -> str:
+    """The Actions run's page (the verdict's evidence links to it); "" outside Actions."""
+    if not (env.get("GITHUB_REPOSITORY") and env.get("GITHUB_RUN_ID")):
+        return ""
+    server = env.get("GITHUB_SERVER_URL") or "https://github.com"
+    return f"{server}/{env['GITHUB_REPOSITORY']}/actions/runs/{env['GITHUB_RUN_ID']}"
 
 
 def change_map(args, env: Mapping[str, str], fixture) -> Optional[Path]:
@@ -263,6 +295,10 @@ def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path, hooks:
             sort_keys=True,
             durable=True,
         )
+    if args.failed_tests_out:
+        write_json(args.failed_tests_out, result.failed_tests_detail(), durable=True)
+    if args.verdict_out and result.verdict:
+        write_json(args.verdict_out, result.verdict, sort_keys=True, durable=True)
     print(
         f"{leg.job_name}: {result.conclusion} ({result.counts.passed} passed, {result.counts.failed} failed, "
         f"{result.counts.skipped} skipped) in {result.seconds:.1f}s"

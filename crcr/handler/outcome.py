@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from crcr.junit import Counts
-from testing.results import junit
-from testing.results.outcomes import tally
 
 NO_TESTS_NOTE = "0 tests executed: neutral, not success"
 
@@ -33,18 +31,6 @@ def leg_conclusion(exit_code: int, timed_out: bool, counts: Counts) -> str:
     if verdict == "success" and counts.passed + counts.failed == 0:
         return "neutral"
     return verdict
-
-
-def failing_cases(paths: Iterable[Path]) -> list[tuple[str, str]]:
-    """(classname, name) of every failed or errored testcase."""
-    found = []
-    for path in paths:
-        try:
-            cases = junit.read(path)
-        except junit.JunitError:
-            continue  # a leg that wrote no readable report has no failing cases to locate
-        found += [(c.classname, c.name) for c in cases if tally(c.outcome) == "failed"]
-    return found
 
 
 def file_of_testcase(classname: str, roots: Iterable[Path]) -> Optional[str]:

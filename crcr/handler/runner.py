@@ -14,6 +14,7 @@ substituted per argument, so no value is ever re-parsed by a shell.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import signal
@@ -28,12 +29,12 @@ from crcr.errors import ConfigError
 from crcr.handler.outcome import (
     NO_TESTS_NOTE,
     conclusion_for,
-    failing_cases,
     file_of_testcase,
     leg_conclusion,
 )
 from crcr.handler.plan import Leg
-from crcr.junit import Counts, parse_junit
+from crcr.junit import Counts, Report, read_report
+from crcr.upstream.bisect import Bisection
 from testing.config import runs
 from testing.config.features import Suites, config_suites
 
@@ -83,6 +84,13 @@ class LegResult:
     details: Optional[Path] = None  # <job>.results.json: counts, notes, attribution
     failing_tests: tuple[str, ...] = ()  # file::Class::test of upstream failures, as instantiated
     selection: Optional[dict] = None  # testing.changes.decide.Selection.as_json(): what the leg ran
+    report: Report = Report()  # the JUnit, read once: counts and failed-tests-detail derive from it
+    timed_out: bool = False
+    verdict: Optional[dict] = None  # triage verdict as sent (crcr.handler.triage)
+    bisection: Optional[Bisection] = None  # when one ran (as_json() for reports)
+
+    def failed_tests_detail(self) -> list[dict]:
+        return self.report.failed_tests_detail().as_json()
 
 
 def inside_bazel(env: Mapping[str, str]) -> bool:
@@ -120,9 +128,11 @@ def pytest_command(
     extra: Sequence[str] = (),
     smoke: int = 1,
     upstream: Upstream = NO_UPSTREAM,
+    only: Sequence[str] = (),
     selection: Optional[Path] = None,
 ) -> list[str]:
-    """`selection`: a change-aware selection file (testing/changes/only.py), run whole."""
+    """`only`: pytest node ids to run instead of the leg's files (re-running failing tests);
+    `selection`: a change-aware selection file (testing/changes/only.py), run whole."""
     suites = leg_suites(leg, ws, upstream)
     adapted = runs.has_module(ws, runs.PLUGIN)
     if selection and adapted:  # the plugin filters it before instantiation; no smoke slice
@@ -130,8 +140,9 @@ def pytest_command(
     # smoke > 1 runs one duration-balanced slice of the leg's shard (local quick cycle);
     # legs on upstream's files run whole: they are what the dispatch is about
     total = leg.shard_total * (1 if suites.upstream else max(1, smoke))
+    on_checkout = bool(upstream.root) and ((suites.upstream and not suites.files) or bool(only))
     return runs.PytestCommand(
-        paths=list(suites.files + suites.upstream) or [SUITES],
+        paths=list(only) or list(suites.files + suites.upstream) or [SUITES],
         plugins=[runs.PLUGIN] if adapted else [],
         configs=leg.configs if adapted else [],
         extra=extra,
@@ -139,11 +150,31 @@ def pytest_command(
         cache=False,
         upstream_root=str(upstream.root) if adapted and upstream.root else None,
         # node ids (and JUnit classnames) relative to the checkout: test/nn/test_x.py::...
-        rootdir=str(upstream.root) if suites.upstream and not suites.files else None,
+        rootdir=str(upstream.root) if on_checkout else None,
         junitxml=str(junit),
-        shard=(leg.shard_index, total) if total > 1 and runs.has_module(ws, runs.SHARD_PLUGIN) else None,
+        summary=str(summary_path(junit)) if adapted else None,
+        shard=(leg.shard_index, total)
+        if total > 1 and not only and runs.has_module(ws, runs.SHARD_PLUGIN)
+        else None,
         markexpr=select or None,
     ).argv()
+
+
+def summary_path(junit: Path) -> Path:
+    """The plugin's JSON summary beside the leg's JUnit XML."""
+    return junit.with_name(junit.stem + ".summary.json")
+
+
+def adapter_note(junit: Path) -> Optional[str]:
+    """'adapter: native (rules: 30 native, 12 patched)' from the plugin's summary, if it wrote one."""
+    try:
+        adapter = json.loads(summary_path(junit).read_text()).get("adapter")
+    except (OSError, ValueError):
+        return None
+    if not adapter:
+        return None
+    c = adapter["counts"]
+    return f"adapter: {adapter['used']} (asked {adapter['requested']}; rules: {c['native']} native, {c['patched']} patched)"
 
 
 def bazel_targets(leg: Leg, template: str) -> list[str]:
@@ -319,14 +350,16 @@ def run_leg(
         files = bazel_junit(ws, bazel_targets(leg, target_template))
     if bazel and code == BAZEL_NO_TESTS:
         code = 5  # same meaning as pytest's "nothing collected"
-    counts = parse_junit(files) if files else Counts()
+    report = read_report(files)
+    notes += list(report.problems + report.notes)
+    counts = report.counts
+    note = adapter_note(junit)
+    if note:
+        notes.append(note)
     conclusion = leg_conclusion(code, timed_out, counts)
     if conclusion == "neutral" and code == 0:
         notes.append(NO_TESTS_NOTE)
-    roots = [upstream.root] if upstream.root else []
-    located = [(file_of_testcase(c, roots), c, n) for c, n in failing_cases(files)]
-    failing = tuple(dict.fromkeys(f for f, _, _ in located if f))
-    tests = tuple(f"{f}::{c.rsplit('.', 1)[-1]}::{n}" for f, c, n in located if f)
+    failing, tests = locate_failures(report, upstream)
     return LegResult(
         conclusion,
         code,
@@ -336,4 +369,22 @@ def run_leg(
         tuple(notes),
         failing,
         failing_tests=tests,
+        report=report,
+        timed_out=timed_out,
     )
+
+
+def locate_failures(report: Report, upstream: Upstream) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(upstream test files with failures, their `file::Class::test` ids), checkout-relative."""
+    roots = [upstream.root] if upstream.root else []
+    located = [(file_of_testcase(c.classname, roots), c) for c in report.failures]
+    files = tuple(dict.fromkeys(f for f, _ in located if f))
+    tests = tuple(node_id(f, c.classname, c.name) for f, c in located if f)
+    return files, tests
+
+
+def node_id(file: str, classname: str, name: str) -> str:
+    """pytest's node id from a JUnit case: the classname past the module is the class path
+    (none for a module-level test function)."""
+    inner = classname[len(file[: -len(".py")].replace("/", ".")) :].lstrip(".")
+    return "::".join([file, *filter(None, inner.split(".")), name])

@@ -13,13 +13,16 @@ event was given, else none.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Optional
 
 from crcr.errors import ConfigError
+from crcr.handler.investigate import Triage
+from crcr.handler.newscope import NewInScope, file_scopes, measure
 from crcr.handler.plan import Leg
-from crcr.handler.runner import LegResult, Upstream
+from crcr.handler.runner import LegResult, Upstream, summary_path
 from crcr.upstream.attribution import (
     Attribution,
     GreenStore,
@@ -32,7 +35,7 @@ from crcr.upstream.attribution import (
 from crcr.upstream.gitcmd import UpstreamError, check_sha, git
 from crcr.upstream.overlay import CoreDelta, build_overlay, core_delta, wheel_git_version, wheel_torch_dir
 from crcr.upstream.source import URL_ENV, UpstreamSource, default_cache
-from testing.results.atomic import write_json
+from testing.results.atomic import write_json, write_text
 
 if TYPE_CHECKING:
     from crcr.handler.changes import DispatchChanges
@@ -64,6 +67,12 @@ class UpstreamSetup:
     delta: Optional[CoreDelta] = None
     core_path: Optional[Path] = None
     core_note: str = "core: pinned wheel (no upstream checkout)"
+    core_base: Optional[str] = None  # the wheel's commit (or --core-base): what overlays are made from
+    cache: Optional[Path] = None
+
+    def core_at(self, root: Path, sha: str) -> tuple:
+        """(delta, overlay dir, note) for the core at another `sha` of this source (bisection)."""
+        return _core(self.source, root, self.core_base, sha, self.cache)
 
     def for_leg(self, leg: Leg) -> Upstream:
         if leg.candidate.bazel_config:  # another pinned core: no overlay
@@ -135,7 +144,14 @@ def prepare(mode: str, args, sha: str, env: Mapping[str, str], fixture=None) -> 
         setup = UpstreamSetup(mode, source.url, sha, source.checkout(sha), source)
     base = args.core_base or (fixture.base if fixture else None)
     delta, core_path, note = _core(source, setup.root, base, sha, cache)
-    return replace(setup, delta=delta, core_path=core_path, core_note=note)
+    return replace(
+        setup,
+        delta=delta,
+        core_path=core_path,
+        core_note=note,
+        core_base=delta.base if delta else base,
+        cache=cache,
+    )
 
 
 # -- after a leg: last green or attribution ----------------------------------------
@@ -177,12 +193,32 @@ def after_leg(
     backend: str,
     out: Path,
     env: Mapping[str, str],
+    triage: Optional[Triage] = None,
 ) -> tuple[LegResult, Optional[Attribution]]:
-    """Record a green leg; explain a red one. Writes <out>/<job>.results.json either way."""
+    """Record a green leg; explain a red one. Writes <out>/<job>.results.json either way.
+    Tests new since the job's last green suite are new in scope: a leg whose only failures
+    are such tests is not red (never a regression), and is not recorded green either, so
+    they stay new in scope until a config buckets them."""
     found = None
     key = setup.url or "none"
     now = setup.inputs(leg, backend)
-    if result.conclusion == "success":
+    scope = leg_new_in_scope(setup, store.last_green(key, leg.job_name), result)
+    if scope is not None:
+        result = replace(result, notes=result.notes + (scope.line(),))
+        fragment = out / f"{leg.job_name}.new_in_scope.yaml"
+        write_text(fragment, scope.fragment)
+        if (
+            result.conclusion == "failure"
+            and result.failing_tests
+            and set(result.failing_tests) <= set(scope.failing)
+        ):
+            result = replace(
+                result,
+                conclusion="success",
+                notes=result.notes
+                + (f"failures are all new in scope, not regressions: bucket them with {fragment}",),
+            )
+    if result.conclusion == "success" and not (scope is not None and scope.failed):
         store.record_green(key, leg.job_name, now)
     elif result.conclusion in ("failure", "timed_out"):
         found = attribute(leg.job_name, now, store.last_green(key, leg.job_name))
@@ -202,6 +238,8 @@ def after_leg(
             except UpstreamError as err:
                 found = replace(found, paths=paths, ops=ops, error=str(err))
         result = replace(result, notes=result.notes + (found.summary(),))
+    if triage is not None and result.conclusion in ("failure", "timed_out"):
+        result = triage.apply(setup, leg, result, found, out)
     details = out / f"{leg.job_name}.results.json"
     write_json(
         details,
@@ -222,11 +260,39 @@ def after_leg(
             },
             "inputs": vars(now),
             "attribution": found.as_json() if found else None,
+            "failed_tests_detail": result.failed_tests_detail(),
+            "triage_verdict": result.verdict,
+            "bisection": result.bisection.as_json() if result.bisection else None,
+            "new_in_scope": scope.as_json() if scope is not None else None,
         },
         sort_keys=True,
         durable=True,
     )
     return replace(result, details=details), found
+
+
+def leg_new_in_scope(setup: UpstreamSetup, last: Optional[Inputs], result: LegResult) -> Optional[NewInScope]:
+    """What of this leg's upstream files is new since the job's last green suite (None: nothing,
+    or nothing to compare with)."""
+    if not (setup.root and setup.source and last and last.suite != setup.sha and result.junit):
+        return None
+    summary = summary_path(result.junit[0])
+    try:
+        tests = json.loads(summary.read_text()).get("tests", [])
+    except (OSError, ValueError):
+        return None
+    files = sorted(
+        {
+            t["nodeid"].split("::", 1)[0]
+            for t in tests
+            if (setup.root / t["nodeid"].split("::", 1)[0]).is_file()
+        }
+    )
+    try:
+        scopes = file_scopes(setup.source, setup.root, last.suite, files)
+    except UpstreamError:
+        return None
+    return measure(scopes, summary, last.suite, setup.sha, setup.root, result.failing_tests)
 
 
 class LegHooks:
@@ -240,9 +306,11 @@ class LegHooks:
         backend: str,
         out: Path,
         env: Optional[Mapping[str, str]] = None,
+        triage: Optional[Triage] = None,
         changes: Optional["DispatchChanges"] = None,
     ):
         self.setup, self.store, self.backend, self.out, self.env = setup, store, backend, out, dict(env or {})
+        self.triage = triage
         self.changes = changes  # the dispatch's diff and change map (None: no selection at all)
         self.attributions: list[Attribution] = []
 
@@ -265,7 +333,9 @@ class LegHooks:
     def finish(self, leg: Leg, result: LegResult) -> LegResult:
         if self.store is None:
             return result
-        result, found = after_leg(self.setup, self.store, leg, result, self.backend, self.out, self.env)
+        result, found = after_leg(
+            self.setup, self.store, leg, result, self.backend, self.out, self.env, self.triage
+        )
         if found:
             self.attributions.append(found)
         return result

@@ -20,6 +20,8 @@ import math
 import threading
 from typing import Any, Optional
 
+from crcr.relay.triage_view import stored_columns, triage_lines
+
 MAX_BODY = 2 * 1024 * 1024  # HUD's ingest limit (Next.js bodyParser sizeLimit)
 
 
@@ -109,6 +111,7 @@ def hud_record(envelope: dict) -> dict:
     }
     if wf.get("status") == "completed":
         record.update(conclusion=wf.get("conclusion"), completed_at=wf.get("completed_at") or None)
+        record.update(stored_columns(wf))
         results = wf.get("test_results")
         if results:
             counts = {
@@ -171,6 +174,7 @@ def _cell(row: dict) -> str:
         bits.append(f"{row.get('tests_passed') or 0}/{row['tests_total']} passed")
     if row.get("queue_time") is not None:
         bits.append(f"queued {row['queue_time']:.1f}s")
+    bits += triage_lines(row)
     bits += _note_lines(row)
     css = (
         "stale"
@@ -255,6 +259,8 @@ def render_page(rows: list[dict], title: str = "CRCR HUD (local emulator)") -> s
 body{{font-family:sans-serif}} table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:4px 8px;font-size:13px}}
 td.ok{{background:#dfd}} td.bad{{background:#fdd}} td.warn{{background:#ffd}} td.run{{background:#def}}
 td.stale,p.stale{{background:#fc8;font-weight:bold}}
+span.verdict{{display:inline-block;padding:0 4px;border-radius:3px;background:#eee;font-size:12px}}
+span.verdict.upstream{{background:#fd9}} span.verdict.backend{{background:#f99}} small.failed{{color:#900}}
 </style></head><body><h1>{html.escape(title)}</h1><p>{len(rows)} job rows, {len(jobs)} jobs.
 JSON: <a href="/api/crcr/results">/api/crcr/results</a></p>{warning}
 <table><tr><th>upstream</th>{head}</tr>{body}</table></body></html>"""

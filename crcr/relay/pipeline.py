@@ -33,6 +33,7 @@ from crcr.relay.hud import HudRejected, HudStore, hud_record
 from crcr.relay.issuer import AuthFailed, Issuer
 from crcr.relay.ratelimit import SlidingWindow
 from crcr.relay.state import Rejected, StateStore, state_key
+from crcr.verdict_rules import relay_keeps
 
 NIGHTLY = frozenset({"nightly", "periodic"})
 ZOMBIE_TIMEOUT = 21600.0  # seconds in_progress before the sweeper times a job out
@@ -121,6 +122,7 @@ class Relay:
         self.check_run_wanted: set[tuple] = set()
         self.forwards: dict[str, dict] = {}  # per job: what the relay recorded and whether HUD confirmed it
         self.counters: dict[str, int] = {}
+        self.verdict_drops: list[str] = []  # the relay's log lines for dropped verdicts
         self._lock = threading.Lock()
 
     def _count(self, what: str) -> None:
@@ -188,6 +190,7 @@ class Relay:
         if body.get("event_type", "") in NIGHTLY:  # AttributeError for a non-object body -> 500
             return self._self_report(body, repo, level, hud_fault)
         delivery, status, run_id, run_attempt, name, job_name = parse_callback(body)
+        self._sanitize_verdict(body, repo)
         if self.state.dispatched_at(delivery, repo) is None:
             raise Answer(400, "callback rejected: no matching dispatch record")
         if status not in ("in_progress", "completed"):
@@ -210,11 +213,30 @@ class Relay:
 
     def _self_report(self, body: dict, repo: str, level: int, hud_fault: Optional[str]) -> dict:
         delivery, status, run_id, run_attempt, name, job_name = parse_callback(body)
+        self._sanitize_verdict(body, repo)
         if status != "completed":
             raise Answer(400, f"nightly/periodic callbacks must have status 'completed', got {status!r}")
         key = f"{body.get('event_type')}:{delivery}:{repo}:{run_id}:{run_attempt}:{job_name}"
         self._forward(key, self._envelope(body, repo, level), status, hud_fault)
         return {"ok": True, "status": status}
+
+    def _sanitize_verdict(self, body: dict, repo: str) -> None:
+        """The relay's step after the field parser, on both paths: `workflow.triage_verdict`
+        replaced by what its validator keeps, the key removed when that is nothing (an
+        explicit null too); a dropped verdict never fails the callback. `failed_tests_detail`
+        passes through untouched: the relay never reads it."""
+        wf = body.get("workflow")
+        if not isinstance(wf, dict) or "triage_verdict" not in wf:
+            return
+        kept, why = relay_keeps(wf["triage_verdict"])
+        if kept is None:
+            del wf["triage_verdict"]
+            if why:
+                self._count("verdict_dropped")
+                with self._lock:
+                    self.verdict_drops.append(f"dropped invalid triage_verdict from repo={repo}: {why}")
+        else:
+            wf["triage_verdict"] = kept
 
     @staticmethod
     def _envelope(body: dict, repo: str, level: int, metrics: Optional[dict] = None) -> dict:
@@ -352,6 +374,7 @@ class Relay:
                 "check_runs": list(self.check_runs),
                 "counters": dict(self.counters),
                 "stale": [dict(f) for f in self.forwards.values() if not f["hud_confirmed"]],
+                "verdict_drops": list(self.verdict_drops),
                 "transitions": [
                     {
                         "key": list(t.key),

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from crcr.dispatch import load_dispatch
-from crcr.handler.outcome import failing_cases, file_of_testcase, leg_conclusion
+from crcr.handler.outcome import file_of_testcase, leg_conclusion
 from crcr.handler.plan import config_suites, discover_features, plan_candidates, plan_legs
-from crcr.handler.runner import Upstream, pytest_command, run_leg
-from crcr.junit import Counts
+from crcr.handler.runner import Upstream, locate_failures, pytest_command, run_leg
+from crcr.junit import Counts, read_report
 
 UPSTREAM_YAML = (
     "test_suite_config:\n  files:\n    - path: ${TORCH_ROOT}/test/nn/test_*.py\n"
@@ -134,7 +134,12 @@ def test_failures_map_to_checkout_files(tmp_path):
         "<testsuite><testcase classname='test.nn.test_flat.TestFlatSPYRE' name='t1'><failure/></testcase>"
         "<testcase classname='test.nn.test_flat.TestFlatSPYRE' name='t2'/></testsuite>"
     )
-    assert failing_cases([junit]) == [("test.nn.test_flat.TestFlatSPYRE", "t1")]
+    report = read_report([junit])
+    assert [(c.classname, c.name) for c in report.failures] == [("test.nn.test_flat.TestFlatSPYRE", "t1")]
+    assert locate_failures(report, Upstream(root=tmp_path)) == (
+        ("test/nn/test_flat.py",),
+        ("test/nn/test_flat.py::TestFlatSPYRE::t1",),
+    )
     assert file_of_testcase("test.nn.test_flat.TestFlatSPYRE", [tmp_path]) == "test/nn/test_flat.py"
     assert file_of_testcase("testing.suites.test_x.T", [tmp_path]) is None
 

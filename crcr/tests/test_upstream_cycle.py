@@ -1,7 +1,8 @@
 """The embedded default end to end on the generated upstream: real git (file://),
 real plugin legs on the checkout at the dispatched SHA with the core overlay,
-the emulator's HUD. The regression of the fixture's second commit is caught in
-its leg only and attributed to that commit's range."""
+the emulator's HUD. The regression the fixture seeds at commit 21 of 32 is caught in
+its leg only, bisected to exactly that commit in <= 5 runs (upstream/high), and
+shown on the HUD with the failed tests and the verdict."""
 
 import json
 import os
@@ -9,6 +10,8 @@ import shutil
 from pathlib import Path
 
 from crcr.handler import main as handler
+from crcr.upstream.fixture import COMMITS, REGRESSION_SUBJECT, SEEDED
+from crcr.upstream.gitcmd import git
 
 RUNFILES = Path(__file__).resolve().parents[2]
 
@@ -25,7 +28,7 @@ def workspace(tmp_path: Path) -> Path:
     return ws
 
 
-def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_path):
+def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_path, capsys):
     ws = workspace(tmp_path)
     state = tmp_path / "state"
     env = {
@@ -53,21 +56,62 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     nn = results["test-upstream-spyre-nn"]
     assert nn["conclusion"] == "failure" and nn["test_results"]["failed"] == 3  # 3 dtypes of one test
     assert nn["upstream"]["sha"] == head and nn["upstream"]["root"].endswith(head)
-    assert nn["upstream"]["core"]["python"] == [{"status": "M", "path": "torch/nn/modules/flatten.py"}]
+    assert nn["upstream"]["core"]["python"] == [
+        {"status": "A", "path": "torch/_fixture_changes.py"},
+        {"status": "M", "path": "torch/nn/modules/flatten.py"},
+    ]
     assert nn["failing_files"] == ["test/nn/test_flatten_device.py"]
-    # change-aware selection (the fixture's bundled change map): the PR touches Flatten.__init__
-    # and the nn test file, so the elementwise leg runs its sentinels only, the nn leg everything
-    picked = results["test-upstream-spyre-elementwise"]
-    assert picked["conclusion"] == "success" and picked["test_results"]["passed"] == 2
-    assert picked["selection"]["mode"] == "selected"
-    assert picked["selection"]["line"].startswith("selected 2 of 14 tests (")
-    assert nn["selection"]["line"].startswith(
-        "selected 13 of 13 tests (100.0 % of recorded time): test file changed"
+    shas = git(
+        ["rev-list", "--reverse", "main"], cwd=state / "upstream-fixture" / "pytorch.git"
+    ).stdout.split()
+    seeded = shas[SEEDED - 1]
+    assert len(shas) == COMMITS and (shas[0], shas[-1]) == (base, head)
+    b = nn["bisection"]
+    assert b["status"] == "found" and b["first_bad"] == {
+        "sha": seeded,
+        "subject": REGRESSION_SUBJECT,
+        "pr": 90001,
+    }
+    assert b["runs"] <= 5 and b["commits_in_range"] == COMMITS - 1
+    v = nn["triage_verdict"]
+    assert (v["category"], v["confidence"], v["reproduced_on_retry"]) == ("upstream", "high", True)
+    assert v["suspected_upstream"]["commit"] == seeded and v["suspected_upstream"]["pr"] == 90001
+    assert [t["name"] for t in nn["failed_tests_detail"]] == [
+        f"test_flatten_default_keeps_batch_dim_spyre_{d}" for d in ("float16", "float32", "int64")
+    ]
+    printed = capsys.readouterr().err
+    assert f"first bad commit {seeded} ({REGRESSION_SUBJECT}, PR #90001)" in printed
+    assert "upstream/high" in printed
+    whole = results["test-upstream-spyre-elementwise"]
+    # the whole feature leg: 14 tests, plus the class the fixture's middle commit adds, new in scope:
+    # its float64 test fails on spyre, and that is not a failure of the backend
+    assert whole["conclusion"] == "success" and whole["test_results"]["passed"] == 15
+    scope = whole["new_in_scope"]
+    assert (scope["since"], scope["sha"], scope["passed"], scope["failed"]) == (base, head, 1, 1)
+    assert scope["tests"] == [
+        "test/test_elementwise_device.py::TestElementwiseExtrasDevice::test_neg_matches_cpu",
+        "test/test_elementwise_device.py::TestElementwiseExtrasDevice::test_sum_in_float64_matches_cpu",
+    ]
+    assert "TestElementwiseExtrasDevice::test_sum_in_float64_matches_cpu" in scope["config_fragment"]
+    assert any(n.startswith("new in scope: 2 (1 passed/1 failed)") for n in whole["notes"])
+    assert any(n.startswith("adapter: native (asked auto; rules: ") for n in whole["notes"])
+    # the regressing commit also adds a test: new in scope (passing), while the old test's failure stays red
+    nn_scope = nn["new_in_scope"]
+    assert nn_scope["tests"] == [
+        "test/nn/test_flatten_device.py::TestFlattenDevice::test_flatten_from_dim_zero"
+    ]
+    assert (nn_scope["passed"], nn_scope["failed"]) == (3, 0)
+    # change-aware selection (the fixture's bundled change map): both upstream legs' test files
+    # changed, so they run every test of those files (new ones included); the in-tree leg the
+    # map covers runs what Flatten.__init__ and the new core module reach: its sentinels
+    assert whole["selection"]["mode"] == "selected"
+    assert (
+        "test file changed, new tests included: test/test_elementwise_device.py" in whole["selection"]["line"]
     )
+    assert nn["selection"]["line"].startswith("selected 13 of 13 tests (100.0 % of recorded time): ")
+    basics = results["test-spyre-tensor_basics"]["selection"]
+    assert basics["mode"] == "selected" and basics["selected"] < basics["total"], basics
     assert results["test-spyre-tensor_basics"]["conclusion"] == "success"
-    assert results["test-spyre-tensor_basics"]["selection"]["line"].startswith(
-        "full leg: the change map has no tests"
-    )
     # the baseline push ran full, and said so
     push = json.loads((out / "baseline" / "test-upstream-spyre-elementwise.results.json").read_text())
     assert push["test_results"]["passed"] == 14
@@ -81,8 +125,7 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
         [base, head],
     )
     assert a["message"] == f"only upstream moved: {base}..{head}"
-    assert [c["sha"] for c in a["commits"]] == [head]
-    assert set(a["commits"][0]["files"]) == {"test/nn/test_flatten_device.py", "torch/nn/modules/flatten.py"}
+    assert seeded in [c["sha"] for c in a["commits"]]  # one suspect of many: bisection names it
 
     rows = {r["job_name"]: r for r in json.loads((out / "hud.json").read_text())}
     assert rows["test-upstream-spyre-nn"]["conclusion"] == "failure"
@@ -90,4 +133,10 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     assert rows["test-upstream-spyre-nn"]["artifact_url"].endswith("test-upstream-spyre-nn.results.json")
     assert {rows[j]["conclusion"] for j in rows if j != "test-upstream-spyre-nn"} == {"success"}
     page = (out / "hud.html").read_text()
-    assert "only upstream moved" in page and "selected 2 of 14 tests" in page
+    assert "selected " in page and "tests (" in page
+    assert "only upstream moved" in page
+    assert "triage: upstream/high" in page and "failed: test.nn.test_flatten_device" in page
+    assert (
+        json.loads(rows["test-upstream-spyre-nn"]["triage_verdict_json"])["suspected_upstream"]["commit"]
+        == seeded
+    )

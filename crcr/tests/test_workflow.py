@@ -149,6 +149,8 @@ def test_action_script_treats_payload_and_inputs_as_data(tmp_path):
     stub.parent.mkdir()
     stub.write_text('#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done > "$ARGS_OUT"\n')
     stub.chmod(0o755)
+    evil_file = tmp_path / "x $(touch pwned) `touch pwned`.json"  # run in tmp_path: a touch would land there
+    evil_file.write_text("[]")
     results = tmp_path / "results.json"
     results.write_text('{"passed": 1, "failed": 0, "skipped": 0, "note": "' + evil.replace('"', "'") + '"}')
     env = {
@@ -162,11 +164,25 @@ def test_action_script_treats_payload_and_inputs_as_data(tmp_path):
         "ARTIFACT_URL": evil,
         "EVENT_TYPE": "",
         "DELIVERY_ID": evil,
+        "FAILED_TESTS_DETAIL": "",
+        "TRIAGE_VERDICT": "",
+        "FAILED_TESTS_FILE": str(evil_file),
+        "VERDICT_FILE": str(evil_file),
     }
-    r = subprocess.run(["bash", "-c", step["run"]], env=env, capture_output=True, text=True, timeout=30)
+    r = subprocess.run(
+        ["bash", "-c", step["run"]], env=env, capture_output=True, text=True, timeout=30, cwd=tmp_path
+    )
     assert r.returncode == 0, r.stderr
     args = (tmp_path / "args").read_text().splitlines()
     assert args[:3] == ["completed", "--conclusion", evil]  # passed through as one argument
+    assert not (tmp_path / "pwned").exists()
+    # file inputs reach the client as paths (one argument each), never as script text
+    assert args[-4:] == [
+        "--failed-tests-detail-file",
+        str(evil_file),
+        "--triage-verdict-file",
+        str(evil_file),
+    ]
     assert not mark.exists()
 
 
@@ -219,3 +235,11 @@ def test_sha_validation_step_refuses_hostile_values(tmp_path):
         text=True,
     )
     assert r.returncode == 0 and out.read_text() == f"sha={good}\n"
+
+
+def test_nightly_skip_audit_job_writes_its_diff_as_an_artifact():
+    steps = load(NIGHTLY)["jobs"]["skip-audit"]["steps"]
+    run = next(s["run"] for s in steps if "skip_audit" in s.get("run", ""))
+    assert "//testing:skip_audit" in run and "-o out/skip-audit.json" in run
+    upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact"))
+    assert upload["with"]["path"] == "out/skip-audit.json*" and upload["if"] == "always()"

@@ -1,16 +1,26 @@
 """The embedded default's upstream: a generated local pytorch-like git repository.
 
-Two commits on main, built with real git into a bare repository served over
-file://:
+`COMMITS` (32) commits on main, built with real git into a bare repository served
+over file://:
 
 1. `base` holds our upstream-style test files (fixture/base/, written for this
    project, never copied from PyTorch), a `version.txt` matching the wheel and
    the wheel's own `torch/nn/modules/flatten.py`. It stands in for the wheel's
    commit (`torch.version.git_version`), so the core diff runs exactly as
    against GitHub: `--core-base` names it.
-2. `head` changes nn.Flatten's default `start_dim` from 1 to 0 (a real
-   behaviour change of core Python) and adds a test for the new behaviour.
-   `TestFlattenDevice::test_flatten_default_keeps_batch_dim` regresses.
+2. then harmless landed changes (PR numbers in their messages, as merges read):
+   a note in a core Python file of their own (`torch/_fixture_changes.py`, so
+   every commit has a real core overlay) and, every third one, a comment in
+   `flatten.py` itself (so the attribution's "touches the failing files" list
+   has several suspects and only bisection can tell which);
+3. at `SEEDED` (commit 21 of 32, not the last) the regression: nn.Flatten's default
+   `start_dim` goes from 1 to 0 (a real behaviour change of core Python) with a
+   test for the new behaviour; `TestFlattenDevice::test_flatten_default_keeps_batch_dim`
+   regresses there and stays red up to `head`, the last commit.
+4. at `NEW_CLASS_AT` (commit 10) a commit adding a test class
+   (`TestElementwiseExtrasDevice`) to test/test_elementwise_device.py: new in scope
+   for the elementwise leg (one of its tests needs float64, which spyre refuses),
+   never a regression.
 
 Dispatches are made from the bundled examples: a push of `base` to main (the
 baseline run that records the last green result) and the PR synchronize
@@ -20,14 +30,16 @@ naming `head`. Same code path as production; only the URL is file://.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Optional
 
-from crcr.upstream.localrepo import build_repo, file_url
+from crcr.upstream.gitcmd import git
+from crcr.upstream.localrepo import EPOCH, IDENTITY, build_repo, file_url
 from testing.results.atomic import write_json
 
 HERE = Path(__file__).resolve().parent / "fixture"
@@ -49,12 +61,33 @@ NEW_TEST = """
         self.assertEqual(nn.Flatten(0)(x).shape, (60,))
 """
 
+# A commit adding a test class to a configured file (unlisted tests run there).
+NEW_CLASS_FILE = "test/test_elementwise_device.py"
+ELEMENTWISE_INSTANTIATE = "\n\ninstantiate_device_type_tests(TestElementwiseDevice, globals())"
+NEW_CLASS = """
+
+
+class TestElementwiseExtrasDevice(TestCase):
+    @dtypes(torch.float32)
+    def test_neg_matches_cpu(self, device, dtype):
+        a = make_tensor((5, 3), dtype=dtype, device="cpu")
+        self.assertEqual((-a.to(device)).cpu(), -a)
+
+    @dtypes(torch.float32)
+    def test_sum_in_float64_matches_cpu(self, device, dtype):
+        a = make_tensor((5, 3), dtype=dtype, device="cpu")
+        self.assertEqual(a.to(device).double().sum().cpu(), a.double().sum())
+
+
+instantiate_device_type_tests(TestElementwiseExtrasDevice, globals())"""
+
 
 @dataclass(frozen=True)
 class Fixture:
     url: str
     base: str
     head: str
+    seeded: str  # the commit that regresses (bisection must name it)
     configs: Path
     baseline_event: Path  # push of `base` to main
     event: Path  # the PR dispatch naming `head`
@@ -69,6 +102,24 @@ def fixture_version(torch_version: str) -> str:
     return torch_version.split("+")[0] + "a0"
 
 
+COMMITS = 32
+SEEDED = 21  # 1-based position of the regression: not the last, not next to the base
+NEW_CLASS_AT = 10  # 1-based position of the commit adding TestElementwiseExtrasDevice
+NEW_CLASS_SUBJECT = "test_elementwise_device: TestElementwiseExtrasDevice (#90000)"
+FILLER_FILE = "torch/_fixture_changes.py"
+REGRESSION_SUBJECT = "nn.Flatten: flatten from dim 0 by default (#90001)"
+
+
+def _filler(i: int, flatten: str) -> tuple[str, dict]:
+    """Landed change number i: a line in a core module of its own, and every third one a
+    comment at the end of flatten.py (a suspect for attribution, harmless to the tests)."""
+    notes = "".join(f"# landed change {k}\n" for k in range(2, i + 1))
+    files = {FILLER_FILE: f'"""Changes the generated upstream landed."""\n{notes}'}
+    if i % 3 == 0:
+        files[CORE_FILE] = flatten + f"# touched by change {i}\n"
+    return f"Refactor step {i}: tidy internals (#{90100 + i})", files
+
+
 def commits(torch_dir: Path, torch_version: str) -> list[tuple[str, dict]]:
     wheel_file = (torch_dir / "nn" / "modules" / "flatten.py").read_text()
     if wheel_file.count(GOOD) != 1:
@@ -81,14 +132,27 @@ def commits(torch_dir: Path, torch_version: str) -> list[tuple[str, dict]]:
     test_file = base[REGRESSED_TEST]
     if test_file.count(INSTANTIATE) != 1:
         raise RuntimeError(f"fixture/base/{REGRESSED_TEST} lost its instantiate_device_type_tests line")
-    head = {
-        REGRESSED_TEST: test_file.replace(INSTANTIATE, NEW_TEST.rstrip("\n") + "\n" + INSTANTIATE),
-        CORE_FILE: wheel_file.replace(GOOD, BAD),
+    elementwise = base[NEW_CLASS_FILE]
+    if elementwise.count(ELEMENTWISE_INSTANTIATE) != 1:
+        raise RuntimeError(f"fixture/base/{NEW_CLASS_FILE} lost its instantiate_device_type_tests line")
+    new_class = {
+        NEW_CLASS_FILE: elementwise.replace(ELEMENTWISE_INSTANTIATE, ELEMENTWISE_INSTANTIATE + NEW_CLASS)
     }
-    return [
-        ("Release base: the files of the pinned wheel", base),
-        ("nn.Flatten: flatten from dim 0 by default (#90001)", head),
-    ]
+    out = [("Release base: the files of the pinned wheel", base)]
+    flatten = wheel_file
+    for i in range(2, COMMITS + 1):
+        if i == NEW_CLASS_AT:
+            out.append((NEW_CLASS_SUBJECT, new_class))
+            continue
+        if i == SEEDED:
+            flatten = flatten.replace(GOOD, BAD)
+            test = test_file.replace(INSTANTIATE, NEW_TEST.rstrip("\n") + "\n" + INSTANTIATE)
+            out.append((REGRESSION_SUBJECT, {REGRESSED_TEST: test, CORE_FILE: flatten}))
+            continue
+        subject, files = _filler(i, flatten)
+        flatten = files.get(CORE_FILE, flatten)
+        out.append((subject, files))
+    return out
 
 
 def _events(base: str, head: str) -> tuple[dict, dict]:
@@ -106,17 +170,44 @@ def _events(base: str, head: str) -> tuple[dict, dict]:
     return push, copy.deepcopy(pr)
 
 
+KEY_FILE = "oot-fixture.key"  # inside the bare repo: the content it was built from
+
+
+def _built_shas(bare: Path, key: str, env: Mapping[str, str]) -> Optional[list[str]]:
+    """The SHAs of a repository already built from this exact content, else None."""
+    try:
+        if (bare / KEY_FILE).read_text() != key:
+            return None
+    except OSError:
+        return None
+    r = git(["rev-list", "--reverse", "main"], cwd=bare, env=env, check=False)
+    shas = r.stdout.split()
+    return shas if r.returncode == 0 and len(shas) == COMMITS else None
+
+
 def generate(dest: Path, torch_dir: Path, torch_version: str, env: Mapping[str, str]) -> Fixture:
-    """(Re)build the repository under `dest`; same content gives the same SHAs."""
+    """Build the repository under `dest` (same content gives the same SHAs), or reuse the one
+    built from this content before: ~130 git processes saved on every later run."""
     dest.mkdir(parents=True, exist_ok=True)
-    new = dest / f".pytorch.git.{os.getpid()}"
-    shas = build_repo(new, commits(torch_dir, torch_version), env)
+    data = commits(torch_dir, torch_version)
+    key = hashlib.sha256(json.dumps([EPOCH, IDENTITY, data], sort_keys=True).encode()).hexdigest()
     bare = dest / "pytorch.git"
-    shutil.rmtree(bare, ignore_errors=True)
-    os.replace(new, bare)
-    push, pr = _events(*shas)
+    shas = _built_shas(bare, key, env)
+    if shas is None:
+        new = dest / f".pytorch.git.{os.getpid()}"
+        shas = build_repo(new, data, env)
+        (new / KEY_FILE).write_text(key)
+        shutil.rmtree(bare, ignore_errors=True)
+        os.replace(new, bare)
+    push, pr = _events(shas[0], shas[-1])
     write_json(dest / "baseline_dispatch.json", push, sort_keys=True, durable=True)
     write_json(dest / "dispatch.json", pr, sort_keys=True, durable=True)
     return Fixture(
-        file_url(bare), shas[0], shas[1], CONFIGS, dest / "baseline_dispatch.json", dest / "dispatch.json"
+        file_url(bare),
+        shas[0],
+        shas[-1],
+        shas[SEEDED - 1],
+        CONFIGS,
+        dest / "baseline_dispatch.json",
+        dest / "dispatch.json",
     )

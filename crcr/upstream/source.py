@@ -159,8 +159,21 @@ class UpstreamSource:
             )
         return r.stdout
 
-    def commits_between(self, old: str, new: str, paths: Sequence[str] = ()) -> list[Commit]:
-        """Commits in old..new (newest first) touching `paths` (all if empty); deepens as needed."""
+    def file_at(self, sha: str, path: str) -> Optional[str]:
+        """A file's text at a commit (None: not there), its blob fetched on demand."""
+        sha = check_sha(sha, "last green SHA")
+        with self._locked("history"):
+            repo = self._history()
+            if not self._has(repo, sha):
+                self._fetch_history(repo, [sha], 1)
+            shown = git(["show", f"{sha}:{path}"], cwd=repo, check=False)
+        return shown.stdout if shown.returncode == 0 else None
+
+    def commits_between(
+        self, old: str, new: str, paths: Sequence[str] = (), first_parent: bool = False
+    ) -> list[Commit]:
+        """Commits in old..new (newest first) touching `paths` (all if empty); deepens as needed.
+        `first_parent`: the mainline only (what bisection walks: each a landed change)."""
         old, new = check_sha(old, "last green SHA"), check_sha(new)
         if old == new:
             return []
@@ -175,6 +188,7 @@ class UpstreamSource:
                     f"{old} is not within {HISTORY_DEPTHS[-1]} commits of {new} in {self.url}"
                 )
             args = ["log", "--no-renames", "--format=%x01%H%x00%s", "--name-only", f"{old}..{new}"]
+            args[1:1] = ["--first-parent"] if first_parent else []
             out = git(args + (["--", *paths] if paths else []), cwd=repo).stdout
         commits = []
         for chunk in out.split("\x01")[1:]:

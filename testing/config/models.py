@@ -10,9 +10,11 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 
 from __future__ import annotations
 
+import datetime
+import re
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from testing.config.modes import Mode  # defined apart so bucket decisions need no pydantic
 
@@ -145,6 +147,32 @@ class TestEntry(_Model):
     relax_device_restrictions: bool = Field(
         default=False, description="Run onlyOn/onlyNativeDeviceTypes-restricted tests on this device."
     )
+    # Provenance (an addition): where a skip/xfail came from and when to look again.
+    since: Optional[Union[Name, datetime.date]] = Field(
+        default=None, description="Upstream SHA, PR (#123) or date (YYYY-MM-DD) since which this holds."
+    )
+    issue: Optional[Name] = Field(default=None, description="URL of the issue tracking it.")
+    expires: Optional[Union[datetime.date, Name]] = Field(
+        default=None,
+        description="Date (YYYY-MM-DD) or torch version ('2.14', quoted) after which the entry is stale: "
+        "the loader warns.",
+    )
+
+    @field_validator("expires", mode="before")
+    @classmethod
+    def _expires_form(cls, value: Any) -> Any:
+        """A date, or a torch version; anything else is a one-line error at its line."""
+        if value is None or isinstance(value, datetime.date):
+            return value
+        text = str(value).strip()
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            try:
+                return datetime.date.fromisoformat(text)
+            except ValueError:
+                pass
+        elif re.fullmatch(r"(torch[- ]?)?\d+\.\d+(\.\d+)?", text):
+            return text
+        raise ValueError(f"expires {value!r}: not a date (YYYY-MM-DD) or a torch version ('2.14')")
 
     @property
     def name_list(self) -> list[str]:
@@ -199,6 +227,11 @@ class GlobalConfig(_Model):
     relax_device_restrictions: bool = Field(
         default=False,
         description="Run onlyOn/onlyCPU/onlyCUDA/onlyNativeDeviceTypes tests of every file on this device.",
+    )
+    adapter: Optional[Literal["auto", "native", "patch"]] = Field(
+        default=None,
+        description="auto (default): torch's own test-reuse API where the core has it, our patches for the "
+        "rest; native: every rule must be expressible natively; patch: our patches only.",
     )
 
 

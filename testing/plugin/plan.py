@@ -356,6 +356,7 @@ def _merge_scalar_globals(
         "input_config",
         "compat",
         "relax_device_restrictions",
+        "adapter",
     ):
         va, vb = getattr(a, key), getattr(b, key)
         if key not in b.model_fields_set or vb == va:

@@ -23,6 +23,7 @@ import pytest
 # at all when the plugin is inactive (_active).
 
 ADAPTER = pytest.StashKey["object"]()
+NATIVE_REPORT = pytest.StashKey["object"]()  # native/setup.AdapterReport
 TEST_TYPE = pytest.StashKey[Optional[str]]()
 # plan.COMPAT_TORCH_SPYRE, spelled out so option parsing does not import plan.py
 # (test_plan.py checks they agree).
@@ -42,7 +43,10 @@ OWN_OPTIONS = (
     "oot_isolate",
     "oot_isolate_mode",
     "oot_only",
+    "oot_adapter",
 )
+# native/choice.ADAPTERS, spelled out so option parsing imports nothing else.
+ADAPTER_CHOICES = ("auto", "native", "patch")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -119,6 +123,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=float,
         metavar="SECONDS",
         help="per-test timeout: a hang becomes a failure (pytest-timeout; watchdog under --isolate)",
+    )
+    g.addoption(
+        "--oot-adapter",
+        dest="oot_adapter",
+        choices=list(ADAPTER_CHOICES),
+        help="auto (default): torch's own test-reuse API (set_test_configs) where the core has it, "
+        "our patches for the rest; native: every rule must be native; patch: patches only "
+        "(overrides global.adapter)",
     )
     g.addoption(
         "--isolate",
@@ -219,12 +231,23 @@ def pytest_configure(config: pytest.Config) -> None:
         caps, groups = capabilities.normalize_capabilities(table), capabilities.capability_groups(table)
     problems = list(plan.problems) + capabilities.validate_names(plan, known, groups)
     support = capabilities.build_support(plan, known, caps, device, problems, groups)
+    problems += _provenance(config, plan)
     reporting.report_problems(config, problems, _strict(config), at_configure=True)
     _register_marks(config, known, plan.tags)
     from testing.plugin.selection import MarkFilter, is_plugin_mark
 
     mark_filter = MarkFilter(config.option.markexpr, lambda n: is_plugin_mark(n, plan.tags))
-    adapter = Adapter(plan, support, device, mark_filter, only=_only(config.option.oot_only))
+    from testing.plugin.native import setup as native_setup
+
+    try:
+        report, runtime = native_setup.configure(
+            plan, support, known, groups, config.option.oot_adapter, config.option.oot_compat, device
+        )
+    except ValueError as exc:
+        _fail(str(exc))
+    config.stash[NATIVE_REPORT] = report
+    reporting.set_adapter(config, report, runtime)
+    adapter = Adapter(plan, support, device, mark_filter, only=_only(config.option.oot_only), native=runtime)
     _install_when_imported(adapter, lambda: _register_database_marks_when_needed(config, known))
     config.stash[ADAPTER] = adapter
     config.stash[TEST_TYPE] = test_type
@@ -233,6 +256,21 @@ def pytest_configure(config: pytest.Config) -> None:
         import torch
 
         torch.manual_seed(input_config.seed)
+
+
+def _provenance(config: pytest.Config, plan) -> list:
+    """Expired entries (warnings at file:line) and the provenance counts for the report."""
+    import torch
+
+    from testing.plugin import provenance, reporting
+
+    try:
+        today = provenance.today_from(os.environ.get("OOT_TODAY"))
+    except ValueError as exc:
+        _fail(str(exc))
+    found, problems = provenance.check(plan, today, torch.__version__)
+    reporting.set_provenance(config, found)
+    return problems
 
 
 _DEVICE_TYPE_MODULE = "torch.testing._internal.common_device_type"
@@ -392,6 +430,9 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"(PYTORCH_TESTING_DEVICE_ONLY_FOR={adapter.device_type}); other device classes a file "
         "instantiates (e.g. LAZY) are named after collection"
     )
+    report = config.stash.get(NATIVE_REPORT, None)
+    if report is not None:
+        lines.append(report.choice.line)
     left_out = adapter.plan.left_out_sources
     if left_out:
         lines.append(f"oot: configs left out (labels exclude test type '{test_type}'): {', '.join(left_out)}")
@@ -410,6 +451,22 @@ def _isolation():
     from testing.plugin import isolation  # the supervisor: only runs with --isolate need it
 
     return isolation
+
+
+@pytest.hookimpl(wrapper=True, trylast=True)
+def pytest_runtest_makereport(item: pytest.Item, call):
+    """A native xfail_strict (torch's unittest.expectedFailure) that passed fails as unittest's
+    "Unexpected success"; said the way a strict pytest xfail says it, so the outcome, the
+    promotion signal and the JUnit text are the patch adapter's (ours: inner wrapper, before
+    the recorder reads the report)."""
+    report = yield
+    if report.when == "call" and report.failed and str(report.longrepr).startswith("Unexpected success"):
+        from testing.plugin.instantiate import strict_xpass_text
+
+        text = strict_xpass_text(getattr(getattr(item, "cls", None), getattr(item, "name", ""), None))
+        if text:
+            report.longrepr = text
+    return report
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -118,7 +118,7 @@ def summarize(
                 "duration": round(r.duration, 6),
                 **{
                     k: r.props[k]
-                    for k in ("op", "dtype", "module", "reason", "rule", "crash", "class", "variant")
+                    for k in ("op", "dtype", "module", "reason", "rule", "crash", "class", "test", "variant")
                     if k in r.props
                 },
                 **({"message": r.message} if r.message else {}),
@@ -161,6 +161,8 @@ class Recorder:
         self.problems: list[str] = []  # the warnings, as the summary lists them
         self.found: list[Problem] = []  # every problem, hygiene ones too (testing/check reads them)
         self.left_out_classes: dict[str, list[str]] = {}
+        self.adapter = None  # (native/setup.AdapterReport, NativeRuntime or None)
+        self.provenance = None  # provenance.Provenance
         self.plan = None  # the run's plan (use_plan), so the promotion report does not read it again
 
     @pytest.hookimpl(wrapper=True)
@@ -184,7 +186,12 @@ class Recorder:
             )
 
     def summary(self) -> dict[str, Any]:
-        return summarize(self.results, self.collection_errors, self.problems, self.left_out_classes)
+        out = summarize(self.results, self.collection_errors, self.problems, self.left_out_classes)
+        if self.adapter is not None:
+            out["adapter"] = self.adapter[0].as_json(self.adapter[1])
+        if self.provenance is not None:
+            out["provenance"] = self.provenance.as_json()
+        return out
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         summary = self.summary()
@@ -201,6 +208,23 @@ class Recorder:
         tr = terminalreporter
         for err in summary["collection_errors"]:
             tr.write_line(f"oot: collection error: {err['nodeid']}: {err['message']}")
+        adapter = summary.get("adapter")
+        if adapter is not None:
+            tr.section("adapter (oot)")
+            tr.write_line(adapter["line"])
+            counts = adapter["counts"]
+            verbose = self.config.option.verbose > 0 and not self.config.option.collectonly
+            tr.write_line(
+                f"rules: {counts['native']} native, {counts['patched']} patched"
+                + ("" if verbose else " (each with why: -v, or the --oot-summary JSON)")
+            )
+            # only with -v (and never under --collect-only: tools read "::" lines as node ids)
+            for row in adapter["rules"] if verbose else []:
+                tr.write_line(
+                    f"  {row['way']:8} {row['setting']:26} {row['rule']}: {row['what']}: {row['why']}"
+                )
+        if self.provenance is not None:
+            tr.write_line(self.provenance.line())
         if not summary["by_bucket"]:
             return
         tr.section("buckets (oot)")
@@ -214,6 +238,18 @@ def configure(config: pytest.Config) -> None:
     if roles.is_worker(config):
         return
     config.pluginmanager.register(Recorder(config), RECORDER)
+
+
+def set_adapter(config: pytest.Config, report, runtime) -> None:
+    recorder = _recorder(config)
+    if recorder is not None:
+        recorder.adapter = (report, runtime)
+
+
+def set_provenance(config: pytest.Config, found) -> None:
+    recorder = _recorder(config)
+    if recorder is not None:
+        recorder.provenance = found
 
 
 def _recorder(config: pytest.Config) -> Optional[Recorder]:

@@ -343,3 +343,28 @@ def test_collection_errors_match_plain_pytest_and_collect_false_works_for_named_
     result = run_config(pytester, checkout, skipped, *named, f"--oot-summary={summary}", name="ok.yaml")
     assert result.ret == pytest.ExitCode.OK and result.parseoutcomes() == {"passed": 1}, result.stdout.str()
     assert json.loads(summary.read_text())["collection_errors"] == []
+
+
+@pytest.mark.parametrize("compat", [(), ("--oot-compat=torch_spyre",)])
+def test_torch_spyre_configs_run_the_same_under_both_adapters(pytester, checkout, tmp_path, compat):
+    """Their configs, unchanged, through torch's set_test_configs (auto) and through our patches only."""
+    (checkout / "test" / "test_view_ops.py").write_text(VIEW_OPS)
+    seen = {}
+    for adapter in ("auto", "patch"):
+        summaries = []
+        for text, name in ((UNARY_CONFIG, "unary.yaml"), (VIEW_CONFIG, "view.yaml")):
+            summary = tmp_path / f"{adapter}-{name}.json"
+            run_config(
+                pytester,
+                checkout,
+                text,
+                str(checkout / "test"),
+                f"--oot-adapter={adapter}",
+                f"--oot-summary={summary}",
+                *compat,
+                name=name,
+            )
+            summaries.append(json.loads(summary.read_text()))
+        assert all(s["adapter"]["used"] == ("native" if adapter == "auto" else "patch") for s in summaries)
+        seen[adapter] = [{t["nodeid"]: (t["outcome"], t["bucket"]) for t in s["tests"]} for s in summaries]
+    assert seen["auto"] == seen["patch"] and all(seen["auto"])

@@ -1,0 +1,265 @@
+"""Glue: gather a red leg's triage evidence by re-running only its failing tests at other
+upstream commits (the checkout + core overlay of `upstream.py`, the pytest runner),
+and bisect last-green..SHA to the first bad commit.
+
+Entry points:
+- `Rerunner(leg, ...).probe(sha, tests)`: the failing tests at one upstream commit;
+- `bisect_range(rerunner, good, bad, tests, limits)`: first-parent bisection of good..bad
+  (also what change-aware selection calls for its own runs);
+- `investigate(...)`: the evidence for `triage.verdict`, bisection included.
+"""
+
+from __future__ import annotations
+
+import itertools
+import signal
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Mapping, Optional, Sequence
+
+from crcr.errors import ConfigError, one_line
+from crcr.handler.plan import Leg
+from crcr.handler.runner import LegResult, Upstream, child_env, locate_failures, pytest_command, run_command
+from crcr.handler.triage import Evidence, failures_of
+from crcr.junit import read_report
+from crcr.upstream.attribution import Attribution
+from crcr.upstream.bisect import BAD, DEFAULT_LIMITS, GOOD, SKIP, Bisection, Limits, Probe, Step, bisect
+from crcr.upstream.gitcmd import UpstreamError
+from crcr.upstream.overlay import is_native
+from crcr.upstream.source import UpstreamSource
+
+BISECT_RUNS_ENV = "CRCR_BISECT_MAX_RUNS"
+BISECT_SECONDS_ENV = "CRCR_BISECT_MAX_SECONDS"
+SIGNAL_EXITS = {137: "SIGKILL (out of memory or runner lost)", 143: "SIGTERM"}
+
+
+def limits_from(max_runs: Optional[int], max_seconds: Optional[float], env: Mapping[str, str]) -> Limits:
+    """--bisect-max-runs/--bisect-max-seconds, else $CRCR_BISECT_MAX_RUNS/_SECONDS, else Limits()."""
+    try:
+        runs = max_runs if max_runs is not None else int(env.get(BISECT_RUNS_ENV) or Limits.max_steps)
+        secs = (
+            max_seconds
+            if max_seconds is not None
+            else float(env.get(BISECT_SECONDS_ENV) or Limits.max_seconds)
+        )
+    except ValueError as err:
+        raise ConfigError(f"bisection limit: {err}") from None
+    if runs < 0 or secs < 0:
+        raise ConfigError("bisection limits must be >= 0")
+    return Limits(runs, secs)
+
+
+@dataclass
+class Rerunner:
+    """Runs one leg's failing tests at any upstream commit of `source`."""
+
+    leg: Leg
+    ws: Path
+    out: Path
+    env: Mapping[str, str]
+    source: UpstreamSource
+    core_at: object  # (root, sha) -> (delta, overlay dir, note): upstream.py's core overlay
+    timeout: float = 900.0
+    roots: Mapping[str, Path] = field(default_factory=dict)  # checkouts made already (the leg's own)
+    whole_leg: bool = False  # run the leg's own files, not just `tests` (the benchmark's baseline)
+    runs: int = 0
+    _seq: itertools.count = field(default_factory=itertools.count)
+
+    def probe(self, sha: str, tests: Sequence[str]) -> Probe:
+        started = time.monotonic()
+        try:
+            root = self.roots.get(sha) or self.source.checkout(sha)
+        except UpstreamError as err:
+            return Probe(SKIP, f"does not check out: {err}", time.monotonic() - started, ran=False)
+        _, core_path, note = self.core_at(root, sha)
+        present = [t for t in tests if (root / t.split("::", 1)[0]).is_file()]
+        if not present:
+            return Probe(
+                SKIP, "the failing tests' files are not there", time.monotonic() - started, ran=False
+            )
+        upstream = Upstream(root, sha, core_path, note)
+        base = self.out / "reruns" / f"{self.leg.job_name}-{sha[:12]}-{next(self._seq)}"
+        base.parent.mkdir(parents=True, exist_ok=True)
+        junit = base.with_suffix(".xml")
+        only = () if self.whole_leg else [f"{root}/{t}" for t in present]
+        argv = pytest_command(self.leg, self.ws, junit, None, upstream=upstream, only=only)
+        code, timed_out = run_command(
+            argv, self.ws, child_env(self.ws, self.env, core_path), self.timeout, base.with_suffix(".log")
+        )
+        self.runs += 1
+        report = read_report([junit] if junit.exists() else [])
+        seconds = time.monotonic() - started
+        if timed_out or not report.cases or report.counts.passed + report.counts.failed == 0:
+            return Probe(
+                SKIP, f"does not build or run (exit {code}{', timed out' if timed_out else ''})", seconds
+            )
+        _, failing = locate_failures(report, Upstream(root=root))
+        still = tuple(t for t in failing if t in tests)
+        return Probe(BAD if still else GOOD, "", seconds, still)
+
+
+def _native_files(commit) -> list[str]:
+    return [f for f in commit.files if is_native(f)]
+
+
+def bisect_range(
+    rerunner: Rerunner, good: str, bad: str, tests: Sequence[str], limits: Limits = DEFAULT_LIMITS
+) -> Bisection:
+    """First bad commit of good..bad (first parent) for `tests`. A commit that changes native
+    code is skipped without running (the nearest wheel cannot hold it); the culprit found
+    is re-run once more: passing then makes the result a flake, not a culprit."""
+    try:
+        commits = list(reversed(rerunner.source.commits_between(good, bad, first_parent=True)))
+    except UpstreamError as err:
+        return Bisection("nothing_to_do", good, bad, reason=one_line(str(err)))
+    if len(commits) <= 1:
+        if not commits:
+            return Bisection("nothing_to_do", good, bad, reason="empty range")
+        return Bisection("found", good, bad, tuple(commits), culprit=commits[0], total=1)
+
+    def probe(commit) -> Probe:
+        native = _native_files(commit)
+        if native:
+            return Probe(
+                SKIP,
+                f"needs native changes ({native[0]}{f' +{len(native) - 1}' if len(native) > 1 else ''})",
+                ran=False,
+            )
+        return rerunner.probe(commit.sha, tests)
+
+    found = bisect(good, commits, probe, limits)
+    if found.status != "found":
+        return found
+    return _confirm(rerunner, found, commits, tests)
+
+
+def _confirm(rerunner: Rerunner, found: Bisection, commits: Sequence, tests: Sequence[str]) -> Bisection:
+    """Re-run the culprit when the bisection ran it only once (the last commit was run by the
+    leg itself and its retry): a test that flips there is a flake, not a culprit."""
+    culprit = found.culprit
+    if culprit.sha == commits[-1].sha:
+        return found
+    again = rerunner.probe(culprit.sha, tests)
+    steps = found.steps + (Step(culprit.sha, culprit.subject, again, kind="confirm"),)
+    if again.outcome == GOOD:
+        return Bisection(
+            "flake",
+            found.good,
+            found.bad,
+            found.candidates,
+            steps,
+            f"{culprit.sha[:12]} failed once, then passed when re-run",
+            total=found.total,
+        )
+    return replace(found, steps=steps)
+
+
+# -- the evidence of one red leg --------------------------------------------------------------
+def outside_tests(result: LegResult) -> tuple[str, bool]:
+    """(why the leg failed outside its tests, certain?) or ("", True) when it did not."""
+    code = result.exit_code
+    if result.conclusion == "timed_out" or result.timed_out:
+        return "the leg timed out", True
+    if result.conclusion != "failure":
+        return "", True
+    if code < 0 or code in SIGNAL_EXITS:
+        name = SIGNAL_EXITS.get(code) or (
+            signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else f"signal {-code}"
+        )
+        return f"the test process was killed: {name}", True
+    if not result.report.files or result.report.problems:
+        return f"no readable JUnit (exit {code}): setup, checkout or build failed", True
+    if result.counts.failed == 0:
+        return f"exit code {code} with no failed test", False
+    return "", True
+
+
+def excerpts(result: LegResult, names: Sequence[str]) -> dict[str, str]:
+    """Each failing test's first line of failure text, by the test's own (last) name part."""
+    first = {c.name: (c.text or "").strip().split("\n", 1)[0] for c in result.report.failures}
+    return {n: first.get(n.rsplit("::", 1)[-1], "") for n in names}
+
+
+def investigate(
+    leg: Leg,
+    result: LegResult,
+    found: Optional[Attribution],
+    rerunner: Optional[Rerunner],
+    sha: str,
+    limits: Limits,
+    log_url: str = "",
+) -> Evidence:
+    why, certain = outside_tests(result)
+    tests = result.failing_tests
+    names = tests or tuple(f"{c.classname}::{c.name}" for c in result.report.failures)
+    e = Evidence(
+        leg.job_name,
+        result.conclusion,
+        failures_of(names, excerpts(result, names)),
+        why,
+        certain,
+        has_last_green=found is not None and found.verdict != "no_green",
+        backend_moved=found is not None and found.verdict == "backend_moved",
+        upstream_moved=bool(found and found.range),
+        upstream_range="..".join(s[:12] for s in found.range) if found and found.range else "",
+        log_url=log_url,
+    )
+    if why or not tests or rerunner is None:
+        return e
+    retry = rerunner.probe(sha, tests)
+    if retry.outcome == SKIP:
+        return e
+    e = replace(e, retry_failing=retry.failing)
+    if not retry.failing or not (found and found.range and found.verdict == "only_upstream"):
+        return e
+    # the tests that held on retry are what the bisection chases; the ones that flipped are flakes
+    b = bisect_range(rerunner, found.range[0], found.range[1], retry.failing, limits)
+    e = replace(e, bisection=b, range_commits=b.total)
+    if b.status == "found" and b.culprit is not None and b.good == found.range[0]:
+        # the culprit sits right after the last green: check that end too (once)
+        at_green = rerunner.probe(found.range[0], retry.failing)
+        if at_green.outcome != SKIP:
+            e = replace(e, at_last_green_failing=at_green.outcome == BAD)
+    return e
+
+
+# -- from a red leg to its verdict ------------------------------------------------------------
+@dataclass(frozen=True)
+class Triage:
+    """How red legs are triaged in this run: where to re-run, how far to bisect, the logs' URL."""
+
+    ws: Path
+    env: Mapping[str, str]
+    limits: Limits = DEFAULT_LIMITS
+    timeout: float = 900.0
+    log_url: str = ""  # http(s) link for the verdict's evidence (the CI run), "" locally
+
+    def rerunner(self, setup, leg: Leg, out: Path) -> Optional[Rerunner]:
+        """Re-runs need a git source (other SHAs) and a checkout-based leg on this interpreter."""
+        if setup.source is None or setup.root is None or leg.candidate.bazel_config:
+            return None
+        return Rerunner(
+            leg, self.ws, out, self.env, setup.source, setup.core_at, self.timeout, {setup.sha: setup.root}
+        )
+
+    def apply(self, setup, leg: Leg, result: LegResult, found: Optional[Attribution], out: Path) -> LegResult:
+        from crcr.handler.triage import verdict
+        from crcr.verdict_rules import fit
+
+        e = investigate(
+            leg, result, found, self.rerunner(setup, leg, out), setup.sha, self.limits, self.log_url
+        )
+        sent, warnings = fit(verdict(e))
+        notes = [f"triage: {w}" for w in warnings]
+        if sent:
+            notes.insert(0, f"triage: {sent['category']}/{sent['confidence']}: {sent['summary']}")
+        b = e.bisection
+        if b is not None:
+            notes.append(b.line())
+        return replace(
+            result,
+            notes=result.notes + tuple(notes),
+            verdict=sent,
+            bisection=b,
+        )

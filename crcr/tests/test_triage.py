@@ -1,0 +1,132 @@
+"""The triage verdict from evidence: one case per category (and the confidence rules),
+each checked to be what the relay keeps whole."""
+
+from crcr.handler.triage import Evidence, Failure, verdict
+from crcr.upstream.bisect import BAD, GOOD, Bisection, Probe, Step
+from crcr.upstream.source import Commit
+from crcr.verdict_rules import relay_keeps
+
+CULPRIT = Commit("6a99c39d6d4532d1f4377b090999f16a02b85747", "nn.Flatten: dim 0 by default (#90001)", ())
+FAIL = (Failure("test/nn/test_flat.py::T::test_a", "AssertionError: 1 != 2"),)
+UPSTREAM_ONLY = dict(
+    has_last_green=True, backend_moved=False, upstream_moved=True, upstream_range="aaaa..bbbb"
+)
+
+
+def ev(**kw):
+    base = dict(job_name="test-nn", conclusion="failure", failures=FAIL)
+    base.update(kw)
+    return Evidence(**base)
+
+
+def found(status="found"):
+    steps = (Step(CULPRIT.sha, CULPRIT.subject, Probe(BAD, failing=("t",))),)
+    return Bisection(status, "a" * 40, CULPRIT.sha, (CULPRIT,), steps, culprit=CULPRIT, total=31)
+
+
+def check(e):
+    v = verdict(e, now=0)
+    assert relay_keeps(v) == (v, ""), "the relay must keep our verdict whole"
+    return v
+
+
+def test_upstream_high_names_the_first_bad_commit_and_its_pr():
+    v = check(ev(**UPSTREAM_ONLY, retry_failing=("t",), bisection=found()))
+    assert (v["category"], v["confidence"], v["reproduced_on_retry"]) == ("upstream", "high", True)
+    assert v["suspected_upstream"] == {
+        "commit": CULPRIT.sha,
+        "pr": 90001,
+        "reason": "first bad commit by bisection: nn.Flatten: dim 0 by default (#90001)",
+    }
+    assert f"first bad commit {CULPRIT.sha}" in v["summary"]
+    assert v["evidence"] == [{"job": "test-nn", "test": FAIL[0].test, "excerpt": "AssertionError: 1 != 2"}]
+
+
+def test_upstream_medium_when_bisection_only_narrowed_and_low_without_a_rerun():
+    narrowed = Bisection("capped", "a" * 40, "b" * 40, (CULPRIT, CULPRIT), (), "cap reached", total=31)
+    v = check(ev(**UPSTREAM_ONLY, retry_failing=("t",), bisection=narrowed))
+    assert (v["category"], v["confidence"]) == ("upstream", "medium") and "suspected_upstream" not in v
+    assert "bisection capped" in v["summary"]
+    v = check(ev(**UPSTREAM_ONLY))
+    assert (v["category"], v["confidence"]) == ("upstream", "low") and "reproduced_on_retry" not in v
+    v = check(ev(**UPSTREAM_ONLY, retry_failing=("t",), range_commits=1))
+    assert (v["category"], v["confidence"]) == ("upstream", "high")
+
+
+def test_backend_when_only_the_backend_moved_or_it_reproduces_at_last_green():
+    v = check(ev(has_last_green=True, backend_moved=True, upstream_moved=False))
+    assert (v["category"], v["confidence"]) == ("backend", "high") and "suspected_upstream" not in v
+    v = check(ev(**UPSTREAM_ONLY, retry_failing=("t",), bisection=found(), at_last_green_failing=True))
+    assert (v["category"], v["confidence"]) == ("backend", "medium")
+    assert "suspected_upstream" not in v  # only for upstream: the relay would drop it
+
+
+def test_infra_when_the_leg_failed_outside_its_tests():
+    v = check(ev(conclusion="timed_out", failures=(), outside_tests="the leg timed out"))
+    assert (v["category"], v["confidence"]) == ("infra", "high") and "timed out" in v["summary"]
+    v = check(ev(failures=(), outside_tests="exit code 1 with no failed test", outside_certain=False))
+    assert (v["category"], v["confidence"]) == ("infra", "medium")
+
+
+def test_flake_when_the_failing_tests_pass_on_rerun():
+    v = check(ev(**UPSTREAM_ONLY, retry_failing=()))
+    assert (v["category"], v["confidence"], v["reproduced_on_retry"]) == ("flake", "high", False)
+    flipped = Bisection("flake", "a" * 40, "b" * 40, (CULPRIT,), (), "failed once, then passed", total=31)
+    v = check(ev(**UPSTREAM_ONLY, retry_failing=("t",), bisection=flipped))
+    assert (v["category"], v["confidence"]) == ("flake", "medium")
+
+
+def test_unknown_otherwise():
+    for e in (
+        ev(),  # no last green
+        ev(has_last_green=True, backend_moved=True, upstream_moved=True),
+        ev(has_last_green=True),  # nothing moved, still red
+    ):
+        v = check(e)
+        assert (v["category"], v["confidence"]) == ("unknown", "low")
+
+
+def test_evidence_is_at_most_ten_and_log_urls_are_http_only():
+    many = tuple(Failure(f"t{i}", "x" * 2000) for i in range(25))
+    v = check(ev(failures=many, log_url="https://github.com/acme/oot/actions/runs/1"))
+    assert len(v["evidence"]) == 10 and all(e["log_url"].startswith("https://") for e in v["evidence"])
+    assert "(+22 more)" in v["summary"]
+
+
+def test_tests_that_flip_on_retry_are_named_flaky_and_the_rest_still_decide():
+    two = FAIL + (Failure("test/nn/test_flat.py::T::test_b", "boom"),)
+    v = check(ev(**UPSTREAM_ONLY, failures=two, retry_failing=(FAIL[0].test,), bisection=found()))
+    assert (v["category"], v["confidence"]) == ("upstream", "high")
+    assert "1 of 2 failing tests passed on retry (flaky)" in v["summary"]
+    steps = found().steps
+    assert steps[0].probe.outcome == BAD and GOOD != BAD
+
+
+def test_what_counts_as_failing_outside_the_tests(tmp_path):
+    from crcr.handler.investigate import outside_tests
+    from crcr.handler.runner import LegResult
+    from crcr.junit import Counts, read_report
+
+    junit = tmp_path / "j.xml"
+    junit.write_text("<testsuite><testcase classname='m.T' name='ok'/></testsuite>")
+    torn = tmp_path / "torn.xml"
+    torn.write_text("<testsuite><testcase")
+    report = read_report([junit])
+
+    def leg(conclusion, code, counts=None, rep=report, timed_out=False):
+        counts = Counts(1, 0, 0) if counts is None else counts
+        return LegResult(conclusion, code, counts, 1.0, rep.files, report=rep, timed_out=timed_out)
+
+    assert outside_tests(leg("timed_out", -15, timed_out=True)) == ("the leg timed out", True)
+    assert (
+        outside_tests(leg("failure", 137))[0]
+        == "the test process was killed: SIGKILL (out of memory or runner lost)"
+    )
+    assert outside_tests(leg("failure", -9))[0] == "the test process was killed: SIGKILL"
+    assert outside_tests(leg("failure", 2, Counts(), read_report([torn])))[0].startswith(
+        "no readable JUnit (exit 2)"
+    )
+    assert outside_tests(leg("failure", 1, Counts(), read_report([])))[0].startswith("no readable JUnit")
+    assert outside_tests(leg("failure", 1)) == ("exit code 1 with no failed test", False)
+    assert outside_tests(leg("failure", 1, Counts(0, 1, 0))) == ("", True)  # a test failed: not infra
+    assert outside_tests(leg("success", 0)) == ("", True)

@@ -1,0 +1,129 @@
+"""Glue for pytest_configure: pick the adapter, compile the config, hand the runtime to
+the patches (instantiate.Adapter) and keep what the report says about it.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import importlib.util
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from testing.plugin.native import choice as choices
+from testing.plugin.native.compile import NATIVE, PATCHED, NativePlan, compile_plan, native_errors
+
+CDT = "torch.testing._internal.common_device_type"
+
+
+def _core_source() -> str:
+    """common_device_type's source, read without importing it (importing costs seconds;
+    the runtime checks the API again when torch loads it)."""
+    spec = importlib.util.find_spec(CDT)
+    try:
+        return open(spec.origin, encoding="utf-8").read() if spec and spec.origin else ""
+    except OSError:
+        return ""
+
+
+def probe_api(text: Optional[str] = None) -> Optional[str]:
+    """What of the native API the installed core lacks (None: all of it)."""
+    text = _core_source() if text is None else text
+    lacking = [n for n in ("def set_test_configs", "bypass_device_restrictions") if n not in text]
+    return ", ".join(n.removeprefix("def ") for n in lacking) if lacking else None
+
+
+def has_dtype_exclusions(text: str) -> bool:
+    """pytorch main's {"T": {"test_x": {"dtypes": [...]}}} test_exclusions form (2.13.0: lists and '*' only)."""
+    return "test_exclusions" in text and ('["dtypes"]' in text or "['dtypes']" in text)
+
+
+class OpKeys(collections.abc.Mapping):
+    """full_name -> names a config may use for it, built from the op index on first use
+    (op_db loads only when a rule needs op names resolved)."""
+
+    def __init__(self, index_fn) -> None:
+        self._index_fn, self._keys = index_fn, None
+
+    def _load(self) -> dict[str, tuple[str, ...]]:
+        if self._keys is None:
+            index = self._index_fn()
+            keys: dict[str, set[str]] = {f: {f} for f in index.full_names}
+            for table in (index.by_name, index.by_alias, index.by_aten):
+                for name, fulls in table.items():
+                    for f in fulls:
+                        keys.setdefault(f, {f}).add(name)
+            self._keys = {f: tuple(sorted(v)) for f, v in keys.items()}
+        return self._keys
+
+    def __getitem__(self, key):
+        return self._load()[key]
+
+    def __iter__(self):
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+
+@dataclass
+class AdapterReport:
+    """What the summary and the JSON report say about the adapter."""
+
+    choice: choices.Choice
+    native: NativePlan
+
+    def rows(self, runtime: Any = None) -> list[dict]:
+        """Every rule: the static decision, corrected by what happened at generation time
+        (a native rule some of whose variants our patches had to take)."""
+        applied = getattr(runtime, "applied", {}) if self.choice.native else {}
+        out = []
+        for r in self.native.rows:
+            row = r.as_json()
+            if not self.choice.native and r.way == NATIVE:
+                row.update(
+                    way=PATCHED, setting="patch", why=f"adapter: {self.choice.used} ({r.setting} not used)"
+                )
+            seen = applied.get(r.rule)
+            if row["way"] == NATIVE and seen and seen.get("patched"):
+                row.update(
+                    way=PATCHED,
+                    why=f"{r.why}; {seen['patched']} variants patched at generation (variant names, "
+                    f"plain tests or a more specific entry), {seen.get('native', 0)} native",
+                )
+            out.append(row)
+        return out
+
+    def as_json(self, runtime: Any = None) -> dict:
+        rows = self.rows(runtime)
+        return {
+            "requested": self.choice.requested,
+            "used": self.choice.used,
+            "line": self.choice.line,
+            "counts": {w: sum(1 for r in rows if r["way"] == w) for w in (NATIVE, PATCHED)},
+            "op_allowlist": len(self.native.op_allowlist) if self.native.op_allowlist is not None else None,
+            "rules": rows,
+        }
+
+
+def configure(plan, support, known, groups, option: Optional[str], compat: Optional[str], device: str):
+    """-> (AdapterReport, NativeRuntime or None). ValueError: a bad adapter name or, under
+    adapter: native, the rules it cannot express (one line each)."""
+    asked = choices.requested(option, plan.setting("adapter"))
+    keys = OpKeys(lambda: known.op_index(groups))
+    text = _core_source()
+    native = compile_plan(plan, support, keys, compat, has_dtype_exclusions(text))
+    import torch
+
+    choice = choices.choose(asked, probe_api(text), torch.__version__)
+    if asked == "native" and choice.native:
+        errors = native_errors(native)
+        if errors:
+            raise ValueError("\n".join(errors))
+    report = AdapterReport(choice, native)
+    if not choice.native:
+        return report, None
+    from testing.plugin.native.runtime import NativeRuntime
+
+    return report, NativeRuntime(native, device, report=report)

@@ -1,0 +1,42 @@
+"""What the native-adapter tests share: a pytest run of the plugin under one adapter, read
+back as {nodeid: (outcome, bucket)} from its JSON summary."""
+
+import json
+import os
+import subprocess
+
+from testing.config import runs
+from testing.tests.conftest import REPO_ROOT, subprocess_environ
+
+
+def run_adapter(tmp_path, adapter, configs, files, *extra, env=None, roots=()):
+    """(exit code, summary dict, stdout) of one run."""
+    summary = tmp_path / f"summary-{adapter}.json"
+    argv = runs.PytestCommand(
+        paths=[str(f) for f in files],
+        plugins=[runs.PLUGIN],
+        configs=[str(c) for c in configs],
+        extra=["--oot-adapter", adapter, *extra],
+        quiet=True,
+        cache=False,
+        rootdir=REPO_ROOT,
+        summary=str(summary),
+    ).argv()
+    proc = subprocess.run(
+        argv,
+        cwd=REPO_ROOT,
+        env=subprocess_environ(*roots, **(env or {})),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    data = json.loads(summary.read_text()) if summary.exists() else {}
+    return proc.returncode, data, proc.stdout + proc.stderr
+
+
+def outcomes(summary):
+    return {t["nodeid"]: (t["outcome"], t["bucket"]) for t in summary.get("tests", [])}
+
+
+def suite(name):
+    return os.path.join(REPO_ROOT, "testing", "suites", name)
