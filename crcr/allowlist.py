@@ -7,13 +7,17 @@ A repo may appear once. Matching is exact and case-sensitive, like the relay.
 
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
+# Read here, not through testing.config.load: the relay emulator's wheel needs only
+# oot-ci-results, never the plugin's (tools/ci/test_wheels.py uninstalls each in turn).
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
 from crcr.errors import ConfigError
-from testing.config.errors import YamlSyntaxError
-from testing.config.load import parse_yaml
 
 LEVELS = ("L1", "L2", "L3", "L4")
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -97,9 +101,11 @@ def _l3(items: Any, source: str, node: Any) -> list[Entry]:
 def parse_allowlist(text: str, source: str = "allowlist.yml") -> dict[str, Entry]:
     """repo -> Entry; ConfigError naming file:line on any problem."""
     try:
-        doc = parse_yaml(text, source)
-    except YamlSyntaxError as err:
-        raise ConfigError(f"{err.loc}: YAML error: {err.detail}") from None
+        doc = YAML(typ="rt").load(io.StringIO(text))
+    except YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark else ""
+        raise ConfigError(f"{source}{line}: YAML error: {getattr(err, 'problem', err)}") from None
     doc = doc or {}
     if not isinstance(doc, dict):
         raise ConfigError(f"{source}: top level must be a mapping of L1..L4")

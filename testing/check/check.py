@@ -24,6 +24,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
@@ -46,7 +47,8 @@ class CheckError(ValueError):
 def config_sets(paths: Sequence[Path]) -> list[tuple[Path, ...]]:
     """The sets to check for config files and directories: each config that lists files with
     the device-wide configs of its directory (first, as runs pass them); a directory with
-    only device-wide configs is one set."""
+    only device-wide configs is one set. A set inside another one is left out: the larger
+    run meets all of its problems (device.yaml is checked with each feature of its directory)."""
     sets: list[tuple[Path, ...]] = []
     for path in paths:
         if path.is_dir():
@@ -59,7 +61,8 @@ def config_sets(paths: Sequence[Path]) -> list[tuple[Path, ...]]:
             base = [p for p in features.config_files(config.parent) if p.parent == config.parent]
             shared = tuple(p for p in base if not features.lists_files(p))
             sets.append(shared if config in shared else shared + (config,))
-    return list(dict.fromkeys(sets))
+    unique = list(dict.fromkeys(sets))
+    return [s for s in unique if not any(set(s) < set(other) for other in unique)]
 
 
 # ---------------------------------------------------------------- one set
@@ -143,11 +146,15 @@ def check(
 ) -> tuple[list[tuple[Path, ...]], list[Finding]]:
     """(the sets checked, their findings in file:line order, each once)."""
     sets = config_sets(paths)
-    found: list[Finding] = []
-    for i, configs in enumerate(sets, 1):
+
+    def one(i: int, configs: tuple[Path, ...]) -> list[Finding]:
         if progress:
             progress(i, len(sets), configs)
-        found += check_set(workspace, configs, upstream_root)
+        return check_set(workspace, configs, upstream_root)
+
+    # Each set is a subprocess that mostly computes (torch, op_db): one per core at a time.
+    with ThreadPoolExecutor(max_workers=max(1, min(len(sets), os.cpu_count() or 1))) as pool:
+        found = [f for part in pool.map(one, range(1, len(sets) + 1), sets) for f in part]
     return sets, ordered(found)
 
 

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from testing.config import comments
+from testing.config import comments, modelops
 from testing.config.errors import ConfigError, Loc, line_at, unreadable, validation_error, yaml_syntax_error
 from testing.config.models import ConfigDocument
 
@@ -100,10 +100,14 @@ class Loaded:
 def load(path: str) -> Loaded:
     """Parse and validate one config file."""
     raw, text = read_yaml(path)
-    if not isinstance(raw, dict) or "test_suite_config" not in raw:
+    if not isinstance(raw, dict) or not ("test_suite_config" in raw or modelops.is_cases_document(raw)):
         raise ConfigError(Loc(path, 1), "test_suite_config", "missing top-level key 'test_suite_config'")
+    # Model-op configs (testing/config/modelops.py): a `cases:` document, their test path.
+    data = modelops.adapt(plain(raw), raw, Path(path).stem)
+    if modelops.is_cases_document(raw):  # read as a suite config: its tree, each case on its line
+        raw = modelops.as_tree(data)
     try:
-        doc = ConfigDocument.model_validate(plain(raw))
+        doc = ConfigDocument.model_validate(data)
     except ValidationError as err:
         raise validation_error(path, raw, err) from None
     return Loaded(path, doc, raw, text.splitlines())

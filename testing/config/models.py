@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from testing.config.modelops import CasePrecision, SampleInputs, SourceLine
 from testing.config.modes import Mode  # defined apart so bucket decisions need no pydantic
 
 
@@ -86,9 +87,15 @@ class ModuleSpec(_Model):
 class NamedRef(_Model):
     name: Name
     description: Optional[str] = None
-    # Torch Spyre's op/module includes may carry these; read, not applied (config.py warns).
+    # Model-op cases (testing/config/modelops.py): an op include with sample_inputs_func is one
+    # recorded call, run by the model-op suite; tags become its marks.
     tags: list[Name] = Field(default_factory=list)
-    sample_inputs_func: Optional[dict] = None
+    sample_inputs_func: Optional[SampleInputs] = None
+    precision: Optional[CasePrecision] = Field(
+        default=None, description="A model-op case's own tolerance (an addition; default: its dtype's)."
+    )
+    source_line: SourceLine = None
+    # Torch Spyre's module includes may carry these; read, not applied (config.py warns).
     module_path: Optional[str] = None
     constructor_inputs: Optional[Any] = None
     forward_inputs: Optional[Any] = None

@@ -178,12 +178,16 @@ class Adapter:
         self._current = (fp, gcls, name)
         try:
             runnable = self.native.allowed if self.native is not None else None
+            cases = self._model_cases(fp, gcls, name)
+            if cases and self.native is not None:
+                self.native.admit(cases)  # torch's op_allowlist would drop the cases' own OpInfos
             with _narrowed(
                 inner,
                 self._op_prefilter(fp),
                 self._module_prefilter(fp),
                 self._widener(fp, gcls, name),
                 runnable,
+                cases,
             ) as empty:
                 if empty:
                     return None
@@ -194,16 +198,34 @@ class Adapter:
             self._adapt_generated(cls, attr, fp, gcls, name)
         return None
 
+    def _model_cases(self, fp: FilePlan, gcls: str, name: str) -> list:
+        """Model-op cases (modelops.py) the entries naming this test write: added to its @ops list."""
+        from testing.plugin.plan import model_cases
+        from testing.plugin.selection import pattern_may_name
+
+        rules = [
+            r
+            for r in fp.rules
+            if model_cases(r.entry)
+            and any(pattern_may_name(p, gcls, name, r.class_insensitive) for p in r.patterns)
+        ]
+        if not rules:
+            return []
+        from testing.plugin import modelops
+
+        return modelops.op_infos(rules, self.support, self.device_type, modelops.plan_seed(self.plan))
+
     def _op_prefilter(self, fp: FilePlan) -> Callable[[Any], bool]:
         widened = any(r.entry.edits and r.entry.edits.ops and r.entry.edits.ops.include for r in fp.rules)
 
         native = self.native is not None  # op_allowlist filters instead
 
         def keep(op) -> bool:
-            if not widened and not native and not op_allowed(self.support, None, op.full_name, _op_keys(op)):
+            case = _case_fields(op)
+            if not widened and not native and not case and not op_allowed(self.support, None, op.full_name, _op_keys(op)):
                 return False
             return self.mark_filter.may_select(
-                marks_for(Variant("", "", "", op=op.full_name), None),
+                marks_for(Variant("", "", "", op=op.full_name, **case), None),
                 open_prefixes=("dtype__", "bucket__", "module__"),
             )
 
@@ -318,6 +340,7 @@ class Adapter:
             dtypes=tuple(str(d).removeprefix("torch.") for d in dts),
             module=getattr(mi, "name", None),
             op_names=_op_names(op) if op is not None else (),
+            **_case_fields(op),
         )
 
     # ------------------------------------------------------------ generated methods
@@ -346,6 +369,15 @@ def strict_xpass_text(fn) -> Optional[str]:
     if d is None or d.mode != Mode.xfail_strict:
         return None
     return f"{XPASS_STRICT_MARK} {d.reason or ''}".rstrip()
+
+
+def _case_fields(op) -> dict:
+    """A model-op case's own Variant fields (modelops.variant_fields); {} for every other op."""
+    if getattr(op, "oot_case", None) is None:
+        return {}
+    from testing.plugin.modelops import variant_fields
+
+    return variant_fields(op)
 
 
 def _op_names(op) -> tuple[str, ...]:
@@ -377,11 +409,14 @@ def _clone(fn):
 
 
 @contextmanager
-def _narrowed(parametrize_fn, keep_op, keep_module, widen_op=None, runnable=None) -> Iterator[bool]:
+def _narrowed(
+    parametrize_fn, keep_op, keep_module, widen_op=None, runnable=None, extra_ops=()
+) -> Iterator[bool]:
     """Temporarily narrow the op/module list of an @ops/@modules decorator instance,
     and widen each kept op's dtypes (and the decorator's allowed_dtypes) where configured.
     runnable (native adapter): the ops torch's op_allowlist keeps; none left means empty,
-    since torch raises ValueError on an op_list its allowlist emptied."""
+    since torch raises ValueError on an op_list its allowlist emptied.
+    extra_ops (model-op cases) join the op list first."""
     owner = getattr(parametrize_fn, "__self__", None)
     attr = None
     if owner is not None and hasattr(owner, "op_list"):
@@ -392,7 +427,7 @@ def _narrowed(parametrize_fn, keep_op, keep_module, widen_op=None, runnable=None
         yield False
         return
     original = getattr(owner, attr)
-    narrowed = [x for x in original if keep(x)]
+    narrowed = [x for x in list(original) + (list(extra_ops) if attr == "op_list" else []) if keep(x)]
     allowed = getattr(owner, "allowed_dtypes", None)
     if attr == "op_list" and widen_op is not None:
         wider = set(allowed) if allowed is not None else None

@@ -35,6 +35,17 @@ if TYPE_CHECKING:
     from testing.config.models import FileEntry, GlobalConfig, TestEntry
 
 COMPAT_TORCH_SPYRE = "torch_spyre"
+# Torch Spyre's model-input specs on op/module includes: read, not applied (a warning says so).
+UNREAD_KEYS = ("sample_inputs_func", "module_path", "constructor_inputs", "forward_inputs", "tags")
+SCALAR_GLOBALS = (
+    "backend",
+    "device_type",
+    "capabilities",
+    "input_config",
+    "compat",
+    "relax_device_restrictions",
+    "adapter",
+)
 
 
 @dataclass(frozen=True)
@@ -81,7 +92,19 @@ class Rule:
     @property
     def selector_key(self) -> tuple:
         e = self.entry
-        return tuple(tuple(sorted(x)) if x is not None else None for x in (e.ops, e.dtypes, e.modules))
+        # Two models' model-op entries name the same test but are not duplicates: their cases differ.
+        cases = tuple((self.loc.file, i.source_line) for i in model_cases(e))
+        return (
+            tuple(tuple(sorted(x)) if x is not None else None for x in (e.ops, e.dtypes, e.modules)) + cases
+        )
+
+
+def model_cases(entry: TestEntry) -> list:
+    """The entry's model-op cases: op includes with sample_inputs_func (testing/config/modelops.py)."""
+    ops = entry.edits.ops if entry.edits else None
+    return [
+        i for i in (ops.include if ops else ()) if not isinstance(i, str) and i.sample_inputs_func is not None
+    ]
 
 
 @dataclass(frozen=True)
@@ -300,7 +323,10 @@ def plan_from_loaded(one: Loaded, roots: dict[str, str], test_type: Optional[str
 
 
 def _unread_keys(fp: FilePlan, entry: FileEntry) -> list[Problem]:
-    """Torch Spyre's model-input specs are accepted but not applied: say so."""
+    """Torch Spyre's module-input specs are accepted but not applied: say so. Op includes with
+    sample_inputs_func are model-op cases (testing/config/modelops.py): their own checks."""
+    from testing.config import modelops
+
     out = []
     for rule in fp.rules:
         edits = rule.entry.edits
@@ -308,17 +334,10 @@ def _unread_keys(fp: FilePlan, entry: FileEntry) -> list[Problem]:
             for ref in (list(group.include) + list(group.exclude)) if group else ():
                 if isinstance(ref, str):
                     continue
-                unread = [
-                    k
-                    for k in (
-                        "sample_inputs_func",
-                        "module_path",
-                        "constructor_inputs",
-                        "forward_inputs",
-                        "tags",
-                    )
-                    if k in ref.model_fields_set
-                ]
+                if ref.sample_inputs_func is not None and key == "edits.ops":
+                    out += _case_problems(rule, ref, modelops)
+                    continue
+                unread = [k for k in UNREAD_KEYS if k in ref.model_fields_set]
                 if unread:
                     out.append(
                         Problem(
@@ -327,6 +346,21 @@ def _unread_keys(fp: FilePlan, entry: FileEntry) -> list[Problem]:
                             f"'{ref.name}': {', '.join(unread)} not applied (not implemented here)",
                         )
                     )
+    return out
+
+
+def _case_problems(rule: Rule, ref: Any, modelops: Any) -> list[Problem]:
+    """A model-op case that cannot run (it skips with the same reason) or has unknown keys."""
+    loc = Loc(rule.loc.file, ref.source_line or rule.loc.line)
+    out = [
+        Problem(loc, "edits.ops.include", f"'{ref.name}': {p}: the case skips")
+        for p in modelops.problems(ref.sample_inputs_func)
+    ]
+    unknown = modelops.unknown_keys(ref, ref.sample_inputs_func)
+    if unknown:
+        out.append(
+            Problem(loc, "edits.ops.include", f"'{ref.name}': unknown key(s) {', '.join(unknown)} (ignored)")
+        )
     return out
 
 
@@ -349,15 +383,7 @@ def _merge_scalar_globals(
 ) -> GlobalConfig:
     """Later file wins for every scalar it writes (a warning when it changes one)."""
     updates = {}
-    for key in (
-        "backend",
-        "device_type",
-        "capabilities",
-        "input_config",
-        "compat",
-        "relax_device_restrictions",
-        "adapter",
-    ):
+    for key in SCALAR_GLOBALS:
         va, vb = getattr(a, key), getattr(b, key)
         if key not in b.model_fields_set or vb == va:
             continue

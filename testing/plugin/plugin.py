@@ -153,8 +153,13 @@ def _fail(msg: str) -> None:
 
 
 def _strict(config: pytest.Config) -> bool:
-    """Config problems are errors: --oot-strict, or pytest's own --strict (its strict mode)."""
-    return bool(config.option.oot_strict or config.getini("strict"))
+    """Config problems are errors: --oot-strict, or pytest's own --strict (its strict mode,
+    pytest 9; the wheel allows pytest 8, where --strict only means --strict-markers)."""
+    try:
+        pytest_strict = config.getini("strict")
+    except ValueError:  # pytest 8: no such ini key
+        pytest_strict = False
+    return bool(config.option.oot_strict or pytest_strict)
 
 
 def _load_backend(name: Optional[str]) -> None:
@@ -230,10 +235,14 @@ def pytest_configure(config: pytest.Config) -> None:
         table = capabilities.backend_table(backend)
         caps, groups = capabilities.normalize_capabilities(table), capabilities.capability_groups(table)
     problems = list(plan.problems) + capabilities.validate_names(plan, known, groups)
+    if _has_model_cases(plan):
+        from testing.plugin import modelops
+
+        problems += modelops.callable_problems(plan)
     support = capabilities.build_support(plan, known, caps, device, problems, groups)
     problems += _provenance(config, plan)
     reporting.report_problems(config, problems, _strict(config), at_configure=True)
-    _register_marks(config, known, plan.tags)
+    _register_marks(config, known, plan.tags, plan)
     from testing.plugin.selection import MarkFilter, is_plugin_mark
 
     mark_filter = MarkFilter(config.option.markexpr, lambda n: is_plugin_mark(n, plan.tags))
@@ -330,13 +339,23 @@ class _AfterImport:
         return spec
 
 
-def _register_marks(config: pytest.Config, known, tags) -> None:
+def _has_model_cases(plan) -> bool:
+    from testing.plugin.plan import model_cases
+
+    return any(model_cases(r.entry) for fp in plan.files for r in fp.rules)
+
+
+def _register_marks(config: pytest.Config, known, tags, plan=None) -> None:
     from testing.config.modes import Mode
     from testing.plugin.selection import mark_name
 
     lines = [f"{mark_name('dtype__', n)}: dtype {n}" for n in sorted(known.dtypes)]
     lines += [f"bucket__{m.value}: config bucket {m.value}" for m in Mode]
     lines += [f"{t}: config tag" for t in sorted(tags)]
+    if plan is not None and _has_model_cases(plan):
+        from testing.plugin import modelops
+
+        lines += modelops.mark_lines(plan)
     for line in lines:
         config.addinivalue_line("markers", line)
 
@@ -371,6 +390,21 @@ def _register_database_marks_when_needed(config: pytest.Config, known) -> None:
 
     wrapper = classmethod(instantiate_test)
     DeviceTypeTestBase.instantiate_test = wrapper
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call):
+    """A model-op case's kind (passed, mismatched with its errors, unsupported, ...) is decided
+    where its exception is at hand: in the process that ran it (a worker under --isolate)."""
+    report = yield
+    decided = call.when == "call" or (report.skipped and call.when == "setup")  # a skip decorator: at setup
+    if decided and any(k == "model" for k, _ in item.user_properties):
+        from testing.plugin.modelops import case_outcome
+
+        props = case_outcome(call.excinfo.value if call.excinfo else None)
+        item.user_properties.extend(props)  # the teardown report (JUnit's properties) copies these
+        report.user_properties.extend(props)
+    return report
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

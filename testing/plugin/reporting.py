@@ -21,10 +21,13 @@ import pytest
 from testing.plugin import roles
 from testing.plugin.problems import Problem, strict_report, warnings_of
 from testing.plugin.selection import Decision, Variant, marks_for
+from testing.results import models
 from testing.results.atomic import write_json
 from testing.results.outcomes import PROMOTABLE, Outcome, junit_property, of_report, rank
 
 RECORDER = "oot-recorder"
+# Properties of a model-op case (attach, and modelops.case_outcome after its call).
+CASE_PROPS = ("model", "case", "case_outcome", "max_abs_error", "max_rel_error")
 
 
 class OotConfigWarning(UserWarning):
@@ -46,6 +49,9 @@ def attach(item: pytest.Item, v: Optional[Variant], d: Decision) -> None:
             props.append(("dtype", ",".join(v.dtypes)))
         if v.module:
             props.append(("module", v.module))
+        if v.recorded:  # a model-op case: the per-model report groups by these
+            model = next((t[len("model__") :] for t in v.tags if t.startswith("model__")), "")
+            props += [("model", model), ("case", v.op or "")]
     item.user_properties.extend(props)
 
 
@@ -118,7 +124,18 @@ def summarize(
                 "duration": round(r.duration, 6),
                 **{
                     k: r.props[k]
-                    for k in ("op", "dtype", "module", "reason", "rule", "crash", "class", "test", "variant")
+                    for k in (
+                        "op",
+                        "dtype",
+                        "module",
+                        "reason",
+                        "rule",
+                        "crash",
+                        "class",
+                        "test",
+                        "variant",
+                        *CASE_PROPS,
+                    )
                     if k in r.props
                 },
                 **({"message": r.message} if r.message else {}),
@@ -140,6 +157,7 @@ def summarize(
         "collection_errors": collection_errors,
         "config_problems": list(problems),
         "left_out_device_classes": dict(sorted((left_out_classes or {}).items())),
+        "models": [m.to_json() for m in models.tally(tests)],
     }
 
 
@@ -193,8 +211,10 @@ class Recorder:
             out["provenance"] = self.provenance.as_json()
         return out
 
+    @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file (the model properties)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         summary = self.summary()
+        _junit_model_properties(self.config, summary)
         opt = self.config.option
         if opt.oot_summary:
             write_json(opt.oot_summary, summary)
@@ -206,6 +226,10 @@ class Recorder:
     def pytest_terminal_summary(self, terminalreporter) -> None:
         summary = self.summary()
         tr = terminalreporter
+        if summary["models"]:
+            tr.section("model-op cases (oot)")
+            for m in models.from_summary(summary):
+                tr.write_line(m.line())
         for err in summary["collection_errors"]:
             tr.write_line(f"oot: collection error: {err['nodeid']}: {err['message']}")
         adapter = summary.get("adapter")
@@ -232,6 +256,15 @@ class Recorder:
             tr.write_line(f"{bucket}: " + ", ".join(f"{n} {o}" for o, n in sorted(counts.items())))
         for nodeid in summary["promotion_candidates"]:
             tr.write_line(f"promotion candidate: {nodeid}")
+
+
+def _junit_model_properties(config: pytest.Config, summary: dict) -> None:
+    """Per-model counts as JUnit testsuite properties (model.<name>: the report line)."""
+    from _pytest.junitxml import xml_key
+
+    xml = config.stash.get(xml_key, None)
+    for m in models.from_summary(summary) if xml is not None else ():
+        xml.add_global_property(f"model.{m.model}", m.line())
 
 
 def configure(config: pytest.Config) -> None:

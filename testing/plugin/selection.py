@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 from testing.config.modes import Mode
 from testing.plugin.opnames import candidates
-from testing.plugin.plan import FilePlan, Rule
+from testing.plugin.plan import FilePlan, Rule, model_cases
 from testing.plugin.problems import Loc, Problem
 
 if TYPE_CHECKING:  # the models (pydantic) are imported only by runs that read a config
     from testing.config.models import Shapes
 
-MARK_FAMILIES = ("op__", "dtype__", "module__", "bucket__")
+MARK_FAMILIES = ("op__", "dtype__", "module__", "bucket__", "model__")
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,13 @@ class Variant:
     dtypes: tuple[str, ...] = ()
     module: Optional[str] = None  # ModuleInfo.name
     op_names: tuple[str, ...] = ()  # other names of the op: OpInfo.name, aliases (config names may use them)
+    # A model-op case (testing/plugin/modelops.py): the entry that wrote it (other model entries
+    # naming the same test never take it), the marks it carries itself (model__, op__<callable>,
+    # its tags), and its dtype is the recorded call's, not a choice: a dtype the device lacks
+    # makes the case skip with a reason instead of vanishing.
+    owner: Optional[Loc] = None
+    tags: tuple[str, ...] = ()
+    recorded: bool = False
 
     @property
     def op_keys(self) -> tuple[str, ...]:
@@ -144,6 +151,8 @@ def match(fp: FilePlan, v: Variant) -> Optional[tuple[Rule, str]]:
     """The most specific entry naming this variant and the name that matched; ties go to the first written."""
     best, best_score = None, 0
     for rule in fp.rules:
+        if v.owner is not None and rule.loc != v.owner and model_cases(rule.entry):
+            continue
         sel = _selectors_match(rule, v)
         if sel is None:
             continue
@@ -381,10 +390,11 @@ def decide(fp: FilePlan, support: Support, v: Variant) -> Optional[Decision]:
         mode, reason = rule.entry.mode, rule.reason_for(found[1])
     if mode == Mode.skip:
         return None
-    if not (op_allowed(support, rule, v.op, v.op_keys) and module_allowed(support, rule, v.module)):
-        return None
-    if not all(dtype_allowed(support, rule, v.op, d, v.module) for d in v.dtypes):
-        return None
+    if not v.recorded:  # a model-op case was chosen by its entry; what the device lacks, it skips
+        if not (op_allowed(support, rule, v.op, v.op_keys) and module_allowed(support, rule, v.module)):
+            return None
+        if not all(dtype_allowed(support, rule, v.op, d, v.module) for d in v.dtypes):
+            return None
     if mode == Mode.mandatory_success:
         forced = _forced_xfail(support, v)
         if forced:
@@ -422,9 +432,10 @@ def marks_for(v: Variant, d: Optional[Decision]) -> list[str]:
     marks.extend(mark_name("dtype__", x) for x in v.dtypes)
     if v.module:
         marks.append(mark_name("module__", v.module))
+    marks.extend(t for t in v.tags if t not in marks)
     if d is not None:
         marks.append(mark_name("bucket__", d.mode.value))
-        marks.extend(d.tags)
+        marks.extend(t for t in d.tags if t not in marks)
         if d.mode in (Mode.xfail, Mode.xfail_strict):
             marks.append("xfail")
     return marks

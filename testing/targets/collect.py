@@ -1,5 +1,5 @@
 """pytest plugin for the generator: after collection, write each test's
-op__/dtype__ marks as JSON ({node id: [mark, ...]}) and stop.
+op__/dtype__/model__ marks as JSON ({node id: [mark, ...]}) and stop.
 
     python -m pytest --collect-only -q -p testing.plugin --config ... \
         -p testing.targets.collect --collect-marks-out marks.json <suites>
@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
-PREFIXES = ("op__", "dtype__")
+PREFIXES = ("op__", "dtype__", "model__")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--collect-marks-out", default=None, help="write {node id: [op__/dtype__ marks]} here")
+    parser.addoption(
+        "--collect-marks-out", default=None, help="write {node id: [op__/dtype__/model__ marks]} here"
+    )
 
 
 @pytest.hookimpl(trylast=True)

@@ -35,6 +35,22 @@ CONFIGS = {
         "suites": [],
         "upstream": []
     },
+    "spyre_model_minilm": {
+        "config": "configs/spyre/model_minilm.yaml",
+        "configs": [
+            "configs/spyre/device.yaml",
+            "configs/spyre/model_minilm.yaml"
+        ],
+        "data": [
+            "//configs:spyre/device.yaml",
+            "//configs:spyre/model_minilm.yaml",
+            "//testing:suites/test_model_ops.py"
+        ],
+        "suites": [
+            "testing/suites/test_model_ops.py"
+        ],
+        "upstream": []
+    },
     "spyre_module_consistency": {
         "config": "configs/spyre/module_consistency.yaml",
         "configs": [
@@ -2875,6 +2891,24 @@ DTYPES = {
         "mark": "dtype__uint8",
         "suites": [
             "testing/suites/test_tensor_basics.py"
+        ]
+    }
+}
+
+MODELS = {
+    "minilm": {
+        "configs": [
+            "configs/spyre/device.yaml",
+            "configs/spyre/model_minilm.yaml"
+        ],
+        "data": [
+            "//configs:spyre/device.yaml",
+            "//configs:spyre/model_minilm.yaml",
+            "//testing:suites/test_model_ops.py"
+        ],
+        "mark": "model__minilm",
+        "suites": [
+            "testing/suites/test_model_ops.py"
         ]
     }
 }

@@ -7,13 +7,16 @@ creates, in the calling package:
   config_<file>  every in-tree suite of one config file;
   op_<name>      -m op__<name> over the suites of the configs naming that op;
   dtype_<name>   -m dtype__<name>, likewise;
-  test_suites    configs, ops, dtypes and generated (all of them).
-Every target runs the shard runner (//tools/shard): duration-balanced Bazel
-sharding, crash recovery, test-level reruns with flaky verdicts.
+  model_<name>   -m model__<name>: one model's model-op cases (configs/README.md), run by
+                 pytest --isolate rather than the shard runner (its per-model report);
+  test_suites    configs, ops, dtypes, models and generated (all of them).
+Every target but model_<name> runs the shard runner (//tools/shard): duration-balanced
+Bazel sharding, crash recovery, test-level reruns with flaky verdicts.
 """
 
 load("@rules_python//python:defs.bzl", "py_test")
-load("//testing/targets:configs.bzl", "CONFIGS", "DTYPES", "OPS")
+load("//testing/targets:configs.bzl", "CONFIGS", "DTYPES", "MODELS", "OPS")
+load("//tools/build:defs.bzl", "py_pytest")
 
 _MAIN = "//tools/shard:bazel_main.py"
 
@@ -43,9 +46,26 @@ def _one(name, configs, suites, files, marks, common):
     )
     return name
 
+def _model(name, model, common):
+    """A model's cases: pytest with the plugin's own crash isolation (--isolate), whose report
+    (the per-model counts in the terminal summary and as JUnit testsuite properties) the shard
+    runner's merged JUnit would not keep."""
+    pytest_args = common["plugin_args"] + common["extra_args"] + _config_args(model["configs"]) + ["-m", model["mark"], "--isolate"]
+    py_pytest(
+        name = name,
+        srcs = [d for d in model["data"] if d.endswith(".py")],
+        data = common["data"] + [d for d in model["data"] if not d.endswith(".py")],
+        deps = common["deps"],
+        args = pytest_args,
+        env = {"OOT_TARGET": name},
+        size = common["size"],
+        tags = [] if name in common["always"] else ["manual"],
+    )
+    return name
+
 def config_test_targets(**kwargs):
     """The targets for the configs in configs/ (see generated_test_targets)."""
-    generated_test_targets(CONFIGS, OPS, DTYPES, **kwargs)
+    generated_test_targets(CONFIGS, OPS, DTYPES, models = MODELS, **kwargs)
 
 def generated_test_targets(
         configs,
@@ -58,7 +78,8 @@ def generated_test_targets(
         always = [],
         shard_count = {},
         size = "medium",
-        data = []):
+        data = [],
+        models = {}):
     """Declares the generated test targets and their test_suites.
 
     Args:
@@ -72,6 +93,7 @@ def generated_test_targets(
       shard_count: {target name: Bazel shards}, balanced by recorded durations.
       size: Bazel test size.
       data: extra runtime files.
+      models: model_<name> targets (-m model__<name>), data as for ops.
     """
     common = {
         "always": always,
@@ -84,7 +106,7 @@ def generated_test_targets(
         "size": size,
     }
 
-    groups = {"configs": [], "ops": [], "dtypes": []}
+    groups = {"configs": [], "ops": [], "dtypes": [], "models": []}
     for key, config in configs.items():
         if config["suites"]:
             groups["configs"].append(_one("config_" + key, config["configs"], config["suites"], config["data"], [], common))
@@ -92,11 +114,13 @@ def generated_test_targets(
         groups["ops"].append(_one("op_" + key, op["configs"], op["suites"], op["data"], ["-m", op["mark"]], common))
     for key, dtype in dtypes.items():
         groups["dtypes"].append(_one("dtype_" + key, dtype["configs"], dtype["suites"], dtype["data"], ["-m", dtype["mark"]], common))
+    for key, model in models.items():
+        groups["models"].append(_model("model_" + key, model, common))
 
     # test_suites are manual too: listing tests explicitly would otherwise pull
     # every manual target into `bazel test //...`.
     # (An empty `tests` would mean every test of the package, so empty groups are skipped.)
-    groups["generated"] = groups["configs"] + groups["ops"] + groups["dtypes"]
+    groups["generated"] = groups["configs"] + groups["ops"] + groups["dtypes"] + groups["models"]
     for group, tests in groups.items():
         if tests:
             native.test_suite(name = group, tests = tests, tags = ["manual"])

@@ -83,7 +83,7 @@ def read_configs(root: Path) -> list[ConfigFile]:
 
 
 def collect_marks(root: Path, configs: list[str], suites: list[str]) -> dict[str, list[str]]:
-    """{node id: op__/dtype__ marks} of what the configured suites generate,
+    """{node id: op__/dtype__/model__ marks} of what the configured suites generate,
     from a real `pytest --collect-only` with the adaptation plugin."""
     if not suites:
         return {}
@@ -116,13 +116,15 @@ def build(root: Path, collect=None) -> dict:
     devices = device_sets(configs)
     ops: dict = {}
     dtypes: dict = {}
+    models: dict = {}
     for group, members in sorted(devices.items()):
         # One device set gets plain op_<name>; several are told apart by their directory.
         prefix = "" if len(devices) == 1 else sanitize(group) + "_"
         marks = (collect or collect_marks)(root, *runnable(members))
         ops.update({prefix + k: v for k, v in marked_targets(marks, "op", members, label).items()})
         dtypes.update({prefix + k: v for k, v in marked_targets(marks, "dtype", members, label).items()})
-    return {"configs": config_targets(configs, label), "ops": ops, "dtypes": dtypes}
+        models.update({prefix + k: v for k, v in marked_targets(marks, "model", members, label).items()})
+    return {"configs": config_targets(configs, label), "ops": ops, "dtypes": dtypes, "models": models}
 
 
 def check_configs(root: Path) -> None:
@@ -152,7 +154,7 @@ def bazel_packages(root: Path) -> set[str]:
 def render(data: dict) -> str:
     # JSON of strings, lists and dicts is valid Starlark.
     lines = [HEADER]
-    for key in ("configs", "ops", "dtypes"):
+    for key in ("configs", "ops", "dtypes", "models"):
         lines.append(f"{key.upper()} = {json.dumps(data[key], indent=4, sort_keys=True)}\n\n")
     return "".join(lines).rstrip("\n") + "\n"
 

@@ -9,7 +9,8 @@
   collected tests (the adaptation plugin marks every generated test), so ops
   taken from the backend's capability table get targets too, and no target
   runs zero tests. Each runs only the suites holding its tests, with the
-  feature configs of those suites.
+  feature configs of those suites. Model-op cases (model__<name> marks) make
+  model_<name> targets instead of op and dtype ones.
 Upstream files (${TORCH_ROOT}) need a PyTorch checkout and are left to the
 upstream commands.
 """
@@ -125,6 +126,8 @@ def marked_targets(marks: dict[str, list[str]], prefix: str, configs: list[Confi
     out: dict[str, dict] = {}
     for nodeid, names in sorted(marks.items()):
         suite = nodeid.split("::", 1)[0]
+        if prefix != "model" and any(m.startswith("model__") for m in names):
+            continue  # a model-op case belongs to its model's target, not to op/dtype targets
         for mark in names:
             if not mark.startswith(prefix + "__"):
                 continue

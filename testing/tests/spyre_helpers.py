@@ -52,15 +52,20 @@ def run(tmp_path, config: str, *args, configs=()):
     (tmp_path / "test_spyre_suite.py").write_text(SPYRE_SUITE)
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text(textwrap.dedent(config).replace("SUITE", str(tmp_path / "test_spyre_suite.py")))
+    return run_plugin(tmp_path, str(tmp_path), [*configs, str(cfg)], args, [str(tmp_path)])
+
+
+def run_plugin(cwd, rootdir: str, configs, args, paths):
+    """pytest -p testing.plugin with these configs (in order) in a subprocess that has torch_spyre."""
     cmd = PytestCommand(
-        paths=[str(tmp_path)],
+        paths=list(paths),
         plugins=[PLUGIN],
-        configs=[*configs, str(cfg)],
+        configs=list(configs),
         extra=["-W", "error::pytest.PytestUnknownMarkWarning", *args],
         cache=False,
-        rootdir=str(tmp_path),
+        rootdir=rootdir,
     ).argv()
-    return subprocess.run(cmd, capture_output=True, text=True, env=env(), cwd=str(tmp_path))
+    return subprocess.run(cmd, capture_output=True, text=True, env=env(), cwd=str(cwd))
 
 
 CONFIG = """

@@ -1,71 +1,19 @@
-"""The check command, the plugin's strictness and target generation on the examples of
-issue 28: a dtype typo that used to pass everywhere, an op the device lacks that generated
-nothing without a word, and bad arguments."""
+"""The check command and target generation on the examples of issue 28: a dtype typo that
+passed everywhere, an op the device lacks that generated nothing without a word, a config
+that does not load, bad arguments (the plugin's own runs: test_strict.py)."""
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from testing.check import cli, report
+from testing.check.tests.examples import LACKS, REPO, TYPO_LINE, check, typo_config
 from testing.config.errors import Loc
-from testing.config.runs import PLUGIN, PytestCommand
 from testing.plugin.problems import Problem
 
-REPO = Path(__file__).resolve().parents[3]
-TYPO_LINE = 7  # configs/cpu/smoke.yaml's supported_dtypes, with float16 misspelt
-
-
-def typo_config(directory: Path) -> Path:
-    smoke = (REPO / "configs/cpu/smoke.yaml").read_text()
-    assert smoke.splitlines()[TYPO_LINE - 1].strip().startswith("supported_dtypes: [float32, float16,")
-    path = directory / "cpu" / "smoke.yaml"
-    path.parent.mkdir(parents=True)
-    path.write_text(smoke.replace("float32, float16,", "float32, flaot16,"))
-    return path
-
-
-def run_plugin(configs: list, *args: str, paths=("testing/suites/test_tensor_basics.py",)):
-    cmd = PytestCommand(
-        paths=paths, plugins=[PLUGIN], configs=[str(c) for c in configs], extra=args, cache=False
-    )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO)] + sys.path))
-    return subprocess.run(cmd.argv(), cwd=REPO, env=env, capture_output=True, text=True)
-
-
-def check(capsys, *args: str) -> tuple[int, list[str], list[str]]:
-    code = cli.main(list(args))
-    out, err = capsys.readouterr()
-    return code, out.splitlines(), [x for x in err.splitlines() if not x.startswith("check: [")]
-
-
 # ---------------------------------------------------------------- a dtype typo
-
-
-def test_a_dtype_typo_runs_the_other_tests_with_one_warning(tmp_path):
-    """The issue's observation, kept as the plain run's behaviour: it warns and passes."""
-    result = run_plugin([typo_config(tmp_path)])
-    warnings = [x for x in result.stdout.splitlines() if "OotConfigWarning: " in x]
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert (
-        len(warnings) == 1
-        and f"smoke.yaml:{TYPO_LINE}: global.supported_dtypes: unknown dtype 'flaot16'" in (warnings[0])
-    )
-
-
-@pytest.mark.parametrize("strict", ["--oot-strict", "--strict"])
-def test_strict_makes_the_typo_a_failed_run(tmp_path, strict):
-    result = run_plugin([typo_config(tmp_path)], strict)
-    errors = [x for x in result.stderr.splitlines() if x.startswith("ERROR:")]
-    assert result.returncode == 4 and "passed" not in result.stdout
-    assert (
-        len(errors) == 1
-        and f"smoke.yaml:{TYPO_LINE}: global.supported_dtypes: unknown dtype 'flaot16'" in (errors[0])
-    )
 
 
 def test_check_names_the_typo_with_file_line_and_the_closest_dtypes(tmp_path, capsys, monkeypatch):
@@ -117,37 +65,15 @@ def test_target_generation_fails_on_the_typo(tmp_path, capsys):
 # ---------------------------------------------------------------- an op the device lacks
 
 
-LACKS = """\
-test_suite_config:
-  files:
-    - path: ${REPO_ROOT}/testing/suites/test_op_consistency.py
-      tests:
-        - names: TestOpConsistency::test_matches_cpu
-          ops: [atan2]
-"""
-
-
-def test_an_op_the_device_lacks_is_a_warning_not_silence(tmp_path, capsys, monkeypatch):
-    """spyre has no atan2: the entry generated 0 tests and nothing said so."""
-    lacks = tmp_path / "lacks.yaml"
-    lacks.write_text(LACKS)
-    result = run_plugin(
-        [REPO / "configs/spyre/device.yaml", lacks],
-        "--collect-only",
-        paths=("testing/suites/test_op_consistency.py",),
-    )
-    warnings = [x for x in result.stdout.splitlines() if "OotConfigWarning: " in x]
-    assert "no tests collected" in result.stdout and len(warnings) == 1, result.stdout + result.stderr
-    assert "lacks.yaml:5: names: entry selects no test: spyre cannot run op atan2" in warnings[0]
+def test_check_names_an_entry_for_an_op_the_device_lacks(tmp_path, capsys, monkeypatch):
     spyre = tmp_path / "spyre"
     spyre.mkdir()
     shutil.copy(REPO / "configs/spyre/device.yaml", spyre)
-    shutil.copy(lacks, spyre)
+    (spyre / "lacks.yaml").write_text(LACKS)
     monkeypatch.chdir(tmp_path)
     code, out, _ = check(capsys, "--strict", "spyre/lacks.yaml")
-    assert code == 1 and out[0].startswith(
-        "spyre/lacks.yaml:5: names: entry selects no test: spyre cannot run op"
-    )
+    assert code == 1
+    assert out[0].startswith("spyre/lacks.yaml:5: names: entry selects no test: spyre cannot run op atan2")
 
 
 # ---------------------------------------------------------------- errors and bad arguments

@@ -1,4 +1,6 @@
-"""wheel_sources: a package's files with their import root renamed, ready for py_wheel."""
+"""wheel_sources: a package's files with their import root renamed; oot_wheel: a wheel of them."""
+
+load("@rules_python//python:packaging.bzl", "py_wheel")
 
 def _wheel_sources_impl(ctx):
     renames = ctx.attr.renames
@@ -37,3 +39,40 @@ with `strip_path_prefixes = ["<package>/<name>/"]`.""",
         "_tool": attr.label(default = "//tools/build/private:import_root", executable = True, cfg = "exec"),
     },
 )
+
+# One version, one license, one Python for every wheel of this repository, and the installed
+# name of the `testing` import root (no top-level `testing` in site-packages).
+WHEEL_VERSION = "0.1.0"
+WHEEL_LICENSE = "BSD-3-Clause"
+WHEEL_PYTHON = ">=3.11"
+WHEEL_RENAMES = {"testing": "oot_ci_testing"}
+
+def oot_wheel(name, distribution, srcs, summary, requires = [], entry_points = {}, visibility = None):
+    """A pure-Python wheel of `srcs` (imports renamed by WHEEL_RENAMES), plus `<name>_file`,
+    a filegroup that puts the .whl into a test's runfiles.
+
+    Args:
+      name: the py_wheel target.
+      distribution: the distribution name (e.g. oot-ci-testing).
+      srcs: Python sources and package data, at their workspace paths.
+      summary: the one-line Summary.
+      requires: Requires-Dist lines, each with bounds.
+      entry_points: group -> ["name = module:attr", ...], with installed module names.
+      visibility: of the wheel and its filegroup.
+    """
+    wheel_sources(name = name + "_sources", srcs = srcs, renames = WHEEL_RENAMES)
+    prefix = "%s/%s_sources/" % (native.package_name(), name)
+    py_wheel(
+        name = name,
+        distribution = distribution,
+        entry_points = entry_points,
+        license = WHEEL_LICENSE,
+        python_requires = WHEEL_PYTHON,
+        requires = requires,
+        strip_path_prefixes = [prefix],
+        summary = summary,
+        version = WHEEL_VERSION,
+        visibility = visibility,
+        deps = [":" + name + "_sources"],
+    )
+    native.filegroup(name = name + "_file", srcs = [":" + name], visibility = visibility)
