@@ -10,12 +10,11 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
 from crcr.allowlist import LEVELS, parse_allowlist, render_entry
 from crcr.errors import ConfigError, CrcrError
+from testing.results.cliargs import Parser, user_path
 
 WHAT_LEVEL_MEANS = {
     "L1": "dispatch only; callbacks answered 200 ignored",
@@ -70,7 +69,7 @@ def cmd_validate(args) -> int:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="allowlist_tool", description=__doc__.split("\n\n")[0])
+    p = Parser(prog="allowlist_tool", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     pr = sub.add_parser("print")
     pr.add_argument("--repo", required=True)
@@ -79,7 +78,7 @@ def main(argv=None) -> int:
     pr.add_argument("--device", help="L3 device key, e.g. spyre")
     pr.add_argument("--oncall", action="append", default=[], help="GitHub handle (repeat or comma-separate)")
     va = sub.add_parser("validate")
-    va.add_argument("file", type=Path)
+    va.add_argument("file", type=user_path)
     va.add_argument("--repo")
     va.add_argument("--expect-level", choices=LEVELS)
     args = p.parse_args(argv)

@@ -28,12 +28,13 @@ from crcr.failed_tests import from_inline
 from crcr.junit import read_report
 from crcr.models import ClientPayload, parse
 from crcr.retry import default_policy
+from testing.results.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
 
 EXIT_BAD_INPUT, EXIT_REJECTED, EXIT_PENDING = 2, 3, 4
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="crcr-callback", description=__doc__.split("\n\n")[0])
+    p = Parser(prog="crcr-callback", description=__doc__.split("\n\n")[0])
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--url", help="relay base or callback URL (env CRCR_CALLBACK_URL)")
     common.add_argument(
@@ -42,11 +43,15 @@ def _parser() -> argparse.ArgumentParser:
         help="name of an env var holding a ready OIDC token (else minted from Actions)",
     )
     common.add_argument("--repo", help="downstream owner/repo (env GITHUB_REPOSITORY)")
-    common.add_argument("--state-dir", type=Path, help="outbox + rate budget dir (env CRCR_STATE_DIR)")
-    common.add_argument("--timeout", type=float, default=10.0, help="seconds per HTTP attempt")
-    common.add_argument("--rate-limit", type=int, help="callbacks per minute per repo (default 90)")
-    common.add_argument("--max-retries", type=int, default=6, help="retries on 429/5xx/network errors")
-    common.add_argument("--backoff", type=float, default=1.0, help="first retry delay in seconds (doubles)")
+    common.add_argument("--state-dir", type=user_path, help="outbox + rate budget dir (env CRCR_STATE_DIR)")
+    common.add_argument("--timeout", type=positive_float, default=10.0, help="seconds per HTTP attempt")
+    common.add_argument("--rate-limit", type=positive_int, help="callbacks per minute per repo (default 90)")
+    common.add_argument(
+        "--max-retries", type=non_negative_int, default=6, help="retries on 429/5xx/network errors"
+    )
+    common.add_argument(
+        "--backoff", type=positive_float, default=1.0, help="first retry delay in seconds (doubles)"
+    )
     common.add_argument("-v", "--verbose", action="store_true")
     job = argparse.ArgumentParser(add_help=False)
     job.add_argument("--job-name", help="unique per matrix leg (default $GITHUB_JOB)")
@@ -56,7 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     job.add_argument("--run-attempt", help="override $GITHUB_RUN_ATTEMPT")
     results = argparse.ArgumentParser(add_help=False)
     results.add_argument("--conclusion", required=True, help="success|failure|cancelled|timed_out|...")
-    results.add_argument("--junit", type=Path, action="append", default=[], help="JUnit XML for test counts")
+    results.add_argument(
+        "--junit", type=user_path, action="append", default=[], help="JUnit XML for test counts"
+    )
     results.add_argument("--test-results", help='JSON {"passed":..,"failed":..,"skipped":..}')
     results.add_argument(
         "--failed-tests-detail-file",
@@ -74,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
         s = sub.add_parser(name, parents=[common, job] + ([results] if name == "completed" else []))
         s.add_argument(
             "--payload-file",
-            type=Path,
+            type=user_path,
             help="client_payload or event JSON (env CLIENT_PAYLOAD, GITHUB_EVENT_PATH)",
         )
         if name == "completed":

@@ -14,17 +14,18 @@ import pytest
 import torch
 
 WHEEL_ENV = "SPYRE_WHEEL"
+PLUGIN_WHEEL_ENV = "PLUGIN_WHEEL"
 
 
-def wheel_path() -> Path:
-    value = os.environ.get(WHEEL_ENV)
+def wheel_path(env: str = WHEEL_ENV) -> Path:
+    value = os.environ.get(env)
     if not value:
-        pytest.skip(f"{WHEEL_ENV} is not set (the Bazel target //backend:wheel_test sets it)")
+        pytest.skip(f"{env} is not set (the Bazel target //backend/tests:wheel_test sets it)")
     path = Path(value)
     if not path.is_absolute() and not path.is_file() and "TEST_SRCDIR" in os.environ:
         # Bazel passes a runfiles-relative path.
         path = Path(os.environ["TEST_SRCDIR"], os.environ.get("TEST_WORKSPACE", ""), value)
-    assert path.is_file(), f"{WHEEL_ENV}={value} does not exist"
+    assert path.is_file(), f"{env}={value} does not exist"
     return path
 
 
@@ -101,3 +102,52 @@ try:
 except TypeError as e:
     print(type(e).__name__)
 """
+
+
+def plugin_module(wheel: Path) -> str:
+    """The plugin's import name, as its pytest11 entry point says (packaging may rename it)."""
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".dist-info/entry_points.txt"))
+        lines = archive.read(name).decode().splitlines()
+    section = lines.index("[pytest11]")
+    return next(line.split("=", 1)[1].strip() for line in lines[section + 1 :] if "=" in line)
+
+
+@pytest.fixture(scope="module")
+def clean_venv(tmp_path_factory):
+    """A venv holding the two wheels; torch and the pinned packages via one .pth line."""
+    root = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120)
+    python = root / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    (Path(purelib) / "pinned.pth").write_text(f"{Path(torch.__file__).resolve().parent.parent}\n")
+    install(wheel_path(), Path(purelib))
+    install(wheel_path(PLUGIN_WHEEL_ENV), Path(purelib))
+    return python
+
+
+ORDERS = {
+    "torch_spyre-first": ["torch_spyre", "torch"],
+    "torch-first": ["torch", "torch_spyre"],
+    "plugin-first": ["{plugin}", "torch_spyre"],
+    "plugin-after": ["torch_spyre", "{plugin}"],
+}
+
+
+@pytest.mark.parametrize("order", ORDERS.values(), ids=ORDERS.keys())
+def test_backend_and_plugin_import_in_either_order_in_a_clean_venv(clean_venv, tmp_path, order):
+    plugin = plugin_module(wheel_path(PLUGIN_WHEEL_ENV))
+    imports = "; ".join(f"import {m.format(plugin=plugin)}" for m in order)
+    probe = f"{imports}; import torch; print(torch.ones(2, device='spyre').device)"
+    # cwd is a scratch dir and nothing but the venv is on the path: no checkout to lean on.
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONNOUSERSITE": "1", "HOME": str(tmp_path)}
+    result = subprocess.run(
+        [str(clean_venv), "-c", probe], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "spyre:0"

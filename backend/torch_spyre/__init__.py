@@ -9,10 +9,20 @@ from __future__ import annotations
 
 import os
 
-import torch
 
-from . import _loader
-from .environment import check_environment
+def _autoload() -> None:
+    """Entry point of group torch.backends; the package's own import does the work.
+
+    Defined before ``import torch``: when ``import torch_spyre`` comes first, torch's
+    backend autoload (at the end of torch's own import) reaches this partially
+    initialised module and calls ``_autoload``; the registration then continues below.
+    """
+
+
+import torch  # noqa: E402  (after _autoload, see its docstring)
+
+from . import _loader  # noqa: E402
+from .environment import check_environment  # noqa: E402
 
 BACKEND_NAME = "spyre"
 
@@ -36,7 +46,3 @@ def _register() -> None:
 
 
 _register()
-
-
-def _autoload() -> None:
-    """Entry point of group torch.backends: the import above did the work."""

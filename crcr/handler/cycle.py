@@ -97,10 +97,36 @@ def _local_ctx(env: Mapping[str, str]) -> RunContext:
     return RunContext("CRCR local", run_id, "local", run_id)
 
 
+# What a relay you started needs besides its URL (crcr/README.md, "A relay you started").
+RELAY_EXTRAS_DOC = 'crcr/README.md, "A relay you started"'
+
+
+def check_relay_extras(args, env: Mapping[str, str]) -> None:
+    """--relay-url alone cannot report: say every missing extra at once, before any leg runs."""
+    url = args.relay_url or env.get("CRCR_CALLBACK_URL")
+    if not url:
+        return
+    missing = []
+    if not (args.repo or env.get("GITHUB_REPOSITORY")):
+        missing.append("--repo OWNER/NAME (or GITHUB_REPOSITORY)")
+    actions = env.get("ACTIONS_ID_TOKEN_REQUEST_URL") and env.get("ACTIONS_ID_TOKEN_REQUEST_TOKEN")
+    if not (actions or env.get("CRCR_TOKEN")):
+        missing.append(
+            "ACTIONS_ID_TOKEN_REQUEST_URL and ACTIONS_ID_TOKEN_REQUEST_TOKEN "
+            "(the emulator prints both for each --repo it is given)"
+        )
+    if missing:
+        raise ConfigError(
+            f"--relay-url {url} needs {'; '.join(missing)}; and the relay must have recorded "
+            f"the dispatch (--event) before its callbacks: see {RELAY_EXTRAS_DOC}"
+        )
+
+
 @contextlib.contextmanager
 def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Iterator[Session]:
     url = args.relay_url or env.get("CRCR_CALLBACK_URL")
     if url:
+        check_relay_extras(args, env)
         client = client_from_env(url, None, args.repo, args.state_dir, env)
         client.flush()
         yield Session(client, dispatch, _local_ctx(env), None)

@@ -37,6 +37,7 @@ from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run, c
 from crcr.handler.upstream import MODES, LegHooks, backend_id, open_store, prepare, resolve_mode
 from crcr.upstream.gitcmd import check_sha
 from testing.results.atomic import write_json
+from testing.results.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pull_request_synchronize.json"
 # The local cycle runs one duration-balanced tenth of every leg (tools/shard),
@@ -106,12 +107,15 @@ def load_plan(args, env: Mapping[str, str], ws: Path, fixture=None, event: Optio
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="dispatch_handler", description=__doc__.split("\n\n")[0])
+    # Paths the user types are read where they stand, under `bazel run` too (testing/results/cliargs.py).
+    p = Parser(prog="dispatch_handler", description=__doc__.split("\n\n")[0])
     p.add_argument("mode", nargs="?", choices=("cycle", "plan", "run-leg"), default="cycle")
     p.add_argument(
-        "--event", type=Path, help="event JSON (default $GITHUB_EVENT_PATH, else the bundled example)"
+        "--event", type=user_path, help="event JSON (default $GITHUB_EVENT_PATH, else the bundled example)"
     )
-    p.add_argument("--workspace", type=Path, help="repo root (default $BUILD_WORKSPACE_DIRECTORY or cwd)")
+    p.add_argument(
+        "--workspace", type=user_path, help="repo root (default $BUILD_WORKSPACE_DIRECTORY or cwd)"
+    )
     p.add_argument("--backend", action="append", help="backend refs, newest first (default HEAD)")
     p.add_argument(
         "--core-config",
@@ -120,7 +124,9 @@ def _parser() -> argparse.ArgumentParser:
         "(e.g. torch-2.14.1); separate non-primary legs, bazel runner only "
         "(default: $CRCR_CORE_CONFIGS, space-separated)",
     )
-    p.add_argument("--shards", type=int, default=0, help="legs per feature, tools/shard balanced (0 = auto)")
+    p.add_argument(
+        "--shards", type=non_negative_int, default=0, help="legs per feature, tools/shard balanced (0 = auto)"
+    )
     p.add_argument("--runner", default="auto", help="auto|pytest|bazel (auto: pytest inside bazel run)")
     p.add_argument(
         "--test-command", help="leg command template, e.g. '{python} -m pytest --junitxml={junit} ...'"
@@ -128,7 +134,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--select", help="pytest -m expression for the pytest runner")
     p.add_argument(
         "--smoke",
-        type=int,
+        type=positive_int,
         default=SMOKE_SLICES,
         help="local cycle: run 1/N of each leg (duration-balanced); 1 = all",
     )
@@ -139,11 +145,11 @@ def _parser() -> argparse.ArgumentParser:
         help="Bazel target per leg: {key} = spyre_op_consistency for configs/spyre/op_consistency.yaml; "
         "also {stem}, {feature}",
     )
-    p.add_argument("--leg-timeout", type=float, default=900.0, help="seconds per leg")
-    p.add_argument("--out", type=Path, help="logs, JUnit, HUD snapshot (default <state dir>/out)")
+    p.add_argument("--leg-timeout", type=positive_float, default=900.0, help="seconds per leg")
+    p.add_argument("--out", type=user_path, help="logs, JUnit, HUD snapshot (default <state dir>/out)")
     p.add_argument("--relay-url", help="relay base URL (env CRCR_CALLBACK_URL); none = embedded emulator")
     p.add_argument("--repo", help="downstream owner/repo (env GITHUB_REPOSITORY)")
-    p.add_argument("--state-dir", type=Path, help="outbox dir (env CRCR_STATE_DIR)")
+    p.add_argument("--state-dir", type=user_path, help="outbox dir (env CRCR_STATE_DIR)")
     p.add_argument("--serve", action="store_true", help="keep the embedded HUD up after the cycle")
     g = p.add_argument_group("upstream at the dispatched SHA (suite and core)")
     g.add_argument(
@@ -155,19 +161,19 @@ def _parser() -> argparse.ArgumentParser:
         "without an event, else none",
     )
     g.add_argument(
-        "--upstream-root", type=Path, help="use this pytorch checkout (at the dispatched SHA) as is"
+        "--upstream-root", type=user_path, help="use this pytorch checkout (at the dispatched SHA) as is"
     )
     g.add_argument("--upstream-url", help="git URL of pytorch (env OOT_UPSTREAM_URL; default GitHub's)")
     g.add_argument(
         "--upstream-cache",
-        type=Path,
+        type=user_path,
         help="checkouts by SHA (env OOT_UPSTREAM_CACHE; default ~/.cache/oot-ci/upstream)",
     )
     g.add_argument("--core-base", help="commit the wheel was built from (default torch.version.git_version)")
     g.add_argument(
         "--extra-configs",
         action="append",
-        type=Path,
+        type=user_path,
         help="another config directory whose configs are features (repeatable)",
     )
     g = p.add_argument_group("change-aware selection (tools/select's change map, read only)")
@@ -177,26 +183,30 @@ def _parser() -> argparse.ArgumentParser:
         "(pull_request push nightly periodic, or none; default $CRCR_SELECT_ON, else pull_request)",
     )
     g.add_argument(
-        "--change-map", type=Path, help="change map JSON (default $OOT_CHANGE_MAP, else beside the memory)"
+        "--change-map",
+        type=user_path,
+        help="change map JSON (default $OOT_CHANGE_MAP, else beside the memory)",
     )
-    p.add_argument("--leg", type=int, help="run-leg: index into the plan")
+    p.add_argument("--leg", type=non_negative_int, help="run-leg: index into the plan")
     p.add_argument(
         "--report", action="store_true", help="run-leg: send the in_progress/completed pair itself"
     )
-    p.add_argument("--results-out", type=Path, help="run-leg: write test_results JSON here")
+    p.add_argument("--results-out", type=user_path, help="run-leg: write test_results JSON here")
     p.add_argument(
-        "--failed-tests-out", type=Path, help="run-leg: write failed-tests-detail (JSON array) here"
+        "--failed-tests-out", type=user_path, help="run-leg: write failed-tests-detail (JSON array) here"
     )
-    p.add_argument("--verdict-out", type=Path, help="run-leg: write the triage verdict (JSON object) here")
+    p.add_argument(
+        "--verdict-out", type=user_path, help="run-leg: write the triage verdict (JSON object) here"
+    )
     t = p.add_argument_group("triage of red legs (re-runs of the failing tests, bisection)")
     t.add_argument(
         "--bisect-max-runs",
-        type=int,
+        type=non_negative_int,
         help="bisection runs at most (env CRCR_BISECT_MAX_RUNS; default 8; 0 = do not bisect)",
     )
     t.add_argument(
         "--bisect-max-seconds",
-        type=float,
+        type=positive_float,
         help="bisection wall time at most (env CRCR_BISECT_MAX_SECONDS; default 900)",
     )
     return p
@@ -329,6 +339,10 @@ def make_fixture(args, env: Mapping[str, str]):
 def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] = None) -> int:
     env = dict(os.environ if env is None else env)
     args = _parser().parse_args(argv)
+    if args.mode == "cycle" or args.report:
+        from crcr.handler.cycle import check_relay_extras
+
+        check_relay_extras(args, env)  # before the fixture and the legs: one line, nothing run
     ws = workspace_root(env, args.workspace)
     mode = resolve_mode(args, env)
     fixture = make_fixture(args, env) if mode == "fixture" else None
@@ -403,7 +417,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         return run(argv)
     except CallbackRejected as err:
-        print(f"dispatch_handler: {err}", file=sys.stderr)
+        hint = ""
+        if "no matching dispatch record" in str(err):
+            from crcr.handler.cycle import RELAY_EXTRAS_DOC
+
+            hint = f" (the relay never recorded this dispatch: see {RELAY_EXTRAS_DOC})"
+        print(f"dispatch_handler: {err}{hint}", file=sys.stderr)
         return 3
     except DeliveryPending as err:
         print(f"dispatch_handler: {err}", file=sys.stderr)

@@ -2,27 +2,27 @@
 
 from __future__ import annotations
 
-import argparse
+import errno
 import sys
-from pathlib import Path
 
 from crcr.allowlist import Entry, parse_allowlist
 from crcr.errors import CrcrError
 from crcr.relay.faults import FaultPlan
 from crcr.relay.server import DEFAULT_ALLOWLIST, RelayEmulator
+from testing.results.cliargs import Parser, fail, fraction, port, user_path
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="crcr-relay", description=__doc__)
-    p.add_argument("--port", type=int, default=0)
-    p.add_argument("--allowlist", type=Path, help="allowlist.yml (default: a built-in sample)")
+    p = Parser(prog="crcr-relay", description=__doc__)
+    p.add_argument("--port", type=port, default=0, help="TCP port on 127.0.0.1 (default 0: any free one)")
+    p.add_argument("--allowlist", type=user_path, help="allowlist.yml (default: a built-in sample)")
     p.add_argument(
         "--repo",
         action="append",
         default=[],
         help="print an Actions request token for this repo (added at L2 if not allowlisted)",
     )
-    p.add_argument("--fault-rate", type=float, default=0.0)
+    p.add_argument("--fault-rate", type=fraction, default=0.0, help="share of requests answered with a fault")
     args = p.parse_args(argv)
     try:
         text = args.allowlist.read_text() if args.allowlist else DEFAULT_ALLOWLIST
@@ -36,7 +36,12 @@ def main(argv=None) -> int:
     except (CrcrError, ValueError) as err:
         print(f"crcr-relay: {err}", file=sys.stderr)
         return 2
-    emu = RelayEmulator(allowlist, args.port, faults)
+    try:
+        emu = RelayEmulator(allowlist, args.port, faults)
+    except OSError as err:
+        if err.errno == errno.EADDRINUSE:
+            return fail("crcr-relay", f"port {args.port} is in use on 127.0.0.1 (--port 0 picks a free one)")
+        return fail("crcr-relay", f"cannot listen on 127.0.0.1:{args.port}: {err.strerror}")
     print(f"relay: {emu.url}/github/callback  HUD: {emu.url}/hud", flush=True)
     for repo in args.repo:  # a request token is not an OIDC token; it only lets a job mint one
         print(

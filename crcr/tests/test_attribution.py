@@ -164,3 +164,26 @@ def test_red_leg_lists_commits_touching_files_named_for_its_ops(tmp_path):
     details = json.loads(result.details.read_text())
     assert details["attribution"]["commits"][0]["subject"] == "change flatten"
     assert details["failing_tests"] == ["test/test_t.py::TestTSPYRE::test_x_spyre_float32"]
+
+
+def test_ignored_outputs_do_not_make_the_backend_dirty(tmp_path):
+    # tools/select's README writes out/ into the checkout: an ignored folder must not turn
+    # the next run's backend into '<sha>-dirty-...' (which hid the upstream culprit).
+    import subprocess
+
+    from crcr.handler.upstream import backend_id
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True, text=True)
+
+    git("init", "-q")
+    (tmp_path / ".gitignore").write_text("/out/\n")
+    (tmp_path / "f.py").write_text("x = 1\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    head = git("rev-parse", "HEAD").stdout.strip()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "scope.yaml").write_text("chosen: []\n")
+    assert backend_id(tmp_path, "HEAD") == head
+    (tmp_path / "new.py").write_text("y = 2\n")  # an untracked, unignored file is a change
+    assert backend_id(tmp_path, "HEAD").startswith(head + "-dirty-")

@@ -233,3 +233,16 @@ def test_nightly_carries_started_at(emu, tmp_path):
     assert rows["nightly-c"]["started_at"] <= rows["nightly-c"]["completed_at"]  # defaults to the report time
     bad = cli(["nightly", "--sha", "d" * 40, "--conclusion", "success", "--started-at", "yesterday"], env)
     assert bad.returncode == 2 and "started_at 'yesterday' is not an ISO-8601 UTC time" in bad.stderr
+
+
+def test_relay_url_without_a_recorded_dispatch_says_what_is_missing(emu, ws, tmp_path, capsys, monkeypatch):
+    # --relay-url needs the dispatch recorded by the relay first; the 400 now points there.
+    monkeypatch.setenv("GITHUB_REPOSITORY", REPO)
+    monkeypatch.setenv("CRCR_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("ACTIONS_ID_TOKEN_REQUEST_URL", emu.token_request_url)
+    monkeypatch.setenv("ACTIONS_ID_TOKEN_REQUEST_TOKEN", emu.request_token_for(REPO))
+    argv = ["run-leg", "--upstream", "none", "--leg", "0", "--report", "--relay-url", emu.url]
+    code = handler.main([*argv, *leg_args(ws)])
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert code == 3
+    assert "no matching dispatch record" in err and "A relay you started" in err

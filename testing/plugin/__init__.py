@@ -15,6 +15,7 @@ from testing.plugin.plugin import (  # noqa: F401  (hooks pytest discovers on th
     pytest_ignore_collect,
     pytest_pycollect_makemodule,
     pytest_report_header,
-    pytest_runtest_makereport,
+    pytest_runtest_makereport_model_case,
+    pytest_runtest_makereport_native_xfail,
     pytest_unconfigure,
 )

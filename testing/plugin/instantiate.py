@@ -222,7 +222,12 @@ class Adapter:
 
         def keep(op) -> bool:
             case = _case_fields(op)
-            if not widened and not native and not case and not op_allowed(self.support, None, op.full_name, _op_keys(op)):
+            if (
+                not widened
+                and not native
+                and not case
+                and not op_allowed(self.support, None, op.full_name, _op_keys(op))
+            ):
                 return False
             return self.mark_filter.may_select(
                 marks_for(Variant("", "", "", op=op.full_name, **case), None),

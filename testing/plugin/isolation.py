@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from typing import Optional
 
 import pytest
@@ -33,6 +32,7 @@ from testing.supervisor import forksafety, supervisor, zygote
 from testing.supervisor.children import Spawned, inherited_events_fd, tail
 from testing.supervisor.events import Writer
 from testing.supervisor.pytest_events import ChildStream, Replayer
+from testing.supervisor.scratch import scratch_dir
 from testing.supervisor.supervisor import Progress, describe_exit, supervise
 
 ENV_SKIP = "OOT_WORKER_SKIP"
@@ -160,7 +160,7 @@ class Restarter:
         self.config = config
         self.policy = policy
         self.collected_here = collected_here
-        self.tmp = tempfile.mkdtemp(prefix="oot-isolate-")
+        self.tmp = scratch_dir("oot-isolate-")
         self.started = 0
 
     def run(self, session: pytest.Session) -> bool:

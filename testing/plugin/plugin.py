@@ -392,8 +392,10 @@ def _register_database_marks_when_needed(config: pytest.Config, known) -> None:
     DeviceTypeTestBase.instantiate_test = wrapper
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call):
+# Two makereport wrappers with their own concerns: pluggy's specname keeps both registered
+# (one module cannot define the same hook name twice).
+@pytest.hookimpl(wrapper=True, specname="pytest_runtest_makereport")
+def pytest_runtest_makereport_model_case(item: pytest.Item, call):
     """A model-op case's kind (passed, mismatched with its errors, unsupported, ...) is decided
     where its exception is at hand: in the process that ran it (a worker under --isolate)."""
     report = yield
@@ -487,8 +489,8 @@ def _isolation():
     return isolation
 
 
-@pytest.hookimpl(wrapper=True, trylast=True)
-def pytest_runtest_makereport(item: pytest.Item, call):
+@pytest.hookimpl(wrapper=True, trylast=True, specname="pytest_runtest_makereport")
+def pytest_runtest_makereport_native_xfail(item: pytest.Item, call):
     """A native xfail_strict (torch's unittest.expectedFailure) that passed fails as unittest's
     "Unexpected success"; said the way a strict pytest xfail says it, so the outcome, the
     promotion signal and the JUnit text are the patch adapter's (ours: inner wrapper, before

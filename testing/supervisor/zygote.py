@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from typing import Callable, Optional
 
 import pytest
@@ -28,6 +27,7 @@ from testing.supervisor import forksafety, supervisor
 from testing.supervisor.children import Forked, tail
 from testing.supervisor.events import Writer
 from testing.supervisor.pytest_events import ChildStream, Replayer, mute_replayed_hooks
+from testing.supervisor.scratch import remove, scratch_dir
 from testing.supervisor.supervisor import Progress, describe_exit, supervise
 
 PLUGIN_NAME = "oot-zygote"
@@ -46,7 +46,7 @@ class Zygote:
         self.timeout = timeout
         self.keep_going = keep_going_after_collection_errors
         self.fallback = fallback
-        self.tmp = tempfile.mkdtemp(prefix="oot-zygote-")
+        self.tmp = scratch_dir("oot-zygote-")
         self.forks = 0
         forksafety.pin_torch_threads()  # before collection: torch's pool must not start here
 
@@ -83,6 +83,7 @@ class Zygote:
 
     def pytest_unconfigure(self) -> None:
         forksafety.unpin_torch_threads()
+        remove(self.tmp)
 
     def _fork(self, session: pytest.Session, progress: Progress) -> Forked:
         todo = [item for item in session.items if item.nodeid not in progress.done]

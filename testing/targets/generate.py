@@ -12,7 +12,6 @@ config problem the strict check (testing/check) finds.
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import json
 import os
@@ -26,6 +25,7 @@ from testing.config.errors import ConfigError
 from testing.config.load import load
 from testing.config.paths import files_under
 from testing.results.atomic import write_text
+from testing.results.cliargs import Parser, user_path, workspace_dir
 from testing.targets.model import (
     ConfigFile,
     config_file,
@@ -171,12 +171,14 @@ def stale_diff(root: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python3 -m testing.targets.generate", description=__doc__.split("\n\n")[0]
-    )
+    parser = Parser(prog="python3 -m testing.targets.generate", description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only report whether the file is stale")
-    parser.add_argument("--root", type=Path, default=Path(os.environ.get("BUILD_WORKSPACE_DIRECTORY", ".")))
+    parser.add_argument(
+        "--root", type=user_path, default=workspace_dir(), help="the checkout (default: here)"
+    )
     args = parser.parse_args(argv)
+    if not (args.root / "configs").is_dir():  # else it wrote a configs.bzl under any directory
+        parser.error(f"--root {args.root}: no configs/ directory there")
     try:
         diff = stale_diff(args.root)
         if not args.check:

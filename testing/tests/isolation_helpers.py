@@ -34,11 +34,11 @@ def test_after(i): print("output", i)
 """
 
 
-def run(tmp_path, *args, suite=SUITE, files=None):
+def run(tmp_path, *args, suite=SUITE, files=None, environ=None):
     (tmp_path / "test_suite.py").write_text(suite)
     for name, text in (files or {}).items():
         (tmp_path / name).write_text(textwrap.dedent(text))
-    env = subprocess_environ(IMPORT_LOG=str(tmp_path / "imports.log"))
+    env = subprocess_environ(IMPORT_LOG=str(tmp_path / "imports.log"), **(environ or {}))
     cmd = PytestCommand(
         paths=[str(tmp_path)],
         plugins=[PLUGIN, "no:timeout"],

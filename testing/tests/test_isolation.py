@@ -78,3 +78,15 @@ def test_exitfirst_stops_the_forked_run(tmp_path):
     result = run(tmp_path, "-x")
     assert outcomes(tmp_path) == {"test_pass": "passed", "test_fail": "failed"}, result.stdout
     assert result.returncode == 1
+
+
+@pytest.mark.parametrize("mode", ["fork", "restart"])
+@pytest.mark.parametrize("extra", [[], ["-x"]], ids=["crashes", "stopped-early"])
+def test_worker_scratch_dirs_are_removed_at_exit(tmp_path, mode, extra):
+    # Each run used to leave its oot-zygote-*/oot-isolate-* log directory in $TMPDIR
+    # (about 30 per `bazel test //...`), failed and stopped runs too.
+    scratch = tmp_path / "tmpdir"
+    scratch.mkdir()
+    result = run(tmp_path, f"--isolate-mode={mode}", *extra, environ={"TMPDIR": str(scratch)})
+    assert result.returncode == 1, result.stdout
+    assert sorted(p.name for p in scratch.iterdir()) == []

@@ -28,6 +28,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from testing.results.cliargs import user_path
 from tools.bench.select_corpus import write_corpus
 from tools.select.bucket.engines import DeterministicEngine
 from tools.select.common import capabilities
@@ -159,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db-dir", help="keep the scratch memory here instead of a temp dir")
     args = parser.parse_args(argv)
     console = Console()
-    scratch = Path(args.db_dir) if args.db_dir else Path(tempfile.mkdtemp(prefix="select-bench-"))
+    scratch = user_path(args.db_dir) if args.db_dir else Path(tempfile.mkdtemp(prefix="select-bench-"))
     scratch.mkdir(parents=True, exist_ok=True)
     try:
         db = memory_section(console, scratch, args.jobs, args.capabilities, not args.skip_before)

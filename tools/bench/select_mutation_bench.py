@@ -34,6 +34,7 @@ from testing.changes.changemap import ChangeMap, digests, test_file
 from testing.changes.decide import select_tests
 from testing.changes.only import resolve, write_only
 from testing.config.features import discover_features
+from testing.results.cliargs import user_path
 from tools.bench.select_mutants import Mutant, mutate
 from tools.select.changes.build import build, leg_files, leg_of, record_leg, roots_of
 from tools.select.changes.cmd import core_versions, fixture_upstream, root_upstream, workspace
@@ -56,11 +57,21 @@ def args_parser() -> argparse.ArgumentParser:
     p.add_argument("--mutants", type=int, default=50)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--feature", action="append", default=[], help=f"default: {', '.join(DEFAULT_FEATURES)}")
-    p.add_argument("--upstream-root", help="a PyTorch checkout (real upstream files) instead of the fixture")
+    p.add_argument(
+        "--upstream-root",
+        type=user_path,
+        help="a PyTorch checkout (real upstream files) instead of the fixture",
+    )
     p.add_argument("--suite-sha", help="the commit --upstream-root is at")
-    p.add_argument("--extra-configs", action="append", default=[], help="feature configs naming its files")
+    p.add_argument(
+        "--extra-configs",
+        action="append",
+        default=[],
+        type=user_path,
+        help="feature configs naming its files",
+    )
     p.add_argument("--verify", type=int, default=3, help="killed mutants re-run through --oot-only")
-    p.add_argument("--work", help="keep runs here (default: a temp dir)")
+    p.add_argument("--work", type=user_path, help="keep runs here (default: a temp dir)")
     p.add_argument(
         "--jobs", type=int, default=2, help="mutants run side by side (each runs its legs at once)"
     )

@@ -16,7 +16,6 @@ lpt <= 1.05.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 from pathlib import Path
@@ -25,6 +24,7 @@ from rich.console import Console
 from rich.table import Table
 
 from testing.matrix import lpt as planner
+from testing.results.cliargs import Parser, user_path
 from tools.shard import ingest, store
 
 REPO = Path(__file__).resolve().parents[2]
@@ -65,12 +65,12 @@ def ratios(durations: dict[str, float], shards: int) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--timings", type=Path, default=DEFAULT_TIMINGS)
-    parser.add_argument("--results", type=Path, nargs="*", help="JUnit XML / JSON summaries of a real run")
-    # Under `tools/bazel run`, relative --results paths mean the workspace.
-    if os.environ.get("BUILD_WORKSPACE_DIRECTORY"):
-        os.chdir(os.environ["BUILD_WORKSPACE_DIRECTORY"])
+    parser = Parser(prog="shard_bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--timings", type=user_path, default=DEFAULT_TIMINGS)
+    # paths are read where the user stands, under `tools/bazel run` too
+    parser.add_argument(
+        "--results", type=user_path, nargs="*", help="JUnit XML / JSON summaries of a real run"
+    )
     args = parser.parse_args(argv)
     try:
         durations = load(args)

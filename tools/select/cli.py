@@ -1,6 +1,7 @@
 """Command line: ``select <stage> ...`` for the four stages, the delta and queries.
 
-Under ``bazel run`` relative paths are resolved against the workspace (BUILD_WORKSPACE_DIRECTORY).
+Under ``bazel run`` paths the user types are read where they stand (BUILD_WORKING_DIRECTORY);
+the default repository root is the workspace (testing/results/cliargs.py).
 Every user error is one line on stderr and exit code 2; nothing is half-written.
 """
 
@@ -13,20 +14,18 @@ import sys
 from pathlib import Path
 
 from testing.config.errors import ConfigError
+from testing.results.cliargs import Parser, user_path, workspace_dir
 from tools.select.common.errors import SelectError
 
 DEFAULT_SCOPE_FEATURES = "autograd,compile,distributed,sparse,quantized,jit,complex,cuda_specific"
 
 
 def workspace() -> Path:
-    return Path(os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd())
+    return workspace_dir()
 
 
 def resolve(path: str | None) -> Path | None:
-    if path is None:
-        return None
-    p = Path(path).expanduser()
-    return p if p.is_absolute() else workspace() / p
+    return None if path is None else user_path(path)
 
 
 def default_db() -> str:
@@ -149,15 +148,37 @@ def cmd_memory(args) -> int:
             trace_timeout=args.trace_timeout,
             jobs=args.jobs,
             plan=plan,
+            forget=args.forget,
         ).build(_roots(args), only)
         print(f"stage 2: {stats.line()}")
         print("memory: " + ", ".join(f"{k} {v}" for k, v in memory.counts().items()))
     return 0
 
 
+def keep_previous(path: Path) -> Path:
+    """Copy ``path`` to ``<path>.prev`` (atomically) before a command replaces it."""
+    from testing.results.atomic import write_bytes
+
+    return write_bytes(path.with_name(path.name + ".prev"), path.read_bytes())
+
+
+def _replacing(path: Path, allowed: bool) -> None:
+    """bucket writes a whole config: over an existing file only when told, keeping the old one."""
+    if not path.exists():
+        return
+    if not allowed:
+        lines = len(path.read_text(encoding="utf-8", errors="replace").splitlines())
+        raise SelectError(
+            f"--out {path} exists ({lines} lines) and bucket would replace it: nothing written, "
+            "add --replace to replace it (the old file is kept as .prev)"
+        )
+    print(f"select: replacing {path}; the previous version is in {keep_previous(path)}", file=sys.stderr)
+
+
 def cmd_bucket(args) -> int:
     from tools.select.bucket import bucket, generation
 
+    _replacing(resolve(args.out), args.replace)
     caps = _caps(args)
     view = generation.device_view(caps, [resolve(c) for c in args.base_config])
     with _memory(args) as memory:
@@ -210,6 +231,8 @@ def cmd_refine(args) -> int:
 
         write_text(resolve(args.diff_out), "".join(outcome.diffs.values()))
     if args.write:
+        for path in outcome.texts:
+            keep_previous(Path(path))
         outcome.write()
     failures = sum(c.failure is not None for c in cases)
     print(
@@ -333,7 +356,7 @@ def _common(p: argparse.ArgumentParser, db=True, caps=False, roots=False, engine
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(
+    top = Parser(
         prog="select",
         description="Test selection for a privateuse1 backend: "
         "scope -> memory -> bucket -> refine, plus the delta between PyTorch versions.",
@@ -371,11 +394,17 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--jobs", type=int, default=2, help="parallel trace workers per file (default: %(default)s)"
     )
+    p.add_argument(
+        "--forget",
+        action="store_true",
+        help="drop the files this run does not cover (refused without it; the old memory is kept as .prev)",
+    )
     p.set_defaults(func=cmd_memory)
 
     p = sub.add_parser("bucket", help="stage 3: bucket every unit, write a config with rationale comments")
     _common(p, caps=True, engine=True)
     p.add_argument("--out", required=True, help="config YAML to write")
+    p.add_argument("--replace", action="store_true", help="replace an existing --out (kept as .prev)")
     p.add_argument(
         "--decisions-out", metavar="JSON", help="also write the decisions (input for `delta --prior`)"
     )

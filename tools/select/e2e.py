@@ -19,6 +19,7 @@ from pathlib import Path
 
 from testing.config import runs
 from testing.config.modes import Mode
+from testing.results.cliargs import user_path
 from tools.select.bucket import bucket, generation
 from tools.select.bucket.engines import DeterministicEngine
 from tools.select.common import capabilities
@@ -84,10 +85,10 @@ def main(argv: list[str] | None = None) -> int:
         "--files", action="append", default=[], help="test files under --upstream-root (repeatable)"
     )
     args = parser.parse_args(argv)
-    work = Path(args.workdir or tempfile.mkdtemp(prefix="select-e2e-"))
+    work = user_path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="select-e2e-"))
     caps = capabilities.load(args.capabilities)
     out = scope.out_features(scope.load_scope(Path(__file__).with_name("scope.example.yaml")), caps)
-    upstream = Path(args.upstream_root).resolve() if args.upstream_root else None
+    upstream = user_path(args.upstream_root).resolve() if args.upstream_root else None
     if upstream is not None:
         roots = [SourceRoot("${TORCH_ROOT}", upstream, f) for f in args.files]
         targets = [str(upstream / f) for f in args.files]
@@ -98,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     device = workspace() / "configs" / "spyre" / "device.yaml"
     view = generation.device_view(caps, [device])
-    with Memory(args.db or work / "memory.db") as memory:
+    with Memory(user_path(args.db) if args.db else work / "memory.db") as memory:
         stats = MemoryBuilder(
             memory, progress=sys.stderr.isatty(), plan=TracePlan.for_device(caps, out)
         ).build(roots)

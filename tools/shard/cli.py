@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
+from testing.config import features, runs
 from testing.config.features import Feature
 from testing.matrix import legs as matrix
 from testing.matrix import lpt as planner
+from testing.results.cliargs import Parser, positive_float, positive_int, user_path, workspace_dir
 from tools.shard import ingest, leg, store
 
-DEFAULT_TIMINGS = Path("tools/shard/timings/timings.json")
+# Under `bazel run`, paths the user types are read where they stand (testing/results/cliargs.py);
+# this default belongs to the checkout.
+TIMINGS = "tools/shard/timings/timings.json"
+SHOWN = 5  # dropped tests named in the message; the rest are counted
 
 
 class CliError(Exception):
@@ -28,23 +32,60 @@ class CliError(Exception):
 
 def _read_nodeids(source: str) -> list[str]:
     try:
-        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+        text = sys.stdin.read() if source == "-" else user_path(source).read_text(encoding="utf-8")
     except OSError as err:
         raise CliError(f"{source}: cannot read: {err.strerror}") from None
     # Accepts `pytest --collect-only -q` output: node ids, then a blank line and a count.
     return [line.strip() for line in text.splitlines() if "::" in line and not line.startswith(" ")]
 
 
+def config_testlogs(testlogs: Path, workspace: Path) -> list[Path]:
+    """The test.xml of every generated config target (//testing:config_<key>) under a
+    bazel-testlogs directory: exactly those, so no other target's results are folded in
+    (a glob `config_*` also matched //testing:config_unit_test)."""
+    if not testlogs.is_dir():
+        raise CliError(
+            f"--from-testlogs {testlogs}: not a directory (run `tools/bazel test //testing:configs`)"
+        )
+    found = []
+    for path in features.config_files(workspace / features.CONFIG_DIR):
+        name = runs.config_target_name(path.relative_to(workspace).as_posix())
+        xml = testlogs / runs.TARGET_PACKAGE.strip("/") / name / "test.xml"
+        if xml.is_file():
+            found.append(xml)
+    if not found:
+        raise CliError(f"--from-testlogs {testlogs}: no generated config target has results there")
+    return found
+
+
+def _drop_message(stale: list[str], recorded: int) -> str:
+    shown = ", ".join(stale[:SHOWN]) + (f" (+{len(stale) - SHOWN} more)" if len(stale) > SHOWN else "")
+    return f"--prune drops {len(stale)} of {recorded} recorded tests: {shown}"
+
+
 def cmd_update(args: argparse.Namespace) -> int:
     old = store.load(args.timings)
+    results = list(args.results)
+    if args.from_testlogs:
+        results += config_testlogs(args.from_testlogs, workspace_dir())
+    if not results:
+        raise CliError("update: give result files and/or --from-testlogs DIR")
     observed: dict[str, float] = {}
-    for result in args.results:
+    for result in results:
         observed.update(ingest.from_file(result, args.root))
     tests = store.merge(old.tests, observed, args.weight)
-    if args.prune:
-        tests = store.prune(tests, set(observed))
-    store.save(args.timings, store.Timings(tests=tests))
-    print(f"{args.timings}: {len(observed)} durations folded in, {len(tests)} tests recorded")
+    stale = store.stale(tests, set(observed)) if args.prune else []
+    if stale and not args.drop:
+        raise CliError(_drop_message(stale, len(tests)) + "; nothing written, add --drop to drop them")
+    if stale:
+        print(_drop_message(stale, len(tests)), file=sys.stderr)
+        tests = store.prune(tests, set(tests).difference(stale))
+    previous = store.save(args.timings, store.Timings(tests=tests))
+    kept = f"; previous version in {previous}" if previous else ""
+    print(
+        f"{args.timings}: {len(observed)} durations from {len(results)} files folded in, "
+        f"{len(tests)} tests recorded (were {len(old.tests)}){kept}"
+    )
     return 0
 
 
@@ -104,34 +145,44 @@ def cmd_leg(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="python -m tools.shard", description=__doc__.split("\n\n")[0])
+    top = Parser(prog="python -m tools.shard", description=__doc__.split("\n\n")[0])
     sub = top.add_subparsers(dest="command_name", required=True)
-
-    def positive(text: str) -> int:
-        value = int(text)
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-        return value
+    positive = positive_int
+    timings = workspace_dir() / TIMINGS
 
     up = sub.add_parser("update", help="fold new durations into the timings file")
-    up.add_argument("results", nargs="+", type=Path, help="JUnit XML or JSON summary files")
-    up.add_argument("--timings", type=Path, default=DEFAULT_TIMINGS)
-    up.add_argument("--root", type=Path, default=Path("."), help="resolve JUnit classnames to files here")
+    up.add_argument("results", nargs="*", type=user_path, help="JUnit XML or JSON summary files")
+    up.add_argument(
+        "--from-testlogs",
+        type=user_path,
+        metavar="DIR",
+        help="the generated config targets' results under a bazel-testlogs directory",
+    )
+    up.add_argument("--timings", type=user_path, default=timings)
+    up.add_argument(
+        "--root", type=user_path, default=workspace_dir(), help="resolve JUnit classnames to files here"
+    )
     up.add_argument("--weight", type=float, default=store.DEFAULT_WEIGHT, help="weight of the new run (0..1]")
-    up.add_argument("--prune", action="store_true", help="drop tests absent from these results")
+    up.add_argument(
+        "--prune",
+        action="store_true",
+        help="drop recorded tests absent from these results, in the files the results ran "
+        "(names what it would drop; writes nothing without --drop)",
+    )
+    up.add_argument("--drop", action="store_true", help="with --prune: do drop them")
     up.set_defaults(run=cmd_update)
 
     pl = sub.add_parser("plan", help="print the shards for node ids (file or - for stdin)")
     pl.add_argument("nodeids")
     pl.add_argument("--shards", type=positive, required=True)
-    pl.add_argument("--timings", type=Path, default=DEFAULT_TIMINGS)
+    pl.add_argument("--timings", type=user_path, default=timings)
     pl.add_argument("--strategy", choices=("lpt", "round-robin"), default="lpt")
     pl.set_defaults(run=cmd_plan)
 
     mx = sub.add_parser("matrix", help="print a GitHub Actions matrix JSON")
     mx.add_argument(
         "--generated",
-        type=Path,
+        type=user_path,
         nargs="?",
         const=Path("."),
         metavar="WORKSPACE",
@@ -140,9 +191,9 @@ def parser() -> argparse.ArgumentParser:
     mx.add_argument("--feature", action="append", metavar="NAME=TARGET:NODEID_LIST_FILE")
     size = mx.add_mutually_exclusive_group()
     size.add_argument("--shards", type=positive, help="fixed shards per feature")
-    size.add_argument("--max-leg-seconds", type=float, help="split a feature until each leg fits")
+    size.add_argument("--max-leg-seconds", type=positive_float, help="split a feature until each leg fits")
     mx.add_argument("--max-shards", type=positive, default=16)
-    mx.add_argument("--timings", type=Path, default=DEFAULT_TIMINGS)
+    mx.add_argument("--timings", type=user_path, default=timings)
     mx.add_argument("--compact", action="store_true", help="one line, for $GITHUB_OUTPUT")
     mx.set_defaults(run=cmd_matrix)
 
@@ -154,14 +205,11 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Under `tools/bazel run`, relative paths mean the workspace, not the runfiles.
-    if os.environ.get("BUILD_WORKSPACE_DIRECTORY"):
-        os.chdir(os.environ["BUILD_WORKSPACE_DIRECTORY"])
     args = parser().parse_args(argv)
     if getattr(args, "command", None) and args.command[:1] == ["--"]:
         args.command = args.command[1:]
     try:
         return args.run(args)
     except (CliError, store.TimingsError, ingest.IngestError, ValueError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"python -m tools.shard: error: {err}", file=sys.stderr)
         return 2

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from testing.config import runs
 from testing.results import atomic, junit
+from testing.results.cliargs import Parser, non_negative_int, user_path
 from testing.results.outcomes import BAD, FLAKY, PROMOTABLE
 from testing.supervisor import supervisor
 from testing.supervisor.children import Spawned
@@ -202,10 +203,10 @@ def _default_summary() -> Path | None:
 
 
 def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
-    parser = argparse.ArgumentParser(
-        prog="python -m tools.shard.runner", description=__doc__.split("\n\n")[0]
+    parser = Parser(prog="python -m tools.shard.runner", description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--reruns", type=non_negative_int, default=2, help="reruns of a failing test (default 2)"
     )
-    parser.add_argument("--reruns", type=int, default=2, help="reruns of a failing test (default 2)")
     parser.add_argument(
         "--isolate-mode",
         choices=("fork", "restart"),
@@ -213,10 +214,10 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
         help="fork: the child pytest is a zygote, a crash costs one fork (default); "
         "restart: a crash costs a new pytest process",
     )
-    parser.add_argument("--junitxml", type=Path, default=_default_junit(), help="merged JUnit XML")
+    parser.add_argument("--junitxml", type=user_path, default=_default_junit(), help="merged JUnit XML")
     parser.add_argument(
         "--summary",
-        type=Path,
+        type=user_path,
         default=_default_summary(),
         help="JSON summary (verdicts, attempts, durations)",
     )
@@ -225,10 +226,7 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
         ours, pytest_args = argv[:cut], argv[cut + 1 :]
     else:
         ours, pytest_args = [], argv
-    args = parser.parse_args(ours)
-    if args.reruns < 0:
-        parser.error(f"--reruns must be >= 0, got {args.reruns}")
-    return args, pytest_args
+    return parser.parse_args(ours), pytest_args
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -54,6 +54,19 @@ def prune(tests: Mapping[str, float], keep: set[str]) -> dict[str, float]:
     return {k: v for k, v in tests.items() if k in keep}
 
 
+def stale(tests: Mapping[str, float], observed: set[str]) -> list[str]:
+    """Recorded tests that the results' own files no longer have, sorted.
+
+    Only the files the results ran count: results of one target say nothing about the
+    tests of another (the README's glob once cut 1,241 recorded tests to 76)."""
+    ran = {_file(k) for k in observed}
+    return sorted(k for k in tests if k not in observed and _file(k) in ran)
+
+
+def _file(key: str) -> str:
+    return key.split("::", 1)[0]
+
+
 def load(path: Path) -> Timings:
     """The timings in `path`; a missing file is an empty record."""
     if not path.exists():
@@ -74,6 +87,15 @@ def dumps(timings: Timings) -> str:
     return json.dumps(timings.model_dump(), indent=1, sort_keys=True) + "\n"
 
 
-def save(path: Path, timings: Timings) -> None:
-    """Write atomically: a crash mid-write never leaves a truncated file."""
+def previous_path(path: Path) -> Path:
+    return path.with_name(path.name + ".prev")
+
+
+def save(path: Path, timings: Timings) -> Path | None:
+    """Write atomically (a crash mid-write never leaves a truncated file), keeping the
+    file's previous content in ``<name>.prev``; returns that path when there was one."""
+    previous = None
+    if path.exists():
+        previous = atomic.write_bytes(previous_path(path), path.read_bytes())
     atomic.write_text(path, dumps(timings))
+    return previous

@@ -15,6 +15,13 @@ def lint_sources(name = "lint_srcs", exclude = []):
         visibility = ["//:__pkg__"],
     )
 
+    # The package's Markdown (its README): //tools/ci:doc_commands_test runs their commands.
+    native.filegroup(
+        name = "md_srcs",
+        srcs = native.glob(["**/*.md"]),
+        visibility = ["//tools/ci:__pkg__"],
+    )
+
 def lint_test(name, packages, generated = [], **kwargs):
     """`name`: the check over `packages`' lint_srcs; `format`: rewrites the workspace in place.
 

@@ -16,6 +16,7 @@ from typing import Mapping, Optional
 from crcr.handler.runner import NO_UPSTREAM, Upstream
 from testing.changes.changemap import ChangeMapError, default_map_path, read_map, write_map
 from testing.config.features import FeatureError, discover_features
+from testing.results.cliargs import user_path
 from tools.select.changes.build import build, leg_of
 from tools.select.common.errors import SelectError
 
@@ -110,13 +111,26 @@ def cmd_changemap(args) -> int:
 
 def add_parser(sub) -> None:
     p = sub.add_parser("changemap", help="stage 2b: the change -> tests map (per-test coverage + aten ops)")
-    p.add_argument("--out", help="map file (default: $OOT_CHANGE_MAP, else beside the memory)")
-    p.add_argument("--db", help="repository memory whose op index gives each test's aten ops")
-    p.add_argument("--repo-root", metavar="DIR", help="repository root (default: the workspace)")
+    p.add_argument(
+        "--out", type=user_path, help="map file (default: $OOT_CHANGE_MAP, else beside the memory)"
+    )
+    p.add_argument("--db", type=user_path, help="repository memory whose op index gives each test's aten ops")
+    p.add_argument(
+        "--repo-root", type=user_path, metavar="DIR", help="repository root (default: the workspace)"
+    )
     p.add_argument("--fixture", action="store_true", help="record against the handler's generated upstream")
-    p.add_argument("--upstream-root", metavar="DIR", help="a PyTorch checkout at the suite SHA")
+    p.add_argument(
+        "--upstream-root", type=user_path, metavar="DIR", help="a PyTorch checkout at the suite SHA"
+    )
     p.add_argument("--suite-sha", help="the commit --upstream-root is at (default: its git HEAD)")
-    p.add_argument("--extra-configs", action="append", default=[], metavar="DIR", help="more feature configs")
+    p.add_argument(
+        "--extra-configs",
+        action="append",
+        default=[],
+        type=user_path,
+        metavar="DIR",
+        help="more feature configs",
+    )
     p.add_argument("--feature", action="append", default=[], help="only these features (repeatable)")
     p.add_argument("--rebuild", action="store_true", help="ignore the previous map (no reuse)")
     p.set_defaults(func=cmd_changemap)

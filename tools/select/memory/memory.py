@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from tqdm import tqdm
 
 from tools.select.common import restrictions
 from tools.select.common.capabilities import CapabilityTable, packet
+from tools.select.common.errors import SelectError
 from tools.select.memory import embeddings as emb
 from tools.select.memory import opinfo_index, summaries
 from tools.select.memory.store import Memory
@@ -101,6 +103,15 @@ class SourceRoot:
         )
 
 
+def _removed(rel: str, roots: list[SourceRoot]) -> bool:
+    """Whether a remembered file is gone from a tree this run reads (not just out of its scope)."""
+    for root in roots:
+        prefix = f"{root.label}/"
+        if rel.startswith(prefix):
+            return not (root.path / rel[len(prefix) :]).exists()
+    return False
+
+
 @dataclass
 class BuildStats:
     files: int = 0
@@ -174,8 +185,10 @@ class MemoryBuilder:
         trace_timeout: float = 60.0,
         jobs: int = 2,
         plan: TracePlan | None = None,
+        forget: bool = False,
     ) -> None:
         self.memory = memory
+        self.forget = forget
         self.plan = plan or TracePlan()
         self.embedder = embedder or emb.MiniLMEmbedder(progress=progress)
         self.trace = trace
@@ -189,10 +202,11 @@ class MemoryBuilder:
 
     def build(self, roots: Iterable[SourceRoot], only: set[str] | None = None) -> BuildStats:
         stats = BuildStats()
+        roots = list(roots)
         files = [(rel, p) for root in roots for rel, p in root.files() if only is None or rel in only]
         stats.files = len(files)
         start = time.perf_counter()
-        self._index(files, stats)
+        self._index(files, stats, roots)
         stats.seconds["index"] = time.perf_counter() - start
         start = time.perf_counter()
         self._embed(stats)
@@ -209,10 +223,27 @@ class MemoryBuilder:
         stats.tests = len(self.memory.tests())
         return stats
 
-    def _index(self, files: list[tuple[str, Path]], stats: BuildStats) -> list[str]:
+    def _index(self, files: list[tuple[str, Path]], stats: BuildStats, roots: list[SourceRoot]) -> list[str]:
         present = {rel for rel, _ in files}
-        for stale in set(self.memory.file_paths()) - present:
-            self.memory.forget_file(stale)
+        stale = set(self.memory.file_paths()) - present
+        # A file deleted from its tree is forgotten; one this run merely does not cover (another
+        # --scope-record or --suites, no --upstream-root) keeps its tests and traces unless told:
+        # such a narrower run once dropped tens of minutes of tracing silently.
+        kept = sorted(rel for rel in stale if not _removed(rel, roots))
+        if kept and not self.forget:
+            shown = ", ".join(kept[:3]) + (f" (+{len(kept) - 3} more)" if len(kept) > 3 else "")
+            raise SelectError(
+                f"this run covers {len(present)} files; the memory also holds {len(kept)} others "
+                f"({shown}) whose tests and traces it would drop: nothing written, "
+                "add --forget to drop them (the memory is kept in <db>.prev)"
+            )
+        if kept:
+            print(
+                f"select: memory: keeping the previous version in {self.memory.keep_previous()}",
+                file=sys.stderr,
+            )
+        for path in sorted(stale):
+            self.memory.forget_file(path)
         changed = []
         fresh_index = self.memory.get_meta("index_version") == INDEX_VERSION
         for rel, path in self._bar(files, desc="index", unit="file"):

@@ -8,6 +8,7 @@ OpInfo definition hash, torch version).
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -146,6 +147,17 @@ class Memory:
 
     def file_paths(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT path FROM files ORDER BY path")]
+
+    def keep_previous(self) -> Path:
+        """A consistent copy of the memory in ``<name>.prev`` (before it drops files)."""
+        dest = self.path.with_name(self.path.name + ".prev")
+        tmp = dest.with_name(dest.name + ".tmp")
+        tmp.unlink(missing_ok=True)
+        with sqlite3.connect(str(tmp)) as out:
+            self.db.backup(out)
+        out.close()
+        os.replace(tmp, dest)
+        return dest
 
     def forget_file(self, path: str) -> None:
         with self.db:

@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Callable
 from testing.results.outcomes import Outcome
 from testing.supervisor.children import Spawned
 from testing.supervisor.events import Begin, Crashed, End, Event, Payload
+from testing.supervisor.scratch import scratch_dir
 from testing.supervisor.supervisor import Progress, describe_exit, supervise
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[3]  # the directory holding tools/
@@ -101,7 +101,7 @@ def _trace_shard(
 ) -> FileTrace:
     """One worker's share; a crash marks that test and the next worker resumes past it."""
     result = FileTrace()
-    logs = tempfile.mkdtemp(prefix="trace-")
+    logs = scratch_dir("trace-")
     workers: list[Spawned] = []
 
     def launch(progress: Progress) -> Spawned:

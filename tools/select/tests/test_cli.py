@@ -1,6 +1,7 @@
 """The CLI end to end on the fixture suite (no trace: symbols + embeddings only) and its errors."""
 
 import json
+import shutil
 
 import pytest
 
@@ -23,6 +24,7 @@ def test_help_lists_every_stage(capsys):
 
 def test_scope_memory_bucket_refine(capsys, tmp_path, fixtures, suite_copy, monkeypatch):
     monkeypatch.setenv("BUILD_WORKSPACE_DIRECTORY", str(suite_copy))
+    monkeypatch.setenv("BUILD_WORKING_DIRECTORY", str(suite_copy))
     caps = str(fixtures / "caps_small.json")
     scope_file = tmp_path / "scope.yaml"
     scope_file.write_text("scope:\n  features:\n    compile: out\n")
@@ -138,6 +140,7 @@ def _query_into_closed_pipe(db):
 
 def test_progress_bars_show_unless_silenced(capsys, tmp_path, fixtures, suite_copy, monkeypatch):
     monkeypatch.setenv("BUILD_WORKSPACE_DIRECTORY", str(suite_copy))
+    monkeypatch.setenv("BUILD_WORKING_DIRECTORY", str(suite_copy))
     code, _, err = _run(
         capsys, "memory", "--db", str(tmp_path / "a.db"), "--suites", "suite/test_*.py", "--no-trace"
     )
@@ -153,3 +156,41 @@ def test_progress_bars_show_unless_silenced(capsys, tmp_path, fixtures, suite_co
         "--no-progress",
     )
     assert code == 0 and "index" not in err and "%|" not in err
+
+
+def test_a_narrower_memory_run_names_what_it_would_drop_and_needs_forget(
+    capsys, tmp_path, suite_copy, monkeypatch
+):
+    # A second run over fewer files silently dropped every other file's tests and traces.
+    monkeypatch.setenv("BUILD_WORKSPACE_DIRECTORY", str(suite_copy))
+    monkeypatch.setenv("BUILD_WORKING_DIRECTORY", str(suite_copy))
+    shutil.copy(suite_copy / "suite" / "test_fixture_ops.py", suite_copy / "suite" / "test_other.py")
+    db = tmp_path / "m.db"
+    base = ["memory", "--db", str(db), "--no-trace", "--no-progress", "--suites"]
+    code, _, err = _run(capsys, *base, "suite/test_*.py")
+    assert code == 0, err
+    from tools.select.memory.store import Memory
+
+    before = Memory(db).counts()
+    code, _, err = _run(capsys, *base, "suite/test_fixture_ops.py")
+    assert code == 2
+    last = err.strip().splitlines()[-1]
+    assert "the memory also holds 1 others (" in last and "test_other.py" in last, err
+    assert "add --forget" in last
+    assert Memory(db).counts() == before  # nothing dropped
+    code, out, err = _run(capsys, *base, "suite/test_fixture_ops.py", "--forget")
+    assert code == 0, err
+    assert (tmp_path / "m.db.prev").is_file() and "keeping the previous version" in err
+    assert Memory(db).file_paths() == ["${REPO_ROOT}/suite/test_fixture_ops.py"]
+    assert "${REPO_ROOT}/suite/test_other.py" in Memory(tmp_path / "m.db.prev").file_paths()
+
+
+def test_bucket_replaces_an_existing_config_only_when_told(capsys, tmp_path):
+    config = tmp_path / "mine.yaml"
+    config.write_text("test_suite_config:\n  files: []\n")
+    argv = ["bucket", "--db", str(tmp_path / "none.db"), "--capabilities", "x.json", "--out", str(config)]
+    code, _, err = _run(capsys, *argv)
+    assert code == 2 and "exists (2 lines) and bucket would replace it: nothing written" in err
+    assert config.read_text() == "test_suite_config:\n  files: []\n"
+    code, _, err = _run(capsys, *argv, "--replace")  # then the next problem: no capabilities file
+    assert code == 2 and (tmp_path / "mine.yaml.prev").read_text() == config.read_text()

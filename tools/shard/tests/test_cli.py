@@ -78,7 +78,7 @@ def test_bad_feature_spec_is_one_line(timings, capsys):
     assert main(["matrix", "--timings", str(timings), "--feature", "nonsense"]) == 2
     assert (
         capsys.readouterr().err.strip()
-        == "error: --feature 'nonsense': expected NAME=TARGET:NODEID_LIST_FILE"
+        == "python -m tools.shard: error: --feature 'nonsense': expected NAME=TARGET:NODEID_LIST_FILE"
     )
 
 
@@ -87,7 +87,7 @@ def test_bad_result_file_is_one_line(tmp_path, capsys):
     bad.write_text("<testsuite>")
     assert main(["update", str(bad), "--timings", str(tmp_path / "t.json")]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("error: ") and "bad.xml:1" in err and "\n" not in err
+    assert err.startswith("python -m tools.shard: error: ") and "bad.xml:1" in err and "\n" not in err
     assert not (tmp_path / "t.json").exists()
 
 
@@ -99,3 +99,85 @@ def test_bad_shard_count_is_rejected(timings, capsys):
 
 def test_leg_passes_the_command_status_through():
     assert main(["leg", "--attempts", "1", "--", sys.executable, "-c", "raise SystemExit(3)"]) == 3
+
+
+def _junit(path, cases):
+    body = "".join(f'<testcase classname="{c}" name="{n}" time="{t}"/>' for c, n, t in cases)
+    path.write_text(f"<testsuites><testsuite>{body}</testsuite></testsuites>")
+    return path
+
+
+@pytest.fixture
+def recorded(tmp_path):
+    """Timings of two files: a.py with 40 tests, b.py with 3."""
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text("")
+    cases = [("a", f"test_{i}", 1.0) for i in range(40)] + [("b", f"test_{i}", 2.0) for i in range(3)]
+    path = tmp_path / "timings.json"
+    xml = _junit(tmp_path / "all.xml", cases)
+    assert main(["update", str(xml), "--timings", str(path), "--root", str(tmp_path)]) == 0
+    return path
+
+
+def test_prune_names_what_it_would_drop_and_writes_nothing_without_drop(recorded, tmp_path, capsys):
+    # The README's glob once cut 1,241 recorded tests to 76 with exit 0.
+    before = recorded.read_bytes()
+    xml = _junit(tmp_path / "b.xml", [("b", "test_0", 4.0), ("b", "test_1", 4.0)])
+    capsys.readouterr()
+    argv = ["update", "--prune", str(xml), "--timings", str(recorded), "--root", str(tmp_path)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "python -m tools.shard: error: --prune drops 1 of 43 recorded tests: b.py::test_2; "
+        "nothing written, add --drop to drop them"
+    )
+    assert recorded.read_bytes() == before
+    assert not store.previous_path(recorded).exists()
+
+
+def test_prune_with_drop_only_drops_tests_of_the_files_the_results_ran(recorded, tmp_path, capsys):
+    before = recorded.read_bytes()
+    xml = _junit(tmp_path / "b.xml", [("b", "test_0", 4.0), ("b", "test_1", 4.0)])
+    argv = ["update", "--prune", "--drop", str(xml), "--timings", str(recorded), "--root", str(tmp_path)]
+    assert main(argv) == 0
+    tests = store.load(recorded).tests
+    assert len(tests) == 42 and "b.py::test_2" not in tests and "a.py::test_39" in tests
+    assert store.previous_path(recorded).read_bytes() == before
+    out = capsys.readouterr()
+    assert "--prune drops 1 of 43 recorded tests: b.py::test_2" in out.err
+    assert "42 tests recorded (were 43); previous version in" in out.out
+
+
+def test_from_testlogs_reads_only_the_generated_config_targets(recorded, tmp_path, monkeypatch, capsys):
+    # `config_*/test.xml` also matched //testing:config_unit_test and folded its results in.
+    (tmp_path / "configs" / "spyre").mkdir(parents=True)
+    (tmp_path / "configs" / "spyre" / "ops.yaml").write_text("test_suite_config: {}\n")
+    logs = tmp_path / "bazel-testlogs" / "testing"
+    for target in ("config_spyre_ops", "config_unit_test"):
+        (logs / target).mkdir(parents=True)
+    _junit(logs / "config_spyre_ops" / "test.xml", [("b", "test_0", 8.0)])
+    _junit(logs / "config_unit_test" / "test.xml", [("testing.config.tests.test_load", "test_x", 0.1)])
+    monkeypatch.setenv("BUILD_WORKSPACE_DIRECTORY", str(tmp_path))
+    monkeypatch.setenv("BUILD_WORKING_DIRECTORY", str(tmp_path))
+    argv = [
+        "update",
+        "--from-testlogs",
+        "bazel-testlogs",
+        "--timings",
+        str(recorded),
+        "--root",
+        str(tmp_path),
+    ]
+    assert main(argv) == 0
+    tests = store.load(recorded).tests
+    assert len(tests) == 43 and tests["b.py::test_0"] == 5.0
+    assert "1 durations from 1 files folded in" in capsys.readouterr().out
+
+
+def test_paths_are_read_where_the_user_stands_under_bazel_run(recorded, tmp_path, monkeypatch):
+    here = tmp_path / "elsewhere"
+    here.mkdir()
+    _junit(here / "r.xml", [("b", "test_0", 2.0)])
+    monkeypatch.setenv("BUILD_WORKING_DIRECTORY", str(here))
+    monkeypatch.chdir("/")
+    assert main(["update", "r.xml", "--timings", str(recorded), "--root", str(tmp_path)]) == 0

@@ -179,7 +179,8 @@ def test_bad_runner_option_is_one_line(pytester, env):
     cmd = [sys.executable, "-m", "tools.shard.runner", "--reruns=-1", "--", "-q"]
     proc = subprocess.run(cmd, cwd=pytester.path, env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
-    assert "--reruns must be >= 0, got -1" in proc.stderr
+    assert "argument --reruns: must be >= 0, got -1" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
 
 CRASHES = """

@@ -1,0 +1,103 @@
+"""What every command line of the repository shares: paths where the user stands, and bad
+values as one line with exit status 2.
+
+Under ``bazel run`` a program starts in its runfiles tree; Bazel names the directory the
+user ran it from ``BUILD_WORKING_DIRECTORY`` and the checkout ``BUILD_WORKSPACE_DIRECTORY``.
+One rule: a path the user types is read against the first (``--event e.json`` means the
+e.json beside them), a default that belongs to the repository against the second. Outside
+Bazel both are the current directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Mapping, NoReturn
+
+EXIT_USAGE = 2
+
+
+def working_dir(env: Mapping[str, str] = os.environ) -> Path:
+    """Where the user stands (``bazel run`` or not)."""
+    return Path(env.get("BUILD_WORKING_DIRECTORY") or os.getcwd())
+
+
+def workspace_dir(env: Mapping[str, str] = os.environ) -> Path:
+    """The checkout, for defaults that live in it (``bazel run``), else the current directory."""
+    return Path(env.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd())
+
+
+def user_path(text: str | os.PathLike) -> Path:
+    """A path as the user typed it, made absolute against where they stand; ``~`` expanded."""
+    path = Path(text).expanduser()
+    return path if path.is_absolute() else working_dir() / path
+
+
+def port(text: str) -> int:
+    """A TCP port: 1..65535, or 0 for any free one."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is out of range (0..65535; 0 = any free port)")
+    return value
+
+
+def positive_int(text: str) -> int:
+    return _int_at_least(text, 1)
+
+
+def non_negative_int(text: str) -> int:
+    return _int_at_least(text, 0)
+
+
+def _int_at_least(text: str, low: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be >= {low}, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = _float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
+def fraction(text: str) -> float:
+    """A share in [0, 1]."""
+    value = _float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be within 0..1, got {text}")
+    return value
+
+
+def _float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (argparse prints the whole usage first); subparsers
+    made from it are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def fail(prog: str, message: str) -> int:
+    """Prints the one line and gives the status for ``return fail(...)`` in a main()."""
+    print(f"{prog}: {message}", file=sys.stderr)
+    return EXIT_USAGE

@@ -1,0 +1,101 @@
+"""//tools/ci:doc_commands_test: every README command has an entry, and the fast ones run
+as written from a scratch clone's root; the check fails when a README command is added
+without an entry or edited into one that does not run (the test of the test)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tools.ci.readme_commands import extract, manifest, run
+
+ROOT = Path.cwd()  # the runfiles' workspace directory: the READMEs and what the commands need
+_, COVERAGE = run.check(ROOT)
+FAST = {c.key: (c, e) for c, e in COVERAGE.matched if e.run == "fast"}
+MATRIX = "python3 -m tools.shard matrix --generated . --max-leg-seconds 600 > matrix.json"
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    return tmp_path_factory.mktemp("doc")
+
+
+@pytest.fixture(scope="module")
+def clone(scratch):
+    return run.clone_from_runfiles(scratch / "clone")
+
+
+@pytest.fixture(scope="module")
+def venv(scratch):
+    return run.Venv(scratch / "venv", run.wheels())
+
+
+def test_every_readme_command_has_an_entry_and_every_entry_a_command():
+    found, coverage = run.check(ROOT)
+    assert found == []
+    # every directory's README is in this test's data (a README missing there would hide its commands)
+    documents = {p.relative_to(ROOT).as_posix() for p in extract.documents(ROOT)}
+    assert {"README.md", "docs/adopting.md", "crcr/README.md", "tools/shard/README.md"} <= documents
+    assert len(coverage.matched) >= 80 and len(FAST) >= 3
+
+
+@pytest.mark.parametrize("key", sorted(FAST))
+def test_fast_command_runs_as_written(clone, venv, tmp_path, key):
+    command, entry = FAST[key]
+    outcome = run.run_one(command, entry, clone, tmp_path, venv)
+    assert outcome.ok, f"{outcome.where}: {outcome.command}\n{outcome.detail}"
+
+
+def _copy(clone: Path, dest: Path) -> Path:
+    shutil.copytree(clone, dest, symlinks=True)
+    return dest
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_a_readme_command_without_an_entry_fails_the_check(clone, tmp_path):
+    copy = _copy(clone, tmp_path / "copy")
+    readme = copy / "tools" / "shard" / "README.md"
+    readme.write_text(readme.read_text() + "\n```\npython3 -m tools.shard plan --help\n```\n")
+    found, _ = run.check(copy)
+    line = len(readme.read_text().splitlines()) - 1
+    assert found == [
+        f"tools/shard/README.md:{line}: no entry in {manifest.MANIFEST} for "
+        "`python3 -m tools.shard plan --help` (add one: run, reason, expect)"
+    ]
+
+
+def test_an_entry_whose_command_left_the_readmes_fails_the_check(clone, tmp_path):
+    copy = _copy(clone, tmp_path / "copy")
+    _edit(copy / "tools" / "shard" / "README.md", MATRIX, "")
+    found, _ = run.check(copy)
+    assert found == [f"{manifest.MANIFEST}: `{MATRIX}` is in no README any more (remove or update the entry)"]
+
+
+def test_a_readme_command_edited_into_one_that_does_not_run_fails(clone, venv, tmp_path):
+    # The careless edit: README and entry changed together, so only running it can tell.
+    copy = _copy(clone, tmp_path / "copy")
+    broken = MATRIX.replace("--generated .", "--generated nowhere")
+    _edit(copy / "tools" / "shard" / "README.md", MATRIX, broken)
+    _edit(copy / manifest.MANIFEST, f'"{MATRIX}"', f'"{broken}"')
+    found, coverage = run.check(copy)
+    assert found == []
+    outcomes = run.run_selected(coverage, "fast", copy, tmp_path, ["nowhere"], run.wheels(), venv)
+    assert [o.ok for o in outcomes] == [False]
+    assert outcomes[0].detail.startswith("exit 2, expected 0; output tail:")
+    assert "/nowhere: no configs/ directory there" in outcomes[0].detail
+
+
+def test_the_outputs_the_readmes_write_are_ignored(clone):
+    # out/ (tools/select, testing), the kept previous timings and the documented .venv:
+    # a tree dirty with them made crcr attribution say "backend moved".
+    paths = ["out/scope.yaml", "tools/shard/timings/timings.json.prev", ".venv/bin/python"]
+    result = subprocess.run(["git", "check-ignore", *paths], cwd=clone, capture_output=True, text=True)
+    assert result.stdout.split() == paths

@@ -1,0 +1,133 @@
+"""Every command line given malformed values: one line on stderr, exit 2, never a traceback.
+
+Each CLI runs as a subprocess exactly as `python -m <module>` would (what `bazel run` runs),
+from a scratch directory. Also the one rule for paths: under `bazel run` a path the user
+types is read against BUILD_WORKING_DIRECTORY (the README's `--event e.json`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = Path("crcr/examples/pull_request_synchronize.json")
+
+# (module, arguments, a phrase the one line must hold)
+CASES = [
+    ("crcr.relay", ["--port", "70000"], "out of range"),
+    ("crcr.relay", ["--port", "-1"], "out of range"),
+    ("crcr.relay", ["--port", "eighty"], "not a port number"),
+    ("crcr.relay", ["--fault-rate", "2"], "within 0..1"),
+    ("crcr.relay", ["--allowlist", "missing.yml"], "missing.yml"),
+    ("crcr.relay", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("crcr.handler.main", ["bogus"], "invalid choice: 'bogus'"),
+    ("crcr.handler.main", ["--event", "missing.json", "plan"], "missing.json"),
+    ("crcr.handler.main", ["--shards", "-3", "plan"], "must be >= 0"),
+    ("crcr.handler.main", ["--smoke", "0"], "must be >= 1"),
+    ("crcr.handler.main", ["--leg-timeout", "soon"], "'soon' is not a number"),
+    ("crcr.handler.main", ["--leg", "x", "run-leg"], "'x' is not a whole number"),
+    ("crcr.handler.main", ["--relay-url", "http://127.0.0.1:9"], "ACTIONS_ID_TOKEN_REQUEST_URL"),
+    ("crcr.handler.main", ["--nope"], "unrecognized arguments: --nope"),
+    ("crcr.cli", ["bogus"], "invalid choice: 'bogus'"),
+    ("crcr.cli", ["flush", "--timeout", "-1"], "must be > 0"),
+    ("crcr.cli", ["flush", "--max-retries", "many"], "not a whole number"),
+    ("crcr.allowlist_tool", ["bogus"], "invalid choice: 'bogus'"),
+    ("crcr.allowlist_tool", ["validate", "missing.yml"], "missing.yml"),
+    ("crcr.allowlist_tool", ["print", "--repo", "a/b", "--level", "L9"], "invalid choice: 'L9'"),
+    ("tools.shard", ["bogus"], "invalid choice: 'bogus'"),
+    ("tools.shard", ["plan", "missing.txt", "--shards", "2"], "missing.txt"),
+    ("tools.shard", ["plan", "-", "--shards", "0"], "must be >= 1"),
+    ("tools.shard", ["matrix", "--generated", "--max-leg-seconds", "-5"], "must be > 0"),
+    ("tools.shard", ["update", "--weight", "5", "r.xml"], "(0, 1]"),
+    ("tools.shard", ["update"], "give result files"),
+    ("tools.shard", ["update", "--from-testlogs", "nowhere"], "not a directory"),
+    ("tools.shard.runner", ["--reruns", "x", "--", "-q"], "not a whole number"),
+    ("tools.shard.runner", ["--isolate-mode", "spoon", "--", "-q"], "invalid choice: 'spoon'"),
+    ("tools.select.cli", ["bogus"], "invalid choice: 'bogus'"),
+    ("tools.select.cli", ["query"], "required: op"),
+    ("testing.targets.generate", ["--root", "nowhere"], "no configs/ directory"),
+    ("testing.targets.generate", ["--bogus"], "unrecognized arguments: --bogus"),
+]
+
+
+def run(module: str, args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), **env)
+    environ.pop("BUILD_WORKING_DIRECTORY", None)
+    environ.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=cwd,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.fixture
+def scratch(tmp_path):
+    (tmp_path / "r.xml").write_text('<testsuite><testcase classname="t" name="a" time="1"/></testsuite>')
+    return tmp_path
+
+
+def _one_line_exit_2(result: subprocess.CompletedProcess, phrase: str) -> None:
+    err = result.stderr.strip()
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 2, (result.returncode, result.stderr[-2000:])
+    assert len(err.splitlines()) == 1, err
+    assert phrase in err, err
+
+
+@pytest.mark.parametrize(("module", "args", "phrase"), CASES, ids=[f"{m} {' '.join(a)}" for m, a, _ in CASES])
+def test_bad_value_is_one_line_and_exit_2(scratch, module, args, phrase):
+    _one_line_exit_2(run(module, args, scratch), phrase)
+
+
+def test_relay_emulator_port_in_use_is_one_line(scratch):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = run("crcr.relay", ["--port", str(port)], scratch)
+    _one_line_exit_2(result, f"port {port} is in use")
+
+
+def test_handler_reads_event_where_the_user_stands_under_bazel_run(scratch, tmp_path_factory):
+    # `tools/bazel run //crcr:dispatch_handler -- --event e.json plan` from the directory that
+    # holds e.json: bazel starts the program in its runfiles, BUILD_WORKING_DIRECTORY says where.
+    user = tmp_path_factory.mktemp("user")
+    shutil.copy(EXAMPLE, user / "e.json")
+    result = run(
+        "crcr.handler.main", ["--event", "e.json", "plan"], scratch, BUILD_WORKING_DIRECTORY=str(user)
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "include" in json.loads(result.stdout.splitlines()[0])
+    assert "run: PR #" in result.stderr
+
+
+def test_allowlist_and_shard_paths_are_read_where_the_user_stands(scratch, tmp_path_factory):
+    user = tmp_path_factory.mktemp("user")
+    (user / "allowlist.yml").write_text("L2:\n  - acme/acme-torch\n")
+    result = run(
+        "crcr.allowlist_tool",
+        ["validate", "allowlist.yml", "--repo", "acme/acme-torch"],
+        scratch,
+        BUILD_WORKING_DIRECTORY=str(user),
+    )
+    assert result.returncode == 0 and "acme/acme-torch: L2" in result.stdout, result.stderr
+    (user / "nodeids.txt").write_text("t.py::a\nt.py::b\n")
+    result = run(
+        "tools.shard",
+        ["plan", "nodeids.txt", "--shards", "2", "--timings", "timings.json"],
+        scratch,
+        BUILD_WORKING_DIRECTORY=str(user),
+    )
+    assert result.returncode == 0, result.stderr
+    assert [s["nodeids"] for s in json.loads(result.stdout)["shards"]] == [["t.py::a"], ["t.py::b"]]
