@@ -7,6 +7,7 @@ import contextlib
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Optional, Sequence
 
@@ -262,23 +263,29 @@ def run_hooked_leg(
     args, leg: Leg, ws: Path, out: Path, runner: str, env: Mapping[str, str], hooks: "LegHooks", smoke: int
 ) -> LegResult:
     """One leg as the CLI's options say, on its upstream, finished by the hooks (attribution);
-    `smoke`: run 1/N of it (the local cycle), 1 = the whole leg (run-leg on a real runner)."""
-    return hooks.finish(
+    `smoke`: run 1/N of it (the local cycle), 1 = the whole leg (run-leg on a real runner).
+    A leg the change-aware selection narrows runs only its selection, whole."""
+    upstream = hooks.upstream_for(leg)
+    selection, selection_file = hooks.selection_for(leg, out, ws, args.test_command)
+    result = run_leg(
         leg,
-        run_leg(
-            leg,
-            ws,
-            out,
-            runner=runner,
-            env=env,
-            timeout=args.leg_timeout,
-            select=args.select,
-            template=args.test_command,
-            target_template=args.target_template,
-            smoke=smoke,
-            upstream=hooks.upstream_for(leg),
-        ),
+        ws,
+        out,
+        runner=runner,
+        env=env,
+        timeout=args.leg_timeout,
+        select=args.select,
+        template=args.test_command,
+        target_template=args.target_template,
+        smoke=smoke,
+        upstream=upstream,
+        selection=selection_file,
     )
+    if selection is not None:
+        notes = list(result.notes)
+        notes.insert(1 if notes and notes[0].startswith("core:") else 0, selection.line())
+        result = replace(result, notes=tuple(notes), selection=selection.as_json())
+    return hooks.finish(leg, result)
 
 
 def run_cycle(

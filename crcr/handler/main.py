@@ -188,6 +188,17 @@ def _parser() -> argparse.ArgumentParser:
         type=user_path,
         help="another config directory whose configs are features (repeatable)",
     )
+    g = p.add_argument_group("change-aware selection (tools/select's change map, read only)")
+    g.add_argument(
+        "--select-on",
+        help="events whose legs run only the tests their diff needs, space/comma separated "
+        "(pull_request push nightly periodic, or none; default $CRCR_SELECT_ON, else pull_request)",
+    )
+    g.add_argument(
+        "--change-map",
+        type=user_path,
+        help="change map JSON (default $OOT_CHANGE_MAP, else beside the memory)",
+    )
     p.add_argument("--leg", type=non_negative_int, help="run-leg: index into the plan")
     p.add_argument(
         "--report", action="store_true", help="run-leg: send the in_progress/completed pair itself"
@@ -237,10 +248,16 @@ def make_hooks(
     backend: Optional[str] = None,
 ) -> LegHooks:
     """The checkout and core overlay for this dispatch, and the last-green store."""
+    from crcr.handler.changes import prepare_changes, select_on
+
     setup = prepare(mode, args, planned.dispatch.sha, env, fixture)
     print(setup.describe(), file=sys.stderr)
     state = args.state_dir or default_state_dir(env)
     backend = backend or backend_id(ws, (args.backend or ["HEAD"])[0])
+    changes = prepare_changes(
+        planned.dispatch, setup.source, select_on(args.select_on, env), env, change_map(args, env, fixture)
+    )
+
     triage = Triage(
         ws,
         env,
@@ -248,7 +265,7 @@ def make_hooks(
         args.leg_timeout,
         run_url(env),
     )
-    return LegHooks(setup, open_store(args, env, state), backend, out, env, triage)
+    return LegHooks(setup, open_store(args, env, state), backend, out, env, triage, changes)
 
 
 def run_url(env: Mapping[str, str]) -> str:
@@ -257,6 +274,18 @@ def run_url(env: Mapping[str, str]) -> str:
         return ""
     server = env.get("GITHUB_SERVER_URL") or "https://github.com"
     return f"{server}/{env['GITHUB_REPOSITORY']}/actions/runs/{env['GITHUB_RUN_ID']}"
+
+
+def change_map(args, env: Mapping[str, str], fixture) -> Optional[Path]:
+    """--change-map, else $OOT_CHANGE_MAP, else (embedded default) the fixture's own map,
+    else None: beside the repository memory (testing/changes/changemap.py)."""
+    from testing.changes.changemap import MAP_ENV
+
+    if args.change_map or env.get(MAP_ENV) or not fixture:
+        return args.change_map
+    from crcr.upstream.fixture import CHANGE_MAP
+
+    return CHANGE_MAP
 
 
 def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path, hooks: LegHooks) -> int:

@@ -83,6 +83,7 @@ class LegResult:
     failing_files: tuple[str, ...] = ()  # upstream test files (checkout-relative) with failures
     details: Optional[Path] = None  # <job>.results.json: counts, notes, attribution
     failing_tests: tuple[str, ...] = ()  # file::Class::test of upstream failures, as instantiated
+    selection: Optional[dict] = None  # testing.changes.decide.Selection.as_json(): what the leg ran
     report: Report = Report()  # the JUnit, read once: counts and failed-tests-detail derive from it
     timed_out: bool = False
     verdict: Optional[dict] = None  # triage verdict as sent (crcr.handler.triage)
@@ -128,10 +129,14 @@ def pytest_command(
     smoke: int = 1,
     upstream: Upstream = NO_UPSTREAM,
     only: Sequence[str] = (),
+    selection: Optional[Path] = None,
 ) -> list[str]:
-    """`only`: pytest node ids to run instead of the leg's files (re-running failing tests)."""
+    """`only`: pytest node ids to run instead of the leg's files (re-running failing tests);
+    `selection`: a change-aware selection file (testing/changes/only.py), run whole."""
     suites = leg_suites(leg, ws, upstream)
     adapted = runs.has_module(ws, runs.PLUGIN)
+    if selection and adapted:  # the plugin filters it before instantiation; no smoke slice
+        extra, smoke = [*extra, "--oot-only", str(selection)], 1
     # smoke > 1 runs one duration-balanced slice of the leg's shard (local quick cycle);
     # legs on upstream's files run whole: they are what the dispatch is about
     total = leg.shard_total * (1 if suites.upstream else max(1, smoke))
@@ -184,10 +189,14 @@ def bazel_targets(leg: Leg, template: str) -> list[str]:
         raise ConfigError(f"--target-template {template!r}: {err}") from None
 
 
-def bazel_command(leg: Leg, ws: Path, template: str, upstream: Upstream = NO_UPSTREAM) -> list[str]:
+def bazel_command(
+    leg: Leg, ws: Path, template: str, upstream: Upstream = NO_UPSTREAM, selection: Optional[Path] = None
+) -> list[str]:
     argv = [str(ws / "tools" / "bazel"), "test", *bazel_targets(leg, template), "--test_output=errors"]
     if upstream.root:
         argv.append(f"--test_arg=--upstream-root={upstream.root}")
+    if selection:
+        argv.append(f"--test_arg=--oot-only={selection}")
     if leg.candidate.bazel_config:
         argv.append(f"--config={leg.candidate.bazel_config}")
     if leg.shard_total > 1:
@@ -311,7 +320,9 @@ def run_leg(
     target_template: str = DEFAULT_TARGET_TEMPLATE,
     smoke: int = 1,
     upstream: Upstream = NO_UPSTREAM,
+    selection: Optional[Path] = None,
 ) -> LegResult:
+    """`selection`: the change-aware selection file (testing/changes/only.py); None runs the leg whole."""
     out_dir.mkdir(parents=True, exist_ok=True)
     junit = out_dir / f"{leg.job_name}.xml"
     junit.unlink(missing_ok=True)
@@ -326,9 +337,9 @@ def run_leg(
     if template:
         argv = template_command(template, leg, ws, junit, upstream)
     elif runner == "pytest":
-        argv = pytest_command(leg, ws, junit, select, smoke=smoke, upstream=upstream)
+        argv = pytest_command(leg, ws, junit, select, smoke=smoke, upstream=upstream, selection=selection)
     else:
-        argv = bazel_command(leg, ws, target_template, upstream)
+        argv = bazel_command(leg, ws, target_template, upstream, selection)
         if upstream.core_path:
             notes.append("core overlay not applied by the bazel runner (use --runner pytest)")
     code, timed_out = run_command(

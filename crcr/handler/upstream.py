@@ -16,7 +16,7 @@ import hashlib
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping, Optional
+from typing import TYPE_CHECKING, Mapping, Optional
 
 from crcr.errors import ConfigError
 from crcr.handler.investigate import Triage
@@ -36,6 +36,9 @@ from crcr.upstream.gitcmd import UpstreamError, check_sha, git
 from crcr.upstream.overlay import CoreDelta, build_overlay, core_delta, wheel_git_version, wheel_torch_dir
 from crcr.upstream.source import URL_ENV, UpstreamSource, default_cache
 from testing.results.atomic import write_json, write_text
+
+if TYPE_CHECKING:
+    from crcr.handler.changes import DispatchChanges
 
 MODES = ("auto", "fetch", "fixture", "none")
 GREEN_STORE_ENV = "CRCR_GREEN_STORE"
@@ -177,12 +180,9 @@ def select_memory(env: Mapping[str, str]) -> Path:
     """tools/select's repository memory (its op index), where present."""
     if env.get(SELECT_MEMORY_ENV):
         return Path(env[SELECT_MEMORY_ENV])
-    base = (
-        Path(env["XDG_CACHE_HOME"])
-        if env.get("XDG_CACHE_HOME")
-        else Path(env.get("HOME") or Path.home()) / ".cache"
-    )
-    return base / "oot-ci" / "select" / "memory.db"
+    from testing.changes.changemap import select_dir
+
+    return select_dir(env) / "memory.db"
 
 
 def after_leg(
@@ -250,6 +250,7 @@ def after_leg(
             "notes": list(result.notes),
             "failing_files": list(result.failing_files),
             "failing_tests": list(result.failing_tests),
+            "selection": result.selection,
             "upstream": {
                 "mode": setup.mode,
                 "url": setup.url,
@@ -306,13 +307,28 @@ class LegHooks:
         out: Path,
         env: Optional[Mapping[str, str]] = None,
         triage: Optional[Triage] = None,
+        changes: Optional["DispatchChanges"] = None,
     ):
         self.setup, self.store, self.backend, self.out, self.env = setup, store, backend, out, dict(env or {})
         self.triage = triage
+        self.changes = changes  # the dispatch's diff and change map (None: no selection at all)
         self.attributions: list[Attribution] = []
 
     def upstream_for(self, leg: Leg) -> Upstream:
         return self.setup.for_leg(leg)
+
+    def selection_for(self, leg: Leg, out: Path, ws: Path, template: Optional[str]):
+        """(Selection, --oot-only file or None) for a leg; (None, None) without selection."""
+        if self.changes is None:
+            return None, None
+        from crcr.handler.changes import only_file
+        from testing.changes.decide import full_leg
+
+        upstream = self.upstream_for(leg)
+        if template:
+            return full_leg(leg.feature, "a --test-command template runs whole legs"), None
+        sel = self.changes.for_leg(leg, ws, upstream)
+        return sel, only_file(sel, out, leg.job_name, ws, upstream)
 
     def finish(self, leg: Leg, result: LegResult) -> LegResult:
         if self.store is None:

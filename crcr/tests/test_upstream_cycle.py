@@ -101,7 +101,21 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
         "test/nn/test_flatten_device.py::TestFlattenDevice::test_flatten_from_dim_zero"
     ]
     assert (nn_scope["passed"], nn_scope["failed"]) == (3, 0)
+    # change-aware selection (the fixture's bundled change map): both upstream legs' test files
+    # changed, so they run every test of those files (new ones included); the in-tree leg the
+    # map covers runs what Flatten.__init__ and the new core module reach: its sentinels
+    assert whole["selection"]["mode"] == "selected"
+    assert (
+        "test file changed, new tests included: test/test_elementwise_device.py" in whole["selection"]["line"]
+    )
+    assert nn["selection"]["line"].startswith("selected 13 of 13 tests (100.0 % of recorded time): ")
+    basics = results["test-spyre-tensor_basics"]["selection"]
+    assert basics["mode"] == "selected" and basics["selected"] < basics["total"], basics
     assert results["test-spyre-tensor_basics"]["conclusion"] == "success"
+    # the baseline push ran full, and said so
+    push = json.loads((out / "baseline" / "test-upstream-spyre-elementwise.results.json").read_text())
+    assert push["test_results"]["passed"] == 14
+    assert push["selection"]["line"] == "full leg: push dispatches run full (--select-on pull_request)"
 
     report = json.loads((out / "attribution.json").read_text())
     (a,) = report["attributions"]
@@ -119,6 +133,7 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     assert rows["test-upstream-spyre-nn"]["artifact_url"].endswith("test-upstream-spyre-nn.results.json")
     assert {rows[j]["conclusion"] for j in rows if j != "test-upstream-spyre-nn"} == {"success"}
     page = (out / "hud.html").read_text()
+    assert "selected " in page and "tests (" in page
     assert "only upstream moved" in page
     assert "triage: upstream/high" in page and "failed: test.nn.test_flatten_device" in page
     assert (

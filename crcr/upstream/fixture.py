@@ -44,6 +44,9 @@ from testing.results.atomic import write_json
 
 HERE = Path(__file__).resolve().parent / "fixture"
 CONFIGS = HERE / "upstream"  # extra feature configs naming ${TORCH_ROOT}/test/... files
+# The change map of the fixture's upstream legs at `base`, written by tools/select
+# (`select changemap --fixture`, tools/select/README.md); the embedded default reads it.
+CHANGE_MAP = HERE / "changemap.json"
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 CORE_FILE = "torch/nn/modules/flatten.py"
 GOOD = "    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:"

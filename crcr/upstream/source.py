@@ -138,6 +138,27 @@ class UpstreamSource:
         parts = out.split("\0")
         return [(parts[i][0], parts[i + 1]) for i in range(0, len(parts) - 1, 2) if parts[i]]
 
+    def diff_hunks(self, base: str, sha: str, paths: Sequence[str]) -> str:
+        """`git diff -U0` between two commits for `paths` (their blobs fetched on demand)."""
+        base, sha = check_sha(base, "diff base SHA"), check_sha(sha)
+        if not paths:
+            return ""
+        with self._locked("history"):
+            repo = self._history()
+            missing = [s for s in dict.fromkeys((base, sha)) if not self._has(repo, s)]
+            if missing:
+                self._fetch_history(repo, missing, 1)
+            r = git(
+                ["diff", "-U0", "--no-renames", "--no-color", "--no-ext-diff", base, sha, "--", *paths],
+                cwd=repo,
+                check=False,
+            )
+        if r.returncode != 0:
+            raise UpstreamError(
+                f"upstream {self.url}: no diff {base[:12]}..{sha[:12]}: {r.stderr.strip()[:200]}"
+            )
+        return r.stdout
+
     def file_at(self, sha: str, path: str) -> Optional[str]:
         """A file's text at a commit (None: not there), its blob fetched on demand."""
         sha = check_sha(sha, "last green SHA")

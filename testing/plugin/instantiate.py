@@ -60,11 +60,13 @@ class Adapter:
     support: Support
     device_type: str
     mark_filter: MarkFilter
+    only: Optional[Any] = None  # testing.changes.only.Only: the change-aware selection (--oot-only)
     seen: dict[str, set[tuple[str, str]]] = field(default_factory=lambda: defaultdict(set))
     # file -> device classes upstream instantiates here that this run does not (e.g. TestViewOpsLAZY)
     left_out_classes: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     _restore: list[Callable[[], None]] = field(default_factory=list)
     _current: Optional[tuple[FilePlan, str, str]] = None
+    _file: str = ""  # the file whose tests are being generated (for --oot-only)
     # The native adapter (testing/plugin/native): torch's own settings do what they can say;
     # None: the patches do everything.
     native: Optional[Any] = None
@@ -165,6 +167,9 @@ class Adapter:
         self.seen[file].add((gcls, name))
         if self.native is None and not should_instantiate(fp, gcls, name):
             return None  # native: test_exclusions kept it from being instantiated at all
+        if self.only is not None and not self.only.may_have(file, gcls, name):
+            return None  # not in the change-aware selection: never instantiated
+        self._file = file
         test = _clone(test)
         inner = getattr(test, "parametrize_fn", None)
         if inner is not None:
@@ -288,6 +293,8 @@ class Adapter:
         return parametrize_fn
 
     def _keep(self, fp: FilePlan, v: Variant) -> Optional[Decision]:
+        if self.only is not None and not self.only.keeps(self._file, v.cls, v.name):
+            return None
         d = decide(fp, self.support, v)
         if d is None or not self.mark_filter.may_select(marks_for(v, d)):
             return None

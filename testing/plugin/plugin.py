@@ -42,6 +42,7 @@ OWN_OPTIONS = (
     "oot_timeout",
     "oot_isolate",
     "oot_isolate_mode",
+    "oot_only",
     "oot_adapter",
 )
 # native/choice.ADAPTERS, spelled out so option parsing imports nothing else.
@@ -96,6 +97,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="NAME",
         help="test type matched against config labels: entries and configs whose labels exclude it "
         "are left out (default: $OOT_TEST_TYPE; unset: labels do not filter)",
+    )
+    g.addoption(
+        "--oot-only",
+        dest="oot_only",
+        metavar="JSON",
+        help="run only this change-aware selection (test ids and whole files; testing/changes/only.py), "
+        "applied before instantiation",
     )
     g.addoption(
         "--oot-summary",
@@ -248,7 +256,7 @@ def pytest_configure(config: pytest.Config) -> None:
         _fail(str(exc))
     config.stash[NATIVE_REPORT] = report
     reporting.set_adapter(config, report, runtime)
-    adapter = Adapter(plan, support, device, mark_filter, native=runtime)
+    adapter = Adapter(plan, support, device, mark_filter, only=_only(config.option.oot_only), native=runtime)
     _install_when_imported(adapter, lambda: _register_database_marks_when_needed(config, known))
     config.stash[ADAPTER] = adapter
     config.stash[TEST_TYPE] = test_type
@@ -275,6 +283,17 @@ def _provenance(config: pytest.Config, plan) -> list:
 
 
 _DEVICE_TYPE_MODULE = "torch.testing._internal.common_device_type"
+
+
+def _only(path: Optional[str]):
+    if not path:
+        return None
+    from testing.changes.only import OnlyError, read_only
+
+    try:
+        return read_only(path)
+    except OnlyError as exc:
+        _fail(str(exc))
 
 
 def _install_when_imported(adapter, then) -> None:
@@ -509,6 +528,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             variant = Variant(item.cls.__name__, item.name, item.name)
             plain_seen.setdefault(file, set()).add((variant.cls, variant.test))
             decision = decide(adapter.plan_for_file(file), adapter.support, variant)
+            if adapter.only is not None and not adapter.only.keeps(file, variant.cls, variant.name):
+                decision = None  # outside the change-aware selection
             if decision is None:
                 dropped.append(item)
                 continue
@@ -540,7 +561,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 def _check_entries(config: pytest.Config, adapter, plain_seen: dict, used: set) -> None:
     """Names a config lists that the checkout no longer has, and entries that name tests yet
-    generate none (not when -m narrows the run on purpose): warnings (--oot-strict: errors)."""
+    generate none (not when -m or --oot-only narrows the run on purpose): warnings (--oot-strict: errors)."""
     from testing.plugin import reporting
     from testing.plugin.selection import idle_rule_problems, unknown_test_problems
 
@@ -550,7 +571,7 @@ def _check_entries(config: pytest.Config, adapter, plain_seen: dict, used: set) 
         if fp is not None:
             seen = adapter.seen.get(file, set()) | plain_seen.get(file, set())
             problems += unknown_test_problems(fp, seen, os.path.basename(file))
-            if not config.option.markexpr and fp.loc not in checked:
+            if not config.option.markexpr and adapter.only is None and fp.loc not in checked:
                 checked.add(fp.loc)  # a glob entry: judged once, over every file it names
                 seen_all = {t for f, s in adapter.seen.items() if fp.matches(f) for t in s}
                 seen_all |= {t for f, s in plain_seen.items() if fp.matches(f) for t in s}

@@ -1,6 +1,7 @@
 """Black-box acceptance tests: the plugin driving an upstream-style file via pytester."""
 
 import json
+import os
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -97,6 +98,27 @@ def test_each_bucket_gives_expected_outcome(pytester, fake_suite, write_yaml, tm
     )
     assert diff.count("+          mode: mandatory_success\n") == 2
     assert "test_fail" not in "".join(x for x in diff.splitlines() if x.startswith(("+", "-")))
+
+
+def test_change_aware_selection_filters_before_instantiation(pytester, fake_suite, write_yaml, tmp_path):
+    cfg = buckets_config(write_yaml, fake_suite)
+    real = os.path.realpath(fake_suite)
+    only = tmp_path / "only.json"
+    picked = [f"{real}::TestFake::test_op_add_cpu_float32", f"{real}::TestFake::test_dt_cpu_int64"]
+    only.write_text(json.dumps({"tests": picked, "files": []}))
+    result = pytester.runpytest(*PLUGIN, "--config", cfg, f"--oot-only={only}", "--collect-only", "-q")
+    ids = [line for line in result.stdout.lines if "test_fake.py::" in line]
+    assert sorted(i.split("::")[-1] for i in ids) == ["test_dt_cpu_int64", "test_op_add_cpu_float32"]
+    assert "generate none" not in result.stdout.str()  # a selection narrows on purpose, as -m does
+    # generic tests without a selected variant were never instantiated; the plain class is deselected
+    assert "2/3 tests collected (1 deselected)" in result.stdout.str()
+    only.write_text(json.dumps({"tests": [], "files": [real]}))  # a whole file: everything it has
+    whole = pytester.runpytest(*PLUGIN, "--config", cfg, f"--oot-only={only}", "--collect-only", "-q")
+    assert "14 tests collected" in whole.stdout.str()
+    only.write_text("{")
+    bad = pytester.runpytest(*PLUGIN, "--config", cfg, f"--oot-only={only}")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"--oot-only {only}: not a selection" in bad.stderr.str()
 
 
 def test_mark_expression_filters_at_generation_time(pytester, fake_suite, write_yaml):

@@ -85,7 +85,7 @@ def test_wheel_holds_the_plugin_and_its_schema_only():
     # name, without testing/results (the shared wheel's) and without a package __init__.
     expected = {
         f"{PACKAGE}/{pkg}/{f.name}"
-        for pkg in ("config", "plugin", "supervisor")
+        for pkg in ("changes", "config", "plugin", "plugin/native", "supervisor")
         for f in Path("testing", pkg).glob("*.py")
     }
     assert f"{PACKAGE}/plugin/plugin.py" in expected and code == expected, sorted(code ^ expected)

@@ -443,6 +443,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--decisions-out", help="merged decisions JSON")
     p.set_defaults(func=cmd_delta)
 
+    from tools.select.changes.cmd import add_parser as add_changemap
+
+    add_changemap(sub)
+
     p = sub.add_parser("query", help="reverse index: tests that run an aten op")
     _common(p)
     p.add_argument("op", help="aten op, e.g. add, add.Tensor or aten::mm")

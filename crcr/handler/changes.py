@@ -1,0 +1,126 @@
+"""Change-aware selection at dispatch: the dispatch's diff and the change map (read through
+testing/changes, never tools/) -> which tests each leg runs, and the one line saying so.
+
+Pull requests select by default (base..head); pushes and nightlies run full unless
+`--select-on` (or $CRCR_SELECT_ON) names them. Whatever cannot be worked out (no map, a
+corrupt one, no diff) runs the leg full and says why in one line: nothing is skipped silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Optional, Sequence
+
+from crcr.dispatch import Dispatch
+from crcr.handler.plan import Leg
+from crcr.handler.runner import Upstream, leg_suites
+from crcr.upstream.gitcmd import UpstreamError
+from testing.changes.changemap import ChangeMap, ChangeMapError, default_map_path, digests, read_map
+from testing.changes.decide import NATIVE_YAML, Selection, full_leg, select_tests
+from testing.changes.diff import DiffError, FileChange, parse_diff
+from testing.changes.only import resolve, write_only
+
+SELECT_ON_ENV = "CRCR_SELECT_ON"
+DEFAULT_SELECT_ON = ("pull_request",)
+EVENTS = ("pull_request", "push", "nightly", "periodic")
+
+
+def select_on(given: Optional[str], env: Mapping[str, str]) -> tuple[str, ...]:
+    raw = given if given is not None else env.get(SELECT_ON_ENV)
+    if raw is None:
+        return DEFAULT_SELECT_ON
+    events = tuple(e for e in raw.replace(",", " ").split() if e != "none")
+    bad = [e for e in events if e not in EVENTS]
+    if bad:
+        from crcr.errors import ConfigError
+
+        raise ConfigError(f"--select-on {bad[0]!r}: events are {', '.join(EVENTS)} or none")
+    return events
+
+
+@dataclass
+class DispatchChanges:
+    """Read once per dispatch: the map and the diff; `why` says why legs run full instead."""
+
+    m: Optional[ChangeMap] = None
+    changes: list[FileChange] = field(default_factory=list)
+    file_level: str = ""
+    why: str = ""
+    widened: str = ""  # the stale-map note, when the diff was widened
+
+    def for_leg(self, leg: Leg, ws: Path, upstream: Upstream) -> Selection:
+        if self.why or self.m is None:
+            return full_leg(leg.feature, self.why or "no change map")
+        suites = leg_suites(leg, ws, upstream)
+        tests = [Path(p) if Path(p).is_absolute() else ws / p for p in suites.files + suites.upstream]
+        roots = {"${REPO_ROOT}": ws, "${TORCH_ROOT}": upstream.root}
+        configs = digests([ws / c for c in leg.configs], roots)
+        s = select_tests(
+            self.m, leg.feature, self.changes, digests(tests, roots), configs, file_level=self.file_level
+        )
+        if self.widened and not s.full:
+            s = Selection(**{**s.__dict__, "reasons": (self.widened, *s.reasons)})
+        return s
+
+
+def upstream_changes(source, base: str, sha: str) -> list[FileChange]:
+    """Every changed path with its status; hunks for core Python and native_functions.yaml."""
+    status = source.changed_files(base, sha)
+    wanted = [
+        p
+        for s, p in status
+        if s != "D" and ((p.startswith("torch/") and p.endswith(".py")) or p == NATIVE_YAML)
+    ]
+    hunks = {c.path: c.hunks for c in parse_diff(source.diff_hunks(base, sha, wanted))}
+    return [FileChange(p, s if s in ("A", "D") else "M", hunks.get(p, ())) for s, p in status]
+
+
+def prepare_changes(
+    dispatch: Dispatch, source, events: Sequence[str], env: Mapping[str, str], map_path: Optional[Path] = None
+) -> DispatchChanges:
+    if dispatch.event_type not in events:
+        return DispatchChanges(
+            why=f"{dispatch.event_type} dispatches run full (--select-on {' '.join(events) or 'none'})"
+        )
+    path = map_path or default_map_path(env)
+    try:
+        m = read_map(path)
+    except ChangeMapError as err:
+        return DispatchChanges(why=str(err))
+    base = dispatch.base_sha or (dispatch.client_payload.get("payload") or {}).get("before")
+    if source is None:
+        return DispatchChanges(m, why="no upstream history to diff (no --upstream-url)")
+    try:
+        changes = upstream_changes(source, str(base), dispatch.sha)
+        widened = ""
+        if m.suite_sha and m.suite_sha != base:  # the map covers an older suite: its changes count too
+            since = upstream_changes(source, m.suite_sha, str(base))
+            known = {c.path for c in changes}
+            changes += [c for c in since if c.path not in known]
+            widened = f"map at {m.suite_sha[:12]}, widened by {len(since)} files changed since"
+    except (UpstreamError, DiffError) as err:
+        return DispatchChanges(m, why=f"no diff {str(base)[:12]}..{dispatch.sha[:12]}: {err}")
+    file_level = ""
+    running = core_version()
+    if running != m.torch_version:
+        file_level = f"map recorded on torch {m.torch_version}, running {running}: file-level"
+    return DispatchChanges(m, changes, file_level, widened=widened)
+
+
+def core_version() -> str:
+    """The pinned wheel's version, read from its version.py (no torch import)."""
+    from crcr.upstream.overlay import wheel_torch_dir, wheel_version
+
+    try:
+        return wheel_version(wheel_torch_dir())
+    except (FileNotFoundError, OSError):
+        return "unknown"
+
+
+def only_file(sel: Selection, out: Path, job_name: str, ws: Path, upstream: Upstream) -> Optional[Path]:
+    """The --oot-only file a selected leg passes to the plugin (None: run full)."""
+    if sel.full:
+        return None
+    doc = resolve(sel.tests, sel.files, {"${REPO_ROOT}": ws, "${TORCH_ROOT}": upstream.root})
+    return write_only(out / f"{job_name}.only.json", doc)

@@ -1,0 +1,280 @@
+"""Pure: which tests of one feature a change needs, from the change map (no git, no I/O).
+
+Each changed path is explained or not:
+- a test file of the feature selects all its tests (new ones included); another suite's
+  test file is not this leg's concern; any other file under test/ (a helper) is unexplained;
+- torch/**/*.py: the functions whose lines changed (the map's version of the file) select the
+  tests that executed them; a module-level line selects every test executing code of the file;
+  a file no test executes selects nothing; a new module selects nothing by itself (tests reach
+  it only through an import, and that import is a change of its own); a function run at
+  import time or a deleted core file is unexplained;
+- native_functions.yaml: the ops whose `func:` lines changed, through the tests' aten ops;
+  a kernel file named for an op (snake_case of its stem) likewise; other native code is
+  unexplained;
+- documentation and upstream CI files are explained (no test can see them).
+Anything unexplained makes the leg run full, saying which path and why.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Iterable, Mapping, Optional, Sequence
+
+from testing.changes.changemap import ChangeMap, Feature, test_file
+from testing.changes.diff import FileChange
+
+NATIVE_SUFFIXES = (".cpp", ".cc", ".c", ".h", ".hpp", ".cu", ".cuh", ".mm", ".metal", ".S")
+BUILD_NAMES = ("CMakeLists.txt", "setup.py", "pyproject.toml", "WORKSPACE", "version.txt", "MODULE.bazel")
+BUILD_PREFIXES = ("cmake/", "tools/", "torchgen/", "third_party/", ".bazel")
+INERT_PREFIXES = ("docs/", ".github/", ".ci/", "benchmarks/", "functorch/docs/")
+INERT_SUFFIXES = (".md", ".rst", ".txt.in", ".png", ".svg")
+NATIVE_YAML = "aten/src/ATen/native/native_functions.yaml"
+TORCH_ROOT = "${TORCH_ROOT}/"
+MAX_REASONS = 4
+
+
+@dataclass(frozen=True)
+class Selection:
+    feature: str
+    full: bool
+    total: int  # tests of the feature in the map (Y)
+    total_seconds: float
+    tests: frozenset[str] = frozenset()  # selected test ids (rooted)
+    files: frozenset[str] = frozenset()  # rooted test files selected whole
+    seconds: float = 0.0
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def selected(self) -> int:
+        return self.total if self.full else len(self.tests)
+
+    @property
+    def time_share(self) -> float:
+        if self.full or not self.total_seconds:
+            return 100.0 if self.full else 0.0
+        return 100.0 * self.seconds / self.total_seconds
+
+    def line(self) -> str:
+        why = "; ".join(self.reasons)
+        if self.full:
+            return f"full leg ({self.total} tests): {why}" if self.total else f"full leg: {why}"
+        return f"selected {self.selected} of {self.total} tests ({self.time_share:.1f} % of recorded time): {why}"
+
+    def as_json(self) -> dict:
+        return {
+            "feature": self.feature,
+            "mode": "full" if self.full else "selected",
+            "selected": self.selected,
+            "total": self.total,
+            "time_share": round(self.time_share, 2),
+            "reasons": list(self.reasons),
+            "line": self.line(),
+        }
+
+
+def full_leg(feature: str, reason: str, feat: Optional[Feature] = None) -> Selection:
+    total = len(feat.tests) if feat else 0
+    return Selection(feature, True, total, feat.seconds if feat else 0.0, reasons=(reason,))
+
+
+@dataclass
+class _Acc:
+    tests: set[str] = field(default_factory=set)
+    files: set[str] = field(default_factory=set)
+    reasons: list[str] = field(default_factory=list)
+    unexplained: Optional[str] = None
+    changes: Sequence[FileChange] = ()  # the whole diff (a new module is explained by its importers)
+
+    def add(self, why: str, tests: Iterable[str]) -> None:
+        tests = set(tests)
+        self.tests |= tests
+        self.reasons.append(f"{why} ({len(tests)} tests)")
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+
+
+def op_base(op: str) -> str:
+    """'aten::add.Tensor' -> 'add'."""
+    return op.split("::")[-1].split(".")[0]
+
+
+def _tests_with_ops(feat: Feature, names: Iterable[str]) -> set[str]:
+    wanted = set(names)
+    return {tid for tid, t in feat.tests.items() if any(op_base(o) in wanted for o in t.ops)}
+
+
+def _functions_at(m: ChangeMap, path: str, ranges: Sequence[tuple[int, int]]) -> tuple[set[int], bool]:
+    """(innermost functions the ranges touch, whether a line lies outside every function)."""
+    funcs = [i for i in m.functions_of(path) if m.functions[i].name != "<module>"]
+    touched: set[int] = set()
+    outside = False
+    for lo, hi in ranges:
+        for line in range(lo, hi + 1):
+            inner = [i for i in funcs if m.functions[i].start <= line <= m.functions[i].end]
+            if inner:
+                touched.add(min(inner, key=lambda i: m.functions[i].end - m.functions[i].start))
+            else:
+                outside = True
+    return touched, outside
+
+
+def importers(path: str, changes: Sequence[FileChange]) -> list[str]:
+    """Changed files whose added lines import the module at `path` (torch/a/b.py -> b)."""
+    leaf = PurePosixPath(path).parent.name if path.endswith("/__init__.py") else PurePosixPath(path).stem
+    pattern = re.compile(rf"^\+.*\bimport\b.*\b{re.escape(leaf)}\b|^\+\s*from\s+\S*\b{re.escape(leaf)}\b")
+    return [
+        o.path
+        for o in changes
+        if o.path != path and any(pattern.search(ln) for h in o.hunks for ln in h.lines)
+    ]
+
+
+def _new_core_file(c: FileChange, acc: _Acc) -> None:
+    """A module no test can have run: it reaches tests only through a file that imports it,
+    and that import is itself in the diff (and selects through the map)."""
+    by = importers(c.path, acc.changes)
+    acc.reasons.append(
+        f"new core file {c.path}, imported by changed {by[0]}"
+        if by
+        else f"new core file nothing imports: {c.path}"
+    )
+
+
+def _core_python(m: ChangeMap, feat: Feature, c: FileChange, acc: _Acc, file_level: bool) -> None:
+    ids = m.functions_of(c.path)
+    if c.status == "A":
+        _new_core_file(c, acc)
+        return
+    if not ids:
+        acc.reasons.append(f"{c.path}: no test executes it (0 tests)")
+        return
+    if c.status == "D":
+        acc.unexplained = acc.unexplained or f"core file deleted: {c.path}"
+        return
+    every = set(ids)
+    touched, outside = _functions_at(m, c.path, c.old_lines())
+    if file_level or outside:
+        why = "file-level" if file_level else "module-level change"
+        acc.add(f"{c.path} ({why})", (tid for tid, t in feat.tests.items() if t.functions & every))
+        return
+    at_import = sorted(m.functions[i].name for i in touched & m.import_time)
+    if at_import:
+        acc.unexplained = acc.unexplained or f"{c.path}: {at_import[0]} runs at import time"
+        return
+    names = ", ".join(sorted(m.functions[i].name for i in touched)[:3])
+    acc.add(f"{c.path} {names}", (tid for tid, t in feat.tests.items() if t.functions & touched))
+
+
+def _native(m: ChangeMap, feat: Feature, c: FileChange, acc: _Acc) -> None:
+    if not m.ops_recorded:
+        acc.unexplained = acc.unexplained or f"native change and the map has no aten-op part: {c.path}"
+        return
+    if c.path == NATIVE_YAML:
+        funcs = c.func_names()
+        if not funcs or any(not any(ln.lstrip("+- ").startswith("func:") for ln in h.lines) for h in c.hunks):
+            acc.unexplained = acc.unexplained or f"{c.path}: a hunk names no func: line"
+            return
+        acc.add(f"native ops {', '.join(funcs[:3])}", _tests_with_ops(feat, funcs))
+        return
+    stem = PurePosixPath(c.path).stem
+    known = {op_base(o) for t in m_all_ops(m) for o in t}
+    name = next((n for n in (snake(stem), stem.lower()) if n in known), None)
+    if name is None:
+        acc.unexplained = acc.unexplained or f"unmapped native code: {c.path}"
+        return
+    acc.add(f"kernel {c.path} -> aten::{name}", _tests_with_ops(feat, [name]))
+
+
+def m_all_ops(m: ChangeMap) -> Iterable[frozenset[str]]:
+    return (t.ops for f in m.features.values() for t in f.tests.values())
+
+
+def _classify(m: ChangeMap, feat: Feature, c: FileChange, acc: _Acc, file_level: bool) -> None:
+    p = c.path
+    name = PurePosixPath(p).name
+    if p.startswith("test/") and p.endswith(".py"):
+        rooted = TORCH_ROOT + p
+        if rooted in feat.test_files:
+            acc.files.add(rooted)
+            acc.add(
+                f"test file changed, new tests included: {p}",
+                (t for t in feat.tests if test_file(t) == rooted),
+            )
+        elif not name.startswith("test_"):
+            acc.unexplained = acc.unexplained or f"test helper changed, not in the map: {p}"
+        return
+    if p.startswith("torch/") and p.endswith(".py"):
+        _core_python(m, feat, c, acc, file_level)
+        return
+    if p == NATIVE_YAML or p.endswith(NATIVE_SUFFIXES):
+        _native(m, feat, c, acc)
+        return
+    if p.startswith(INERT_PREFIXES) or p.endswith(INERT_SUFFIXES):
+        return
+    if name in BUILD_NAMES or p.startswith(BUILD_PREFIXES) or name.startswith("BUILD") or p.endswith(".bzl"):
+        acc.unexplained = acc.unexplained or f"build or codegen file changed: {p}"
+        return
+    acc.unexplained = acc.unexplained or f"unmapped change: {p}"
+
+
+def _summary(reasons: list[str]) -> tuple[str, ...]:
+    if len(reasons) <= MAX_REASONS:
+        return tuple(reasons)
+    return tuple(reasons[:MAX_REASONS]) + (f"+{len(reasons) - MAX_REASONS} more",)
+
+
+def select_tests(
+    m: ChangeMap,
+    feature: str,
+    changes: Sequence[FileChange],
+    tests_now: Mapping[str, Optional[str]],
+    configs_now: Mapping[str, Optional[str]] = {},
+    *,
+    file_level: str = "",
+) -> Selection:
+    """The tests of `feature` that `changes` need. `tests_now` / `configs_now`: the feature's
+    test files and configs as the leg will run them (rooted path -> sha256, None = absent).
+    A test file the map recorded with other content is treated as changed (a stale map
+    widens); configs are compared by content (paths differ between checkouts), and a changed
+    one selects every test of its feature. `file_level`: why function spans cannot be
+    trusted (another core), "" if they can."""
+    feat = m.features.get(feature)
+    if feat is None:
+        return full_leg(feature, f"the change map has no tests of {feature}")
+    acc = _Acc(changes=changes)
+    for c in changes:
+        _classify(m, feat, c, acc, bool(file_level))
+        if acc.unexplained:
+            return full_leg(feature, acc.unexplained, feat)
+    if file_level:
+        acc.reasons.insert(0, file_level)
+    recorded = set(feat.configs.values())
+    moved = [p for p, d in sorted(configs_now.items()) if d not in recorded]
+    if moved or len(configs_now) != len(feat.configs):
+        name = moved[0].split("}/", 1)[-1] if moved else "the feature's config list"
+        acc.add(f"config changed: {name}", feat.tests)
+    for path, digest in sorted(tests_now.items()):
+        if path not in acc.files and feat.test_files.get(path) != digest:
+            acc.files.add(path)
+            acc.add(
+                f"map stale for {path.removeprefix(TORCH_ROOT)}",
+                (t for t in feat.tests if test_file(t) == path),
+            )
+    sentinels = set(feat.sentinels) - acc.tests
+    acc.tests |= sentinels
+    acc.reasons.append(f"sentinels ({len(sentinels)})")
+    seconds = sum(feat.tests[t].seconds for t in acc.tests if t in feat.tests)
+    return Selection(
+        feature,
+        False,
+        len(feat.tests),
+        feat.seconds,
+        frozenset(acc.tests & set(feat.tests)),
+        frozenset(acc.files),
+        seconds,
+        _summary(acc.reasons),
+    )

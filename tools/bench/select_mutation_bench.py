@@ -1,0 +1,282 @@
+"""Mutation benchmark of change-aware selection (manual: a full suite run per mutant).
+
+    tools/bazel run //tools/bench:select_mutation_bench -- [--mutants 50] [--feature F ...]
+    tools/bazel run //tools/bench:select_mutation_bench -- --upstream-root ~/pt --extra-configs ~/cfg
+
+In one run: the change map is built with coverage on and again with it off (the memory build
+cost ratio; the coverage-off run also gives every test's unmutated outcome and duration);
+then >= 50 mutants of torch/**/*.py functions the suites execute (select_mutants.py) are each
+laid over the wheel through the handler's core overlay (crcr/upstream/overlay.py; the
+installed wheel is never written) and the whole configured suite runs on each. A mutant is
+killed by a selection when it holds a test that passed unmutated and fails (or is not
+collected) with the mutant. The selections read their outcomes from that full run (tests are
+independent; --verify N re-runs the change-map selection for real through --oot-only on N
+killed mutants and checks the verdict is the same). Cost: the selected tests' recorded time
+over the suite's (per-leg start-up is not counted). Baselines: the file-name heuristic (test
+files named after the changed module) and a random selection of the same cost as the map's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from crcr.handler.runner import Upstream
+from crcr.upstream.overlay import build_overlay, core_delta, wheel_torch_dir
+from testing.changes.changemap import ChangeMap, digests, test_file
+from testing.changes.decide import select_tests
+from testing.changes.only import resolve, write_only
+from testing.config.features import discover_features
+from testing.results.cliargs import user_path
+from tools.bench.select_mutants import Mutant, mutate
+from tools.select.changes.build import build, leg_files, leg_of, record_leg, roots_of
+from tools.select.changes.cmd import core_versions, fixture_upstream, root_upstream, workspace
+
+DEFAULT_FEATURES = ("upstream-spyre-nn", "upstream-spyre-elementwise", "spyre-tensor_basics")
+PER_TEST_TIMEOUT = ["--oot-timeout", "60"]  # a mutant that hangs fails its test instead
+
+
+@dataclass
+class Outcome:
+    mutant: Mutant
+    killed: set  # test ids that passed unmutated and fail with the mutant
+    selected: set
+    full: bool
+    reason: str
+
+
+def args_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="select_mutation_bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("--mutants", type=int, default=50)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--feature", action="append", default=[], help=f"default: {', '.join(DEFAULT_FEATURES)}")
+    p.add_argument(
+        "--upstream-root",
+        type=user_path,
+        help="a PyTorch checkout (real upstream files) instead of the fixture",
+    )
+    p.add_argument("--suite-sha", help="the commit --upstream-root is at")
+    p.add_argument(
+        "--extra-configs",
+        action="append",
+        default=[],
+        type=user_path,
+        help="feature configs naming its files",
+    )
+    p.add_argument("--verify", type=int, default=3, help="killed mutants re-run through --oot-only")
+    p.add_argument("--work", type=user_path, help="keep runs here (default: a temp dir)")
+    p.add_argument(
+        "--jobs", type=int, default=2, help="mutants run side by side (each runs its legs at once)"
+    )
+    return p
+
+
+def pick_mutants(m: ChangeMap, torch_dir: Path, n: int, rng: random.Random) -> list[Mutant]:
+    """Functions some test executes (not only at import), shuffled; one mutant each."""
+    used = sorted({i for f in m.features.values() for t in f.tests.values() for i in t.functions})
+    fids = [i for i in used if m.functions[i].name != "<module>"]
+    rng.shuffle(fids)
+    out: list[Mutant] = []
+    for i in fids:
+        f = m.functions[i]
+        try:
+            source = (torch_dir / f.file.removeprefix("torch/")).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        mutant = mutate(f.file, source, f.name, f.start, f.end, rng)
+        if mutant:
+            out.append(mutant)
+        if len(out) == n:
+            break
+    return out
+
+
+def overlay_for(mutant: Mutant, torch_dir: Path, work: Path) -> Path:
+    root = work / "checkout"
+    target = root / mutant.path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(mutant.mutated, encoding="utf-8")
+    delta = core_delta("0" * 40, "1" * 40, [("M", mutant.path)])
+    return build_overlay(torch_dir, root, delta, work / "cache")
+
+
+def filename_pick(mutant: Mutant, tests: dict) -> set:
+    stem = Path(mutant.path).stem.strip("_")
+    return {t for t in tests if stem and stem in Path(test_file(t)).stem.removeprefix("test_")}
+
+
+def equal_cost_pick(cost: float, tests: dict, total: float, rng: random.Random) -> set:
+    order = sorted(tests)
+    rng.shuffle(order)
+    out, spent = set(), 0.0
+    for t in order:
+        if spent >= cost * total:
+            break
+        out.add(t)
+        spent += tests[t]
+    return out
+
+
+def summarize(name: str, outcomes: list, picks: list, tests: dict, total: float) -> str:
+    killed = [(o, p) for o, p in zip(outcomes, picks) if o.killed]
+    caught = sum(1 for o, p in killed if o.killed & p)
+    costs = [sum(tests[t] for t in p) / total for p in picks]
+    recall = caught / len(killed) if killed else float("nan")
+    return (
+        f"| {name:<22} | {caught:>3}/{len(killed):<3} | {recall:6.3f} | {statistics.mean(costs):9.3f} "
+        f"| {statistics.median(costs):11.3f} |"
+    )
+
+
+def progress(msg: str) -> None:
+    print(f"bench: {msg}", file=sys.stderr, flush=True)
+
+
+def main(argv=None) -> int:
+    args = args_parser().parse_args(argv)
+    env = dict(os.environ)
+    ws = workspace(env)
+    rng = random.Random(args.seed)
+    torch_dir = wheel_torch_dir()
+    with tempfile.TemporaryDirectory(prefix="mutation-bench-") as tmp:
+        work = Path(args.work or tmp)
+        if args.upstream_root:
+            upstream, extra = (
+                root_upstream(Path(args.upstream_root), args.suite_sha),
+                [Path(e).resolve() for e in args.extra_configs],
+            )
+        else:
+            upstream, configs = fixture_upstream(work / "state", env)
+            extra = [configs]
+        # default: the fixture's legs and one in-tree one, or with --upstream-root its configs' legs
+        in_tree = {f.name for f in discover_features(ws, [])}
+        found = discover_features(ws, extra)
+        wanted = args.feature or (
+            [f.name for f in found if f.name not in in_tree] if args.upstream_root else list(DEFAULT_FEATURES)
+        )
+        features = [f for f in found if f.name in wanted]
+        legs = [leg_of(f, upstream.sha) for f in features]
+        tv, gv = core_versions()
+        say = progress
+        m, on = build(legs, ws, upstream, work / "on", env, torch_version=tv, git_version=gv, progress=say)
+        _, off = build(
+            legs,
+            ws,
+            upstream,
+            work / "off",
+            env,
+            torch_version=tv,
+            git_version=gv,
+            coverage=False,
+            progress=say,
+        )
+        base = {t: r for run in off for t, r in run.tests.items()}
+        tests = {t: float(r["seconds"]) for t, r in base.items()}
+        total = sum(tests.values())
+        mutants = pick_mutants(m, torch_dir, args.mutants, rng)
+        say(f"{len(mutants)} mutants over {len(tests)} tests ({total:.1f} s recorded)")
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # mutants side by side
+            outcomes = list(
+                pool.map(
+                    lambda im: run_mutant(im[0], im[1], m, legs, ws, upstream, torch_dir, work, env, base),
+                    enumerate(mutants),
+                )
+            )
+        verified = verify(outcomes, legs, ws, upstream, torch_dir, work, env, args.verify, say)
+        picks_map = [o.selected for o in outcomes]
+        costs = [sum(tests[t] for t in p) / total for p in picks_map]
+        picks_name = [filename_pick(o.mutant, tests) for o in outcomes]
+        picks_rand = [equal_cost_pick(c, tests, total, rng) for c in costs]
+        print_report(m, on, off, outcomes, tests, total, picks_map, picks_name, picks_rand, verified)
+    return 0
+
+
+def run_legs(legs, ws, up: Upstream, work: Path, env, selection=None) -> dict:
+    """Every leg at once (a leg is mostly start-up: imports, op_db), their tests' outcomes merged."""
+    with ThreadPoolExecutor(max_workers=len(legs)) as pool:
+        runs = pool.map(
+            lambda leg: record_leg(
+                leg,
+                ws,
+                up,
+                work / leg.feature,
+                env,
+                coverage=False,
+                only=selection,
+                pytest_args=PER_TEST_TIMEOUT,
+            ),
+            legs,
+        )
+        return {t: r for run in runs for t, r in run.tests.items()}
+
+
+def run_mutant(i, mutant, m, legs, ws, upstream, torch_dir, work, env, base) -> Outcome:
+    up = Upstream(upstream.root, upstream.sha, overlay_for(mutant, torch_dir, work / f"m{i}"), "")
+    ran = run_legs(legs, ws, up, work / f"m{i}", env)
+    killed = {
+        t
+        for t, r in base.items()
+        if r["outcome"] == "passed" and ran.get(t, {}).get("outcome", "failed") == "failed"
+    }
+    selected, full, reasons = set(), False, []
+    roots = roots_of(ws, upstream)
+    for leg in legs:
+        cfg, tfs = leg_files(leg, ws, upstream)
+        sel = select_tests(m, leg.feature, [mutant.change()], digests(tfs, roots), digests(cfg, roots))
+        selected |= set(m.features[leg.feature].tests) if sel.full else set(sel.tests)
+        full |= sel.full
+        reasons.append(sel.line())
+    progress(
+        f"{i + 1} {mutant.describe()}: killed by {len(killed)} tests, selected {len(selected)}"
+        f"{' (full)' if full else ''}, caught={bool(killed & selected)}"
+    )
+    return Outcome(mutant, killed, selected, full, " | ".join(reasons))
+
+
+def verify(outcomes, legs, ws, upstream, torch_dir, work, env, n, say) -> str:
+    """Re-run the map's selection for real (--oot-only) on n killed mutants: same verdict?"""
+    done = same = 0
+    for i, o in enumerate(outcomes):
+        if done >= n or not o.killed or o.full:
+            continue
+        up = Upstream(upstream.root, upstream.sha, overlay_for(o.mutant, torch_dir, work / f"m{i}"), "")
+        only = write_only(work / f"v{i}.json", resolve(o.selected, [], roots_of(ws, upstream)))
+        ran = run_legs(legs, ws, up, work / f"v{i}", env, selection=only)
+        failed = {t for t, r in ran.items() if r["outcome"] == "failed"}
+        done += 1
+        same += bool(failed & o.killed) == bool(o.selected & o.killed)
+        say(f"verify {o.mutant.describe()}: selection run failed {len(failed)} tests")
+    return f"{same}/{done} selected runs gave the verdict read from the full run"
+
+
+def print_report(m, on, off, outcomes, tests, total, picks_map, picks_name, picks_rand, verified) -> None:
+    wall_on, wall_off = sum(r.wall for r in on), sum(r.wall for r in off)
+    killed = sum(1 for o in outcomes if o.killed)
+    print(
+        f"suite: {len(tests)} tests in {len(on)} legs ({', '.join(r.feature for r in on)}), {total:.1f} s recorded"
+    )
+    print(
+        f"mutants: {len(outcomes)} ({killed} killed by the full suite, {len(outcomes) - killed} survived it); "
+        f"map fell back to the full leg for {sum(o.full for o in outcomes)}"
+    )
+    print("| selection              | caught  | recall | mean cost | median cost |")
+    print("|------------------------|---------|--------|-----------|-------------|")
+    print(summarize("change map (this)", outcomes, picks_map, tests, total))
+    print(summarize("file-name heuristic", outcomes, picks_name, tests, total))
+    print(summarize("random, equal cost", outcomes, picks_rand, tests, total))
+    print(f"memory build: coverage on {wall_on:.1f} s, off {wall_off:.1f} s, ratio {wall_on / wall_off:.2f}")
+    print(f"verification: {verified}")
+    missed = [o for o, p in zip(outcomes, picks_map) if o.killed and not o.killed & p]
+    for o in missed:
+        print(f"missed: {o.mutant.describe()}: {o.reason}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,301 @@
+"""Build the change map: each feature's leg runs under covplugin (per-test coverage of
+torch/**/*.py), its coverage is folded onto function spans, and the repository memory's
+aten-op index is joined in. Incremental per feature: a feature whose configs and test files
+hash as before, on the same core and suite SHA, is taken from the previous map as is.
+
+The legs run through the handler's own pytest command (crcr.handler.runner), so the map
+records exactly the tests a leg generates (tools may import crcr; never the reverse).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping, Optional, Sequence
+
+from crcr.handler.plan import Candidate, Leg
+from crcr.handler.runner import Upstream, child_env, leg_suites, pytest_command, run_command
+from testing.changes.changemap import (
+    ChangeMap,
+    Feature,
+    Function,
+    Recorded,
+    digests,
+    make_map,
+)
+from testing.config.features import Feature as ConfigFeature
+from tools.select.changes import covplugin
+from tools.select.changes.spans import MODULE, body_owner, functions
+
+SENTINELS = 2  # per feature: the quickest passing tests, fixed for the map's life
+PLUGIN = "tools.select.changes.covplugin"
+
+
+@dataclass
+class Run:
+    """One feature's recorded leg."""
+
+    feature: str
+    configs: dict[str, Optional[str]]
+    test_files: dict[str, Optional[str]]
+    tests: dict[str, dict] = field(default_factory=dict)  # id -> {seconds, outcome}
+    data_dir: Optional[Path] = None  # holds .coverage (None: coverage off)
+    torch_dirs: list[str] = field(default_factory=list)
+    wall: float = 0.0
+    exit_code: int = 0
+
+
+def leg_of(f: ConfigFeature, sha: str = "") -> Leg:
+    return Leg(0, Candidate("map", "HEAD", sha, sha, True), f.name, tuple(f.configs), 0, 1, f"map-{f.name}")
+
+
+def roots_of(ws: Path, upstream: Upstream) -> dict[str, Optional[Path]]:
+    return {"${REPO_ROOT}": ws, "${TORCH_ROOT}": upstream.root}
+
+
+def leg_files(leg: Leg, ws: Path, upstream: Upstream) -> tuple[list[Path], list[Path]]:
+    """(config paths, test file paths) of a leg, absolute."""
+    suites = leg_suites(leg, ws, upstream)
+    tests = [Path(p) if Path(p).is_absolute() else ws / p for p in suites.files + suites.upstream]
+    return [ws / c for c in leg.configs], tests
+
+
+def record_leg(
+    leg: Leg,
+    ws: Path,
+    upstream: Upstream,
+    out: Path,
+    env: Mapping[str, str],
+    *,
+    coverage: bool = True,
+    only: Optional[Path] = None,
+    timeout: float = 3600.0,
+    pytest_args: Sequence[str] = (),
+) -> Run:
+    """Run the whole leg (no smoke slice) with per-test recording; coverage optional."""
+    out.mkdir(parents=True, exist_ok=True)
+    roots = roots_of(ws, upstream)
+    configs, tests = leg_files(leg, ws, upstream)
+    run = Run(leg.feature, digests(configs, roots), digests(tests, roots))
+    extra = ["-p", PLUGIN, *pytest_args] + (["--oot-only", str(only)] if only else [])
+    argv = pytest_command(leg, ws, out / "junit.xml", None, extra, smoke=1, upstream=upstream)
+    child = child_env(ws, env, upstream.core_path)
+    child.update(
+        {
+            covplugin.OUT_ENV: str(out),
+            covplugin.ROOTS_ENV: json.dumps({k: str(v) for k, v in roots.items() if v}),
+        }
+    )
+    if not coverage:
+        child[covplugin.OFF_ENV] = "1"
+    started = time.perf_counter()
+    run.exit_code, _ = run_command(argv, ws, child, timeout, out / "pytest.log")
+    run.wall = time.perf_counter() - started
+    try:
+        rec = json.loads((out / "tests.json").read_text())
+    except (OSError, ValueError):
+        rec = {"tests": {}, "torch_dirs": []}
+    run.tests, run.torch_dirs = rec["tests"], rec["torch_dirs"]
+    run.data_dir = out if coverage and (out / ".coverage").exists() else None
+    return run
+
+
+# ---------------------------------------------------------------- coverage -> functions
+class Functions:
+    """The map's function table, filled file by file."""
+
+    def __init__(self) -> None:
+        self.table: list[Function] = []
+        self.ids: dict[tuple[str, str, int, int], int] = {}
+
+    def id(self, file: str, name: str, start: int, end: int) -> int:
+        key = (file, name, start, end)
+        if key not in self.ids:
+            self.ids[key] = len(self.table)
+            self.table.append(Function(*key))
+        return self.ids[key]
+
+
+def torch_rel(path: str, torch_dirs: Sequence[str]) -> Optional[str]:
+    for d in torch_dirs:
+        base = d.rstrip(os.sep) + os.sep
+        if path.startswith(base):
+            return "torch/" + path[len(base) :]
+    return None
+
+
+def fold_coverage(run: Run, fns: Functions) -> tuple[dict[str, set[int]], set[int]]:
+    """(test id -> executed function ids, function ids executed outside every test)."""
+    from coverage import CoverageData
+
+    data = CoverageData(basename=str(run.data_dir / ".coverage"))
+    data.read()
+    per_test: dict[str, set[int]] = {t: set() for t in run.tests}
+    outside: set[int] = set()
+    for path in data.measured_files():
+        rel = torch_rel(path, run.torch_dirs)
+        if rel is None or not rel.endswith(".py"):
+            continue
+        try:
+            spans = functions(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+        if not spans:
+            continue
+        owner = body_owner(spans)
+        module = fns.id(rel, MODULE, spans[0].start, spans[0].end)
+        for line, contexts in data.contexts_by_lineno(path).items():
+            i = owner[line] if 0 <= line < len(owner) else 0
+            fid = module if i == 0 else fns.id(rel, spans[i].name, spans[i].start, spans[i].end)
+            for ctx in contexts:
+                (outside if not ctx else per_test.setdefault(ctx, set())).add(fid)
+    return per_test, outside
+
+
+def ops_from_memory(memory: Optional[Path], test_ids: Sequence[str]) -> Optional[dict[str, frozenset[str]]]:
+    """test id -> aten ops from the repository memory's op index (None: no memory).
+    The index keys generic tests (`file::Class::test`, variant = op); a generated test
+    `test_x_<op>_<device>_<dtype>` matches by prefix."""
+    if not memory or not memory.is_file():
+        return None
+    db = sqlite3.connect(f"file:{memory}?mode=ro", uri=True)
+    try:
+        rows = db.execute("SELECT op, test_id, variant FROM op_index").fetchall()
+    except sqlite3.DatabaseError:
+        return None
+    finally:
+        db.close()
+    index: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+    for op, tid, variant in rows:
+        file, _, rest = tid.partition("::")
+        cls, _, test = rest.partition("::")
+        index.setdefault((os.path.basename(file), cls), []).append((test, variant or "", op))
+    out = {}
+    for tid in test_ids:
+        file, cls, name = tid.split("::")
+        ops = {
+            op
+            for test, variant, op in index.get((os.path.basename(file), cls), ())
+            if name.startswith(f"{test}_{variant.replace('.', '_')}_" if variant else f"{test}_")
+            or name == test
+        }
+        out[tid] = frozenset(ops)
+    return out
+
+
+def sentinels(run: Run) -> tuple[str, ...]:
+    passing = [(r["seconds"], t) for t, r in run.tests.items() if r.get("outcome") == "passed"]
+    return tuple(t for _, t in sorted(passing)[:SENTINELS])
+
+
+def assemble(
+    runs: Sequence[Run],
+    *,
+    torch_version: str,
+    git_version: str,
+    suite_sha: str,
+    memory: Optional[Path] = None,
+    previous: Optional[ChangeMap] = None,
+) -> ChangeMap:
+    fns = Functions()
+    import_time: set[int] = set()
+    features: dict[str, Feature] = {}
+    all_ids = [t for r in runs for t in r.tests]
+    ops = ops_from_memory(memory, all_ids)
+    for run in runs:
+        if run.data_dir is None and previous and run.feature in previous.features:
+            features[run.feature] = _carry(previous, previous.features[run.feature], fns, import_time)
+            continue
+        per_test, outside = fold_coverage(run, fns) if run.data_dir else ({}, set())
+        import_time |= outside
+        tests = {
+            t: Recorded(float(r["seconds"]), frozenset(per_test.get(t, ())), (ops or {}).get(t, frozenset()))
+            for t, r in run.tests.items()
+        }
+        features[run.feature] = Feature(
+            {k: v for k, v in run.configs.items() if v},
+            {k: v for k, v in run.test_files.items() if v},
+            tests,
+            sentinels(run),
+        )
+    return make_map(
+        torch_version=torch_version,
+        core_git_version=git_version,
+        suite_sha=suite_sha,
+        functions=tuple(fns.table),
+        import_time=frozenset(import_time),
+        features=features,
+        ops_recorded=ops is not None,
+        built_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    )
+
+
+def _carry(prev: ChangeMap, feat: Feature, fns: Functions, import_time: set[int]) -> Feature:
+    """A feature reused from the previous map, its function ids renumbered into this one."""
+    remap = {}
+    for i, f in enumerate(prev.functions):
+        remap[i] = fns.id(f.file, f.name, f.start, f.end)
+    import_time |= {remap[i] for i in prev.import_time}
+    tests = {
+        t: Recorded(r.seconds, frozenset(remap[i] for i in r.functions), r.ops) for t, r in feat.tests.items()
+    }
+    return Feature(feat.configs, feat.test_files, tests, feat.sentinels)
+
+
+def unchanged(
+    prev: Optional[ChangeMap], feature: str, configs: dict, test_files: dict, core: tuple[str, str, str]
+) -> bool:
+    """The previous map's entry for this feature still holds (incremental build)."""
+    if prev is None or (prev.torch_version, prev.core_git_version, prev.suite_sha) != core:
+        return False
+    feat = prev.features.get(feature)
+    return (
+        feat is not None
+        and dict(feat.configs) == {k: v for k, v in configs.items() if v}
+        and all(feat.test_files.get(k) == v for k, v in test_files.items() if v)
+    )
+
+
+def build(
+    legs: Sequence[Leg],
+    ws: Path,
+    upstream: Upstream,
+    out_dir: Path,
+    env: Mapping[str, str],
+    *,
+    torch_version: str,
+    git_version: str,
+    memory: Optional[Path] = None,
+    previous: Optional[ChangeMap] = None,
+    coverage: bool = True,
+    progress: Callable[[str], None] = lambda _: None,
+) -> tuple[ChangeMap, list[Run]]:
+    runs = []
+    core = (torch_version, git_version, upstream.sha)
+    for leg in legs:
+        configs, tests = leg_files(leg, ws, upstream)
+        roots = roots_of(ws, upstream)
+        cd, td = digests(configs, roots), digests(tests, roots)
+        if coverage and unchanged(previous, leg.feature, cd, td, core):
+            progress(f"{leg.feature}: unchanged since the previous map, reused")
+            runs.append(Run(leg.feature, cd, td))
+            continue
+        progress(
+            f"{leg.feature}: running {len(tests)} test files with coverage={'on' if coverage else 'off'}"
+        )
+        run = record_leg(leg, ws, upstream, out_dir / leg.feature, env, coverage=coverage)
+        progress(f"{leg.feature}: {len(run.tests)} tests in {run.wall:.1f}s (exit {run.exit_code})")
+        runs.append(run)
+    m = assemble(
+        runs,
+        torch_version=torch_version,
+        git_version=git_version,
+        suite_sha=upstream.sha,
+        memory=memory,
+        previous=previous,
+    )
+    return m, runs

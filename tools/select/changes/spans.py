@@ -1,0 +1,54 @@
+"""Function spans of a Python file (pure `ast`): which function holds each line.
+
+Two views of one def: its whole span (decorators to last line) is what a diff hunk touches,
+its body is what runs when it is called (the def line and decorators run at import).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Iterator
+
+MODULE = "<module>"
+
+
+@dataclass(frozen=True)
+class Span:
+    name: str  # qualified: Class.method, outer.inner
+    start: int  # first line, decorators included
+    body: int  # first line of the body
+    end: int
+
+
+def functions(source: str) -> list[Span]:
+    """<module> first, then every def (nested ones too); [] for a file that does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    n = max(1, len(source.splitlines()))
+    return [Span(MODULE, 1, 1, n), *_walk(tree, "")]
+
+
+def _walk(node: ast.AST, prefix: str) -> Iterator[Span]:
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            name = f"{prefix}{child.name}"
+            start = min([child.lineno] + [d.lineno for d in child.decorator_list])
+            yield Span(name, start, child.body[0].lineno, child.end_lineno or child.lineno)
+            yield from _walk(child, name + ".")
+        elif isinstance(child, ast.ClassDef):
+            yield from _walk(child, f"{prefix}{child.name}.")
+        else:
+            yield from _walk(child, prefix)
+
+
+def body_owner(spans: list[Span]) -> list[int]:
+    """line -> index of the innermost def whose body holds it (0: <module>, outside every body)."""
+    n = spans[0].end if spans else 0
+    owner = [0] * (n + 2)
+    for i in sorted(range(1, len(spans)), key=lambda i: spans[i].body - spans[i].end):  # widest first
+        for line in range(spans[i].body, min(spans[i].end, n) + 1):
+            owner[line] = i
+    return owner

@@ -1,0 +1,143 @@
+"""The change map built for real on a small fixture: the generated upstream's nn feature
+(13 device tests on spyre) run under coverage, folded onto torch's function spans, joined
+with a repository memory's op index; --oot-only through the plugin; the incremental reuse."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from testing.changes.changemap import read_map, write_map
+from testing.changes.decide import select_tests
+from testing.changes.diff import FileChange, Hunk
+from testing.changes.only import resolve, write_only
+from testing.config.features import discover_features
+from tools.select.changes.build import build, leg_of, record_leg
+from tools.select.changes.cmd import core_versions, fixture_upstream
+from tools.select.memory.store import Memory
+
+RUNFILES = Path(__file__).resolve().parents[3]
+NN_FILE = "${TORCH_ROOT}/test/nn/test_flatten_device.py"
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("changemap")
+    ws = tmp / "ws"
+    (ws / "configs" / "spyre").mkdir(parents=True)
+    (ws / "WORKSPACE").write_text("")
+    shutil.copy(RUNFILES / "configs" / "spyre" / "device.yaml", ws / "configs" / "spyre" / "device.yaml")
+    for d in ("testing", "tools"):
+        (ws / d).symlink_to(RUNFILES / d)
+    env = {**os.environ, "HOME": str(tmp)}
+    upstream, configs = fixture_upstream(tmp / "state", env)
+    (feature,) = [f for f in discover_features(ws, [configs]) if f.name == "upstream-spyre-nn"]
+    db = tmp / "memory.db"
+    with Memory(db) as memory:  # the op index as the tracer fills it: generic test ids, op variants
+        memory.db.executemany(
+            "INSERT INTO op_index VALUES (?, ?, ?)",
+            [
+                (
+                    "aten::view",
+                    "test/nn/test_flatten_device.py::TestFlattenDevice::test_flatten_default_keeps_batch_dim",
+                    "",
+                ),
+                (
+                    "aten::empty.memory_format",
+                    "test/nn/test_flatten_device.py::TestFlattenDevice::test_flatten_keeps_device_and_dtype",
+                    "",
+                ),
+            ],
+        )
+        memory.db.commit()
+    torch_version, git_version = core_versions()
+    kw = dict(torch_version=torch_version, git_version=git_version, memory=db)
+    m, runs = build([leg_of(feature, upstream.sha)], ws, upstream, tmp / "runs", env, **kw)
+    return dict(tmp=tmp, ws=ws, env=env, upstream=upstream, feature=feature, m=m, runs=runs, kw=kw)
+
+
+def fn_id(m, file, name):
+    (i,) = [i for i, f in enumerate(m.functions) if f.file == file and f.name == name]
+    return i
+
+
+def test_coverage_part(recorded):
+    m = recorded["m"]
+    feat = m.features["upstream-spyre-nn"]
+    assert len(feat.tests) == 13 and all(t.seconds > 0 for t in feat.tests.values())
+    init = fn_id(m, "torch/nn/modules/flatten.py", "Flatten.__init__")
+    forward = fn_id(m, "torch/nn/modules/flatten.py", "Flatten.forward")
+    assert all(init in t.functions and forward in t.functions for t in feat.tests.values())
+    assert init not in m.import_time  # called by the tests, not at import
+    assert m.functions[init].start < m.functions[init].end
+    assert list(feat.test_files) == [NN_FILE] and len(feat.sentinels) == 2
+    assert m.suite_sha == recorded["upstream"].sha and m.torch_version.startswith("2.")
+
+
+def test_aten_op_part(recorded):
+    feat = recorded["m"].features["upstream-spyre-nn"]
+    assert recorded["m"].ops_recorded
+    batch = [t for tid, t in feat.tests.items() if "test_flatten_default_keeps_batch_dim_" in tid]
+    assert len(batch) == 3 and all(t.ops == {"aten::view"} for t in batch)
+    others = [
+        t for tid, t in feat.tests.items() if "keeps_batch_dim" not in tid and "keeps_device" not in tid
+    ]
+    assert others and all(not t.ops for t in others)
+
+
+def test_map_round_trip_and_a_selection_from_it(recorded):
+    m = read_map(write_map(recorded["tmp"] / "map.json", recorded["m"]))
+    init = m.functions[fn_id(m, "torch/nn/modules/flatten.py", "Flatten.__init__")]
+    change = FileChange("torch/nn/modules/flatten.py", "M", (Hunk(init.start, 1, ("-a", "+b")),))
+    feat = m.features["upstream-spyre-nn"]
+    sel = select_tests(m, "upstream-spyre-nn", [change], dict(feat.test_files), dict(feat.configs))
+    assert not sel.full and sel.selected == 13 and "Flatten.__init__" in sel.line()
+    unrelated = FileChange("torch/_inductor/scheduler.py", "M", (Hunk(10, 1, ()),))
+    assert (
+        select_tests(m, "upstream-spyre-nn", [unrelated], dict(feat.test_files), dict(feat.configs)).selected
+        == 2
+    )  # sentinels
+
+
+def test_only_selection_runs_through_the_plugin(recorded):
+    feat = recorded["m"].features["upstream-spyre-nn"]
+    picked = sorted(feat.tests)[:2]
+    up = recorded["upstream"]
+    only = write_only(recorded["tmp"] / "only.json", resolve(picked, [], {"${TORCH_ROOT}": up.root}))
+    leg = leg_of(recorded["feature"], up.sha)
+    run = record_leg(
+        leg, recorded["ws"], up, recorded["tmp"] / "only-run", recorded["env"], coverage=False, only=only
+    )
+    assert sorted(run.tests) == picked and run.exit_code == 0 and run.data_dir is None
+
+
+def test_unchanged_feature_is_reused(recorded, capsys):
+    said = []
+    m, runs = build(
+        [leg_of(recorded["feature"], recorded["upstream"].sha)],
+        recorded["ws"],
+        recorded["upstream"],
+        recorded["tmp"] / "again",
+        recorded["env"],
+        previous=recorded["m"],
+        progress=said.append,
+        **recorded["kw"],
+    )
+    assert said == ["upstream-spyre-nn: unchanged since the previous map, reused"]
+    assert (
+        m.features["upstream-spyre-nn"].tests.keys()
+        == recorded["m"].features["upstream-spyre-nn"].tests.keys()
+    )
+    old, new = recorded["m"], m
+    t = sorted(new.features["upstream-spyre-nn"].tests)[0]
+
+    def names(mm):
+        return {
+            (mm.functions[i].file, mm.functions[i].name)
+            for i in mm.features["upstream-spyre-nn"].tests[t].functions
+        }
+
+    assert names(old) == names(new)
