@@ -10,9 +10,9 @@ import textwrap
 
 from crcr.handler.outcome import leg_conclusion
 from crcr.junit import Counts
+from crcr.junit import read_report as read_junit
 from crcr.warehouse import queries
 from crcr.warehouse.ingest import ingest
-from crcr.junit import read_report as read_junit
 from crcr.warehouse.records import leg_report
 from crcr.warehouse.schema import live
 from crcr.warehouse.tests.history import case, leg
