@@ -14,8 +14,7 @@ import sys
 
 import pytest
 
-from crcr.handler.outcome import failing_cases
-from crcr.junit import count_cases
+from crcr.junit import read_report
 from testing.results import junit
 from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
 from tools.select.refine.results import read_junit
@@ -113,9 +112,9 @@ def test_every_consumer_names_the_path_alike(runs, path):
         case = {path_of(c.name): c for c in junit.read(work / xml)}[path]
         selected = {path_of(c.test): c for c in read_junit(work / xml)}[path]
         assert (case.outcome, selected.outcome) == (path, path), xml
-        counted = count_cases(junit.parse(work / xml))
-        assert getattr(counted, tally(path)) >= 1
-        failing = {path_of(name) for _, name in failing_cases([work / xml])}
+        report = read_report([work / xml])  # crcr's one reading of a leg's JUnit
+        assert getattr(report.counts, tally(path)) >= 1
+        failing = {path_of(c.name) for c in report.failures}
         assert (path in failing) == (path in BAD), (xml, failing)
     assert plugin_tests[path]["outcome"] == path, plugin.stdout[-2000:]
     # the shard runner: bad outcomes are rerun (2 reruns), every other one runs once
@@ -146,5 +145,5 @@ def test_a_strict_xpass_alone_keeps_the_shard_green(tmp_path):
     assert summary["tests"][0]["attempts"] == ["xpassed_strict"]
     assert summary["promotion_candidates"] == ["test_strict.py::test_fixed"]
     assert "rerun" not in proc.stderr and len(summary["processes"]) == 1
-    counts = count_cases(junit.parse(tmp_path / "out.xml"))
+    counts = read_report([tmp_path / "out.xml"]).counts
     assert (counts.passed, counts.failed) == (1, 0)
