@@ -150,7 +150,7 @@ def test_metadata_is_complete(wheels):
     required = requires_of(wheels)
     assert required["oot-ci-testing"] == {"oot-ci-results"}
     assert required["crcr-callback"] == {"oot-ci-results"}
-    assert required["crcr-relay-emulator"] == {"crcr-callback", "oot-ci-results", "oot-ci-testing"}
+    assert required["crcr-relay-emulator"] == {"crcr-callback", "oot-ci-results"}
 
 
 @pytest.mark.parametrize(
