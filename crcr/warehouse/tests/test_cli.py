@@ -87,5 +87,5 @@ def test_where_the_warehouse_is():
     assert describe(None, {"HOME": "/home/u"}) == "/home/u/.cache/oot-ci/warehouse"
     assert describe(None, {"XDG_CACHE_HOME": "/c", "HOME": "/home/u"}) == "/c/oot-ci/warehouse"
     assert describe(None, {"OOT_WAREHOUSE": "clickhouse://h:9000/db"}) == "clickhouse://h:9000/db"
-    assert describe("wh", {"BUILD_WORKING_DIRECTORY": "/work/here"}) == "/work/here/wh"  # bazel run
-    assert describe("/abs", {"BUILD_WORKING_DIRECTORY": "/work/here"}) == "/abs"
+    assert describe("wh", {"BUILD_WORKING_DIRECTORY": "/home/user/here"}) == "/home/user/here/wh"  # bazel run
+    assert describe("/abs", {"BUILD_WORKING_DIRECTORY": "/home/user/here"}) == "/abs"
