@@ -41,7 +41,7 @@ class KnownNames:
         """The index, with the capability table's groups when there is one."""
         if self.index is not None:
             base = self.index
-        elif isinstance(self.ops, _LazyMapping):  # known_names(): the index loads with op_db
+        elif isinstance(self.ops, LazyMapping):  # known_names(): the index loads with op_db
             base = _databases()[2]
         else:
             base = opnames.OpIndex(frozenset(self.ops), {}, {}, {})
@@ -65,7 +65,7 @@ def known_names() -> KnownNames:
         str(v).removeprefix("torch.") for v in vars(torch).values() if isinstance(v, torch.dtype)
     )
     return KnownNames(
-        ops=_LazyMapping(lambda: _databases()[0]), modules=_LazySet(lambda: _databases()[1]), dtypes=dtypes
+        ops=LazyMapping(lambda: _databases()[0]), modules=_LazySet(lambda: _databases()[1]), dtypes=dtypes
     )
 
 
@@ -83,7 +83,9 @@ def databases_loaded() -> bool:
     return _databases.cache_info().currsize > 0
 
 
-class _LazyMapping(collections.abc.Mapping):
+class LazyMapping(collections.abc.Mapping):
+    """A mapping whose contents `load()` gives on first use (load caches what it builds)."""
+
     def __init__(self, load) -> None:
         self._load = load
 

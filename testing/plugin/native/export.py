@@ -146,7 +146,7 @@ def render(plan, native: NativePlan, device: str) -> str:
 def build(configs: list[str], upstream_root: Optional[str], device: Optional[str]) -> str:
     from testing.config.paths import default_roots
     from testing.plugin import capabilities
-    from testing.plugin.native.setup import OpKeys
+    from testing.plugin.native.setup import op_keys
     from testing.plugin.plan import load_plan
 
     plan = load_plan(configs, default_roots(upstream_root))
@@ -164,7 +164,7 @@ def build(configs: list[str], upstream_root: Optional[str], device: Optional[str
     support = capabilities.build_support(plan, known, caps, device, [], groups)
     from testing.plugin.native.compile import compile_plan
 
-    native = compile_plan(plan, support, OpKeys(lambda: known.op_index(groups)))
+    native = compile_plan(plan, support, op_keys(lambda: known.op_index(groups)))
     return render(plan, native, device)
 
 

@@ -6,13 +6,16 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 
 from __future__ import annotations
 
-import collections.abc
+import functools
 import importlib.util
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from testing.plugin.native import choice as choices
 from testing.plugin.native.compile import NATIVE, PATCHED, NativePlan, compile_plan, native_errors
+
+if TYPE_CHECKING:  # capabilities loads only when op names are resolved
+    from testing.plugin.capabilities import LazyMapping
 
 CDT = "torch.testing._internal.common_device_type"
 
@@ -39,32 +42,23 @@ def has_dtype_exclusions(text: str) -> bool:
     return "test_exclusions" in text and ('["dtypes"]' in text or "['dtypes']" in text)
 
 
-class OpKeys(collections.abc.Mapping):
+def op_keys(index_fn) -> LazyMapping:
     """full_name -> names a config may use for it, built from the op index on first use
     (op_db loads only when a rule needs op names resolved)."""
 
-    def __init__(self, index_fn) -> None:
-        self._index_fn, self._keys = index_fn, None
+    @functools.cache
+    def load() -> dict[str, tuple[str, ...]]:
+        index = index_fn()
+        keys: dict[str, set[str]] = {f: {f} for f in index.full_names}
+        for table in (index.by_name, index.by_alias, index.by_aten):
+            for name, fulls in table.items():
+                for f in fulls:
+                    keys.setdefault(f, {f}).add(name)
+        return {f: tuple(sorted(v)) for f, v in keys.items()}
 
-    def _load(self) -> dict[str, tuple[str, ...]]:
-        if self._keys is None:
-            index = self._index_fn()
-            keys: dict[str, set[str]] = {f: {f} for f in index.full_names}
-            for table in (index.by_name, index.by_alias, index.by_aten):
-                for name, fulls in table.items():
-                    for f in fulls:
-                        keys.setdefault(f, {f}).add(name)
-            self._keys = {f: tuple(sorted(v)) for f, v in keys.items()}
-        return self._keys
+    from testing.plugin.capabilities import LazyMapping
 
-    def __getitem__(self, key):
-        return self._load()[key]
-
-    def __iter__(self):
-        return iter(self._load())
-
-    def __len__(self) -> int:
-        return len(self._load())
+    return LazyMapping(load)
 
 
 @dataclass
@@ -111,7 +105,7 @@ def configure(plan, support, known, groups, option: Optional[str], compat: Optio
     """-> (AdapterReport, NativeRuntime or None). ValueError: a bad adapter name or, under
     adapter: native, the rules it cannot express (one line each)."""
     asked = choices.requested(option, plan.setting("adapter"))
-    keys = OpKeys(lambda: known.op_index(groups))
+    keys = op_keys(lambda: known.op_index(groups))
     text = _core_source()
     native = compile_plan(plan, support, keys, compat, has_dtype_exclusions(text))
     import torch
