@@ -39,6 +39,7 @@ LOG_WIDTH = 160
 console = Console(stderr=True, width=None if sys.stderr.isatty() else LOG_WIDTH)
 
 
+PAGE_TIMEOUT = 180.0  # seconds for the HUD page (warehouse queries and charts on a busy machine)
 # Exit code when HUD lacks a completed row of a leg (or a callback went unconfirmed and HUD shows it stale).
 EXIT_HUD_MISSING = 5
 # JSON for the embedded emulator's POST /_emulator/faults, e.g. {"script": ["none", "hud_5xx"], "hud_backoff": 0}
@@ -49,6 +50,7 @@ class Session:
     def __init__(self, client: CallbackClient, dispatch: Dispatch, ctx: RunContext, hud_url: Optional[str]):
         self.client, self.dispatch, self.ctx, self.hud_url = client, dispatch, ctx, hud_url
         self.callbacks: dict[str, list[Outcome]] = {}  # job_name -> [in_progress, completed] outcomes
+        self.started = time.time()  # the dispatch reached us: a leg's queue time starts here
 
     def callback_label(self, job_name: str) -> str:
         """'delivered', or 'recorded, HUD unconfirmed' when any callback of the job lacked a 200."""
@@ -90,7 +92,7 @@ class Session:
         return result
 
 
-def _local_ctx(env: Mapping[str, str]) -> RunContext:
+def local_ctx(env: Mapping[str, str]) -> RunContext:
     if env.get("GITHUB_RUN_ID") and env.get("GITHUB_WORKFLOW"):
         return RunContext.from_env(env, "local")
     run_id = str(int(time.time()))
@@ -129,14 +131,18 @@ def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Itera
         check_relay_extras(args, env)
         client = client_from_env(url, None, args.repo, args.state_dir, env)
         client.flush()
-        yield Session(client, dispatch, _local_ctx(env), None)
+        yield Session(client, dispatch, local_ctx(env), None)
         client.close()
         return
     from crcr.relay.server import RelayEmulator
 
     repo = args.repo or env.get("GITHUB_REPOSITORY") or LOCAL_REPO
     state = args.state_dir or default_state_dir(env) / "local"
-    with RelayEmulator({repo: Entry(repo, "L2")}) as emu:
+    with RelayEmulator(
+        {repo: Entry(repo, "L2")},
+        warehouse=warehouse_spec(args, env),
+        workspace=getattr(args, "workspace", None) or Path(env.get("BUILD_WORKSPACE_DIRECTORY") or "."),
+    ) as emu:
         if env.get(EMULATOR_FAULTS_ENV):  # reproduce a relay/HUD failure in the local cycle
             try:
                 emu.configure_faults(json.loads(env[EMULATOR_FAULTS_ENV]))
@@ -168,7 +174,7 @@ def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Itera
         for stale in client.outbox.pending():
             client.outbox.bury(stale, "left by an earlier emulator session")
         try:
-            yield Session(client, dispatch, _local_ctx(env), f"{emu.url}/hud")
+            yield Session(client, dispatch, local_ctx(env), f"{emu.url}/hud")
             if getattr(args, "serve", False):
                 console.print(f"HUD: {emu.url}/hud  (Ctrl-C to stop)")
                 with contextlib.suppress(KeyboardInterrupt):
@@ -176,6 +182,34 @@ def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Itera
                         time.sleep(3600)
         finally:
             client.close()
+
+
+def warehouse_spec(args, env: Mapping[str, str]) -> Optional[str]:
+    """--warehouse, else $OOT_WAREHOUSE, else the default directory; None when there is no
+    HOME to put the default under (the legs then say "not recorded")."""
+    from crcr.warehouse.backends import describe
+
+    try:
+        return describe(getattr(args, "warehouse", None), env)
+    except ConfigError:
+        return None
+
+
+def leg_recorder(args, dispatch: Dispatch, env: Mapping[str, str], session: Session, hooks, runner: str):
+    """The warehouse hook for this cycle or run-leg (crcr/handler/record.py)."""
+    from crcr.handler.record import LegRecorder
+
+    return LegRecorder(
+        warehouse_spec(args, env),
+        env,
+        dispatch,
+        session.ctx,
+        repo=args.repo or env.get("GITHUB_REPOSITORY") or LOCAL_REPO,
+        backend=hooks.backend,
+        runner=runner,
+        level="L2" if session.hud_url else None,  # the embedded emulator allowlists us at L2
+        queued_at=session.started,
+    )
 
 
 def _summary(
@@ -271,6 +305,7 @@ def run_cycle(
     results: dict[int, LegResult] = {}
     console.print(f"{len(legs)} legs, runner={runner}, outputs in {out}")
     with reporting_session(args, dispatch, env) as session:
+        recorder = leg_recorder(args, dispatch, env, session, hooks, runner)
         with Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -284,7 +319,9 @@ def run_cycle(
                 results[leg.index] = session.run(
                     leg, lambda: run_hooked_leg(args, leg, ws, out, runner, env, hooks, args.smoke)
                 )
+                progress.console.print(recorder.record(leg, results[leg.index]), markup=False)
                 progress.advance(task)
+        recorder.close()
         console.print(
             _summary(legs, results, session, f"CRCR legs: {dispatch.event_type} at {dispatch.sha[:12]}")
         )
@@ -331,7 +368,8 @@ def _check_hud(session: Session, legs: Sequence[Leg], out: Path) -> list[str]:
     transport = HttpTransport()
     try:
         rows = fetch_json(transport, "GET", f"{base}/api/crcr/results")["rows"]
-        page = fetch(transport, "GET", session.hud_url).text()
+        # the page renders the warehouse's panels and charts: slower than a JSON answer
+        page = fetch(transport, "GET", session.hud_url, timeout=PAGE_TIMEOUT).text()
     finally:
         transport.close()
     delivery = session.dispatch.delivery_id

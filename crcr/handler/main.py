@@ -36,6 +36,7 @@ from crcr.handler.plan import (
 from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run, choose_runner
 from crcr.handler.upstream import MODES, LegHooks, backend_id, open_store, prepare, resolve_mode
 from crcr.upstream.gitcmd import check_sha
+from crcr.warehouse.cli import positive
 from testing.results.atomic import write_json
 from testing.results.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
 
@@ -151,6 +152,17 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--repo", help="downstream owner/repo (env GITHUB_REPOSITORY)")
     p.add_argument("--state-dir", type=user_path, help="outbox dir (env CRCR_STATE_DIR)")
     p.add_argument("--serve", action="store_true", help="keep the embedded HUD up after the cycle")
+    p.add_argument(
+        "--simulate-days",
+        type=positive,
+        help="first add this many days of SIMULATED history to the warehouse (labelled on the page, "
+        "never counted in real L3 numbers) so every HUD panel has data",
+    )
+    p.add_argument(
+        "--warehouse",
+        help="results warehouse: a directory (embedded ClickHouse, default ~/.cache/oot-ci/warehouse) "
+        "or clickhouse://host:port/db (env OOT_WAREHOUSE)",
+    )
     g = p.add_argument_group("upstream at the dispatched SHA (suite and core)")
     g.add_argument(
         "--upstream",
@@ -290,14 +302,18 @@ def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path, hooks:
     def work():
         return run_hooked_leg(args, leg, ws, out, runner, env, hooks, smoke=1)  # --smoke is the cycle's
 
-    if args.report:
-        from crcr.handler.cycle import reporting_session
+    from crcr.handler.cycle import Session, leg_recorder, local_ctx, reporting_session
 
+    if args.report:
         with reporting_session(args, planned.dispatch, env) as session:
             result = session.run(leg, work)
             callback = session.callback_label(leg.job_name)
     else:
+        session = Session(None, planned.dispatch, local_ctx(env), None)
         result = work()
+    recorder = leg_recorder(args, planned.dispatch, env, session, hooks, runner)
+    print(recorder.record(leg, result), file=sys.stderr)
+    recorder.close()
     if args.results_out:
         write_json(
             args.results_out,
@@ -336,6 +352,18 @@ def make_fixture(args, env: Mapping[str, str]):
     return fixture
 
 
+def simulate(args, env: Mapping[str, str], ws: Path) -> None:
+    import time
+
+    from crcr.handler.cycle import warehouse_spec
+    from crcr.warehouse.backends import open_warehouse
+    from crcr.warehouse.simulate import write_history
+
+    wh = open_warehouse(warehouse_spec(args, env), env)
+    added = write_history(wh, args.simulate_days, time.time(), 0, ws)
+    print(f"warehouse: {added} SIMULATED legs over {args.simulate_days} days in {wh.where}", file=sys.stderr)
+
+
 def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] = None) -> int:
     env = dict(os.environ if env is None else env)
     args = _parser().parse_args(argv)
@@ -353,6 +381,8 @@ def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] =
         print(f"skip: {planned.decision.reason}")
         return 0
     out = args.out or (args.state_dir or default_state_dir(env)) / "out"
+    if args.simulate_days and args.mode == "cycle":
+        simulate(args, env, ws)
     if args.mode == "run-leg":
         hooks = make_hooks(args, planned, env, ws, mode, fixture, out)
         try:

@@ -24,10 +24,13 @@ def conclusion_for(exit_code: int, timed_out: bool, interrupted: bool) -> str:
     return "failure"
 
 
-def leg_conclusion(exit_code: int, timed_out: bool, counts: Counts) -> str:
+def leg_conclusion(exit_code: int, timed_out: bool, counts: Counts, complete: bool = True) -> str:
     """As conclusion_for, but a clean exit that executed no test is neutral:
-    a green cell must mean tests ran (skipped ones do not count; no JUnit = none ran)."""
+    a green cell must mean tests ran (skipped ones do not count; no JUnit = none ran).
+    A truncated or invalid JUnit (`complete` False) never passes: its results are unknown."""
     verdict = conclusion_for(exit_code, timed_out, False)
+    if verdict == "success" and not complete:
+        return "failure"
     if verdict == "success" and counts.passed + counts.failed == 0:
         return "neutral"
     return verdict

@@ -145,7 +145,8 @@ def pytest_command(
         paths=list(only) or list(suites.files + suites.upstream) or [SUITES],
         plugins=[runs.PLUGIN] if adapted else [],
         configs=leg.configs if adapted else [],
-        extra=extra,
+        # xunit1: pytest writes each test's properties (op, dtype, rule ...) only in this family
+        extra=["-o", "junit_family=xunit1", *extra],
         quiet=True,
         cache=False,
         upstream_root=str(upstream.root) if adapted and upstream.root else None,
@@ -356,7 +357,7 @@ def run_leg(
     note = adapter_note(junit)
     if note:
         notes.append(note)
-    conclusion = leg_conclusion(code, timed_out, counts)
+    conclusion = leg_conclusion(code, timed_out, counts, not report.problems)
     if conclusion == "neutral" and code == 0:
         notes.append(NO_TESTS_NOTE)
     failing, tests = locate_failures(report, upstream)

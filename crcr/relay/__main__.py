@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import errno
+import os
 import sys
 
 from crcr.allowlist import Entry, parse_allowlist
 from crcr.errors import CrcrError
 from crcr.relay.faults import FaultPlan
 from crcr.relay.server import DEFAULT_ALLOWLIST, RelayEmulator
-from testing.results.cliargs import Parser, fail, fraction, port, user_path
+from testing.results.cliargs import Parser, fail, fraction, port, user_path, workspace_dir
+
+
+def warehouse_spec(given):
+    """The warehouse to show on /hud; None from the emulator wheel, which has no warehouse."""
+    try:
+        from crcr.warehouse.backends import describe
+    except ImportError:
+        return None
+    return describe(given, os.environ)
 
 
 def main(argv=None) -> int:
@@ -23,6 +33,11 @@ def main(argv=None) -> int:
         help="print an Actions request token for this repo (added at L2 if not allowlisted)",
     )
     p.add_argument("--fault-rate", type=fraction, default=0.0, help="share of requests answered with a fault")
+    p.add_argument(
+        "--warehouse",
+        help="show this results warehouse's panels on /hud: a directory or clickhouse://host:port/db "
+        "(default $OOT_WAREHOUSE, else ~/.cache/oot-ci/warehouse)",
+    )
     args = p.parse_args(argv)
     try:
         text = args.allowlist.read_text() if args.allowlist else DEFAULT_ALLOWLIST
@@ -37,7 +52,15 @@ def main(argv=None) -> int:
         print(f"crcr-relay: {err}", file=sys.stderr)
         return 2
     try:
-        emu = RelayEmulator(allowlist, args.port, faults)
+        emu = RelayEmulator(
+            allowlist,
+            args.port,
+            faults,
+            warehouse=warehouse_spec(args.warehouse),
+            workspace=workspace_dir(),
+        )
+    except CrcrError as err:
+        return fail("crcr-relay", str(err))
     except OSError as err:
         if err.errno == errno.EADDRINUSE:
             return fail("crcr-relay", f"port {args.port} is in use on 127.0.0.1 (--port 0 picks a free one)")

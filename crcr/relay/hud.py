@@ -227,8 +227,11 @@ def with_stale(rows: list[dict], stale: list[dict]) -> list[dict]:
     return out
 
 
-def render_page(rows: list[dict], title: str = "CRCR HUD (local emulator)") -> str:
-    """Grid: one line per upstream PR (or push/nightly), one column per job_name.
+def render_page(
+    rows: list[dict], title: str = "CRCR HUD (local emulator)", panels: str = "", head: str = ""
+) -> str:
+    """Grid: one line per upstream PR (or push/nightly), one column per job_name; below it the
+    warehouse's panels (crcr/relay/panels.py) when there is a warehouse, `head` their assets.
 
     The newest attempt wins a cell, as on hud.pytorch.org; payload strings are
     escaped here, since the relay stores them verbatim (§6).
@@ -238,7 +241,7 @@ def render_page(rows: list[dict], title: str = "CRCR HUD (local emulator)") -> s
     attempt = lambda r: r["run_attempt"] if _is_number(r.get("run_attempt")) else 1  # noqa: E731
     for r in sorted(rows, key=lambda r: (attempt(r), str(r.get("started_at") or ""))):
         grid.setdefault(_pr_label(r), {})[str(r["job_name"])] = r
-    head = "".join(f"<th>{html.escape(j)}</th>" for j in jobs)
+    cols = "".join(f"<th>{html.escape(j)}</th>" for j in jobs)
     body = "".join(
         f"<tr><th>{html.escape(label)}</th>"
         + "".join(_cell(cells[j]) if j in cells else "<td></td>" for j in jobs)
@@ -254,8 +257,10 @@ def render_page(rows: list[dict], title: str = "CRCR HUD (local emulator)") -> s
         if stale
         else ""
     )
-    return f"""<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="5">
-<title>{html.escape(title)}</title><style>
+    # the grid alone reloads every 5 s; with panels (4.8 MB of inlined plotly) once a minute
+    refresh = 60 if panels else 5
+    return f"""<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="{refresh}">
+<title>{html.escape(title)}</title>{head}<style>
 body{{font-family:sans-serif}} table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:4px 8px;font-size:13px}}
 td.ok{{background:#dfd}} td.bad{{background:#fdd}} td.warn{{background:#ffd}} td.run{{background:#def}}
 td.stale,p.stale{{background:#fc8;font-weight:bold}}
@@ -263,4 +268,4 @@ span.verdict{{display:inline-block;padding:0 4px;border-radius:3px;background:#e
 span.verdict.upstream{{background:#fd9}} span.verdict.backend{{background:#f99}} small.failed{{color:#900}}
 </style></head><body><h1>{html.escape(title)}</h1><p>{len(rows)} job rows, {len(jobs)} jobs.
 JSON: <a href="/api/crcr/results">/api/crcr/results</a></p>{warning}
-<table><tr><th>upstream</th>{head}</tr>{body}</table></body></html>"""
+<h2>This dispatch, per job</h2><table><tr><th>upstream</th>{cols}</tr>{body}</table>{panels}</body></html>"""

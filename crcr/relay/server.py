@@ -11,6 +11,7 @@ ACTIONS_ID_TOKEN_REQUEST_URL stand-in), /_emulator/dispatch,
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 import secrets
@@ -18,6 +19,7 @@ import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Optional
 from urllib.parse import parse_qs, urlsplit
 
@@ -148,16 +150,12 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/_emulator/state":
             return self._send(200, relay.snapshot())
         if path in ("/", "/hud", "/crcr"):
-            return self._send(
-                200, render_page(with_stale(relay.hud.rows(), relay.stale_jobs())), "text/html; charset=utf-8"
-            )
+            rows = with_stale(relay.hud.rows(), relay.stale_jobs())
+            return self._send(200, self.emulator.page(rows), "text/html; charset=utf-8")
         if path.startswith("/crcr/") and path.count("/") == 3:
             repo = path[len("/crcr/") :]
-            return self._send(
-                200,
-                render_page(with_stale(relay.hud.rows(repo), relay.stale_jobs(repo)), f"CRCR HUD: {repo}"),
-                "text/html; charset=utf-8",
-            )
+            rows = with_stale(relay.hud.rows(repo), relay.stale_jobs(repo))
+            return self._send(200, self.emulator.page(rows, f"CRCR HUD: {repo}"), "text/html; charset=utf-8")
         self._send(404, {"detail": "Not Found"})
 
     def do_PUT(self) -> None:
@@ -220,7 +218,10 @@ class RelayEmulator:
         port: int = 0,
         faults: Optional[FaultPlan] = None,
         relay: Optional[Relay] = None,
+        warehouse: Optional[str] = None,
+        workspace: Optional[Path] = None,
     ):
+        """`warehouse`: a --warehouse spec; the HUD page then shows its panels below the grid."""
         self.relay = relay or Relay(
             allowlist if allowlist is not None else parse_allowlist(DEFAULT_ALLOWLIST)
         )
@@ -230,6 +231,33 @@ class RelayEmulator:
         self._server = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self._server.daemon_threads = True
         self._thread: Optional[threading.Thread] = None
+        self.workspace = workspace
+        self.warehouse = None
+        self.warehouse_error = ""
+        self._panels: Optional[tuple] = None  # (warehouse version, rendered panels)
+        self._page_lock = threading.Lock()
+        if warehouse:
+            from crcr.errors import CrcrError
+            from crcr.warehouse.backends import open_warehouse
+
+            try:
+                self.warehouse = open_warehouse(warehouse)
+            except CrcrError as err:  # the relay works without it; the page says why it has no panels
+                self.warehouse_error = str(err)
+
+    def page(self, rows: list[dict], title: str = "CRCR HUD (local emulator)") -> str:
+        """The HUD page: the grid of `rows`, and the warehouse panels when there is one."""
+        if self.warehouse is None:
+            note = f'<p class="stale">results warehouse unavailable: {html.escape(self.warehouse_error)}</p>'
+            return render_page(rows, title, note if self.warehouse_error else "")
+        from crcr.relay.panels import PageContext, head_assets, render_panels, version
+
+        with self._page_lock:  # one render at a time; reused until a leg is ingested
+            seen = version(self.warehouse)
+            if self._panels is None or self._panels[0] != seen:
+                self._panels = (seen, render_panels(self.warehouse, PageContext(workspace=self.workspace)))
+            panels = self._panels[1]
+        return render_page(rows, title, panels, head_assets())
 
     @property
     def url(self) -> str:

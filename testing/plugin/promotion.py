@@ -79,6 +79,18 @@ def diff_path(cfg_path: str, invocation_dir: str) -> str:
     return os.path.relpath(os.path.join(invocation_dir, cfg_path), invocation_dir)
 
 
+def config_diff(changes: dict[str, list[tuple[str, int, str, str]]], here: str) -> str:
+    """The unified diff of ``changes`` (plan_changes) to the configs, paths relative to ``here``
+    (also used by crcr's results warehouse for candidates that passed K runs in a row)."""
+    diff: list[str] = []
+    for cfg_path, edits in sorted(changes.items()):
+        before, after = _apply(os.path.join(here, cfg_path), edits)
+        # relative to where pytest ran, so `patch -p0 < PATH.diff` applies from there
+        name = diff_path(cfg_path, here)
+        diff += difflib.unified_diff(before.splitlines(True), after.splitlines(True), name, name)
+    return "".join(diff)
+
+
 def write(path: str, summary: dict, config, plan=None) -> None:
     """`plan`: the run's own; None in an isolating controller, which has read no config yet."""
     if plan is None:
@@ -89,13 +101,7 @@ def write(path: str, summary: dict, config, plan=None) -> None:
         return (fp.loc.file, fp.loc.line) if fp and fp.loc.line else None
 
     changes = plan_changes(summary, locate_file)
-    diff = []
-    here = str(config.invocation_params.dir)
-    for cfg_path, edits in sorted(changes.items()):
-        before, after = _apply(os.path.join(here, cfg_path), edits)
-        # relative to where pytest ran, so `patch -p0 < PATH.diff` applies from there
-        name = diff_path(cfg_path, here)
-        diff += difflib.unified_diff(before.splitlines(True), after.splitlines(True), name, name)
+    diff = config_diff(changes, str(config.invocation_params.dir))
     report = {
         "version": 1,
         "candidates": [
@@ -105,5 +111,5 @@ def write(path: str, summary: dict, config, plan=None) -> None:
         ],
         "diff": path + ".diff",
     }
-    write_text(path + ".diff", "".join(diff))
+    write_text(path + ".diff", diff)
     write_json(path, report)

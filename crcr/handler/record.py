@@ -1,0 +1,100 @@
+"""Hook: every leg the handler runs (local cycle or a CI leg) goes into the results warehouse.
+
+A warehouse that cannot be reached is said loudly and does not change the leg's outcome:
+the callbacks are the job's contract, and the leg's JUnit and results JSON stay on disk.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Mapping, Optional
+
+from crcr.body import RunContext
+from crcr.dispatch import Dispatch
+from crcr.errors import CrcrError
+from crcr.handler.plan import Leg
+from crcr.handler.runner import LegResult
+from crcr.warehouse.records import LegRecord, leg_report
+
+LEVEL_ENV = "CRCR_LEVEL"  # the repo's CRCR level in a CI leg (the emulator's repo is L2)
+
+
+def core_version() -> str:
+    from crcr.upstream.overlay import wheel_torch_dir, wheel_version
+
+    try:
+        return wheel_version(wheel_torch_dir())
+    except (OSError, FileNotFoundError):
+        return ""
+
+
+class LegRecorder:
+    """Opened once per cycle or run-leg; `record` after each leg."""
+
+    def __init__(
+        self,
+        spec: Optional[str],
+        env: Mapping[str, str],
+        dispatch: Dispatch,
+        ctx: RunContext,
+        *,
+        repo: str,
+        backend: str,
+        runner: str,
+        level: Optional[str] = None,
+        queued_at: Optional[float] = None,
+    ):
+        from crcr.warehouse.backends import open_warehouse
+
+        self.dispatch, self.ctx, self.repo, self.backend, self.runner = dispatch, ctx, repo, backend, runner
+        self.level = level if level is not None else env.get(LEVEL_ENV, "")
+        self.queued_at = queued_at
+        self.core = core_version()
+        self.error: Optional[str] = None
+        try:
+            self.wh = open_warehouse(spec, env)  # spec None: the default, or a one-line error
+        except CrcrError as err:
+            self.wh, self.error = None, str(err)
+
+    def leg_record(self, leg: Leg, result: LegResult) -> LegRecord:
+        finished = time.time()
+        core_note = next((n for n in result.notes if n.startswith("core:")), "")
+        return LegRecord(
+            repo=self.repo,
+            delivery_id=self.dispatch.delivery_id,
+            job_name=leg.job_name,
+            run_id=self.ctx.run_id,
+            run_attempt=int(self.ctx.run_attempt or 1),
+            upstream_sha=self.dispatch.sha,
+            backend_sha=self.backend,
+            started_at=finished - result.seconds,
+            finished_at=finished,
+            conclusion=result.conclusion,
+            event_type=self.dispatch.event_type,
+            pr_number=self.dispatch.pr_number or 0,
+            feature=leg.feature,
+            core_version=leg.candidate.bazel_config or self.core,
+            core_overlay=core_note,
+            runner=self.runner,
+            level=self.level,
+            queued_at=self.queued_at,
+            report=leg_report(result.report),
+            triage_verdict=result.verdict,
+            bisection=result.bisection.as_json() if result.bisection else None,
+        )
+
+    def record(self, leg: Leg, result: LegResult) -> str:
+        """One line for the log: where the leg went, or why it did not."""
+        if self.wh is None:
+            return f"warehouse: not recorded ({self.error})"
+        try:
+            from crcr.warehouse.ingest import ingest
+
+            new = ingest(self.wh, self.leg_record(leg, result))
+        except CrcrError as err:
+            return f"warehouse: {leg.job_name} not recorded ({err})"
+        return f"warehouse: {leg.job_name} {'recorded' if new else 'already recorded'} in {self.wh.where}"
+
+    def close(self) -> None:
+        if self.wh is not None:
+            self.wh.close()

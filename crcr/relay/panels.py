@@ -1,0 +1,387 @@
+"""The HUD page's warehouse panels: history, charts, flakes, promotions, L3, triage.
+
+A panel is a title, one sentence on what it means, and a function from the warehouse to an
+HTML fragment; `PANELS` is the page's order. Adding one (e.g. a per-model panel) is one
+function and one `Panel(...)` appended to PANELS. Charts are plotly figures; plotly's own
+JavaScript is inlined once in the page head (`plotly_js`), so the page needs no network.
+Each chart's container says how many points it should hold (`data-points`), which the
+browser test compares with what plotly drew. Everything from the warehouse is escaped.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Optional
+
+from crcr.warehouse import l3, queries
+from crcr.warehouse.backends import Backend
+
+SIM = '<span class="sim">SIMULATED</span>'
+
+
+@dataclass(frozen=True)
+class PageContext:
+    now: float = field(default_factory=time.time)
+    workspace: Optional[Path] = None  # configs for the promotion diff
+    k: int = 3  # promotion: passed in each of the last k runs
+    flaky_days: int = 14
+
+
+@dataclass(frozen=True)
+class Panel:
+    key: str
+    title: str
+    meaning: str
+    render: Callable[[Backend, PageContext], str]
+
+
+def esc(value) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def when(epoch: Optional[int]) -> str:
+    return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%d %H:%M") if epoch else "never"
+
+
+def table(head: list[str], rows: list[list[str]], empty: str) -> str:
+    """Cells are HTML already (escaped by the caller)."""
+    if not rows:
+        return f'<p class="empty">{esc(empty)}</p>'
+    th = "".join(f"<th>{esc(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><tr>{th}</tr>{body}</table>"
+
+
+def chart(fig, div_id: str, points: int) -> str:
+    inner = fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, default_height="360px")
+    return f'<div class="chart" data-chart="{div_id}" data-points="{points}">{inner}</div>'
+
+
+@functools.cache
+def plotly_js() -> str:
+    from plotly.offline import get_plotlyjs
+
+    return get_plotlyjs()
+
+
+# ------------------------------------------------------------------ panels
+
+
+def dispatch_history(wh: Backend, ctx: PageContext) -> str:
+    rows = []
+    for d in queries.dispatches(wh, 30):
+        verdicts = "<br>".join(
+            esc(f"{v['job']}: {v.get('category')} ({v.get('confidence')})") for v in d.verdicts
+        )
+        first_bad = "<br>".join(esc(f"{b['job']}: {str(b.get('first_bad', ''))[:10]}") for b in d.bisections)
+        rows.append(
+            [
+                esc(when(d.started_at)) + (f" {SIM}" if d.simulated else ""),
+                esc(f"{d.event_type} #{d.pr_number}" if d.pr_number else d.event_type),
+                f"<code>{esc(d.upstream_sha[:10])}</code>",
+                f"<code>{esc(d.backend_sha[:12])}</code>",
+                esc(f"{d.legs_green}/{d.legs}"),
+                esc(f"{d.passed} passed, {d.failed} failed"),
+                esc(f"{d.incomplete} leg(s) results incomplete") if d.incomplete else "",
+                verdicts,
+                first_bad,
+            ]
+        )
+    return table(
+        [
+            "started (UTC)",
+            "event",
+            "upstream",
+            "backend",
+            "legs green",
+            "tests",
+            "results",
+            "triage verdict",
+            "bisection",
+        ],
+        rows,
+        "no dispatch recorded yet",
+    )
+
+
+def pass_rate_chart(wh: Backend, ctx: PageContext) -> str:
+    import plotly.graph_objects as go
+
+    points = [p for p in queries.pass_rate_over_commits(wh, 40) if p.rate is not None]
+    fig = go.Figure()
+    series: dict[str, list] = {}
+    for p in points:
+        series.setdefault(p.series + (" (simulated)" if p.simulated else ""), []).append(p)
+    for name, pts in sorted(series.items()):
+        fig.add_trace(
+            go.Scatter(x=[p.x for p in pts], y=[p.rate for p in pts], mode="lines+markers", name=name)
+        )
+    order = list(dict.fromkeys(p.x for p in sorted(points, key=lambda p: p.at)))  # commits by first run
+    fig.update_layout(
+        yaxis={"title": "test pass rate", "range": [0, 1.05]},
+        xaxis={"title": "upstream commit", "categoryorder": "array", "categoryarray": order},
+    )
+    return (
+        chart(fig, "chart-pass-rate", len(points)) if points else '<p class="empty">no test results yet</p>'
+    )
+
+
+def heatmap_chart(wh: Backend, ctx: PageContext) -> str:
+    import plotly.graph_objects as go
+
+    head, cells = queries.heatmap_latest(wh)
+    cells = [c for c in cells if c.rate is not None]
+    if not cells:
+        return '<p class="empty">no op tests in any run yet</p>'
+    ops = sorted({c.op for c in cells})
+    dtypes = sorted({c.dtype for c in cells})
+    grid = {(c.op, c.dtype): c for c in cells}
+    z = [[grid[(o, d)].rate if (o, d) in grid else None for d in dtypes] for o in ops]
+    text = [
+        [
+            f"{grid[(o, d)].passed}/{grid[(o, d)].passed + grid[(o, d)].failed}" if (o, d) in grid else ""
+            for d in dtypes
+        ]
+        for o in ops
+    ]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=dtypes,
+            y=ops,
+            text=text,
+            zmin=0,
+            zmax=1,
+            colorscale="RdYlGn",
+            hovertemplate="%{y} %{x}: %{text}<extra></extra>",
+        )
+    )
+    fig.update_layout(height=max(300, 22 * len(ops) + 120))
+    label = ""
+    if head:
+        label = (
+            f"<p>{esc(when(head.started_at))}, upstream <code>{esc(head.upstream_sha[:10])}</code>"
+            + (f" {SIM}" if head.simulated else "")
+            + "</p>"
+        )
+    return label + chart(fig, "chart-heatmap", len(cells))
+
+
+def flaky_table(wh: Backend, ctx: PageContext) -> str:
+    rows = []
+    for f in queries.flaky(wh, ctx.now, ctx.flaky_days):
+        evidence = "<br>".join(
+            esc(f"{when(t)} {u[:10]}/{b[:10]} {job}: {o}") for t, u, b, job, o in f.evidence[-6:]
+        )
+        rows.append(
+            [
+                f"<code>{esc(f.test_id)}</code>" + (f" {SIM}" if f.simulated else ""),
+                esc(f.reason),
+                esc(f"{f.flip_rate:.0%} over {f.runs} runs"),
+                evidence,
+            ]
+        )
+    return table(
+        ["test", "why", "flip rate", "evidence (latest 6: time upstream/backend job: outcome)"],
+        rows,
+        f"no flaky test in the last {ctx.flaky_days} days",
+    )
+
+
+def promotion_table(wh: Backend, ctx: PageContext) -> str:
+    from crcr.warehouse.promote import candidate_diff
+
+    found = queries.promotion_candidates(wh, ctx.k)
+    rows = [
+        [
+            f"<code>{esc(p.test_id)}</code>" + (f" {SIM}" if p.simulated else ""),
+            f"<code>{esc(p.rule or 'no rule line')}</code>",
+            "<br>".join(esc(f"{when(t)} {u[:10]}: {o}") for t, u, o in p.last),
+        ]
+        for p in found
+    ]
+    out = table(
+        ["test", "config rule", f"last {ctx.k} runs"], rows, f"no xfail test passed its last {ctx.k} runs"
+    )
+    if found and ctx.workspace:
+        diff = candidate_diff(wh, found, ctx.workspace)
+        out += f'<p>Ready config diff (<code>patch -p0</code> from the repo root):</p><pre class="diff">{esc(diff or "no config rule to edit")}</pre>'
+    return out
+
+
+def failing_table(wh: Backend, ctx: PageContext) -> str:
+    rows = [
+        [
+            f"<code>{esc(f.test_id)}</code>" + (f" {SIM}" if f.simulated else ""),
+            esc(f.outcome),
+            esc(when(f.first_seen)),
+            esc(when(f.first_failed)),
+            esc(when(f.last_passed))
+            + (f" <code>{esc(f.last_passed_sha[:10])}</code>" if f.last_passed else ""),
+            esc(f.message),
+        ]
+        for f in queries.failing_tests(wh, 100)
+    ]
+    return table(
+        ["test", "latest", "first seen", "first failed", "last passed (upstream)", "message"],
+        rows,
+        "no test is failing",
+    )
+
+
+def l3_panel(wh: Backend, ctx: PageContext) -> str:
+    parts = []
+    for simulated in (False, True):
+        metrics = queries.l3_metrics(wh, ctx.now, l3.PROMOTION_WINDOW_DAYS, simulated)
+        names = queries.repos(wh, simulated)
+        if simulated and not names:
+            continue
+        for repo in names or ["(no real legs yet)"]:
+            parts.append(_l3_repo(wh, ctx, repo, metrics.get(repo), simulated))
+    return "".join(parts)
+
+
+def _l3_repo(
+    wh: Backend, ctx: PageContext, repo: str, m: Optional[queries.L3Metrics], simulated: bool
+) -> str:
+    since = queries.l2_since(wh, repo, simulated)
+    tenure = (ctx.now - since) / 86400 if since else None
+    values = m.as_gates(tenure) if m else {"tenureAtL2Days": tenure}
+    ready = l3.readiness(values, l3.PROMOTION_WINDOW_DAYS, m.jobs if m else 0)
+    rows = [
+        [
+            esc(v.gate.label),
+            esc(v.gate.target_label),
+            esc(l3.format_value(v.gate, v.value)),
+            '<span class="ok">met</span>'
+            if v.met
+            else ('<span class="bad">not met</span>' if v.met is False else "no data"),
+            esc(f"{v.window_days} days" if v.window_days else "since first L2 leg"),
+        ]
+        for v in ready.verdicts
+    ]
+    head = (
+        f"<h3>{esc(repo)}"
+        + (f" {SIM} — illustration only, never counted as real" if simulated else "")
+        + "</h3>"
+    )
+    jobs = (
+        f"<p>{m.jobs} PR jobs in {m.runs} runs; max execution {l3.format_value(l3.GATES[1], m.max_exec_s)} (shown, not judged)</p>"
+        if m
+        else ""
+    )
+    verdict = f'<p class="{"ok" if ready.ready else "bad"}">{"ready for L3" if ready.ready else "not ready for L3"}</p>'
+    return head + jobs + table(["gate", "target", "value", "verdict", "window"], rows, "") + verdict
+
+
+def triage_panel(wh: Backend, ctx: PageContext) -> str:
+    rows = []
+    for d in queries.dispatches(wh, 30):
+        bisect = {b["job"]: b for b in d.bisections}
+        for v in d.verdicts:
+            b = bisect.get(v["job"], {})
+            rows.append(
+                [
+                    esc(when(d.started_at)) + (f" {SIM}" if d.simulated else ""),
+                    esc(v["job"]),
+                    esc(f"{v.get('category')} ({v.get('confidence')} confidence, advisory)"),
+                    esc(v.get("summary", "")),
+                    f"<code>{esc(str(b.get('first_bad', ''))[:10])}</code>"
+                    + (esc(f" after {str(b.get('last_good', ''))[:10]}") if b.get("last_good") else ""),
+                ]
+            )
+    return table(
+        ["dispatch", "job", "verdict", "summary", "first bad upstream commit"],
+        rows[:40],
+        "no leg carries a triage verdict yet",
+    )
+
+
+PANELS: list[Panel] = [
+    Panel(
+        "dispatches",
+        "Dispatch history",
+        "Every dispatch the warehouse holds, newest first: legs green, test counts, incomplete results, triage verdict and bisection of its legs.",
+        dispatch_history,
+    ),
+    Panel(
+        "pass-rate",
+        "Pass rate over upstream commits",
+        "Share of executed tests that passed (xpassed and xpassed_strict count as passed, as testing/results' tally says; skips and xfails left out), per feature, at each upstream commit.",
+        pass_rate_chart,
+    ),
+    Panel(
+        "heatmap",
+        "op × dtype (latest run)",
+        "Pass rate of each op and dtype in the newest dispatch that ran op tests.",
+        heatmap_chart,
+    ),
+    Panel(
+        "flaky",
+        "Flaky tests",
+        "Tests whose outcome differs at the same upstream and backend SHAs, or flips between pass and fail at least twice (flip rate ≥ 20 %) in the window; one change of state is a regression or a fix, not a flake.",
+        flaky_table,
+    ),
+    Panel(
+        "promotions",
+        "Promotion candidates",
+        "Tests configured xfail/xfail_strict that passed in each of their last K runs, with the config diff the plugin's promotion code makes for them.",
+        promotion_table,
+    ),
+    Panel(
+        "failing",
+        "Failing tests: first seen, last passed",
+        "Every test whose latest result is bad; the last passing upstream commit starts the range to bisect.",
+        failing_table,
+    ),
+    Panel(
+        "l3",
+        "L3 readiness",
+        "CRCR's promotion gates over the last 14 days as HUD computes them (PR jobs only, latest attempt per job); simulated history is judged apart and never counts.",
+        l3_panel,
+    ),
+    Panel(
+        "triage",
+        "Triage verdicts and bisection",
+        "Advisory verdicts and first bad upstream commits the legs carried (issue 21).",
+        triage_panel,
+    ),
+]
+
+
+def version(wh: Backend) -> tuple:
+    """Changes whenever a leg is ingested: a page rendered for the same version is the same."""
+    return tuple(wh.query(f"SELECT count(), max(inserted_at), max(ingest_id) FROM {wh.db}.legs")[0])
+
+
+def render_panels(wh: Backend, ctx: PageContext) -> str:
+    out = []
+    for p in PANELS:
+        out.append(
+            f'<section id="panel-{p.key}"><h2>{esc(p.title)}</h2><p class="meaning">{esc(p.meaning)}</p>{p.render(wh, ctx)}</section>'
+        )
+    simulated = wh.query(f"SELECT count() FROM {wh.db}.legs WHERE simulated = 1")[0][0]
+    banner = (
+        f'<p class="sim-banner">{SIM} This warehouse holds simulated history (--simulate-days): '
+        "rows marked SIMULATED are made up for illustration and never count in real L3 numbers.</p>"
+        if simulated
+        else ""
+    )
+    return banner + "".join(out)
+
+
+PAGE_CSS = """
+section{margin:24px 0} .meaning{color:#555;font-size:13px;max-width:70em}
+.sim{background:#c9f;color:#000;font-size:11px;padding:1px 4px;border-radius:3px}
+.sim-banner{background:#eaf;padding:6px} .ok{color:#070;font-weight:bold} .bad{color:#a00;font-weight:bold}
+pre.diff{background:#f6f6f6;padding:8px;font-size:12px;overflow:auto;max-height:320px} .empty{color:#888}
+"""
+
+
+def head_assets() -> str:
+    return f"<style>{PAGE_CSS}</style><script>{plotly_js()}</script>"

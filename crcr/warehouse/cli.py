@@ -1,0 +1,218 @@
+"""warehouse: ask the results warehouse, write its HUD page, or fill it with simulated history.
+
+    tools/bazel run //crcr:warehouse_tool -- flaky
+    tools/bazel run //crcr:warehouse_tool -- --warehouse clickhouse://127.0.0.1:9000/oot_ci l3
+    tools/bazel run //crcr:warehouse_tool -- --simulate-days 30 page --out /tmp/hud.html
+
+Exit codes: 0 ok, 2 bad input or an unreachable warehouse (one line, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Optional, Sequence
+
+from crcr.errors import CrcrError
+from crcr.warehouse import l3, queries
+from crcr.warehouse.backends import open_warehouse
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="warehouse", description=__doc__.split("\n\n")[0])
+    p.add_argument(
+        "--warehouse", help="a directory (embedded) or clickhouse://host:port/db (env OOT_WAREHOUSE)"
+    )
+    p.add_argument(
+        "--simulate-days",
+        type=positive,
+        help="first write this many days of SIMULATED history (labelled; never counted as real L3 data)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="simulation seed")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    sub = p.add_subparsers(dest="command")
+    h = sub.add_parser("history", help="a test's (or an op's) outcomes per upstream commit")
+    h.add_argument("--test", help="test id or a part of it (classname::name)")
+    h.add_argument("--op", help="an OpInfo name, e.g. add")
+    f = sub.add_parser("flaky", help="flaky tests with their evidence")
+    f.add_argument("--days", type=positive, default=14)
+    pr = sub.add_parser("promotions", help="xfail tests that passed their last K runs, with the config diff")
+    pr.add_argument("-k", type=positive, default=3)
+    sub.add_parser("failing", help="failing tests: first seen, first failed, last passed")
+    r = sub.add_parser("pass-rate", help="pass rate per feature per day")
+    r.add_argument("--days", type=positive, default=30)
+    sub.add_parser("dispatches", help="the dispatch history")
+    sub.add_parser("l3", help="L3 readiness gates (real legs only), as CRCR computes them")
+    pg = sub.add_parser("page", help="write the HUD page (all panels) as one offline HTML file")
+    pg.add_argument("--out", type=Path, required=True)
+    pg.add_argument("--screenshot", type=Path, help="also a full-page PNG, taken in headless Chromium")
+    return p
+
+
+def _print(args, rows, text_of) -> None:
+    if args.json:
+        print(
+            json.dumps(
+                [asdict(r) if hasattr(r, "__dataclass_fields__") else r for r in rows], default=str, indent=1
+            )
+        )
+        return
+    for r in rows:
+        print(text_of(r))
+
+
+def cmd_l3(wh, args, now: float) -> int:
+    metrics = queries.l3_metrics(wh, now, l3.PROMOTION_WINDOW_DAYS)
+    names = queries.repos(wh) or []
+    if not names:
+        print("no real legs in the warehouse: every gate has no data")
+    for repo in names:
+        since = queries.l2_since(wh, repo)
+        m = metrics.get(repo)
+        values = m.as_gates((now - since) / 86400 if since else None) if m else {}
+        ready = l3.readiness(values, l3.PROMOTION_WINDOW_DAYS, m.jobs if m else 0)
+        print(
+            f"{repo}: {'ready' if ready.ready else 'not ready'} for L3 ({m.jobs if m else 0} PR jobs, last 14 days)"
+        )
+        for v in ready.verdicts:
+            verdict = {True: "met", False: "NOT MET", None: "no data"}[v.met]
+            window = f"{v.window_days} d" if v.window_days else "since first L2 leg"
+            print(
+                f"  {v.gate.label:<24} {v.gate.target_label:<22} {l3.format_value(v.gate, v.value):>12}  {verdict:<8} {window}"
+            )
+    return 0
+
+
+def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
+    env = os.environ if env is None else env
+    args = _parser().parse_args(argv)
+    where = env.get("BUILD_WORKING_DIRECTORY")  # `bazel run` runs us elsewhere: relative paths are the user's
+    if where:
+        for name in ("out", "screenshot"):
+            if getattr(args, name, None) is not None:
+                setattr(args, name, Path(where) / getattr(args, name))
+    wh = open_warehouse(args.warehouse, env)
+    now = time.time()
+    ws = Path(env.get("BUILD_WORKSPACE_DIRECTORY") or ".")
+    if args.simulate_days:
+        from crcr.warehouse.simulate import write_history
+
+        added = write_history(wh, args.simulate_days, now, args.seed, ws)
+        print(
+            f"simulated: {added} legs over {args.simulate_days} days written to {wh.where} (SIMULATED, labelled)",
+            file=sys.stderr,
+        )
+    cmd = args.command
+    if cmd == "history":
+        if not (args.test or args.op):
+            raise CrcrCliError("history needs --test or --op")
+        _print(
+            args,
+            queries.history(wh, args.test, args.op),
+            lambda p: f"{p.upstream_sha[:12]} {p.backend_sha[:12]} {_when(p.at)} {p.outcomes}",
+        )
+    elif cmd == "flaky":
+        _print(
+            args,
+            queries.flaky(wh, now, args.days),
+            lambda f: (
+                f"{f.test_id}: {f.reason}, flip rate {f.flip_rate:.0%} over {f.runs} runs"
+                + "".join(f"\n  {_when(t)} {u[:10]}/{b[:10]} {j}: {o}" for t, u, b, j, o in f.evidence)
+            ),
+        )
+    elif cmd == "promotions":
+        found = queries.promotion_candidates(wh, args.k)
+        _print(
+            args,
+            found,
+            lambda p: f"{p.test_id} ({p.rule or 'no rule line'}): " + ", ".join(o for _, _, o in p.last),
+        )
+        if found and not args.json:
+            from crcr.warehouse.promote import candidate_diff
+
+            sys.stdout.write(candidate_diff(wh, found, ws))
+    elif cmd == "failing":
+        _print(
+            args,
+            queries.failing_tests(wh),
+            lambda f: (
+                f"{f.test_id}: {f.outcome}; first seen {_when(f.first_seen)}, first failed {_when(f.first_failed)}, last passed {_when(f.last_passed)} {f.last_passed_sha[:12]}"
+            ),
+        )
+    elif cmd == "pass-rate":
+        _print(
+            args,
+            queries.pass_rate_by_day(wh, now, args.days),
+            lambda p: (
+                f"{p.x} {p.series}{' (simulated)' if p.simulated else ''}: {p.passed}/{p.passed + p.failed}"
+            ),
+        )
+    elif cmd == "dispatches":
+        _print(
+            args,
+            queries.dispatches(wh, 50),
+            lambda d: (
+                f"{_when(d.started_at)} {d.event_type} {d.upstream_sha[:12]} legs {d.legs_green}/{d.legs} tests {d.passed}/{d.passed + d.failed}{' SIMULATED' if d.simulated else ''}"
+            ),
+        )
+    elif cmd == "l3":
+        return cmd_l3(wh, args, now)
+    elif cmd == "page":
+        from crcr.relay.hud import render_page
+        from crcr.relay.panels import PageContext, head_assets, render_panels
+        from testing.results.atomic import write_text
+
+        page = render_page(
+            [], "CRCR HUD: results warehouse", render_panels(wh, PageContext(now, ws)), head_assets()
+        )
+        print(write_text(args.out, page))
+        if args.screenshot:
+            from crcr.relay.browser import screenshot
+
+            charts = screenshot(args.out.resolve().as_uri(), str(args.screenshot))
+            print(f"{args.screenshot}: " + ", ".join(f"{c['chart']} {c['drawn']} points" for c in charts))
+    elif not args.simulate_days:
+        _parser().print_usage(sys.stderr)
+        return 2
+    return 0
+
+
+class CrcrCliError(CrcrError):
+    pass
+
+
+def _when(epoch) -> str:
+    from crcr.relay.panels import when
+
+    return when(epoch)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    try:
+        return run(argv)
+    except CrcrError as err:
+        print(f"warehouse: {err}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `| head`
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

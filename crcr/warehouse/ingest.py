@@ -1,0 +1,94 @@
+"""Ingest one leg: idempotent (the same leg twice is one copy), atomic (its test rows are
+visible only once its `legs` row is in: schema.live), safe with concurrent writers (the
+embedded warehouse serialises them with a lock; on a server a race leaves two ingests of
+which readers pick one)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Callable, Optional
+
+from crcr.warehouse.backends import Backend
+from crcr.warehouse.records import LegRecord
+from crcr.warehouse.schema import LEG_COLUMNS, RESULT_COLUMNS
+from crcr.warehouse.sql import quote
+
+# Large legs go in several statements; none is visible before the leg row.
+BATCH = 50_000
+
+
+def leg_row(leg: LegRecord, ingest_id: str, now: float) -> tuple:
+    passed, failed, skipped = leg.report.tally()
+    values = {
+        "ingest_id": ingest_id,
+        "leg_key": leg.key,
+        "repo": leg.repo,
+        "delivery_id": leg.delivery_id,
+        "event_type": leg.event_type,
+        "pr_number": int(leg.pr_number),
+        "job_name": leg.job_name,
+        "feature": leg.feature,
+        "run_id": leg.run_id,
+        "run_attempt": int(leg.run_attempt),
+        "upstream_sha": leg.upstream_sha,
+        "backend_sha": leg.backend_sha,
+        "core_version": leg.core_version,
+        "core_overlay": leg.core_overlay,
+        "runner": leg.runner,
+        "level": leg.level,
+        "queued_at": leg.queued_at,
+        "started_at": leg.started_at,
+        "finished_at": leg.finished_at,
+        "conclusion": leg.conclusion,
+        "results": leg.report.status,
+        "results_note": "; ".join(leg.report.problems) or leg.results_note,
+        "passed": passed,
+        "failed": failed,
+        "skipped": skipped,
+        "triage_verdict": leg.json_or_none(leg.triage_verdict),
+        "bisection": leg.json_or_none(leg.bisection),
+        "simulated": int(leg.simulated),
+        "inserted_at": now,
+    }
+    return tuple(values[name] for name, _ in LEG_COLUMNS)
+
+
+def result_rows(leg: LegRecord, ingest_id: str) -> list[tuple]:
+    shared = (
+        ingest_id,
+        leg.started_at,
+        leg.upstream_sha,
+        leg.backend_sha,
+        leg.job_name,
+        leg.feature,
+        int(leg.simulated),
+    )
+    return [
+        shared
+        + (t.test_id, t.file, t.cls, t.name, t.op, t.dtype, t.module, t.outcome.value)
+        + (float(t.duration), t.message, t.rule)
+        for t in leg.report.tests
+    ]
+
+
+def has_leg(wh: Backend, key: str) -> bool:
+    return wh.query(f"SELECT count() FROM {wh.db}.legs WHERE leg_key = {quote(key)}")[0][0] > 0
+
+
+def ingest(wh: Backend, leg: LegRecord, *, between_batches: Optional[Callable[[int], None]] = None) -> bool:
+    """Store `leg` and its results; False when it was already there (nothing written).
+    `between_batches(n)` runs after each batch of test rows (tests use it to crash mid-ingest)."""
+    ingest_id = f"{time.time_ns():020d}-{uuid.uuid4().hex[:12]}"
+    rows = result_rows(leg, ingest_id)
+    with wh.exclusive():
+        if has_leg(wh, leg.key):
+            return False
+        names = [n for n, _ in RESULT_COLUMNS]
+        for start in range(0, len(rows), BATCH):
+            wh.insert("results", names, rows[start : start + BATCH])
+            if between_batches:
+                between_batches(start + BATCH)
+        # the commit point: from here on readers see the leg and its results
+        wh.insert("legs", [n for n, _ in LEG_COLUMNS], [leg_row(leg, ingest_id, time.time())])
+    return True

@@ -1,0 +1,421 @@
+"""What the warehouse answers, for the CLI and the HUD page: one SQL text per question (the
+subset both backends accept), folded into typed rows. Decisions that need an order over
+time (flip rates, the last K runs) are made in Python on the few rows the SQL narrows to.
+
+Every query reads committed ingests only (schema.live). `now` is an argument, not the
+server's clock, so windows are reproducible (tests, simulated history).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from crcr.warehouse.backends import Backend
+from crcr.warehouse.l3 import THREE_HOURS
+from crcr.warehouse.schema import live
+from crcr.warehouse.sql import quote, quote_list, ts
+from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
+
+PASSING = [o.value for o in Outcome if tally(o) == "passed"]  # passed and both XPASSes
+FAILING = [o.value for o in Outcome if tally(o) == "failed"]  # the bad ones
+BAD_VALUES = sorted(o.value for o in BAD)
+DAY = 86400
+
+
+# ------------------------------------------------------------------ dispatches
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    repo: str
+    delivery_id: str
+    run_id: str
+    event_type: str
+    pr_number: int
+    upstream_sha: str
+    backend_sha: str
+    started_at: int
+    finished_at: int
+    legs: int
+    legs_green: int
+    passed: int
+    failed: int
+    incomplete: int
+    simulated: bool
+    verdicts: tuple[dict, ...]  # (job, verdict) of legs that carry one
+    bisections: tuple[dict, ...]
+
+
+def dispatches(wh: Backend, limit: int = 20, only: Optional[tuple[str, str, str]] = None) -> list[Dispatch]:
+    """Newest first: one row per (repo, delivery, run), i.e. one dispatch run of the handler;
+    `only`: that one (repo, delivery, run)."""
+    where = ""
+    if only:
+        repo, delivery, run = only
+        where = f" AND repo = {quote(repo)} AND delivery_id = {quote(delivery)} AND run_id = {quote(run)}"
+    rows = wh.query(
+        f"""SELECT repo, delivery_id, run_id, any(event_type), max(pr_number), any(upstream_sha),
+        any(backend_sha), toUnixTimestamp(min(started_at)), toUnixTimestamp(max(finished_at)), count(),
+        countIf(conclusion IN ('success', 'neutral')), sum(passed), sum(failed),
+        countIf(results = 'incomplete'), max(simulated),
+        groupArray(concat(job_name, '\\t', ifNull(triage_verdict, ''), '\\t', ifNull(bisection, '')))
+        FROM {wh.db}.legs WHERE {live(wh.db)}{where}
+        GROUP BY repo, delivery_id, run_id ORDER BY min(started_at) DESC LIMIT {int(limit)}"""
+    )
+    out = []
+    for r in rows:
+        verdicts, bisections = [], []
+        for packed in r[15]:
+            job, verdict, bisection = packed.split("\t")
+            if verdict:
+                verdicts.append({"job": job, **json.loads(verdict)})
+            if bisection:
+                bisections.append({"job": job, **json.loads(bisection)})
+        out.append(Dispatch(*r[:14], bool(r[14]), tuple(verdicts), tuple(bisections)))
+    return out
+
+
+# ------------------------------------------------------------------ pass rates
+
+
+@dataclass(frozen=True)
+class RatePoint:
+    series: str  # feature
+    x: str  # upstream commit (short) or day
+    at: int  # first time seen, for ordering
+    passed: int
+    failed: int
+    simulated: bool
+
+    @property
+    def rate(self) -> Optional[float]:
+        n = self.passed + self.failed
+        return self.passed / n if n else None
+
+
+def _rate_query(wh: Backend, key: str, where: str) -> list[tuple]:
+    return wh.query(
+        f"""SELECT feature, {key} AS x, toUnixTimestamp(min(started_at)) AS at,
+        countIf(outcome IN {quote_list(PASSING)}), countIf(outcome IN {quote_list(FAILING)}), max(simulated)
+        FROM {wh.db}.results WHERE {live(wh.db)} AND {where}
+        GROUP BY feature, x, simulated ORDER BY at"""
+    )
+
+
+def pass_rate_over_commits(wh: Backend, commits: int = 30) -> list[RatePoint]:
+    """Test pass rate per feature at each of the last `commits` upstream commits."""
+    recent = wh.query(
+        f"""SELECT upstream_sha FROM {wh.db}.results WHERE {live(wh.db)}
+        GROUP BY upstream_sha ORDER BY max(started_at) DESC LIMIT {int(commits)}"""
+    )
+    shas = [r[0] for r in recent]
+    rows = _rate_query(wh, "upstream_sha", f"upstream_sha IN {quote_list(shas)}")
+    return [RatePoint(f, x[:10], at, p, n, bool(s)) for f, x, at, p, n, s in rows]
+
+
+def pass_rate_by_day(wh: Backend, now: float, days: int = 30) -> list[RatePoint]:
+    """Test pass rate per feature per UTC day over the last `days` days."""
+    rows = _rate_query(wh, "toString(toDate(started_at))", f"started_at > {ts(now - days * DAY)}")
+    return [RatePoint(f, x, at, p, n, bool(s)) for f, x, at, p, n, s in rows]
+
+
+# ------------------------------------------------------------------ heat map
+
+
+@dataclass(frozen=True)
+class HeatCell:
+    op: str
+    dtype: str
+    passed: int
+    failed: int
+
+    @property
+    def rate(self) -> Optional[float]:
+        n = self.passed + self.failed
+        return self.passed / n if n else None
+
+
+def heatmap_latest(wh: Backend) -> tuple[Optional[Dispatch], list[HeatCell]]:
+    """op x dtype pass rate of the newest dispatch that ran op tests."""
+    latest = wh.query(
+        f"""SELECT repo, delivery_id, run_id FROM {wh.db}.legs WHERE {live(wh.db)} AND ingest_id IN
+        (SELECT ingest_id FROM {wh.db}.results WHERE op != '' GROUP BY ingest_id)
+        GROUP BY repo, delivery_id, run_id ORDER BY max(started_at) DESC LIMIT 1"""
+    )
+    if not latest:
+        return None, []
+    repo, delivery, run = latest[0]
+    cells = wh.query(
+        f"""SELECT op, dt, countIf(outcome IN {quote_list(PASSING)}), countIf(outcome IN {quote_list(FAILING)})
+        FROM {wh.db}.results ARRAY JOIN splitByChar(',', if(dtype = '', '-', dtype)) AS dt
+        WHERE op != '' AND ingest_id IN (SELECT min(ingest_id) FROM {wh.db}.legs
+          WHERE repo = {quote(repo)} AND delivery_id = {quote(delivery)} AND run_id = {quote(run)} GROUP BY leg_key)
+        GROUP BY op, dt ORDER BY op, dt"""
+    )
+    (head,) = dispatches(wh, 1, only=(repo, delivery, run))
+    return head, [HeatCell(*c) for c in cells]
+
+
+# ------------------------------------------------------------------ flaky tests
+
+
+@dataclass(frozen=True)
+class Flake:
+    test_id: str
+    reason: str  # "same SHAs" or "flip rate"
+    flip_rate: float
+    runs: int
+    evidence: tuple[tuple, ...]  # (time, upstream, backend, job, outcome), oldest first
+    simulated: bool
+
+
+def flip_rate(outcomes: Sequence[str]) -> tuple[int, float]:
+    """(flips, flips per transition) between good and bad across consecutive runs."""
+    states = [o in BAD_VALUES for o in outcomes]
+    flips = sum(1 for a, b in zip(states, states[1:]) if a != b)
+    return flips, flips / (len(states) - 1) if len(states) > 1 else 0.0
+
+
+def flaky(
+    wh: Backend, now: float, days: int = 14, min_flip_rate: float = 0.2, limit: int = 50
+) -> list[Flake]:
+    """Tests whose outcome differs at the same upstream + backend SHAs, or flips between good
+    and bad at least twice with a flip rate >= `min_flip_rate` in the window. One change of
+    state (a regression, a fix) is not a flake."""
+    mixed = (
+        f"countIf(outcome IN {quote_list(BAD_VALUES)}) > 0 AND countIf(outcome IN {quote_list(PASSING)}) > 0"
+    )
+    window = f"""{live(wh.db)} AND started_at > {ts(now - days * DAY)}
+          AND outcome IN {quote_list(BAD_VALUES + PASSING)}"""
+    # counts first (cheap), the per-run arrays only for the few tests with mixed outcomes
+    rows = wh.query(
+        f"""SELECT test_id, groupArray(toUnixTimestamp(started_at)), groupArray(upstream_sha),
+        groupArray(backend_sha), groupArray(job_name), groupArray(outcome), max(simulated)
+        FROM {wh.db}.results WHERE {window} AND test_id IN
+          (SELECT test_id FROM {wh.db}.results WHERE {window} GROUP BY test_id HAVING {mixed} LIMIT 10000)
+        GROUP BY test_id"""
+    )
+    return flakes_from(rows, min_flip_rate)[:limit]
+
+
+def flakes_from(rows, min_flip_rate: float = 0.2) -> list[Flake]:
+    """The decision over (test_id, times, upstreams, backends, jobs, outcomes, simulated) rows."""
+    found = []
+    for test_id, times, ups, backs, jobs, outcomes, sim in rows:
+        runs = sorted(zip(times, ups, backs, jobs, outcomes))
+        seen: dict[tuple, set] = {}
+        for t, u, b, _, o in runs:
+            seen.setdefault((u, b), set()).add(o in BAD_VALUES)
+        same = [k for k, v in seen.items() if len(v) == 2]
+        flips, rate = flip_rate([r[4] for r in runs])
+        if same:
+            evidence = tuple(r for r in runs if (r[1], r[2]) in same)
+            found.append(Flake(test_id, "same SHAs", rate, len(runs), evidence, bool(sim)))
+        elif flips >= 2 and rate >= min_flip_rate:
+            found.append(Flake(test_id, "flip rate", rate, len(runs), tuple(runs), bool(sim)))
+    found.sort(key=lambda f: (-f.flip_rate, f.test_id))
+    return found
+
+
+# ------------------------------------------------------------------ promotions
+
+
+@dataclass(frozen=True)
+class Promotion:
+    test_id: str
+    rule: str  # config file:line that makes it xfail
+    last: tuple[tuple, ...]  # the last K (time, upstream, outcome), oldest first
+    simulated: bool
+
+
+def promotion_candidates(wh: Backend, k: int = 3, limit: int = 100) -> list[Promotion]:
+    """Tests configured to fail (xfail, xfail_strict) that passed in each of their last `k` runs."""
+    promotable = quote_list(sorted(o.value for o in PROMOTABLE))
+    rows = wh.query(
+        f"""SELECT test_id, argMax(rule, started_at), groupArray(toUnixTimestamp(started_at)),
+        groupArray(upstream_sha), groupArray(outcome), max(simulated)
+        FROM {wh.db}.results WHERE {live(wh.db)} AND test_id IN
+          (SELECT test_id FROM {wh.db}.results WHERE {live(wh.db)} AND outcome IN {promotable} GROUP BY test_id)
+        GROUP BY test_id ORDER BY test_id"""
+    )
+    return promotions_from(rows, k)[:limit]
+
+
+def promotions_from(rows, k: int) -> list[Promotion]:
+    """The decision over (test_id, rule, times, upstreams, outcomes, simulated) rows."""
+    out = []
+    for test_id, rule, times, ups, outcomes, sim in rows:
+        last = sorted(zip(times, ups, outcomes))[-k:]
+        if len(last) == k and all(o in {p.value for p in PROMOTABLE} for _, _, o in last):
+            out.append(Promotion(test_id, rule, tuple(last), bool(sim)))
+    return out
+
+
+# ------------------------------------------------------------------ failing tests
+
+
+@dataclass(frozen=True)
+class Failing:
+    test_id: str
+    outcome: str
+    first_seen: int
+    first_failed: int
+    last_passed: Optional[int]
+    last_passed_sha: str
+    latest_sha: str
+    message: str
+    simulated: bool
+
+
+def failing_tests(wh: Backend, limit: int = 200) -> list[Failing]:
+    """Every test whose latest result is bad: when it was first seen, first failed, last passed
+    (and at which upstream commit: the start of the range to bisect)."""
+    good, bad = quote_list(PASSING), quote_list(BAD_VALUES)
+    rows = wh.query(
+        f"""SELECT test_id, argMax(outcome, started_at) AS latest, toUnixTimestamp(min(started_at)),
+        toUnixTimestamp(minIf(started_at, outcome IN {bad})), toUnixTimestamp(maxIf(started_at, outcome IN {good})),
+        argMaxIf(upstream_sha, started_at, outcome IN {good}), argMax(upstream_sha, started_at),
+        argMax(message, started_at), max(simulated)
+        FROM {wh.db}.results WHERE {live(wh.db)}
+        GROUP BY test_id HAVING latest IN {bad} ORDER BY test_id LIMIT {int(limit)}"""
+    )
+    return [
+        Failing(t, o, first, ff, lp or None, lps, sha, msg, bool(sim))
+        for t, o, first, ff, lp, lps, sha, msg, sim in rows
+    ]
+
+
+# ------------------------------------------------------------------ history
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    upstream_sha: str
+    backend_sha: str
+    at: int
+    outcomes: dict
+
+
+def history(
+    wh: Backend, test: Optional[str] = None, op: Optional[str] = None, limit: int = 100
+) -> list[HistoryPoint]:
+    """Outcomes of one test (its id, or a substring of it) or of one op's tests per upstream commit, oldest first."""
+    where = f"op = {quote(op)}" if op else f"position(test_id, {quote(test or '')}) > 0"
+    rows = wh.query(
+        f"""SELECT upstream_sha, backend_sha, toUnixTimestamp(min(started_at)) AS at,
+        groupArray(outcome) FROM {wh.db}.results WHERE {live(wh.db)} AND {where}
+        GROUP BY upstream_sha, backend_sha ORDER BY at DESC LIMIT {int(limit)}"""
+    )
+    out = []
+    for sha, backend, at, outcomes in reversed(rows):
+        counts: dict[str, int] = {}
+        for o in outcomes:
+            counts[o] = counts.get(o, 0) + 1
+        out.append(HistoryPoint(sha, backend, at, dict(sorted(counts.items()))))
+    return out
+
+
+# ------------------------------------------------------------------ L3 metrics
+
+
+@dataclass(frozen=True)
+class L3Metrics:
+    repo: str
+    jobs: int
+    successes: int
+    timed_out: int
+    pass_rate: float
+    timeout_rate: float
+    avg_queue_s: Optional[float]
+    max_exec_s: Optional[float]
+    overrun_rate: float
+    median_e2e_s: Optional[float]
+    runs: int
+
+    def as_gates(self, tenure_days: Optional[float]) -> dict:
+        return {
+            "tenureAtL2Days": tenure_days,
+            "e2eTimeS": self.median_e2e_s,
+            "overrunRate": self.overrun_rate,
+            "avgQueueTimeS": self.avg_queue_s,
+            "timeoutRate": self.timeout_rate,
+            "passRate": self.pass_rate,
+        }
+
+
+def _deduped(wh: Backend, now: float, days: int, simulated: bool) -> str:
+    """crcr_l3_summary's `deduped`: completed PR jobs started in the window, the highest
+    attempt per (repo, run_id, job_name) among them."""
+    return f"""SELECT repo, run_id, job_name,
+        argMax(conclusion, run_attempt) AS c, argMax(started_at, run_attempt) AS s,
+        argMax(finished_at, run_attempt) AS f, argMax(queued_at, run_attempt) AS q
+        FROM {wh.db}.legs WHERE {live(wh.db)} AND started_at > {ts(now - days * DAY)}
+          AND pr_number > 0 AND simulated = {int(simulated)}
+        GROUP BY repo, run_id, job_name"""
+
+
+def l3_metrics(wh: Backend, now: float, days: int, simulated: bool = False) -> dict[str, L3Metrics]:
+    """Per repo, as crcr_l3_summary computes them (no row for a repo without jobs in the window).
+    Queue time is per run (the relay sends it with a run's first in_progress only): dispatch to
+    the run's first start; E2E = that queue + first start to last finish; median = quantileExact."""
+    dedup = _deduped(wh, now, days, simulated)
+    jobs = wh.query(
+        f"""SELECT repo, count(), countIf(c = 'success'), countIf(c = 'timed_out'),
+        maxIf(toInt64(f) - toInt64(s), c != 'timed_out'),
+        countIf(toInt64(f) - toInt64(s) > {THREE_HOURS} AND c != 'timed_out'), countIf(c != 'timed_out')
+        FROM ({dedup}) GROUP BY repo"""
+    )
+    runs = wh.query(
+        f"""SELECT repo, count(), avgIf(queue, queue >= 0), quantileExactIf(0.5)(queue + span, queue >= 0)
+        FROM (SELECT repo, run_id,
+                if(count(q) = 0, -1, toInt64(min(s)) - toInt64(assumeNotNull(min(q)))) AS queue,
+                toInt64(max(f)) - toInt64(min(s)) AS span
+              FROM ({dedup}) GROUP BY repo, run_id)
+        GROUP BY repo"""
+    )
+    per_run = {r[0]: r[1:] for r in runs}
+    out = {}
+    for repo, total, ok, timed_out, max_exec, over, not_timed in jobs:
+        n_runs, avg_queue, e2e = per_run.get(repo, (0, None, None))
+        has_queue = avg_queue is not None and n_runs and _finite(avg_queue)
+        out[repo] = L3Metrics(
+            repo,
+            total,
+            ok,
+            timed_out,
+            ok / total if total else 0.0,
+            timed_out / total if total else 0.0,
+            max(0.0, float(avg_queue)) if has_queue else None,
+            float(max_exec) if not_timed else None,
+            over / not_timed if not_timed else 0.0,
+            float(e2e) if has_queue and _finite(e2e) else None,
+            n_runs,
+        )
+    return out
+
+
+def _finite(x) -> bool:
+    try:
+        return x is not None and float(x) == float(x) and abs(float(x)) != float("inf")
+    except (TypeError, ValueError):
+        return False
+
+
+def l2_since(wh: Backend, repo: str, simulated: bool = False) -> Optional[int]:
+    """When `repo` first ran a leg at L2 or above (tenure counts from there, never reset)."""
+    rows = wh.query(
+        f"""SELECT toUnixTimestamp(min(started_at)), count() FROM {wh.db}.legs WHERE {live(wh.db)}
+        AND repo = {quote(repo)} AND simulated = {int(simulated)} AND level IN ('L2', 'L3', 'L4')"""
+    )
+    return rows[0][0] if rows and rows[0][1] else None
+
+
+def repos(wh: Backend, simulated: bool = False) -> list[str]:
+    return [
+        r[0]
+        for r in wh.query(
+            f"SELECT repo FROM {wh.db}.legs WHERE {live(wh.db)} AND simulated = {int(simulated)} GROUP BY repo ORDER BY repo"
+        )
+    ]

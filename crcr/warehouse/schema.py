@@ -1,0 +1,85 @@
+"""One schema for both backends: the SQL subset ClickHouse 18.16 (Debian's server) and
+chdb (ClickHouse 26) both accept: no window functions, no LowCardinality, no JSON type.
+
+Two tables. `legs`: one row per ingested leg; `results`: one row per test result, with the
+few leg columns the page's queries group by copied in (commit, backend, time, feature,
+simulated), so no query needs a JOIN (18.16's are slow and strict).
+
+Atomic per leg without transactions: a leg's test rows are inserted first under a fresh
+`ingest_id`, its `legs` row last. Readers see only ingests named by a `legs` row, and of
+several ingests of one `leg_key` (a race between two writers) only the smallest id, so a
+crash mid-ingest leaves nothing visible and a leg is never counted twice.
+"""
+
+from __future__ import annotations
+
+LEG_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("ingest_id", "String"),
+    ("leg_key", "String"),  # repo/delivery/run_id/attempt/job: "the same leg"
+    ("repo", "String"),
+    ("delivery_id", "String"),
+    ("event_type", "String"),
+    ("pr_number", "Int64"),
+    ("job_name", "String"),
+    ("feature", "String"),
+    ("run_id", "String"),
+    ("run_attempt", "UInt32"),
+    ("upstream_sha", "String"),
+    ("backend_sha", "String"),
+    ("core_version", "String"),
+    ("core_overlay", "String"),
+    ("runner", "String"),
+    ("level", "String"),
+    ("queued_at", "Nullable(DateTime)"),  # dispatch time; unknown in a bare CI leg
+    ("started_at", "DateTime"),
+    ("finished_at", "DateTime"),
+    ("conclusion", "String"),
+    ("results", "String"),  # complete | incomplete (truncated or invalid JUnit)
+    ("results_note", "String"),
+    ("passed", "UInt32"),
+    ("failed", "UInt32"),
+    ("skipped", "UInt32"),
+    ("triage_verdict", "Nullable(String)"),  # JSON, as the relay validated it (issue 21)
+    ("bisection", "Nullable(String)"),  # JSON: first bad upstream commit (issue 21)
+    ("simulated", "UInt8"),
+    ("inserted_at", "DateTime"),
+)
+
+RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("ingest_id", "String"),
+    ("started_at", "DateTime"),
+    ("upstream_sha", "String"),
+    ("backend_sha", "String"),
+    ("job_name", "String"),
+    ("feature", "String"),
+    ("simulated", "UInt8"),
+    ("test_id", "String"),  # classname::name, as testing.results.junit keys a case
+    ("file", "String"),
+    ("class", "String"),
+    ("name", "String"),
+    ("op", "String"),
+    ("dtype", "String"),  # comma-joined, as the plugin's property says
+    ("module", "String"),
+    ("outcome", "String"),  # testing.results.outcomes.Outcome
+    ("duration", "Float64"),
+    ("message", "String"),  # first line of the deciding message
+    ("rule", "String"),  # config file:line that set the test's mode (promotion diffs)
+)
+
+TABLES = {
+    "legs": (LEG_COLUMNS, "(started_at, leg_key)"),
+    "results": (RESULT_COLUMNS, "(test_id, started_at)"),
+}
+
+
+def create_statements(db: str) -> list[str]:
+    out = [f"CREATE DATABASE IF NOT EXISTS {db}"]
+    for table, (columns, order) in TABLES.items():
+        cols = ", ".join(f"`{name}` {kind}" for name, kind in columns)
+        out.append(f"CREATE TABLE IF NOT EXISTS {db}.{table} ({cols}) ENGINE = MergeTree() ORDER BY {order}")
+    return out
+
+
+def live(db: str) -> str:
+    """WHERE condition: rows of committed ingests, one ingest per leg."""
+    return f"ingest_id IN (SELECT min(ingest_id) FROM {db}.legs GROUP BY leg_key)"

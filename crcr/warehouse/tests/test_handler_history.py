@@ -1,0 +1,93 @@
+"""The handler's hook: every leg of a local cycle (and of run-leg) is ingested; the warehouse
+persists across runs, so the second run's HUD page shows two dispatches; a leg whose JUnit
+is truncated is `results incomplete` and red."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from crcr.handler import main as handler
+from crcr.warehouse import queries
+from crcr.warehouse.backends import open_warehouse
+
+FEATURE_YAML = "test_suite_config:\n  files:\n    - path: ${REPO_ROOT}/testing/suites/test_x.py\n"
+FAKE_LEG = """
+import pathlib, sys
+junit, config = sys.argv[1], sys.argv[2]
+props = "<properties><property name='op' value='add'/><property name='dtype' value='float32'/></properties>"
+cases = f"<testcase classname='pkg.TestA' name='test_one'>{props}</testcase><testcase classname='pkg.TestA' name='test_two'/>"
+text = f"<testsuites><testsuite>{cases}</testsuite></testsuites>"
+if "broken" in config:
+    text = text[:90]  # the report was cut off
+pathlib.Path(junit).write_text(text)
+"""
+
+
+@pytest.fixture
+def ws(tmp_path):
+    (tmp_path / "WORKSPACE").write_text("")
+    (tmp_path / "configs").mkdir()
+    for name in ("ops", "broken"):
+        (tmp_path / "configs" / f"{name}.yaml").write_text(FEATURE_YAML)
+    (tmp_path / "fake_leg.py").write_text(FAKE_LEG)
+    return tmp_path
+
+
+def cycle(ws, tmp_path, *extra, env=None):
+    argv = [
+        "--workspace",
+        str(ws),
+        "--out",
+        str(tmp_path / "out"),
+        "--runner",
+        "pytest",
+        "--upstream",
+        "none",
+    ]
+    argv += ["--test-command", f"{{python}} {ws / 'fake_leg.py'} {{junit}} {{config}}", *extra]
+    env = {"CRCR_STATE_DIR": str(tmp_path / "state"), "OOT_WAREHOUSE": str(tmp_path / "wh"), **(env or {})}
+    return handler.run(argv, env)
+
+
+def test_two_runs_of_the_main_command_make_two_dispatches_of_history(ws, tmp_path):
+    assert cycle(ws, tmp_path) == 1  # the broken leg is red: its results are incomplete
+    wh = open_warehouse(str(tmp_path / "wh"), {})
+    (first,) = queries.dispatches(wh)
+    assert (first.legs, first.legs_green, first.incomplete, first.passed) == (2, 1, 1, 2)
+    assert cycle(ws, tmp_path) == 1
+    history = queries.dispatches(wh)
+    assert len(history) == 2 and {d.run_id for d in history} != {first.run_id}
+    page = (tmp_path / "out" / "hud.html").read_text()  # the second run's HUD snapshot
+    table = re.search(r'<section id="panel-dispatches">.*?</section>', page, re.S).group(0)
+    assert table.count("<tr>") == 1 + 2  # header + two dispatches
+    assert 'data-chart="chart-pass-rate"' in page and 'data-chart="chart-heatmap"' in page
+    legs = wh.query(
+        f"SELECT job_name, conclusion, results, level, runner FROM {wh.db}.legs ORDER BY job_name"
+    )
+    assert sorted(set(legs)) == [
+        ("test-broken", "failure", "incomplete", "L2", "pytest"),
+        ("test-ops", "success", "complete", "L2", "pytest"),
+    ]
+    (add,) = queries.history(wh, op="add")[-1:]
+    assert add.outcomes == {"passed": 2}  # one op test per run, both runs at the same upstream SHA
+
+
+def test_run_leg_records_its_leg_once(ws, tmp_path):
+    argv, actions = ["run-leg", "--leg", "1"], {"GITHUB_RUN_ID": "4242", "GITHUB_WORKFLOW": "crcr"}
+    assert cycle(ws, tmp_path, *argv, env=actions) == 0
+    assert cycle(ws, tmp_path, *argv, env=actions) == 0  # the same CI leg again: one copy
+    wh = open_warehouse(str(tmp_path / "wh"), {})
+    assert [(d.legs, d.passed) for d in queries.dispatches(wh)] == [(1, 2)]
+
+
+def test_the_main_command_takes_the_simulation_flag(ws, tmp_path):
+    assert cycle(ws, tmp_path, "--simulate-days", "2") == 1
+    wh = open_warehouse(str(tmp_path / "wh"), {})
+    history = queries.dispatches(wh, 100)
+    assert sum(d.simulated for d in history) == 2 * 3  # three simulated dispatches a day
+    assert [d.simulated for d in history if d.repo != "simulated/oot-ci"] == [False]  # the real run
+    page = (tmp_path / "out" / "hud.html").read_text()
+    assert "SIMULATED" in page and "illustration only" in page
+    assert queries.l3_metrics(wh, history[0].finished_at + 1, 14)["local/oot-ci"].jobs == 2  # real only

@@ -1,0 +1,129 @@
+"""L3 readiness from the warehouse as CRCR computes it: one test per gate with both sides of
+its threshold, plus the row filter (PR jobs, window, latest attempt, no simulated rows)."""
+
+from __future__ import annotations
+
+import pytest
+
+from crcr.warehouse import l3, queries
+from crcr.warehouse.ingest import ingest
+from crcr.warehouse.tests.history import DAY, HOUR, NOW, leg
+
+REPO = "acme/oot-ci"
+
+
+def judge(wh, days: int = l3.PROMOTION_WINDOW_DAYS, simulated: bool = False):
+    m = queries.l3_metrics(wh, NOW, days, simulated).get(REPO)
+    since = queries.l2_since(wh, REPO, simulated)
+    values = m.as_gates((NOW - since) / DAY if since else None) if m else {}
+    return l3.readiness(values, days, m.jobs if m else 0)
+
+
+def verdict(wh, key: str):
+    (v,) = [v for v in judge(wh).verdicts if v.gate.key == key]
+    return v.value, v.met
+
+
+def jobs(wh, n: int, first_run: int = 0, **kw):
+    with wh.exclusive():  # one embedded session for the lot
+        for i in range(n):
+            ingest(wh, leg(first_run + i, started=NOW - DAY - i * 60, **kw))
+
+
+@pytest.mark.parametrize("age_days, met", [(30.0, True), (29.9, False)])
+def test_tenure_at_l2_is_at_least_30_days(wh, age_days, met):
+    ingest(wh, leg(1, started=NOW - age_days * DAY))  # first L2 leg: outside the window, still counts
+    ingest(wh, leg(2, started=NOW - DAY))
+    ingest(wh, leg(3, started=NOW - 40 * DAY, level="L1"))  # before L2: not tenure
+    value, got = verdict(wh, "tenureAtL2Days")
+    assert got is met and value == pytest.approx(age_days)
+
+
+@pytest.mark.parametrize("span, met", [(10800 - 61, True), (10800 - 60, False)])
+def test_p50_end_to_end_is_below_3_hours(wh, span, met):
+    # one run, two jobs: E2E = queue (60 s, dispatch to first start) + first start to last finish
+    ingest(wh, leg(1, job="test-a", started=NOW - DAY, exec_s=span, queue_s=60))
+    ingest(wh, leg(1, job="test-b", started=NOW - DAY + 10, exec_s=100, queue_s=70))
+    assert verdict(wh, "e2eTimeS") == (span + 60, met)
+
+
+def test_p50_of_an_even_count_is_the_upper_middle(wh):
+    ingest(wh, leg(1, exec_s=100, queue_s=0))
+    ingest(wh, leg(2, exec_s=20000, queue_s=0))
+    assert verdict(wh, "e2eTimeS") == (20000, False)  # quantileExact: sorted[n // 2]
+
+
+@pytest.mark.parametrize("total, met", [(101, True), (100, False)])
+def test_overrun_rate_is_below_1_percent(wh, total, met):
+    ingest(wh, leg(0, exec_s=3 * HOUR + 1))  # one job over 3 h
+    jobs(wh, total - 1, first_run=1, exec_s=3 * HOUR)  # exactly 3 h is not an overrun
+    jobs(wh, 5, first_run=500, exec_s=6 * HOUR, conclusion="timed_out")  # neither side of the rate
+    m = queries.l3_metrics(wh, NOW, 14)[REPO]
+    assert m.max_exec_s == 3 * HOUR + 1  # shown, not judged (the newest gates judge the rate)
+    value, got = verdict(wh, "overrunRate")
+    assert got is met and value == pytest.approx(1 / total)
+
+
+@pytest.mark.parametrize("queue, met", [(1799, True), (1800, False)])
+def test_average_queue_is_below_30_minutes(wh, queue, met):
+    ingest(wh, leg(1, queue_s=queue - 600))
+    ingest(wh, leg(2, queue_s=queue + 600))
+    ingest(
+        wh, leg(2, job="test-later", started=NOW - DAY + 300, queue_s=queue + 900)
+    )  # same run: first start counts
+    ingest(wh, leg(3, queue_s=None))  # no dispatch time: no queue sample
+    assert verdict(wh, "avgQueueTimeS") == (queue, met)
+
+
+@pytest.mark.parametrize("total, met", [(101, True), (100, False)])
+def test_timeout_rate_is_below_1_percent(wh, total, met):
+    ingest(wh, leg(0, conclusion="timed_out", exec_s=6 * HOUR))
+    jobs(wh, total - 1, first_run=1)
+    value, got = verdict(wh, "timeoutRate")
+    assert got is met and value == pytest.approx(1 / total)
+
+
+@pytest.mark.parametrize("good, bad, met", [(9, ["failure"], True), (8, ["failure", "cancelled"], False)])
+def test_job_pass_rate_is_at_least_90_percent(wh, good, bad, met):
+    jobs(wh, good)
+    for i, conclusion in enumerate(bad):  # cancelled (and neutral, skipped) count against it too
+        ingest(wh, leg(100 + i, conclusion=conclusion))
+    value, got = verdict(wh, "passRate")
+    assert got is met and value == pytest.approx(good / (good + len(bad)))
+
+
+def test_rows_that_do_not_count(wh):
+    ingest(wh, leg(1, conclusion="failure"))
+    ingest(wh, leg(1, attempt=2))  # the re-run's result replaces attempt 1
+    ingest(wh, leg(2, conclusion="failure", pr=0))  # a push / nightly: not a PR job
+    ingest(wh, leg(3, conclusion="failure", started=NOW - 15 * DAY))  # outside the 14 days
+    ingest(wh, leg(4, conclusion="failure", simulated=True))  # simulated: never real
+    m = queries.l3_metrics(wh, NOW, 14)[REPO]
+    assert (m.jobs, m.successes, m.pass_rate) == (1, 1, 1.0)
+    assert queries.l3_metrics(wh, NOW, 14, simulated=True)[REPO].pass_rate == 0.0
+
+
+def test_ready_only_when_every_gate_is_met(wh):
+    assert judge(wh).ready is False and all(v.met is None for v in judge(wh).verdicts)  # no data
+    ingest(wh, leg(1, started=NOW - 31 * DAY))
+    jobs(wh, 10, first_run=10)
+    ready = judge(wh)
+    assert ready.ready and all(v.met for v in ready.verdicts)
+    assert {v.window_days for v in ready.verdicts} == {None, 14}
+    ingest(wh, leg(99, conclusion="timed_out", exec_s=6 * HOUR))
+    assert judge(wh).ready is False
+
+
+def test_demotion_looks_at_seven_days_and_three_gates(wh):
+    jobs(wh, 10)
+    m = queries.l3_metrics(wh, NOW, l3.DEMOTION_WINDOW_DAYS)[REPO]
+    demoted, verdicts = l3.demotion(m.as_gates(None), m.jobs)
+    assert not demoted and [v.gate.key for v in verdicts] == ["e2eTimeS", "timeoutRate", "passRate"]
+    assert l3.demotion({}, 0)[0] is True  # a week without jobs: listed for demotion
+
+
+def test_evaluate_follows_the_reference_directions():
+    below, at_least = l3.GATES[1], l3.GATES[5]
+    assert (l3.evaluate(below, 10799.9), l3.evaluate(below, 10800)) == (True, False)
+    assert (l3.evaluate(at_least, 0.9), l3.evaluate(at_least, 0.8999)) == (True, False)
+    assert l3.evaluate(below, None) is None and l3.evaluate(below, float("nan")) is None

@@ -1,0 +1,99 @@
+"""The HUD page in a real headless Chromium: no console errors, nothing fetched from outside
+the machine (plotly is inlined), each chart holds the points the history implies; the same
+page from the relay emulator; every panel filled after --simulate-days."""
+
+from __future__ import annotations
+
+import pytest
+
+from crcr.relay import browser
+from crcr.relay.panels import PANELS
+from crcr.relay.server import RelayEmulator
+from crcr.warehouse import cli
+from crcr.warehouse.backends import open_warehouse
+from crcr.warehouse.ingest import ingest
+from crcr.warehouse.tests.history import DAY, NOW, case, leg
+
+COMMITS, FEATURES = 3, ("ops", "more")
+CELLS = [("add", "float32"), ("add", "float16"), ("mul", "float32"), ("mul", "float16"), ("div", "float32")]
+
+
+@pytest.fixture
+def history_dir(tmp_path):
+    """3 upstream commits x 2 features; the latest run has 5 op x dtype cells."""
+    wh = open_warehouse(str(tmp_path / "wh"), {})
+    with wh.exclusive():
+        for run in range(COMMITS):
+            for feature in FEATURES:
+                tests = [
+                    case(
+                        f"test_{op}_{dt}_{feature}",
+                        "failed" if (run, op) == (2, "div") else "passed",
+                        op=op,
+                        dtype=dt,
+                    )
+                    for op, dt in CELLS
+                ]
+                ingest(wh, leg(run, tests, job=f"test-{feature}", started=NOW - DAY + run * 600))
+    return tmp_path / "wh"
+
+
+def expected_charts():
+    return [
+        {"chart": "chart-pass-rate", "expected": COMMITS * len(FEATURES), "drawn": COMMITS * len(FEATURES)},
+        {"chart": "chart-heatmap", "expected": len(CELLS), "drawn": len(CELLS)},
+    ]
+
+
+def test_page_file_in_chromium(history_dir, tmp_path):
+    out = tmp_path / "hud.html"
+    assert cli.run(["--warehouse", str(history_dir), "page", "--out", str(out)], {}) == 0
+    text = out.read_text()
+    assert "<script src=" not in text  # plotly inlined; the browser below records any request made
+    with browser.load(out.as_uri()) as loaded:
+        assert loaded.errors == [] and loaded.offsite == []
+        assert loaded.charts() == expected_charts()
+        sections = loaded.page.eval_on_selector_all("section", "s => s.map(x => x.id)")
+        assert sections == [f"panel-{p.key}" for p in PANELS]
+
+
+def test_the_relay_emulator_serves_the_same_page(history_dir):
+    with RelayEmulator(warehouse=str(history_dir)) as emu:
+        with browser.load(f"{emu.url}/hud") as loaded:
+            assert loaded.errors == [] and loaded.offsite == []
+            assert loaded.charts() == expected_charts()
+            assert loaded.page.inner_text("h2") == "This dispatch, per job"
+
+
+def test_every_panel_is_filled_with_simulated_history(tmp_path):
+    out, shot = tmp_path / "sim.html", tmp_path / "sim.png"
+    argv = [
+        "--warehouse",
+        str(tmp_path / "wh"),
+        "--simulate-days",
+        "30",
+        "page",
+        "--out",
+        str(out),
+        "--screenshot",
+        str(shot),
+    ]
+    assert cli.run(argv, {"BUILD_WORKSPACE_DIRECTORY": str(_repo_root())}) == 0
+    assert shot.stat().st_size > 10_000
+    with browser.load(out.as_uri()) as loaded:
+        assert loaded.errors == []
+        empty = loaded.page.eval_on_selector_all("section:has(p.empty)", "s => s.map(x => x.id)")
+        assert empty == []
+        assert "SIMULATED" in loaded.page.inner_text("#panel-dispatches")
+        assert "illustration only" in loaded.page.inner_text("#panel-l3")
+        diff = loaded.page.inner_text("#panel-promotions pre.diff")  # the plugin's diff to the real config
+        assert "+++ configs/spyre/op_consistency.yaml" in diff
+        assert '+        - names: ["TestOpConsistency::test_matches_cpu_norm_nuc_spyre_float16"]' in diff
+        assert all(c["drawn"] == c["expected"] > 0 for c in loaded.charts())
+
+
+def _repo_root():
+    from pathlib import Path
+
+    here = Path(__file__).resolve()
+    return next(p for p in here.parents if (p / "configs").is_dir())

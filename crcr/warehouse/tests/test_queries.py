@@ -1,0 +1,128 @@
+"""Flaky tests, promotion candidates, first-seen/last-passed, pass rates, history and the
+heat map on hand-made histories (both backends)."""
+
+from __future__ import annotations
+
+from crcr.warehouse import queries
+from crcr.warehouse.ingest import ingest
+from crcr.warehouse.tests.history import DAY, NOW, case, leg
+
+
+def fill(wh, outcomes_by_run, name="test_t", **kw):
+    """One leg per run, `name` with the given outcome, plus a steady passing neighbour."""
+    for run, outcome in enumerate(outcomes_by_run):
+        tests = [case(name, outcome, rule=kw.get("rule", "")), case("test_steady", "passed")]
+        ingest(
+            wh, leg(run, tests, started=NOW - DAY + run * 600, **{k: v for k, v in kw.items() if k != "rule"})
+        )
+
+
+def test_flaky_at_the_same_shas_with_evidence(wh):
+    fill(wh, ["passed", "failed"], upstream="a" * 40)  # same upstream and backend SHAs
+    (flake,) = queries.flaky(wh, NOW)
+    assert flake.test_id.endswith("::test_t") and flake.reason == "same SHAs"
+    assert [e[4] for e in flake.evidence] == ["passed", "failed"]
+    assert {e[1] for e in flake.evidence} == {"a" * 40}
+
+
+def test_flaky_by_flip_rate_but_a_regression_is_not_a_flake(wh):
+    fill(wh, ["passed", "failed", "passed", "failed", "passed"])  # a new upstream SHA each run
+    (flake,) = queries.flaky(wh, NOW)
+    assert (flake.reason, flake.flip_rate, flake.runs) == ("flip rate", 1.0, 5)
+    assert queries.flaky(wh, NOW + 2 * DAY, days=1) == []  # out of the window
+
+
+def test_one_change_of_state_is_a_regression_not_a_flake(wh):
+    fill(wh, ["passed", "passed", "failed", "failed"])
+    assert queries.flaky(wh, NOW) == []
+    (failing,) = queries.failing_tests(wh)
+    assert failing.test_id.endswith("::test_t") and failing.outcome == "failed"
+    assert failing.first_seen == int(NOW - DAY)
+    assert failing.first_failed == int(NOW - DAY + 2 * 600)
+    assert failing.last_passed == int(NOW - DAY + 600) and failing.last_passed_sha == f"{1:040x}"
+    assert failing.latest_sha == f"{3:040x}"
+
+
+def test_promotion_needs_k_passing_runs_in_a_row(wh):
+    rule = "configs/spyre/op_consistency.yaml:36"
+    fill(wh, ["xfailed", "xpassed_strict", "xpassed_strict"], rule=rule)
+    assert queries.promotion_candidates(wh, k=3) == []
+    (p,) = queries.promotion_candidates(wh, k=2)
+    assert p.rule == rule and [o for _, _, o in p.last] == ["xpassed_strict", "xpassed_strict"]
+    ingest(wh, leg(9, [case("test_t", "xfailed", rule=rule)], started=NOW))
+    assert queries.promotion_candidates(wh, k=2) == []  # the latest run failed again
+
+
+def test_promotion_diff_is_the_plugins(wh, tmp_path):
+    from crcr.warehouse.promote import candidate_diff
+
+    cfg = tmp_path / "configs" / "x.yaml"
+    cfg.parent.mkdir()
+    cfg.write_text(
+        "test_suite_config:\n  files:\n    - path: ${REPO_ROOT}/pkg/test_x.py\n      tests:\n"
+        "        - names: [TestX::test_t]\n          mode: xfail_strict\n          reason: not yet\n"
+    )
+    fill(wh, ["xpassed_strict"] * 3, rule="configs/x.yaml:5")
+    diff = candidate_diff(wh, queries.promotion_candidates(wh, k=3), tmp_path)
+    assert "--- configs/x.yaml" in diff and "-          mode: xfail_strict" in diff
+    assert "mandatory_success" in diff  # every test of the rule passed: the entry flips
+
+
+def test_pass_rate_per_feature_over_commits_and_days(wh):
+    ingest(
+        wh, leg(1, [case("a", "passed"), case("b", "failed"), case("c", "skipped")], started=NOW - 2 * DAY)
+    )
+    ingest(wh, leg(2, [case("a", "passed"), case("b", "passed"), case("c", "xfailed")], started=NOW - DAY))
+    ingest(wh, leg(3, [case("a", "xpassed_strict")], job="test-mods", started=NOW - DAY))
+    points = sorted(queries.pass_rate_over_commits(wh), key=lambda p: (p.at, p.series))
+    assert [(p.series, p.passed, p.failed, p.rate) for p in points] == [
+        ("ops", 1, 1, 0.5),
+        ("mods", 1, 0, 1.0),  # a strict XPASS passed (testing/results' tally)
+        ("ops", 2, 0, 1.0),
+    ]
+    days = queries.pass_rate_by_day(wh, NOW, days=2)  # strictly after NOW - 2 days
+    assert sorted((p.series, p.passed, p.failed) for p in days) == [("mods", 1, 0), ("ops", 2, 0)]
+
+
+def test_history_of_an_op_and_the_latest_heatmap(wh):
+    for run, outcome in enumerate(["passed", "failed"]):
+        tests = [
+            case("test_add_f32", outcome, op="add", dtype="float32"),
+            case("test_add_f16", "passed", op="add", dtype="float16"),
+            case("test_mul_two", "passed", op="mul", dtype="float32,float16"),
+        ]
+        ingest(wh, leg(run, tests, started=NOW - DAY + run * 60))
+    hist = queries.history(wh, op="add")
+    assert [h.outcomes for h in hist] == [{"passed": 2}, {"failed": 1, "passed": 1}]
+    head, cells = queries.heatmap_latest(wh)
+    assert head.run_id == "1"
+    assert [(c.op, c.dtype, c.passed, c.failed) for c in cells] == [
+        ("add", "float16", 1, 0),
+        ("add", "float32", 0, 1),
+        ("mul", "float16", 1, 0),
+        ("mul", "float32", 1, 0),
+    ]
+
+
+def test_dispatches_carry_triage_verdict_and_bisection(wh):
+    from dataclasses import replace
+
+    red = replace(
+        leg(1, [case("a", "failed")], conclusion="failure"),
+        triage_verdict={"schema_version": 1, "category": "upstream", "confidence": "high", "summary": "x"},
+        bisection={"first_bad": "c" * 40, "last_good": "d" * 40},
+    )
+    ingest(wh, red)
+    ingest(wh, leg(1, [case("a", "passed")], job="test-other"))
+    (d,) = queries.dispatches(wh)
+    assert (d.legs, d.legs_green) == (2, 1)
+    assert d.verdicts == (
+        {
+            "job": "test-ops",
+            "schema_version": 1,
+            "category": "upstream",
+            "confidence": "high",
+            "summary": "x",
+        },
+    )
+    assert d.bisections[0]["first_bad"] == "c" * 40
