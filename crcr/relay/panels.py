@@ -30,6 +30,13 @@ class PageContext:
     workspace: Optional[Path] = None  # configs for the promotion diff
     k: int = 3  # promotion: passed in each of the last k runs
     flaky_days: int = 14
+    answers: dict = field(default_factory=dict, compare=False)  # one page's shared answers
+
+    def once(self, key: str, ask: Callable[[], object]):
+        """`ask()` the first time a page needs `key`; the same answer for every panel after."""
+        if key not in self.answers:
+            self.answers[key] = ask()
+        return self.answers[key]
 
 
 @dataclass(frozen=True)
@@ -72,9 +79,13 @@ def plotly_js() -> str:
 # ------------------------------------------------------------------ panels
 
 
+def recent_dispatches(wh: Backend, ctx: PageContext) -> list[queries.Dispatch]:
+    return ctx.once("dispatches", lambda: queries.dispatches(wh, 30))
+
+
 def dispatch_history(wh: Backend, ctx: PageContext) -> str:
     rows = []
-    for d in queries.dispatches(wh, 30):
+    for d in recent_dispatches(wh, ctx):
         verdicts = "<br>".join(
             esc(f"{v['job']}: {v.get('category')} ({v.get('confidence')})") for v in d.verdicts
         )
@@ -281,7 +292,7 @@ def _l3_repo(
 
 def triage_panel(wh: Backend, ctx: PageContext) -> str:
     rows = []
-    for d in queries.dispatches(wh, 30):
+    for d in recent_dispatches(wh, ctx):
         bisect = {b["job"]: b for b in d.bisections}
         for v in d.verdicts:
             b = bisect.get(v["job"], {})
@@ -360,6 +371,11 @@ def version(wh: Backend) -> tuple:
 
 
 def render_panels(wh: Backend, ctx: PageContext) -> str:
+    with wh.exclusive():  # one embedded session for the whole page, not one per query
+        return _render(wh, ctx)
+
+
+def _render(wh: Backend, ctx: PageContext) -> str:
     out = []
     for p in PANELS:
         out.append(

@@ -24,12 +24,15 @@ from typing import Any, Iterator, Mapping, Optional, Protocol, Sequence
 from urllib.parse import unquote, urlsplit
 
 from crcr.errors import ConfigError, CrcrError
-from crcr.warehouse.schema import create_statements
+from crcr.warehouse.schema import SCHEMA_VERSION, create_statements, stale_tables
 
 ENV = "OOT_WAREHOUSE"
 DEFAULT_DB = "oot_ci"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INTS = re.compile(r"^(Nullable\()?U?Int(8|16|32|64)")
+# chdb JIT-compiles an expression once it has run 3 times; a process renders a page or
+# answers a command once, so compiling (LLVM, tens of ms per expression) is pure cost.
+EMBEDDED_SETTINGS = ("compile_expressions", "compile_aggregate_expressions", "compile_sort_description")
 
 
 class WarehouseError(CrcrError):
@@ -67,8 +70,14 @@ def open_warehouse(spec: Optional[str] = None, env: Optional[Mapping[str, str]] 
     env = os.environ if env is None else env
     chosen = describe(spec, env)
     backend: Backend = Server(chosen) if chosen.startswith("clickhouse://") else Embedded(Path(chosen))
-    for statement in create_statements(backend.db):
-        backend.query(statement)
+    with backend.exclusive():
+        if backend.query(stale_tables(backend.db))[0][0]:
+            raise ConfigError(
+                f"warehouse {backend.where} holds an older schema (before {SCHEMA_VERSION}): "
+                "move it aside (or drop its database) and ingest again"
+            )
+        for statement in create_statements(backend.db):
+            backend.query(statement)
     return backend
 
 
@@ -113,6 +122,8 @@ class Embedded:
         fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
         try:
             self._session = chdb_session.Session(str(self.path / "chdb"))
+            for name in EMBEDDED_SETTINGS:
+                self._session.query(f"SET {name} = 0")
         except Exception as err:
             self._release()
             raise WarehouseError(f"warehouse {self.path}: {err}") from None
@@ -256,7 +267,7 @@ def _arrow_type(kind: str):
     import pyarrow as pa
 
     base = kind.removeprefix("Nullable(").removesuffix(")")
-    if base == "String":
+    if base == "String" or base.startswith("Enum"):
         return pa.string()
     if base == "Float64":
         return pa.float64()

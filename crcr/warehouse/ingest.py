@@ -5,8 +5,8 @@ which readers pick one)."""
 
 from __future__ import annotations
 
+import secrets
 import time
-import uuid
 from typing import Callable, Optional
 
 from crcr.warehouse.backends import Backend
@@ -18,7 +18,13 @@ from crcr.warehouse.sql import quote
 BATCH = 50_000
 
 
-def leg_row(leg: LegRecord, ingest_id: str, now: float) -> tuple:
+def new_ingest_id() -> int:
+    """Milliseconds since the epoch and 20 random bits: unique between concurrent writers,
+    roughly in ingest order, and below 2**63 (an UInt64 in both backends and in Arrow)."""
+    return (time.time_ns() // 1_000_000) << 20 | secrets.randbits(20)
+
+
+def leg_row(leg: LegRecord, ingest_id: int, now: float) -> tuple:
     passed, failed, skipped = leg.report.tally()
     values = {
         "ingest_id": ingest_id,
@@ -46,6 +52,7 @@ def leg_row(leg: LegRecord, ingest_id: str, now: float) -> tuple:
         "passed": passed,
         "failed": failed,
         "skipped": skipped,
+        "op_tests": sum(1 for t in leg.report.tests if t.op),
         "triage_verdict": leg.json_or_none(leg.triage_verdict),
         "bisection": leg.json_or_none(leg.bisection),
         "simulated": int(leg.simulated),
@@ -54,7 +61,7 @@ def leg_row(leg: LegRecord, ingest_id: str, now: float) -> tuple:
     return tuple(values[name] for name, _ in LEG_COLUMNS)
 
 
-def result_rows(leg: LegRecord, ingest_id: str) -> list[tuple]:
+def result_rows(leg: LegRecord, ingest_id: int) -> list[tuple]:
     shared = (
         ingest_id,
         leg.started_at,
@@ -79,7 +86,7 @@ def has_leg(wh: Backend, key: str) -> bool:
 def ingest(wh: Backend, leg: LegRecord, *, between_batches: Optional[Callable[[int], None]] = None) -> bool:
     """Store `leg` and its results; False when it was already there (nothing written).
     `between_batches(n)` runs after each batch of test rows (tests use it to crash mid-ingest)."""
-    ingest_id = f"{time.time_ns():020d}-{uuid.uuid4().hex[:12]}"
+    ingest_id = new_ingest_id()
     rows = result_rows(leg, ingest_id)
     with wh.exclusive():
         if has_leg(wh, leg.key):

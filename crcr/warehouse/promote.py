@@ -19,9 +19,9 @@ from crcr.warehouse.sql import quote_list
 def siblings(wh: Backend, rules: Sequence[str]) -> list[tuple[str, str, str, str]]:
     """(test_id, rule, class, variant) of every test the given rules set, latest row each."""
     return wh.query(
-        f"""SELECT test_id, argMax(rule, started_at), argMax(class, started_at), argMax(name, started_at)
+        f"""SELECT any(test_id) AS id, argMax(rule, started_at), argMax(class, started_at), argMax(name, started_at)
         FROM {wh.db}.results WHERE {live(wh.db)} AND rule IN {quote_list(list(rules))}
-        GROUP BY test_id ORDER BY test_id"""
+        GROUP BY test_key ORDER BY id"""
     )
 
 

@@ -96,22 +96,19 @@ class RatePoint:
 
 
 def _rate_query(wh: Backend, key: str, where: str) -> list[tuple]:
+    """From `legs` alone: a leg's passed/failed are the tally of its own rows (ingest.leg_row)."""
     return wh.query(
-        f"""SELECT feature, {key} AS x, toUnixTimestamp(min(started_at)) AS at,
-        countIf(outcome IN {quote_list(PASSING)}), countIf(outcome IN {quote_list(FAILING)}), max(simulated)
-        FROM {wh.db}.results WHERE {live(wh.db)} AND {where}
+        f"""SELECT feature, {key} AS x, toUnixTimestamp(min(started_at)) AS at, sum(passed), sum(failed), simulated
+        FROM {wh.db}.legs WHERE {live(wh.db)} AND passed + failed > 0 AND {where}
         GROUP BY feature, x, simulated ORDER BY at"""
     )
 
 
 def pass_rate_over_commits(wh: Backend, commits: int = 30) -> list[RatePoint]:
     """Test pass rate per feature at each of the last `commits` upstream commits."""
-    recent = wh.query(
-        f"""SELECT upstream_sha FROM {wh.db}.results WHERE {live(wh.db)}
+    recent = f"""SELECT upstream_sha FROM {wh.db}.legs WHERE {live(wh.db)} AND passed + failed > 0
         GROUP BY upstream_sha ORDER BY max(started_at) DESC LIMIT {int(commits)}"""
-    )
-    shas = [r[0] for r in recent]
-    rows = _rate_query(wh, "upstream_sha", f"upstream_sha IN {quote_list(shas)}")
+    rows = _rate_query(wh, "upstream_sha", f"upstream_sha IN ({recent})")
     return [RatePoint(f, x[:10], at, p, n, bool(s)) for f, x, at, p, n, s in rows]
 
 
@@ -138,10 +135,9 @@ class HeatCell:
 
 
 def heatmap_latest(wh: Backend) -> tuple[Optional[Dispatch], list[HeatCell]]:
-    """op x dtype pass rate of the newest dispatch that ran op tests."""
+    """op x dtype pass rate of the newest dispatch that ran op tests (legs.op_tests says which)."""
     latest = wh.query(
-        f"""SELECT repo, delivery_id, run_id FROM {wh.db}.legs WHERE {live(wh.db)} AND ingest_id IN
-        (SELECT ingest_id FROM {wh.db}.results WHERE op != '' GROUP BY ingest_id)
+        f"""SELECT repo, delivery_id, run_id FROM {wh.db}.legs WHERE {live(wh.db)} AND op_tests > 0
         GROUP BY repo, delivery_id, run_id ORDER BY max(started_at) DESC LIMIT 1"""
     )
     if not latest:
@@ -150,8 +146,9 @@ def heatmap_latest(wh: Backend) -> tuple[Optional[Dispatch], list[HeatCell]]:
     cells = wh.query(
         f"""SELECT op, dt, countIf(outcome IN {quote_list(PASSING)}), countIf(outcome IN {quote_list(FAILING)})
         FROM {wh.db}.results ARRAY JOIN splitByChar(',', if(dtype = '', '-', dtype)) AS dt
-        WHERE op != '' AND ingest_id IN (SELECT min(ingest_id) FROM {wh.db}.legs
+        WHERE ingest_id IN (SELECT min(ingest_id) FROM {wh.db}.legs
           WHERE repo = {quote(repo)} AND delivery_id = {quote(delivery)} AND run_id = {quote(run)} GROUP BY leg_key)
+          AND op != ''
         GROUP BY op, dt ORDER BY op, dt"""
     )
     (head,) = dispatches(wh, 1, only=(repo, delivery, run))
@@ -178,24 +175,30 @@ def flip_rate(outcomes: Sequence[str]) -> tuple[int, float]:
     return flips, flips / (len(states) - 1) if len(states) > 1 else 0.0
 
 
+def _of_tests(wh: Backend, where: str, rare: str) -> str:
+    """`where` on committed rows of the tests that ever had a `rare` result. The per-test
+    questions start from a rare outcome (bad, or passed though configured to fail): the
+    first step reads only the Enum8 outcome column of every row (no liveness filter: a
+    superset), the second reads everything else of those few tests by primary key
+    (schema: results ORDER BY test_key) and decides on committed rows only."""
+    keys = f"SELECT test_key FROM {wh.db}.results WHERE {rare} GROUP BY test_key"
+    return f"test_key IN ({keys}) AND {live(wh.db)} AND {where}"
+
+
 def flaky(
     wh: Backend, now: float, days: int = 14, min_flip_rate: float = 0.2, limit: int = 50
 ) -> list[Flake]:
     """Tests whose outcome differs at the same upstream + backend SHAs, or flips between good
     and bad at least twice with a flip rate >= `min_flip_rate` in the window. One change of
-    state (a regression, a fix) is not a flake."""
-    mixed = (
-        f"countIf(outcome IN {quote_list(BAD_VALUES)}) > 0 AND countIf(outcome IN {quote_list(PASSING)}) > 0"
-    )
-    window = f"""{live(wh.db)} AND started_at > {ts(now - days * DAY)}
-          AND outcome IN {quote_list(BAD_VALUES + PASSING)}"""
-    # counts first (cheap), the per-run arrays only for the few tests with mixed outcomes
+    state (a regression, a fix) is not a flake. Either needs a bad and a good result in the
+    window: only tests with both are read run by run."""
+    since = f"started_at > {ts(now - days * DAY)}"
+    window = f"{since} AND outcome IN {quote_list(BAD_VALUES + PASSING)}"
     rows = wh.query(
-        f"""SELECT test_id, groupArray(toUnixTimestamp(started_at)), groupArray(upstream_sha),
-        groupArray(backend_sha), groupArray(job_name), groupArray(outcome), max(simulated)
-        FROM {wh.db}.results WHERE {window} AND test_id IN
-          (SELECT test_id FROM {wh.db}.results WHERE {window} GROUP BY test_id HAVING {mixed} LIMIT 10000)
-        GROUP BY test_id"""
+        f"""SELECT any(test_id), groupArray(toUnixTimestamp(started_at)), groupArray(upstream_sha),
+        groupArray(backend_sha), groupArray(job_name), groupArray(toString(outcome)), max(simulated)
+        FROM {wh.db}.results WHERE {_of_tests(wh, window, f"{since} AND outcome IN {quote_list(BAD_VALUES)}")}
+        GROUP BY test_key HAVING countIf(outcome IN {quote_list(PASSING)}) > 0"""
     )
     return flakes_from(rows, min_flip_rate)[:limit]
 
@@ -234,13 +237,12 @@ def promotion_candidates(wh: Backend, k: int = 3, limit: int = 100) -> list[Prom
     """Tests configured to fail (xfail, xfail_strict) that passed in each of their last `k` runs."""
     promotable = quote_list(sorted(o.value for o in PROMOTABLE))
     rows = wh.query(
-        f"""SELECT test_id, argMax(rule, started_at), groupArray(toUnixTimestamp(started_at)),
-        groupArray(upstream_sha), groupArray(outcome), max(simulated)
-        FROM {wh.db}.results WHERE {live(wh.db)} AND test_id IN
-          (SELECT test_id FROM {wh.db}.results WHERE {live(wh.db)} AND outcome IN {promotable} GROUP BY test_id)
-        GROUP BY test_id ORDER BY test_id"""
+        f"""SELECT any(test_id), argMax(rule, started_at), groupArray(toUnixTimestamp(started_at)),
+        groupArray(upstream_sha), groupArray(toString(outcome)), max(simulated)
+        FROM {wh.db}.results WHERE {_of_tests(wh, "1", f"outcome IN {promotable}")} GROUP BY test_key
+        HAVING argMax(outcome, started_at) IN {promotable}"""
     )
-    return promotions_from(rows, k)[:limit]
+    return sorted(promotions_from(rows, k), key=lambda p: p.test_id)[:limit]
 
 
 def promotions_from(rows, k: int) -> list[Promotion]:
@@ -274,12 +276,12 @@ def failing_tests(wh: Backend, limit: int = 200) -> list[Failing]:
     (and at which upstream commit: the start of the range to bisect)."""
     good, bad = quote_list(PASSING), quote_list(BAD_VALUES)
     rows = wh.query(
-        f"""SELECT test_id, argMax(outcome, started_at) AS latest, toUnixTimestamp(min(started_at)),
+        f"""SELECT any(test_id) AS id, toString(argMax(outcome, started_at)), toUnixTimestamp(min(started_at)),
         toUnixTimestamp(minIf(started_at, outcome IN {bad})), toUnixTimestamp(maxIf(started_at, outcome IN {good})),
         argMaxIf(upstream_sha, started_at, outcome IN {good}), argMax(upstream_sha, started_at),
         argMax(message, started_at), max(simulated)
-        FROM {wh.db}.results WHERE {live(wh.db)}
-        GROUP BY test_id HAVING latest IN {bad} ORDER BY test_id LIMIT {int(limit)}"""
+        FROM {wh.db}.results WHERE {_of_tests(wh, "1", f"outcome IN {bad}")}
+        GROUP BY test_key HAVING argMax(outcome, started_at) IN {bad} ORDER BY id LIMIT {int(limit)}"""
     )
     return [
         Failing(t, o, first, ff, lp or None, lps, sha, msg, bool(sim))
@@ -305,7 +307,7 @@ def history(
     where = f"op = {quote(op)}" if op else f"position(test_id, {quote(test or '')}) > 0"
     rows = wh.query(
         f"""SELECT upstream_sha, backend_sha, toUnixTimestamp(min(started_at)) AS at,
-        groupArray(outcome) FROM {wh.db}.results WHERE {live(wh.db)} AND {where}
+        groupArray(toString(outcome)) FROM {wh.db}.results WHERE {live(wh.db)} AND {where}
         GROUP BY upstream_sha, backend_sha ORDER BY at DESC LIMIT {int(limit)}"""
     )
     out = []
