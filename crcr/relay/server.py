@@ -252,7 +252,8 @@ class RelayEmulator:
             return render_page(rows, title, note if self.warehouse_error else "")
         from crcr.relay.panels import PageContext, head_assets, render_panels, version
 
-        with self._page_lock:  # one render at a time; reused until a leg is ingested
+        # one render at a time, reused until a leg is ingested; one embedded session for both
+        with self._page_lock, self.warehouse.exclusive():
             seen = version(self.warehouse)
             if self._panels is None or self._panels[0] != seen:
                 self._panels = (seen, render_panels(self.warehouse, PageContext(workspace=self.workspace)))

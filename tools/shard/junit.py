@@ -75,10 +75,22 @@ def _failure_of(attempt: Attempt) -> ET.Element:
     return flaky
 
 
+def _properties_of(attempts: Sequence[Attempt]) -> ET.Element | None:
+    """The <properties> another attempt's report wrote (op, dtype, ...: the same test)."""
+    for attempt in attempts:
+        found = attempt.xml.find("properties") if attempt.xml is not None else None
+        if found is not None:
+            return found
+    return None
+
+
 def final_case(nodeid: str, verdict: Verdict, attempts: Sequence[Attempt]) -> ET.Element:
     deciding = attempts[-1] if verdict.outcome == FLAKY else attempts[0]
     case = deciding.xml if deciding.xml is not None else _synthesize(nodeid, deciding)
     case = ET.fromstring(ET.tostring(case))  # detach from its source document
+    props = _properties_of(attempts) if case.find("properties") is None else None
+    if props is not None:  # e.g. it crashed first, then a rerun's report said what it tests
+        case.insert(0, ET.fromstring(ET.tostring(props)))
     if len(attempts) > 1:
         junit.set_property(case, "attempts", ",".join(verdict.attempts))
     if verdict.outcome == FLAKY:

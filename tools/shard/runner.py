@@ -67,8 +67,11 @@ class PytestChild(Spawned):
             args=pytest_args,
             plugins=[runs.SHARD_PLUGIN] + [runs.ZYGOTE_PLUGIN] * (ws.mode == "fork"),
             junitxml=str(self.xml_path),
-            extra=[] if only is None else [f"--shard-only={only_path}"],
+            # xunit1, as the handler's pytest runner writes it: each testcase also says its
+            # file and line (node ids for the timings); after the user's own args, so ours wins
+            extra=["-o", "junit_family=xunit1"] + ([] if only is None else [f"--shard-only={only_path}"]),
         ).argv()
+        cmd[1:3] = ["-m", "tools.shard.child"]  # pytest, as the runner's child (child.py says why)
         # the journal is the pipe the supervisor follows
         super().__init__(lambda fd: cmd + [f"--shard-journal=/dev/fd/{fd}"], dict(os.environ), None, None)
         self.recorded = False

@@ -126,3 +126,17 @@ def test_truncated_junit_marks_the_leg_results_incomplete(wh, tmp_path):
     assert (d.incomplete, d.legs_green) == (1, 0)
     note = wh.query(f"SELECT results, results_note FROM {wh.db}.legs")[0]
     assert note[0] == "incomplete" and "not readable JUnit XML" in note[1]
+
+
+def test_a_warehouse_of_the_older_schema_is_refused_in_one_line(wh):
+    import pytest
+
+    from crcr.errors import ConfigError
+    from crcr.warehouse.backends import open_warehouse
+
+    with wh.exclusive():  # schema 1's results: string ingest ids, no test_key
+        wh.query(f"DROP TABLE {wh.db}.results")
+        wh.query(f"CREATE TABLE {wh.db}.results (ingest_id String, test_id String) ENGINE = MergeTree() ORDER BY test_id")
+    wh.close()
+    with pytest.raises(ConfigError, match="holds an older schema .*move it aside"):
+        open_warehouse(spec_of(wh), {})

@@ -220,3 +220,52 @@ def test_after_the_restart_limit_the_rest_is_reported_not_dropped(pytester, env)
     for name in ("test_c", "test_d"):
         message = cases[name].find("error").get("message")
         assert "not run: the worker died 2 times (restart limit 1)" in message, message
+
+
+PROPERTIES = """
+import os, pathlib
+import pytest
+
+def test_add_passes(): pass
+def test_mul_fails(): assert 1 == 2
+def test_div_flaky():
+    marker = pathlib.Path(os.environ["FLAKY_MARKER"])
+    if not marker.exists():
+        marker.write_text("failed once")
+        raise AssertionError("first attempt fails")
+"""
+
+# What the adaptation plugin does (testing/plugin/reporting.py attach): properties on the
+# item at collection; and, as it does in any process the supervisor spawned, a child that
+# finds $OOT_EVENTS_FD takes itself for an isolation worker, whose JUnit is not its own.
+CONFTEST = """
+import os
+import pytest
+
+def pytest_configure(config):
+    if os.environ.get("OOT_EVENTS_FD"):
+        config.workerinput = {"oot_worker": True}  # junitxml then writes nothing
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        item.user_properties += [("op", item.name.split("_")[1]), ("dtype", "float16")]
+"""
+
+
+@pytest.mark.parametrize("mode", ["fork", "restart"])
+def test_merged_junit_keeps_each_testcases_properties(pytester, env, mode):
+    """The warehouse's heat map reads op and dtype from the merged report (issue 22): the
+    children write their own JUnit with every testcase's properties, and the merge keeps them."""
+    from testing.results import junit
+
+    pytester.makepyfile(test_props=PROPERTIES)
+    pytester.makeconftest(CONFTEST)
+    pytester.makeini("[pytest]\njunit_family = xunit2\n")  # a user's own setting: the runner's wins
+    run(pytester, "--reruns=1", f"--isolate-mode={mode}", env=env)
+    cases = {c.name: c for c in junit.read(pytester.path / "out.xml")}
+    assert set(cases) == {"test_add_passes", "test_mul_fails", "test_div_flaky"}
+    for name, case in cases.items():
+        assert (case.properties.get("op"), case.properties.get("dtype")) == (name.split("_")[1], "float16")
+        assert case.file == "test_props.py"  # xunit1
+    assert cases["test_div_flaky"].properties["outcome"] == "flaky"
+    assert [c.outcome.value for c in (cases["test_add_passes"], cases["test_mul_fails"])] == ["passed", "failed"]
