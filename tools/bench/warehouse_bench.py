@@ -121,28 +121,31 @@ def chunks(n_dispatch: int, chunk_legs: int):
         )
         feature = np.array(FEATURES, dtype=object)[f]
         name = np.char.add("test_", t.astype(str)).astype(object)
-        yield leg_columns(part, n_dispatch, counts), {
-            "ingest_id": ingest_id(d, f).astype(np.int64),
-            "started_at": started(d, n_dispatch).astype(np.int64),
-            "upstream_sha": np.char.zfill(np.char.mod("%x", d), 40).astype(object),
-            "backend_sha": np.full(len(t), "b" * 40, dtype=object),
-            "job_name": np.char.add("test-", feature.astype(str)).astype(object),
-            "feature": feature,
-            "simulated": np.zeros(len(t), dtype=np.int64),
-            "test_id": np.char.add(
-                np.char.add("suite.", feature.astype(str)), np.char.add(".TestX::", name.astype(str))
-            ).astype(object),
-            "file": np.char.add("suite/", feature.astype(str)).astype(object),
-            "class": np.full(len(t), "TestX", dtype=object),
-            "name": name,
-            "op": OPS[t % len(OPS)],
-            "dtype": DTYPES[(t // len(OPS)) % len(DTYPES)],
-            "module": np.full(len(t), "", dtype=object),
-            "outcome": OUTCOMES[outcome],
-            "duration": rng.random(len(t)),
-            "message": np.where(outcome == 1, "AssertionError: mismatch", "").astype(object),
-            "rule": np.where((t >= 60) & (t < 70), "configs/x.yaml:5", "").astype(object),
-        }
+        yield (
+            leg_columns(part, n_dispatch, counts),
+            {
+                "ingest_id": ingest_id(d, f).astype(np.int64),
+                "started_at": started(d, n_dispatch).astype(np.int64),
+                "upstream_sha": np.char.zfill(np.char.mod("%x", d), 40).astype(object),
+                "backend_sha": np.full(len(t), "b" * 40, dtype=object),
+                "job_name": np.char.add("test-", feature.astype(str)).astype(object),
+                "feature": feature,
+                "simulated": np.zeros(len(t), dtype=np.int64),
+                "test_id": np.char.add(
+                    np.char.add("suite.", feature.astype(str)), np.char.add(".TestX::", name.astype(str))
+                ).astype(object),
+                "file": np.char.add("suite/", feature.astype(str)).astype(object),
+                "class": np.full(len(t), "TestX", dtype=object),
+                "name": name,
+                "op": OPS[t % len(OPS)],
+                "dtype": DTYPES[(t // len(OPS)) % len(DTYPES)],
+                "module": np.full(len(t), "", dtype=object),
+                "outcome": OUTCOMES[outcome],
+                "duration": rng.random(len(t)),
+                "message": np.where(outcome == 1, "AssertionError: mismatch", "").astype(object),
+                "rule": np.where((t >= 60) & (t < 70), "configs/x.yaml:5", "").astype(object),
+            },
+        )
 
 
 # ------------------------------------------------------------------ chdb (the warehouse's code)
@@ -291,7 +294,9 @@ def run_sqlite(args) -> dict:
         return [[int(p[0]) if i == 0 else p[i] for p in parts] for i in range(n)]
 
     def of_tests(where, rare):  # queries._of_tests: a rare outcome first, then the tests' committed rows
-        return f"test_id IN (SELECT test_id FROM results WHERE {rare} GROUP BY test_id) AND {LIVE} AND {where}"
+        return (
+            f"test_id IN (SELECT test_id FROM results WHERE {rare} GROUP BY test_id) AND {LIVE} AND {where}"
+        )
 
     def flaky():
         since = f"started_at > {NOW - 14 * 86400}"

@@ -136,7 +136,9 @@ def test_a_warehouse_of_the_older_schema_is_refused_in_one_line(wh):
 
     with wh.exclusive():  # schema 1's results: string ingest ids, no test_key
         wh.query(f"DROP TABLE {wh.db}.results")
-        wh.query(f"CREATE TABLE {wh.db}.results (ingest_id String, test_id String) ENGINE = MergeTree() ORDER BY test_id")
+        wh.query(
+            f"CREATE TABLE {wh.db}.results (ingest_id String, test_id String) ENGINE = MergeTree() ORDER BY test_id"
+        )
     wh.close()
     with pytest.raises(ConfigError, match="holds an older schema .*move it aside"):
         open_warehouse(spec_of(wh), {})

@@ -268,4 +268,7 @@ def test_merged_junit_keeps_each_testcases_properties(pytester, env, mode):
         assert (case.properties.get("op"), case.properties.get("dtype")) == (name.split("_")[1], "float16")
         assert case.file == "test_props.py"  # xunit1
     assert cases["test_div_flaky"].properties["outcome"] == "flaky"
-    assert [c.outcome.value for c in (cases["test_add_passes"], cases["test_mul_fails"])] == ["passed", "failed"]
+    assert [c.outcome.value for c in (cases["test_add_passes"], cases["test_mul_fails"])] == [
+        "passed",
+        "failed",
+    ]
