@@ -181,7 +181,7 @@ def _of_tests(wh: Backend, where: str, rare: str) -> str:
     first step reads only the Enum8 outcome column of every row (no liveness filter: a
     superset), the second reads everything else of those few tests by primary key
     (schema: results ORDER BY test_key) and decides on committed rows only."""
-    keys = f"SELECT test_key FROM {wh.db}.results WHERE {rare} GROUP BY test_key"
+    keys = f"SELECT test_key FROM {wh.db}.results WHERE {rare}"  # IN builds a set: no GROUP BY
     return f"test_key IN ({keys}) AND {live(wh.db)} AND {where}"
 
 
