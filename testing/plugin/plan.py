@@ -45,6 +45,7 @@ SCALAR_GLOBALS = (
     "compat",
     "relax_device_restrictions",
     "adapter",
+    "scope",
 )
 
 
