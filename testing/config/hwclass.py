@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import functools
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 NAMES = ("GENERIC", "ACCELERATOR", "CPU", "CUDA", "MPS", "XPU")
@@ -160,3 +160,33 @@ def scope_for(wanted, root: Optional[str]) -> Optional[Scope]:
     if not wanted:
         return None
     return Scope(tuple(wanted), root, checkout_carries(root))
+
+
+@dataclass
+class ScopeReport:
+    """What a run's scope left out, for the summary (``"scope"``) and the terminal line."""
+
+    scope: Scope
+    out: dict[str, dict[str, str]] = field(default_factory=dict)  # file -> class -> classification
+
+    def record(self, path: str, cls: str, classification: str) -> None:
+        self.out.setdefault(path, {})[cls] = classification
+
+    def line(self) -> str:
+        if not self.scope.applies:
+            return self.scope.line()
+        n = sum(len(c) for c in self.out.values())
+        return f"{self.scope.line()}: {n} test classes out of scope" + (
+            " (" + ", ".join(f"{c} {k}" for f in sorted(self.out) for c, k in sorted(self.out[f].items())) + ")"
+            if n
+            else ""
+        )
+
+    def as_json(self) -> dict:
+        return {
+            "asked": [w.lower() for w in self.scope.wanted],
+            "applied": self.scope.applies,
+            "carried": self.scope.carried,
+            "line": self.line(),
+            "out_of_scope": {f: dict(sorted(c.items())) for f, c in sorted(self.out.items())},
+        }

@@ -70,6 +70,8 @@ class Adapter:
     # The native adapter (testing/plugin/native): torch's own settings do what they can say;
     # None: the patches do everything.
     native: Optional[Any] = None
+    # global.scope against the checkout (testing/config/hwclass.ScopeReport); None: no scope asked
+    hw: Optional[Any] = None
 
     # ------------------------------------------------------------ install
 
@@ -102,12 +104,17 @@ class Adapter:
             if fp is not None and fp.relax_only_for:
                 except_for = only_for = None
             adapter._record_left_out(cdt, generic_test_class, upstream, (except_for, only_for), kw)
+            file = adapter._file_of(generic_test_class)
+            if adapter.out_of_scope(file, generic_test_class.__name__):
+                adapter.seen[file].update(_tests_of(generic_test_class))  # they exist, out of scope
+                if adapter.native is None:  # patched: the class is simply not instantiated
+                    del scope[generic_test_class.__name__]
+                    return None
+                adapter.native.exclude_class(generic_test_class.__name__)  # native: {Class: "*"}
+                return orig_idtt(generic_test_class, scope, except_for=except_for, only_for=only_for, **kw)
             if adapter.native is not None:
-                file = adapter._file_of(generic_test_class)
                 # tests torch's test_exclusions keeps out never reach instantiate_test: seen here
-                adapter.seen[file].update(
-                    (generic_test_class.__name__, n) for n in vars(generic_test_class) if n.startswith("test")
-                )
+                adapter.seen[file].update(_tests_of(generic_test_class))
                 adapter.native.before_class(adapter.plan_for_file(file), generic_test_class)
             return orig_idtt(generic_test_class, scope, except_for=except_for, only_for=only_for, **kw)
 
@@ -143,6 +150,13 @@ class Adapter:
             self.left_out_classes[self._file_of(generic_cls)].extend(names)
 
     # ------------------------------------------------------------ plans
+
+    def out_of_scope(self, file: str, cls: str) -> bool:
+        """global.scope leaves this class out (recorded for the report)."""
+        found = self.hw.scope.out_of_scope(file, cls) if self.hw is not None else None
+        if found:
+            self.hw.record(file, cls, found)
+        return bool(found)
 
     def _file_of(self, generic_cls) -> str:
         mod = sys.modules.get(getattr(generic_cls, "__module__", ""), None)
@@ -364,6 +378,10 @@ class Adapter:
         if self.native is not None:
             d, native_xfail = self.native.layer(fn, d, v)
         setattr(cls, attr, _runtime_wrapper(fn, kwargs, d, self.device_type, v, not native_xfail))
+
+
+def _tests_of(generic_cls) -> set[tuple[str, str]]:
+    return {(generic_cls.__name__, n) for n in vars(generic_cls) if n.startswith("test")}
 
 
 def strict_xpass_text(fn) -> Optional[str]:

@@ -151,6 +151,7 @@ class Plan:
     # nothing generated. Consulted after `files`, so a config in effect still wins.
     left_out: tuple[FilePlan, ...] = field(default=())
     problems: tuple[Problem, ...] = field(default=())
+    scope_loc: Optional[Loc] = None  # where global.scope was written (the last config writing it)
 
     def setting(self, name: str) -> Any:
         """A `global` setting; a plan read from no file has none set (None, which every
@@ -320,6 +321,7 @@ def plan_from_loaded(one: Loaded, roots: dict[str, str], test_type: Optional[str
         sources=(path,),
         left_out=left_out,
         problems=tuple(problems),
+        scope_loc=one.loc("global", "scope") if g.scope else None,
     )
 
 
@@ -443,6 +445,7 @@ def merge(a: Plan, b: Plan) -> Plan:
         sources=a.sources + b.sources,
         left_out=a.left_out + b.left_out,
         problems=a.problems + b.problems + tuple(problems),
+        scope_loc=b.scope_loc or a.scope_loc,
     )
 
 

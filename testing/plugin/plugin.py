@@ -241,6 +241,7 @@ def pytest_configure(config: pytest.Config) -> None:
         problems += modelops.callable_problems(plan)
     support = capabilities.build_support(plan, known, caps, device, problems, groups)
     problems += _provenance(config, plan)
+    hw = _scope(config, plan, roots, problems)
     reporting.report_problems(config, problems, _strict(config), at_configure=True)
     _register_marks(config, known, plan.tags, plan)
     from testing.plugin.selection import MarkFilter, is_plugin_mark
@@ -256,7 +257,9 @@ def pytest_configure(config: pytest.Config) -> None:
         _fail(str(exc))
     config.stash[NATIVE_REPORT] = report
     reporting.set_adapter(config, report, runtime)
-    adapter = Adapter(plan, support, device, mark_filter, only=_only(config.option.oot_only), native=runtime)
+    adapter = Adapter(
+        plan, support, device, mark_filter, only=_only(config.option.oot_only), native=runtime, hw=hw
+    )
     _install_when_imported(adapter, lambda: _register_database_marks_when_needed(config, known))
     config.stash[ADAPTER] = adapter
     config.stash[TEST_TYPE] = test_type
@@ -265,6 +268,25 @@ def pytest_configure(config: pytest.Config) -> None:
         import torch
 
         torch.manual_seed(input_config.seed)
+
+
+def _scope(config: pytest.Config, plan, roots: dict, problems: list):
+    """global.scope against the checkout's hardware classification (testing/config/hwclass.py);
+    a checkout without one: a warning saying the scope is not applied."""
+    from testing.config import hwclass
+    from testing.config.errors import Loc
+    from testing.plugin import reporting
+    from testing.plugin.problems import Problem
+
+    scope = hwclass.scope_for(plan.setting("scope"), roots.get("TORCH_ROOT"))
+    if scope is None:
+        return None
+    if not scope.applies:
+        where = plan.scope_loc or Loc(plan.sources[-1], 1)
+        problems.append(Problem(where, "global.scope", scope.line().removeprefix("oot scope: ")))
+    hw = hwclass.ScopeReport(scope)
+    reporting.set_scope(config, hw)
+    return hw
 
 
 def _provenance(config: pytest.Config, plan) -> list:
@@ -525,6 +547,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         variant = getattr(fn, VARIANT_ATTR, None)
         if decision is None and item.cls is not None:
             file = os.path.realpath(str(item.path))
+            if adapter.out_of_scope(file, item.cls.__name__):  # a plain TestCase class (global.scope)
+                dropped.append(item)
+                continue
             variant = Variant(item.cls.__name__, item.name, item.name)
             plain_seen.setdefault(file, set()).add((variant.cls, variant.test))
             decision = decide(adapter.plan_for_file(file), adapter.support, variant)

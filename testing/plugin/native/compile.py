@@ -253,6 +253,16 @@ class _Compiler:
                 PATCHED,
                 "@modules: the native API has no module allowlist",
             )
+        if plan.setting("scope"):
+            self.row(
+                plan.scope_loc or (plan.sources[-1] if plan.sources else "-"),
+                f"scope: {', '.join(s.lower() for s in plan.setting('scope'))}",
+                "test_exclusions",
+                NATIVE,
+                "device-generic classes the checkout classifies outside the scope: {Class: '*'} "
+                "(plain TestCase classes are deselected); applied only where the checkout carries "
+                "hw_classification",
+            )
         if self.bypass:
             self.row(
                 plan.sources[0] if plan.sources else "-",

@@ -117,6 +117,11 @@ class NativeRuntime:
         self.exclusions[generic_cls.__name__] = out
         self.configure({generic_cls.__name__: out} if out else {})
 
+    def exclude_class(self, name: str) -> None:
+        """A whole class out of the run's scope (global.scope): test_exclusions {name: "*"}."""
+        self.exclusions[name] = "*"
+        self.configure({name: "*"})
+
     def allowed(self, op) -> bool:
         return self._allow is None or op.full_name in self._allow
 
