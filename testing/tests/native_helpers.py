@@ -12,13 +12,12 @@ from testing.tests.conftest import REPO_ROOT, subprocess_environ
 def run_adapter(tmp_path, adapter, configs, files, *extra, env=None, roots=()):
     """(exit code, summary dict, stdout) of one run."""
     summary = tmp_path / f"summary-{adapter}.json"
-    argv = runs.PytestCommand(
-        paths=[str(f) for f in files],
-        plugins=[runs.PLUGIN],
-        configs=[str(c) for c in configs],
-        extra=["--oot-adapter", adapter, *extra],
+    argv = runs.adapter_run(
+        adapter,
+        [str(c) for c in configs],
+        [str(f) for f in files],
+        extra,
         quiet=True,
-        cache=False,
         rootdir=REPO_ROOT,
         summary=str(summary),
     ).argv()
