@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Optional
 
 from crcr.upstream.gitcmd import UpstreamError
-from crcr.upstream.scope import Scope, diff_renames, new_in_scope, read_tests
+from crcr.upstream.scope import Scope, diff_renames, new_in_scope, read_tests, reclassified_into
 from testing.config import edit, hwclass
 from testing.config.errors import ConfigError
 
@@ -34,6 +34,7 @@ class NewInScope:
     failing: tuple[str, ...] = ()  # their node ids as the leg's failing_tests name them
     hw_classification: bool = False  # the checkout at sha classifies tests by hardware
     diff: str = ""  # unified diff of the leg's configs bucketing them (patch -p0 from the repo root)
+    reclassified: dict[str, tuple[str, str]] = field(default_factory=dict)  # file::Class -> (was, is)
 
     @property
     def count(self) -> int:
@@ -48,6 +49,10 @@ class NewInScope:
         renamed = (
             f"; renamed (history kept): {', '.join(f'{o} -> {n}' for n, o in sorted(self.renamed.items()))}"
             if self.renamed
+            else ""
+        ) + (
+            f"; reclassified into scope: {', '.join(f'{c} ({a} -> {b})' for c, (a, b) in sorted(self.reclassified.items()))}"
+            if self.reclassified
             else ""
         )
         return (
@@ -64,6 +69,7 @@ class NewInScope:
             "failed": self.failed,
             "tests": list(self.tests),
             "renamed": dict(sorted(self.renamed.items())),
+            "reclassified": {k: list(v) for k, v in sorted(self.reclassified.items())},
             "failing": list(self.failing),
             "hw_classification": self.hw_classification,
             "config_diff": self.diff,
@@ -74,21 +80,45 @@ def has_hw_classification(root: Path) -> bool:
     return hwclass.checkout_carries(str(root)) is not None
 
 
-def file_scopes(source, root: Path, since: str, sha: str, files: list[str]) -> dict[str, Scope]:
-    """Checkout-relative test file -> what is new in it since `since` (renames: upstream's diff)."""
+def file_scopes(
+    source, root: Path, since: str, sha: str, files: list[str], wanted: tuple[str, ...] = ()
+) -> dict[str, Scope]:
+    """Checkout-relative test file -> what is new in it since `since` (renames: upstream's diff;
+    `wanted`: the leg's global.scope, where the checkout classifies: reclassified classes too)."""
+    classify = bool(wanted) and has_hw_classification(root)
     out = {}
     for rel in files:
         try:
-            new = read_tests((root / rel).read_text(encoding="utf-8"))
+            text = (root / rel).read_text(encoding="utf-8")
         except OSError:
             continue
-        old_text = source.file_at(since, rel)
+        new = read_tests(text)
+        old_text = source.file_at(since, rel) or ""
         try:
             renamed = diff_renames(source.diff_hunks(since, sha, [rel]))
         except UpstreamError:
             renamed = None  # no diff to read: the shared-methods guess
-        out[rel] = new_in_scope(read_tests(old_text or ""), new, diff_renamed=renamed)
+        scope = new_in_scope(read_tests(old_text), new, diff_renamed=renamed)
+        if classify:
+            scope = reclassified_into(
+                scope, hwclass.classes(old_text), hwclass.classes(text), new, wanted
+            )
+        out[rel] = scope
     return out
+
+
+def configs_scope(configs: tuple[Path, ...]) -> tuple[str, ...]:
+    """The leg's global.scope (the last config writing it), () when none asks for one."""
+    from testing.config.load import load
+
+    wanted: tuple[str, ...] = ()
+    for cfg in configs:
+        try:
+            scope = load(str(cfg)).doc.test_suite_config.global_.scope
+        except ConfigError:
+            continue  # the leg's own run reports it, with file:line
+        wanted = tuple(scope) if scope else wanted
+    return wanted
 
 
 def _summary_tests(summary_path: Path) -> list[dict]:
@@ -129,6 +159,7 @@ def measure(
                 if f.startswith(file + "::") and f.endswith("::" + t["nodeid"].rsplit("::", 1)[1])
             ]
     renamed = {f"{f}::{n}": f"{f}::{o}" for f, s in scopes.items() for n, o in s.renamed.items()}
+    moved = {f"{f}::{c}": v for f, s in scopes.items() for c, v in s.reclassified.items()}
     diff = config_diff(scopes, sha, configs, repo or Path.cwd())
     return NewInScope(
         since,
@@ -140,6 +171,7 @@ def measure(
         tuple(failing_new),
         has_hw_classification(root),
         diff,
+        moved,
     )
 
 

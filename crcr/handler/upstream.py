@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Mapping, Optional
 
 from crcr.errors import ConfigError
 from crcr.handler.investigate import Triage
-from crcr.handler.newscope import NewInScope, file_scopes, measure
+from crcr.handler.newscope import NewInScope, configs_scope, file_scopes, measure
 from crcr.handler.plan import Leg
 from crcr.handler.runner import LegResult, Upstream, summary_path
 from crcr.upstream.attribution import (
@@ -297,14 +297,14 @@ def leg_new_in_scope(
             if (setup.root / t["nodeid"].split("::", 1)[0]).is_file()
         }
     )
-    try:
-        scopes = file_scopes(setup.source, setup.root, last.suite, setup.sha, files)
-    except UpstreamError:
-        return None
     from crcr.handler.main import workspace_root  # main imports this module
 
     ws = workspace_root(env or {}, None)
     paths = tuple(ws / c for c in configs)
+    try:
+        scopes = file_scopes(setup.source, setup.root, last.suite, setup.sha, files, configs_scope(paths))
+    except UpstreamError:
+        return None
     return measure(scopes, summary, last.suite, setup.sha, setup.root, result.failing_tests, paths, ws)
 
 

@@ -135,3 +135,33 @@ def test_without_a_diff_in_the_hunk_a_lookalike_class_is_new():
     # the diff shows no rename to TestC: its tests are new (the overlap guess would call it a rename)
     assert new_in_scope(old, new, diff_renamed={}).new == (("TestC", "test_x"),)
     assert new_in_scope(old, new).renamed == {"TestC": "TestA"}
+
+
+GENERIC = "class TestA:\n    hw_classification = HardwareClassification.GENERIC\n\n    def test_x(self, device):\n        pass\n"
+RUNNER = {"test/run_test.py": 'parser.add_argument("--hw-classification", nargs="+")\n'}
+
+
+def test_reclassified_into_a_scoped_run_is_new_in_scope(tmp_path):
+    """upstream moves TestA from GENERIC to ACCELERATOR: a leg scoped to accelerator runs it for
+    the first time; new in scope (never a regression), with the move named."""
+    accel = GENERIC.replace("GENERIC", "ACCELERATOR")
+    shas = build_repo(
+        tmp_path / "u.git", [("base", {FILE: GENERIC, **RUNNER}), ("reclassify", {FILE: accel})], {}
+    )
+    source = UpstreamSource(file_url(tmp_path / "u.git"), tmp_path / "cache")
+    root = source.checkout(shas[1])
+    from crcr.handler.newscope import configs_scope, file_scopes
+
+    cfg = tmp_path / "leg.yaml"
+    cfg.write_text("test_suite_config:\n  global:\n    scope: accelerator\n")
+    wanted = configs_scope((cfg,))
+    assert wanted == ("ACCELERATOR",)
+    scopes = file_scopes(source, root, shas[0], shas[1], [FILE], wanted)
+    assert scopes[FILE].new == (("TestA", "test_x"),)
+    assert scopes[FILE].reclassified == {"TestA": ("GENERIC", "ACCELERATOR")}
+    junit = _summary(tmp_path, [_t("TestA", "test_x", "failed")])
+    got = measure(scopes, Path(str(junit).replace(".xml", ".summary.json")), shas[0], shas[1], root, ())
+    assert (got.passed, got.failed, got.hw_classification) == (0, 1, True)
+    assert "reclassified into scope: test/test_a.py::TestA (GENERIC -> ACCELERATOR)" in got.line()
+    # unscoped, the same move changes nothing: the class ran before too
+    assert file_scopes(source, root, shas[0], shas[1], [FILE])[FILE].new == ()

@@ -39,6 +39,9 @@ def read_tests(text: str) -> Tests:
 class Scope:
     new: tuple[tuple[str, str], ...] = ()  # (class, test) new at the dispatched SHA
     renamed: dict[str, str] = field(default_factory=dict)  # new class -> old class
+    # class -> (classification at the last green SHA, at the dispatched one): a scoped run's
+    # classes that upstream's hardware classification moved into the scope (their tests are new)
+    reclassified: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def as_json(self) -> dict:
         return {"new": [f"{c}::{t}" for c, t in self.new], "renamed": dict(sorted(self.renamed.items()))}
@@ -98,3 +101,18 @@ def _added(old: Tests, new: Tests, renamed: dict[str, str]) -> tuple[tuple[str, 
         before = old.get(renamed.get(cls, cls), frozenset())
         added += [(cls, t) for t in sorted(tests - before)]
     return tuple(added)
+
+
+def reclassified_into(
+    scope: Scope, old: dict[str, Optional[str]], new: dict[str, Optional[str]], tests: Tests, wanted: tuple[str, ...]
+) -> Scope:
+    """`scope` plus the classes a scoped run (`wanted` classifications) gains because upstream
+    reclassified them (old/new: class -> classification at each SHA, testing/config/hwclass):
+    their tests enter the run, new in scope, not regressions."""
+    moved = {}
+    for cls, now in new.items():
+        before = old.get(scope.renamed.get(cls, cls))
+        if now in wanted and before not in wanted and scope.renamed.get(cls, cls) in old:
+            moved[cls] = (before or "unclassified", now)
+    added = [(c, t) for c in sorted(moved) for t in sorted(tests.get(c, ())) if (c, t) not in scope.new]
+    return Scope(tuple(sorted(scope.new + tuple(added))), scope.renamed, moved)
