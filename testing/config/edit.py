@@ -169,8 +169,8 @@ def _mapping_indent(text: str) -> int:
     return 2
 
 
-def _round_trip(text: str, flips: list, adds: list) -> str:
-    """Fallback for flow-style nodes: ruamel round trip with the file's own indentation."""
+def _own_layout(text: str) -> tuple[YAML, Any]:
+    """A round-trip YAML dumping with the file's own indentation, and the file's tree."""
     _, seq_indent, offset = load_yaml_guess_indent(text)
     yaml = _writer(YAML(typ="rt"))
     yaml.width = 4096
@@ -178,7 +178,12 @@ def _round_trip(text: str, flips: list, adds: list) -> str:
     yaml.indent(
         mapping=_mapping_indent(text), sequence=seq_indent or 4, offset=offset if offset is not None else 2
     )
-    raw = yaml.load(text)
+    return yaml, yaml.load(text)
+
+
+def _round_trip(text: str, flips: list, adds: list) -> str:
+    """Fallback for flow-style nodes: ruamel round trip with the file's own indentation."""
+    yaml, raw = _own_layout(text)
     flip_lines = {e.lc.line for e in flips}
     add_lines = {fe.lc.line: names for fe, names in adds}
     for fe in raw["test_suite_config"].get("files") or []:
@@ -259,14 +264,7 @@ def _rekey(line: str, renamed: dict[str, str]) -> str:
 
 
 def _bucket_round_trip(text: str, test_file: str, new: list[str], renamed: dict[str, str], since: str) -> str:
-    _, seq_indent, offset = load_yaml_guess_indent(text)
-    yaml = _writer(YAML(typ="rt"))
-    yaml.width = 4096
-    yaml.preserve_quotes = True
-    yaml.indent(
-        mapping=_mapping_indent(text), sequence=seq_indent or 4, offset=offset if offset is not None else 2
-    )
-    raw = yaml.load(text)
+    yaml, raw = _own_layout(text)
     fe = file_entry_for(raw, test_file)
     if fe is None:
         fe = CommentedMap(path=f"${{TORCH_ROOT}}/{test_file}", tests=[])
