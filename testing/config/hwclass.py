@@ -147,12 +147,13 @@ class Scope:
         asked = ", ".join(w.lower() for w in self.wanted)
         if self.carried:
             return f"oot scope: {asked} (hardware classification of the checkout, {self.carried})"
-        where = self.root or "no upstream checkout (TORCH_ROOT unset)"
-        return (
-            f"oot scope: {asked}: not applied: {where} carries no hardware classification "
-            "(no HardwareClassification in torch/testing/_internal/common_utils.py, no --hw-classification "
-            "in test/run_test.py); scope from the configs only"
+        why = (
+            f"{self.root} carries no hardware classification (no HardwareClassification in "
+            "torch/testing/_internal/common_utils.py, no --hw-classification in test/run_test.py)"
+            if self.root
+            else "no upstream checkout (TORCH_ROOT unset)"
         )
+        return f"oot scope: {asked}: not applied: {why}; scope from the configs only"
 
 
 def scope_for(wanted, root: Optional[str]) -> Optional[Scope]:
