@@ -100,9 +100,7 @@ def file_scopes(
             renamed = None  # no diff to read: the shared-methods guess
         scope = new_in_scope(read_tests(old_text), new, diff_renamed=renamed)
         if classify:
-            scope = reclassified_into(
-                scope, hwclass.classes(old_text), hwclass.classes(text), new, wanted
-            )
+            scope = reclassified_into(scope, hwclass.classes(old_text), hwclass.classes(text), new, wanted)
         out[rel] = scope
     return out
 

@@ -68,7 +68,9 @@ def test_new_class_failing_is_new_in_scope_not_red(tmp_path):
         job_name="job", candidate=SimpleNamespace(bazel_config=None), configs=("configs/leg.yaml",)
     )  # what after_leg reads
     result = LegResult("failure", 1, Counts(), 1.0, (junit,), failing_tests=failing)
-    got, found = after_leg(setup, store, leg, result, "be", tmp_path / "out", {"BUILD_WORKSPACE_DIRECTORY": str(tmp_path)})
+    got, found = after_leg(
+        setup, store, leg, result, "be", tmp_path / "out", {"BUILD_WORKSPACE_DIRECTORY": str(tmp_path)}
+    )
     data = json.loads((tmp_path / "out" / "job.results.json").read_text())
     scope = data["new_in_scope"]
     assert got.conclusion == "success" and found is None
@@ -114,7 +116,14 @@ def test_renamed_class_keeps_its_history_and_bucket(tmp_path):
     cfg.write_text(CONFIG)
     junit = _summary(tmp_path, [_t("TestAA", "test_x", "passed"), _t("TestAA", "test_w", "passed")])
     got = measure(
-        scopes, Path(str(junit).replace(".xml", ".summary.json")), shas[0], shas[1], root, (), (cfg,), tmp_path
+        scopes,
+        Path(str(junit).replace(".xml", ".summary.json")),
+        shas[0],
+        shas[1],
+        root,
+        (),
+        (cfg,),
+        tmp_path,
     )
     assert (got.passed, got.failed, got.renamed) == (1, 0, {f"{FILE}::TestAA": f"{FILE}::TestA"})
     changed = [line for line in got.diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")]

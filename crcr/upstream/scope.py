@@ -104,7 +104,11 @@ def _added(old: Tests, new: Tests, renamed: dict[str, str]) -> tuple[tuple[str, 
 
 
 def reclassified_into(
-    scope: Scope, old: dict[str, Optional[str]], new: dict[str, Optional[str]], tests: Tests, wanted: tuple[str, ...]
+    scope: Scope,
+    old: dict[str, Optional[str]],
+    new: dict[str, Optional[str]],
+    tests: Tests,
+    wanted: tuple[str, ...],
 ) -> Scope:
     """`scope` plus the classes a scoped run (`wanted` classifications) gains because upstream
     reclassified them (old/new: class -> classification at each SHA, testing/config/hwclass):

@@ -178,7 +178,9 @@ class ScopeReport:
             return self.scope.line()
         n = sum(len(c) for c in self.out.values())
         return f"{self.scope.line()}: {n} test classes out of scope" + (
-            " (" + ", ".join(f"{c} {k}" for f in sorted(self.out) for c, k in sorted(self.out[f].items())) + ")"
+            " ("
+            + ", ".join(f"{c} {k}" for f in sorted(self.out) for c, k in sorted(self.out[f].items()))
+            + ")"
             if n
             else ""
         )

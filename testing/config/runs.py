@@ -112,7 +112,9 @@ class PytestCommand:
         return argv + [str(a) for a in self.extra] + [str(p) for p in self.paths]
 
 
-def adapter_run(adapter: str, configs: Sequence[str], paths: Sequence[str], extra: Sequence[str] = (), **fields) -> PytestCommand:
+def adapter_run(
+    adapter: str, configs: Sequence[str], paths: Sequence[str], extra: Sequence[str] = (), **fields
+) -> PytestCommand:
     """The plugin over `paths` with `configs` through one adapter (auto | native | patch): the
     one spelling of the runs the adapter parity tests and tools/bench/native_bench.py compare."""
     return PytestCommand(

@@ -19,6 +19,7 @@ from testing.plugin.problems import Problem
 if TYPE_CHECKING:
     from testing.config.models import GlobalConfig
 
+
 def merged_named(earlier: Named, later: Named, kind: str, problems: list[Problem]) -> Named:
     """Later wins, key by key: what the later entry writes replaces, what it leaves out is kept
     (so a feature config's bare '- name: float32' keeps device.yaml's precision)."""
@@ -40,7 +41,6 @@ def merged_named(earlier: Named, later: Named, kind: str, problems: list[Problem
             Problem(later.loc, f"global.{kind}", f"'{later.spec.name}' listed twice (first at {earlier.loc})")
         )
     return Named(merged, later.loc, later.comment_reason or earlier.comment_reason)
-
 
 
 # ---------------------------------------------------------------- merge
@@ -190,5 +190,3 @@ def finish(plan: Plan, compat: Optional[str] = None) -> Plan:
         problems += found
         files.append(fp)
     return dataclasses.replace(plan, files=tuple(files), problems=tuple(problems))
-
-

@@ -154,4 +154,3 @@ class Plan:
         """Configs whose file entries the test type left out, in --config order."""
         out = {fp.loc.file for fp in self.left_out}
         return tuple(s for s in self.sources if s in out)
-

@@ -32,6 +32,8 @@ from testing.plugin.options import (  # noqa: F401 (the hook, and names tests re
 ADAPTER = pytest.StashKey["object"]()
 NATIVE_REPORT = pytest.StashKey["object"]()  # native/setup.AdapterReport
 TEST_TYPE = pytest.StashKey[Optional[str]]()
+
+
 def _fail(msg: str) -> None:
     raise pytest.UsageError(msg)
 

@@ -52,7 +52,9 @@ class Provenance:
 
     @classmethod
     def from_json(cls, data: dict) -> "Provenance":
-        return cls(data["entries"], data["without_provenance"], data["without_reason"], tuple(data["expired"]))
+        return cls(
+            data["entries"], data["without_provenance"], data["without_reason"], tuple(data["expired"])
+        )
 
     def line(self) -> str:
         return (

@@ -32,7 +32,6 @@ if TYPE_CHECKING:  # the models (pydantic) are imported only by runs that read a
     from testing.config.models import Shapes
 
 
-
 @dataclass(frozen=True)
 class Variant:
     """One generated test (or a plain unittest method: no op/dtypes/module)."""

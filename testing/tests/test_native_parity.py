@@ -117,11 +117,17 @@ def test_dtype_level_skip_native_where_the_core_has_the_form(tmp_path, core):
     native, patch = _both(tmp_path, [cfg], [suite("test_tensor_basics.py")], *shim)
     assert outcomes(native) == outcomes(patch)
     got = outcomes(native)
-    assert not any(k.endswith(("add_matches_cpu_spyre_float16", "_cpu_float16")) and "add_matches" in k for k in got)
-    assert any("add_matches_cpu_cpu_float32" in k for k in got) and any("test_fill_cpu_int64" in k for k in got)
+    assert not any(
+        k.endswith(("add_matches_cpu_spyre_float16", "_cpu_float16")) and "add_matches" in k for k in got
+    )
+    assert any("add_matches_cpu_cpu_float32" in k for k in got) and any(
+        "test_fill_cpu_int64" in k for k in got
+    )
     assert not any("test_fill_cpu_bool" in k for k in got)
     row = {r["what"]: r for r in native["adapter"]["rules"]}["TestTensorBasics::test_add_matches_cpu (skip)"]
-    assert (row["way"], row["setting"]) == (("native", "test_exclusions") if core == "main" else ("patched", "patch"))
+    assert (row["way"], row["setting"]) == (
+        ("native", "test_exclusions") if core == "main" else ("patched", "patch")
+    )
 
 
 def test_cpu_smoke_config_same_both_ways(tmp_path):

@@ -81,7 +81,9 @@ def checkout(tmp_path, classified: bool):
     root = tmp_path / "pytorch"
     (root / "test").mkdir(parents=True)
     (root / "test" / "test_classified.py").write_text(CLASSIFIED)
-    runner = 'parser.add_argument("--hw-classification", nargs="+")\n' if classified else "# no classification\n"
+    runner = (
+        'parser.add_argument("--hw-classification", nargs="+")\n' if classified else "# no classification\n"
+    )
     (root / "test" / "run_test.py").write_text(runner)
     (tmp_path / "scope.yaml").write_text(CONFIG)
     return root
@@ -153,7 +155,9 @@ def test_scope_runs_only_accelerator_classes_where_the_checkout_classifies(pytes
             "TestUnclassified": "unclassified",
         }
     }
-    result.stdout.fnmatch_lines(["oot scope: accelerator (hardware classification of the checkout, *: 3 test*"])
+    result.stdout.fnmatch_lines(
+        ["oot scope: accelerator (hardware classification of the checkout, *: 3 test*"]
+    )
     row = next(r for r in summary["adapter"]["rules"] if r["what"] == "scope: accelerator")
     assert row["way"] == ("native" if adapter == "native" else "patched")
     assert not summary["config_problems"]
@@ -180,7 +184,11 @@ def test_check_names_a_scope_the_checkout_cannot_apply(tmp_path):
     cmd = [sys.executable, "-m", "testing.check", "--upstream-root", str(root), str(tmp_path / "scope.yaml")]
     loose = subprocess.run(cmd, cwd=REPO_ROOT, env=subprocess_environ(), capture_output=True, text=True)
     strict = subprocess.run(
-        cmd[:3] + ["--strict"] + cmd[3:], cwd=REPO_ROOT, env=subprocess_environ(), capture_output=True, text=True
+        cmd[:3] + ["--strict"] + cmd[3:],
+        cwd=REPO_ROOT,
+        env=subprocess_environ(),
+        capture_output=True,
+        text=True,
     )
     assert loose.returncode == 0 and strict.returncode == 1, loose.stdout + loose.stderr
     line = next(x for x in loose.stdout.splitlines() if "global.scope" in x)

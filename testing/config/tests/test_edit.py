@@ -92,5 +92,7 @@ def test_bucket_new_adds_a_file_entry_and_rekeys_flow_style_names():
     assert fe["tests"][0]["mode"] == "xfail" and fe["tests"][1]["since"] == "abc"
     other = edit.bucket_new(text, "test/test_b.py", ["TestB::test_y"], {}, "abc")
     files = parse_yaml(other, "<t>")["test_suite_config"]["files"]
-    assert files[1]["path"] == "${TORCH_ROOT}/test/test_b.py" and files[1]["tests"][0]["mode"] == "xfail_strict"
+    assert (
+        files[1]["path"] == "${TORCH_ROOT}/test/test_b.py" and files[1]["tests"][0]["mode"] == "xfail_strict"
+    )
     assert "# kept" in after and "# kept" in other

@@ -151,8 +151,11 @@ def dtypes_excluded(fp: FilePlan, cls: str, test: str) -> tuple[tuple[str, ...],
             rules.append(str(rule.loc))
         elif may and rule.entry.mode != Mode.skip:
             e = rule.entry
-            by_name = all(fnmatch.fnmatchcase(test, p.split("::", 1)[-1]) for p in rule.patterns if
-                          pattern_may_name(p, cls, test, rule.class_insensitive))
+            by_name = all(
+                fnmatch.fnmatchcase(test, p.split("::", 1)[-1])
+                for p in rule.patterns
+                if pattern_may_name(p, cls, test, rule.class_insensitive)
+            )
             if e.ops is not None or e.dtypes is not None or e.modules is not None or not by_name:
                 return (), ()
     return tuple(dtypes), tuple(rules)
