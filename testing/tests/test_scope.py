@@ -173,24 +173,15 @@ def test_checkout_without_classification_says_so_in_one_line(pytester, tmp_path)
     assert any("scope.yaml:3: global.scope:" in p for p in summary["config_problems"])
 
 
-def test_check_names_a_scope_the_checkout_cannot_apply(tmp_path):
+def test_check_names_a_scope_the_checkout_cannot_apply(tmp_path, capsys):
     """`check` (testing/check) lists it as a warning at the config's line; --strict fails on it."""
-    import subprocess
-    import sys
-
-    from testing.tests.conftest import REPO_ROOT, subprocess_environ
+    from testing.check import cli
 
     root = checkout(tmp_path, classified=False)
-    cmd = [sys.executable, "-m", "testing.check", "--upstream-root", str(root), str(tmp_path / "scope.yaml")]
-    loose = subprocess.run(cmd, cwd=REPO_ROOT, env=subprocess_environ(), capture_output=True, text=True)
-    strict = subprocess.run(
-        cmd[:3] + ["--strict"] + cmd[3:],
-        cwd=REPO_ROOT,
-        env=subprocess_environ(),
-        capture_output=True,
-        text=True,
-    )
-    assert loose.returncode == 0 and strict.returncode == 1, loose.stdout + loose.stderr
-    line = next(x for x in loose.stdout.splitlines() if "global.scope" in x)
+    args = ["--upstream-root", str(root), str(tmp_path / "scope.yaml")]
+    assert cli.main(args) == 0
+    loose = capsys.readouterr().out
+    assert cli.main(["--strict", *args]) == 1
+    line = next(x for x in loose.splitlines() if "global.scope" in x)
     assert line.startswith(f"{tmp_path / 'scope.yaml'}:3: global.scope: accelerator: not applied: ")
     assert line.endswith("[warning]")
