@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 from testing.tests.conftest import REPO_ROOT
+from testing.tests.native_helpers import both as _both
 from testing.tests.native_helpers import outcomes, run_adapter, suite
 
 FIXTURE_TESTS = os.path.join(REPO_ROOT, "crcr", "upstream", "fixture", "base", "test")
@@ -54,15 +55,6 @@ test_suite_config:
 """
 
 
-def _both(tmp_path, configs, files, *extra, env=None):
-    code_n, native, out_n = run_adapter(tmp_path, "auto", configs, files, *extra, env=env)
-    code_p, patch, out_p = run_adapter(tmp_path, "patch", configs, files, *extra, env=env)
-    assert native.get("adapter", {}).get("used") == "native", out_n
-    assert patch["adapter"]["used"] == "patch"
-    assert code_n == code_p, (out_n, out_p)
-    return native, patch
-
-
 def test_in_tree_suites_same_ids_buckets_outcomes(tmp_path):
     cfg = tmp_path / "parity.yaml"
     cfg.write_text(textwrap.dedent(PARITY))
@@ -85,49 +77,6 @@ def test_in_tree_suites_same_ids_buckets_outcomes(tmp_path):
     assert way["TestTensorBasics::test_roundtrip (xfail_strict)"] == "patched"  # no @ops: a pytest mark
     assert native["adapter"]["counts"]["native"] > 0 and native["adapter"]["counts"]["patched"] > 0
     assert patch["adapter"]["counts"]["native"] == 0
-
-
-DTYPE_SKIP = """
-test_suite_config:
-  global:
-    supported_dtypes: [float32, float16, int64, bool]
-  files:
-    - path: ${REPO_ROOT}/testing/suites/test_tensor_basics.py
-      tests:
-        - names: "TestTensorBasics::*"
-        - names: TestTensorBasics::test_add_matches_cpu
-          dtypes: [float16, int64]
-          mode: skip
-          reason: "dtype-level: test_exclusions where the core has the form"
-        - names: TestTensorBasics::test_fill
-          dtypes: [bool]
-          mode: skip
-          reason: "also dtype-level"
-"""
-
-
-@pytest.mark.parametrize("core", ["2.13.0", "main"])
-def test_dtype_level_skip_native_where_the_core_has_the_form(tmp_path, core):
-    """Feature-detected by the core's behaviour: 2.13.0 (no dtype form) patches these skips,
-    a core with pytorch main's form (main_core_shim.py) takes them as test_exclusions; both
-    adapters give the same ids, buckets and outcomes either way."""
-    cfg = tmp_path / "dtype.yaml"
-    cfg.write_text(textwrap.dedent(DTYPE_SKIP))
-    shim = ("-p", "testing.tests.main_core_shim") if core == "main" else ()
-    native, patch = _both(tmp_path, [cfg], [suite("test_tensor_basics.py")], *shim)
-    assert outcomes(native) == outcomes(patch)
-    got = outcomes(native)
-    assert not any(
-        k.endswith(("add_matches_cpu_spyre_float16", "_cpu_float16")) and "add_matches" in k for k in got
-    )
-    assert any("add_matches_cpu_cpu_float32" in k for k in got) and any(
-        "test_fill_cpu_int64" in k for k in got
-    )
-    assert not any("test_fill_cpu_bool" in k for k in got)
-    row = {r["what"]: r for r in native["adapter"]["rules"]}["TestTensorBasics::test_add_matches_cpu (skip)"]
-    assert (row["way"], row["setting"]) == (
-        ("native", "test_exclusions") if core == "main" else ("patched", "patch")
-    )
 
 
 def test_cpu_smoke_config_same_both_ways(tmp_path):
