@@ -110,3 +110,18 @@ class PytestCommand:
             ]
         argv += [] if self.markexpr is None else ["-m", self.markexpr]
         return argv + [str(a) for a in self.extra] + [str(p) for p in self.paths]
+
+
+def adapter_run(
+    adapter: str, configs: Sequence[str], paths: Sequence[str], extra: Sequence[str] = (), **fields
+) -> PytestCommand:
+    """The plugin over `paths` with `configs` through one adapter (auto | native | patch): the
+    one spelling of the runs the adapter parity tests and tools/bench/native_bench.py compare."""
+    return PytestCommand(
+        paths=list(paths),
+        plugins=[PLUGIN],
+        configs=list(configs),
+        extra=["--oot-adapter", adapter, *extra],
+        cache=False,
+        **fields,
+    )
