@@ -40,10 +40,14 @@ with `strip_path_prefixes = ["<package>/<name>/"]`.""",
     },
 )
 
-# One version, one license, one Python for every wheel of this repository, and the installed
+# One version, one license (its text in LICENSE), one Python for every wheel of this repository, and the installed
 # name of the `testing` import root (no top-level `testing` in site-packages).
 WHEEL_VERSION = "0.1.0"
 WHEEL_LICENSE = "BSD-3-Clause"
+
+# The repository's LICENSE in every wheel: <dist>.dist-info/licenses/LICENSE, named by a
+# License-File line beside License-Expression (PEP 639).
+WHEEL_LICENSE_FILES = {"//:LICENSE": "licenses/LICENSE"}
 WHEEL_PYTHON = ">=3.11"
 WHEEL_RENAMES = {"testing": "oot_ci_testing"}
 
@@ -66,6 +70,7 @@ def oot_wheel(name, distribution, srcs, summary, requires = [], entry_points = {
         name = name,
         distribution = distribution,
         entry_points = entry_points,
+        extra_distinfo_files = WHEEL_LICENSE_FILES,
         license = WHEEL_LICENSE,
         python_requires = WHEEL_PYTHON,
         requires = requires,
