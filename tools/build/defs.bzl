@@ -22,5 +22,8 @@ WHEEL_PYTHON = _WHEEL_PYTHON
 WHEEL_RENAMES = _WHEEL_RENAMES
 WHEEL_VERSION = _WHEEL_VERSION
 
-# Requires-Dist of a wheel on the shared one (testing/results), bounded to this release line.
+# Requires-Dist of a wheel on the shared one (testing/results), bounded to this release line;
+# with its `yaml` extra for a wheel that reads YAML through testing/yamldoc (shipped there too).
 RESULTS_REQUIREMENT = "oot-ci-results>=0.1.0,<0.2"
+RESULTS_YAML_REQUIREMENT = "oot-ci-results[yaml]>=0.1.0,<0.2"
+RUAMEL_REQUIREMENT = "ruamel.yaml>=0.18,<0.20"

@@ -73,7 +73,12 @@ def smoke(venv, name: str) -> subprocess.CompletedProcess:
     work = venv.root / f"smoke-{name}"
     work.mkdir(exist_ok=True)
     if name == "oot-ci-results":
-        code = "from oot_ci_testing.results import atomic, junit, outcomes\nassert outcomes.tally('xpassed_strict') == 'passed'\n"
+        code = (
+            "from oot_ci_testing.results import atomic, junit, outcomes\n"
+            "from oot_ci_testing.yamldoc import read\n"
+            "assert outcomes.tally('xpassed_strict') == 'passed'\n"
+            "assert read.parse_yaml('a: [1, 2]\\n', 'x.yml')['a'] == [1, 2]\n"
+        )
         return venv.py("-c", code, cwd=work)
     if name == "oot-ci-testing":
         (work / "test_tiny.py").write_text(TINY_SUITE)
@@ -150,6 +155,10 @@ def test_metadata_is_complete(wheels):
         for req in meta.get("Requires-Dist", []):
             assert re.search(r"(<|==)", req), f"{name}: {req} has no upper bound"
     required = requires_of(wheels)
+    # the YAML readers take the shared wheel with its yaml extra (testing/yamldoc's ruamel.yaml)
+    for name in ("oot-ci-testing", "crcr-relay-emulator"):
+        assert any(r.startswith("oot-ci-results[yaml]") for r in metadata(wheels[name])["Requires-Dist"]), name
+    assert metadata(wheels["oot-ci-results"])["Provides-Extra"] == ["yaml"]
     assert required["oot-ci-testing"] == {"oot-ci-results"}
     assert required["crcr-callback"] == {"oot-ci-results"}
     assert required["crcr-relay-emulator"] == {"crcr-callback", "oot-ci-results"}

@@ -126,7 +126,7 @@ def kept_entries(path: Path) -> Kept:
     edits include cases), as ruamel nodes, so their comments are written back too."""
     if not path.is_file():
         return Kept()
-    from testing.config.load import read_yaml
+    from testing.yamldoc.read import read_yaml
 
     tree, _ = read_yaml(str(path))
     files = list(((tree or {}).get("test_suite_config") or {}).get("files") or [])
@@ -146,7 +146,7 @@ def render(model: Model, net: Any, inputs: Any, rec, kept: Optional[Kept] = None
     """The config text: a comment header (model, revision, input, counts), then the suite config."""
     import io
 
-    from testing.config.load import round_trip
+    from testing.yamldoc.read import round_trip
 
     shape = list(inputs["input_ids"].shape)
     texts = ", ".join(f'"{t}"' for t in INPUT_TEXTS)
@@ -173,7 +173,7 @@ def render(model: Model, net: Any, inputs: Any, rec, kept: Optional[Kept] = None
             "files": [{"path": SUITE_PATH, "tests": [entry, *kept.tests]}, *kept.files],
         }
     }
-    yaml = round_trip()  # the configs' layout (testing/config/load.py), leaf lists in flow style
+    yaml = round_trip()  # the configs' layout (testing/yamldoc/read.py), leaf lists in flow style
     yaml.default_flow_style = None
     yaml.width = 4096
     out = io.StringIO()
@@ -199,7 +199,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         "--out", help="config to write (default: configs/spyre/model_<name>.yaml in the workspace)"
     )
     args = ap.parse_args(argv)
-    from testing.config.errors import ConfigError
+    from testing.yamldoc.errors import ConfigError
 
     try:
         if args.model == "minilm":

@@ -51,7 +51,15 @@ WHEEL_LICENSE_FILES = {"//:LICENSE": "licenses/LICENSE"}
 WHEEL_PYTHON = ">=3.11"
 WHEEL_RENAMES = {"testing": "oot_ci_testing"}
 
-def oot_wheel(name, distribution, srcs, summary, requires = [], entry_points = {}, visibility = None):
+def oot_wheel(
+        name,
+        distribution,
+        srcs,
+        summary,
+        requires = [],
+        extra_requires = {},
+        entry_points = {},
+        visibility = None):
     """A pure-Python wheel of `srcs` (imports renamed by WHEEL_RENAMES), plus `<name>_file`,
     a filegroup that puts the .whl into a test's runfiles.
 
@@ -61,6 +69,7 @@ def oot_wheel(name, distribution, srcs, summary, requires = [], entry_points = {
       srcs: Python sources and package data, at their workspace paths.
       summary: the one-line Summary.
       requires: Requires-Dist lines, each with bounds.
+      extra_requires: extra -> its Requires-Dist lines (what `dist[extra]` adds).
       entry_points: group -> ["name = module:attr", ...], with installed module names.
       visibility: of the wheel and its filegroup.
     """
@@ -70,6 +79,7 @@ def oot_wheel(name, distribution, srcs, summary, requires = [], entry_points = {
         name = name,
         distribution = distribution,
         entry_points = entry_points,
+        extra_requires = extra_requires,
         extra_distinfo_files = WHEEL_LICENSE_FILES,
         license = WHEEL_LICENSE,
         python_requires = WHEEL_PYTHON,

@@ -32,6 +32,8 @@ def build(tmp_path, out_name: str) -> pathlib.Path:
             f"demo_pkg/__init__.py={src}",
             "--requires",
             "torch==2.13.0",
+            "--extra-requires",
+            "yaml:ruamel.yaml>=0.18,<0.20",
             "--entry-point",
             "console_scripts:demo = demo_pkg.mod:hello",
             "--license",
@@ -53,6 +55,7 @@ def test_wheel_is_reproducible_and_complete(tmp_path):
     assert "demo_pkg/mod.py" in names
     meta = zipfile.ZipFile(first).read("demo_pkg-1.2.3.dist-info/METADATA").decode()
     assert "Requires-Dist: torch==2.13.0" in meta
+    assert 'Provides-Extra: yaml\nRequires-Dist: ruamel.yaml>=0.18,<0.20; extra == "yaml"\n' in meta
     assert meta.startswith("Metadata-Version: 2.4\n") and "Requires-Python: >=3.11" in meta
     # PEP 639: the SPDX expression and the license text the wheel carries
     assert "License-Expression: BSD-3-Clause\nLicense-File: LICENSE\n" in meta

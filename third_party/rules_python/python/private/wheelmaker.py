@@ -25,6 +25,13 @@ def _metadata(args) -> str:
     if args.python_requires:
         lines.append(f"Requires-Python: {args.python_requires}")
     lines += [f"Requires-Dist: {r}" for r in args.requires]
+    extras: dict[str, list[str]] = {}
+    for spec in args.extra_requires:
+        extra, _, req = spec.partition(":")
+        extras.setdefault(extra, []).append(req)
+    for extra, reqs in sorted(extras.items()):
+        lines.append(f"Provides-Extra: {extra}")
+        lines += [f'Requires-Dist: {r}; extra == "{extra}"' for r in reqs]
     return "\n".join(lines) + "\n"
 
 
@@ -62,6 +69,7 @@ def main() -> None:
     parser.add_argument("--out", required=True)
     parser.add_argument("--file", action="append", default=[])
     parser.add_argument("--requires", action="append", default=[])
+    parser.add_argument("--extra-requires", action="append", default=[], help="EXTRA:REQUIREMENT")
     parser.add_argument("--entry-point", action="append", default=[])
     parser.add_argument("--extra-distinfo-file", action="append", default=[], help="NAME=PATH in .dist-info")
     args = parser.parse_args()
