@@ -3,7 +3,7 @@ import json
 import pytest
 
 from testing.results import atomic
-from tools.shard import store
+from testing.matrix import timings as store
 
 
 def test_round_trip_and_sorted_output(tmp_path):
