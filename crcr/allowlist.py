@@ -106,8 +106,7 @@ def parse_allowlist(text: str, source: str = "allowlist.yml") -> dict[str, Entry
                 raise ConfigError(f"{at(source, doc, level)}: bad repo name {e.repo!r} under {level}")
             if e.repo in entries:
                 raise ConfigError(
-                    f"{at(source, doc, level)}: {e.repo} listed twice "
-                    f"({entries[e.repo].level} and {level})"
+                    f"{at(source, doc, level)}: {e.repo} listed twice ({entries[e.repo].level} and {level})"
                 )
             entries[e.repo] = e
     return entries

@@ -31,6 +31,8 @@ from crcr.handler.outcome import (
     conclusion_for,
     file_of_testcase,
     leg_conclusion,
+    promotion_note,
+    pytest_status,
 )
 from crcr.handler.plan import Leg
 from crcr.junit import Counts, Report, read_report
@@ -354,10 +356,10 @@ def run_leg(
     report = read_report(files)
     notes += list(report.problems + report.notes)
     counts = report.counts
-    note = adapter_note(junit)
-    if note:
-        notes.append(note)
-    conclusion = leg_conclusion(code, timed_out, counts, not report.problems)
+    notes += [n for n in (adapter_note(junit), promotion_note(report)) if n]
+    # pytest's own status (the bazel runner's shard runner already says 0 for a strict XPASS)
+    status = code if bazel else pytest_status(code, report)
+    conclusion = leg_conclusion(status, timed_out, counts, not report.problems)
     if conclusion == "neutral" and code == 0:
         notes.append(NO_TESTS_NOTE)
     failing, tests = locate_failures(report, upstream)

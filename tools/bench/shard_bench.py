@@ -24,8 +24,8 @@ from rich.console import Console
 from rich.table import Table
 
 from testing.matrix import lpt as planner
-from testing.results.cliargs import Parser, user_path
 from testing.matrix import timings
+from testing.results.cliargs import Parser, user_path
 from tools.shard import ingest
 
 REPO = Path(__file__).resolve().parents[2]

@@ -71,7 +71,11 @@ def test_a_deliberate_upward_import_fails_the_check(tree, room_file, line, culpr
         # one argument holding option and module
         ("testing/matrix/legs.py", 'ARGS = ["-q", "-p tools.shard.plugin"]\n', "tools.shard.plugin"),
         # a module loaded by name, and an entry point spec
-        ("crcr/handler/runner.py", 'MOD = __import__("importlib").import_module("tools.select.cli")\n', "tools.select.cli"),
+        (
+            "crcr/handler/runner.py",
+            'MOD = __import__("importlib").import_module("tools.select.cli")\n',
+            "tools.select.cli",
+        ),
         ("testing/results/outcomes.py", 'ENTRY = "crcr-callback = crcr.cli:main"\n', "crcr.cli"),
     ],
 )

@@ -157,7 +157,9 @@ def test_metadata_is_complete(wheels):
     required = requires_of(wheels)
     # the YAML readers take the shared wheel with its yaml extra (testing/yamldoc's ruamel.yaml)
     for name in ("oot-ci-testing", "crcr-relay-emulator"):
-        assert any(r.startswith("oot-ci-results[yaml]") for r in metadata(wheels[name])["Requires-Dist"]), name
+        assert any(r.startswith("oot-ci-results[yaml]") for r in metadata(wheels[name])["Requires-Dist"]), (
+            name
+        )
     assert metadata(wheels["oot-ci-results"])["Provides-Extra"] == ["yaml"]
     assert required["oot-ci-testing"] == {"oot-ci-results"}
     assert required["crcr-callback"] == {"oot-ci-results"}

@@ -17,8 +17,8 @@ from testing.config import features, runs
 from testing.config.features import Feature
 from testing.matrix import legs as matrix
 from testing.matrix import lpt as planner
-from testing.results.cliargs import Parser, positive_float, positive_int, user_path, workspace_dir
 from testing.matrix import timings
+from testing.results.cliargs import Parser, positive_float, positive_int, user_path, workspace_dir
 from tools.shard import ingest, leg
 
 # Under `bazel run`, paths the user types are read where they stand (testing/results/cliargs.py);
@@ -163,7 +163,9 @@ def parser() -> argparse.ArgumentParser:
     up.add_argument(
         "--root", type=user_path, default=workspace_dir(), help="resolve JUnit classnames to files here"
     )
-    up.add_argument("--weight", type=float, default=timings.DEFAULT_WEIGHT, help="weight of the new run (0..1]")
+    up.add_argument(
+        "--weight", type=float, default=timings.DEFAULT_WEIGHT, help="weight of the new run (0..1]"
+    )
     up.add_argument(
         "--prune",
         action="store_true",

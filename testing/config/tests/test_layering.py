@@ -27,7 +27,8 @@ def test_config_imports_only_what_its_readme_allows():
                 if top in sys.stdlib_module_names or top == "__future__":
                     continue
                 if top not in ALLOWED or (
-                    top == "testing" and not name.startswith(("testing.config", "testing.results", "testing.yamldoc"))
+                    top == "testing"
+                    and not name.startswith(("testing.config", "testing.results", "testing.yamldoc"))
                 ):
                     found.setdefault(path.name, []).append(name)
     assert found == {}

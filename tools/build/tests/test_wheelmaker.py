@@ -59,7 +59,9 @@ def test_wheel_is_reproducible_and_complete(tmp_path):
     assert meta.startswith("Metadata-Version: 2.4\n") and "Requires-Python: >=3.11" in meta
     # PEP 639: the SPDX expression and the license text the wheel carries
     assert "License-Expression: BSD-3-Clause\nLicense-File: LICENSE\n" in meta
-    assert zipfile.ZipFile(first).read("demo_pkg-1.2.3.dist-info/licenses/LICENSE") == b"BSD 3-Clause License\n"
+    assert (
+        zipfile.ZipFile(first).read("demo_pkg-1.2.3.dist-info/licenses/LICENSE") == b"BSD 3-Clause License\n"
+    )
     record = zipfile.ZipFile(first).read("demo_pkg-1.2.3.dist-info/RECORD").decode()
     assert "demo_pkg/mod.py,sha256=" in record and "dist-info/licenses/LICENSE,sha256=" in record
 

@@ -56,7 +56,9 @@ def test_a_second_capture_is_identical_and_keeps_promoted_entries(captured, tmp_
 
 def test_a_recapture_keeps_the_other_file_entries_of_the_output(captured, tmp_path):
     text = captured.read_text()
-    other = indent_of(text, "- path:") + "- path: ${REPO_ROOT}/testing/suites/test_tensor_basics.py  # by hand\n"
+    other = (
+        indent_of(text, "- path:") + "- path: ${REPO_ROOT}/testing/suites/test_tensor_basics.py  # by hand\n"
+    )
     out = tmp_path / "other.yaml"
     out.write_text(text + other)
     assert capture.main(["--out", str(out)]) == 0

@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from testing.matrix import plugin
 import tools.shard
+from testing.matrix import plugin
 
 REPO_ROOT = Path(tools.shard.__file__).resolve().parents[2]
 

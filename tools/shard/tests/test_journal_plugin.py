@@ -34,7 +34,9 @@ def test_journal_records_the_test_running_at_a_crash(pytester, tmp_path):
 
 
 def test_the_journal_lists_the_shard_the_sharding_plugin_kept(pytester, tmp_path, monkeypatch):
-    pytester.makepyfile(test_many="import pytest\n\n@pytest.mark.parametrize('i', range(6))\ndef test_a(i): pass\n")
+    pytester.makepyfile(
+        test_many="import pytest\n\n@pytest.mark.parametrize('i', range(6))\ndef test_a(i): pass\n"
+    )
     log = tmp_path / "journal.jsonl"
     monkeypatch.setenv("TEST_SHARD_INDEX", "0")
     monkeypatch.setenv("TEST_TOTAL_SHARDS", "2")
