@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import signal
 import subprocess
 import sys
 import time
@@ -39,6 +38,7 @@ from crcr.junit import Counts, Report, read_report
 from crcr.upstream.bisect import Bisection
 from testing.config import runs
 from testing.config.features import Suites, config_suites
+from testing.supervisor.children import stop_group
 
 __all__ = ["conclusion_for", "run_leg", "LegResult", "Upstream"]
 
@@ -279,16 +279,10 @@ def run_command(
         try:
             return proc.wait(timeout=timeout), False
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            stop_group(proc, grace=10)
             return proc.returncode, True
         except KeyboardInterrupt:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait()
+            stop_group(proc, grace=10)
             raise
     except FileNotFoundError as err:
         raise ConfigError(f"cannot run {argv[0]}: {err.strerror}") from None
