@@ -21,7 +21,7 @@ from testing.matrix import request, timings
 # Where tools/shard's pipeline (`python -m tools.shard update`) keeps the recorded durations
 # in a checkout: data it writes, read here (DESIGN.md "Data flow").
 DEFAULT_TIMINGS = Path("tools/shard/timings/timings.json")
-_STATE = pytest.StashKey["ShardSelection"]()
+_NAME = "testing-matrix-shard"  # the registered ShardSelection
 # The environment this plugin reads (request.py's two levels, the timings, Bazel's status file).
 ENV = (
     "OOT_SHARD_INDEX",
@@ -127,13 +127,9 @@ def _acknowledge_bazel_sharding() -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    selection = ShardSelection(config)
-    config.stash[_STATE] = selection
-    config.pluginmanager.register(selection, "testing-matrix-shard")
+    config.pluginmanager.register(ShardSelection(config), _NAME)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    selection = config.stash.get(_STATE, None)
-    if selection is not None:
-        config.pluginmanager.unregister(selection)
-        del config.stash[_STATE]
+    if config.pluginmanager.has_plugin(_NAME):
+        config.pluginmanager.unregister(name=_NAME)

@@ -16,7 +16,7 @@ from testing.results.outcomes import Outcome, junit_property, of_report, worst
 from tools.shard import journal
 
 PLUGIN = __name__  # what the runner passes to `-p`
-_STATE = pytest.StashKey["JournalSession"]()
+_NAME = "tools-shard-journal"  # the registered JournalSession
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -77,13 +77,9 @@ class JournalSession:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    session = JournalSession(config)
-    config.stash[_STATE] = session
-    config.pluginmanager.register(session, "tools-shard-journal")
+    config.pluginmanager.register(JournalSession(config), _NAME)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    session = config.stash.get(_STATE, None)
-    if session is not None:
-        config.pluginmanager.unregister(session)
-        del config.stash[_STATE]
+    if config.pluginmanager.has_plugin(_NAME):
+        config.pluginmanager.unregister(name=_NAME)
