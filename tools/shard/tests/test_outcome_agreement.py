@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -167,6 +168,9 @@ def test_a_strict_xpass_alone_keeps_a_crcr_pytest_leg_green(tmp_path, monkeypatc
     (ws / "testing" / "suites").mkdir(parents=True)
     (ws / "testing" / "suites" / "test_strict.py").write_text(STRICT_ONLY)
     monkeypatch.setenv("REPO_ROOT", str(ws))
+    # crcr's leg gets our sys.path; pytest put tools/ (a namespace package, no __init__) on it
+    # for this test package, where tools/select would shadow the standard library's select
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if Path(p).name != "tools"])
     candidate = Candidate("primary", "HEAD", "a" * 40, "a" * 40, True)
     leg = Leg(0, candidate, "strict", ("configs/strict.yaml",), 0, 1, "strict")
     result = run_leg(leg, ws, tmp_path / "out", runner="pytest", env=child_env(), timeout=300)
