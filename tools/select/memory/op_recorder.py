@@ -237,5 +237,3 @@ def run_traced(cls, method: str, timeout: float) -> dict:
             else:
                 status = "trace_error"
     return {"status": status, "error": error, "note": note[:400], **recorder.result()}
-
-

@@ -209,5 +209,3 @@ def plan(spec: dict, groups: dict, probe: DeviceProbe, torch_version: str) -> tu
             if tkey not in known:
                 todo.append((tkey, dtype, by_dtype[dtype]))
     return items, todo
-
-
