@@ -23,8 +23,7 @@ def workspace(tmp_path: Path) -> Path:
     (ws / "WORKSPACE").write_text("")
     for name in ("device.yaml", "tensor_basics.yaml"):
         shutil.copy(RUNFILES / "configs" / "spyre" / name, ws / "configs" / "spyre" / name)
-    (ws / "testing").symlink_to(RUNFILES / "testing")
-    (ws / "tools").symlink_to(RUNFILES / "tools")
+    (ws / "testing").symlink_to(RUNFILES / "testing")  # the plugin and the sharding plugin
     return ws
 
 

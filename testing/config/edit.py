@@ -5,7 +5,7 @@ Two ways, both keeping every comment and the file's own layout:
 * text edits (``promote``): made on the text at the lines ruamel.yaml reports, so a diff
   holds only the changed lines whatever the indentation (Torch Spyre's configs keep
   theirs); flow-style parts fall back to a round trip with the file's guessed indentation;
-* round trip (``dump`` / ``write``): a tree read by load.py (``read_yaml``) is changed and
+* round trip (``dump`` / ``write``): a tree read by ``read_yaml`` (testing.yamldoc) is changed and
   dumped with one fixed layout (tools/select's generated configs and records).
 
 Entries are found by the line they start on (a rule's file:line) or by the test file they
@@ -30,10 +30,10 @@ from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.util import load_yaml_guess_indent
 
 from testing.config.errors import ConfigError
-from testing.config.load import parse_yaml, round_trip
 from testing.config.modes import Mode
 from testing.config.paths import split_root
 from testing.results.atomic import write_text
+from testing.yamldoc.read import parse_yaml, round_trip
 
 # ---------------------------------------------------------------- round trip
 
@@ -104,7 +104,7 @@ def file_entry_for(raw: Any, test_file: str) -> Optional[CommentedMap]:
 def promote(text: str, flips: list, adds: list) -> str:
     """The config's text with each entry of `flips` made mandatory_success (its reason
     dropped) and, for each (file entry, names) of `adds`, one exact entry per name
-    appended to that file's tests; `flips`/`adds` are nodes of ``load.parse_yaml(text, ...)``."""
+    appended to that file's tests; `flips`/`adds` are nodes of ``parse_yaml(text, ...)``."""
     try:
         after = _edit_text(text, flips, adds)
         parse_yaml(after, "<promoted>")  # still YAML, or take the round trip below
