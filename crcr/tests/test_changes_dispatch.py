@@ -15,7 +15,7 @@ from crcr.handler.plan import Candidate, Leg
 from crcr.handler.runner import Upstream
 from crcr.upstream.localrepo import build_repo, file_url
 from crcr.upstream.source import UpstreamSource
-from testing.changes.changemap import Feature, Function, Recorded, digests, make_map, write_map
+from testing.changes.changemap import Feature, Function, Recorded, digests, map_from_coverage, write_map
 
 FLAT = "torch/nn/modules/flatten.py"
 TEST = "test/nn/test_flat.py"
@@ -39,28 +39,25 @@ def upstream(tmp_path):
 
 
 def the_map(suite_sha, root, ws):
-    tests = {
-        tid("test_init_spyre_float32"): Recorded(1.0, frozenset({1})),
-        tid("test_fwd_spyre_float32"): Recorded(1.0, frozenset({2})),
-        tid("test_other_spyre_float32"): Recorded(8.0, frozenset()),
-    }
+    init, fwd, other = (tid(f"test_{n}_spyre_float32") for n in ("init", "fwd", "other"))
+    tests = {init: Recorded(1.0), fwd: Recorded(1.0), other: Recorded(8.0)}
     roots = {"${TORCH_ROOT}": root, "${REPO_ROOT}": ws}
-    return make_map(
+    return map_from_coverage(
+        {"nn": {FLAT: {2: {init}, 3: {init}, 5: {fwd}, 6: {fwd}}}},  # signature lines: the callers
+        {FLAT: [1]},  # the class statement, at import
         torch_version="2.13.0+cpu",
         core_git_version="",
         suite_sha=suite_sha,
         functions=(
-            Function(FLAT, "<module>", 1, 6),
-            Function(FLAT, "Flatten.__init__", 2, 3),
-            Function(FLAT, "Flatten.forward", 5, 6),
+            Function(FLAT, "Flatten.__init__", 2, 3, True),
+            Function(FLAT, "Flatten.forward", 5, 6, True),
         ),
-        import_time=frozenset({0}),
         features={
             "nn": Feature(
                 digests([ws / "nn.yaml"], roots),
                 digests([root / TEST], roots),
                 tests,
-                (tid("test_fwd_spyre_float32"),),
+                (fwd,),
             )
         },
     )
@@ -96,7 +93,7 @@ def test_python_change_selects_through_the_map(tmp_path, upstream, pr_event, mon
     sel = changes.for_leg(leg(), ws, up)
     assert not sel.full and sel.tests == {tid("test_init_spyre_float32"), tid("test_fwd_spyre_float32")}
     assert sel.line().startswith(
-        "selected 2 of 3 tests (20.0 % of recorded time): torch/nn/modules/flatten.py Flatten.__init__"
+        "selected 2 of 3 tests (20.0 % of recorded time): torch/nn/modules/flatten.py:2 Flatten.__init__"
     )
 
 
@@ -134,7 +131,7 @@ def test_falls_back_to_the_full_leg_in_one_line(tmp_path, upstream, pr_event, ca
         changes = prepare_changes(d, source, ("pull_request",), {}, tmp_path / "nope.json")
         want = f"no change map at {tmp_path / 'nope.json'}"
     elif case == "corrupt":
-        path.write_text('{"format": 1, "functions": [')
+        path.write_text('{"format": 2, "functions": [')
         changes = prepare_changes(d, source, ("pull_request",), {}, path)
         want = "corrupt change map (not JSON"
     elif case == "unknown_base":
