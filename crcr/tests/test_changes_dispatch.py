@@ -150,3 +150,27 @@ def test_select_on_values():
     assert select_on("none", {}) == ()
     with pytest.raises(Exception, match="--select-on 'merge'"):
         select_on("merge", {})
+
+
+def test_lines_follow_the_map_core_to_the_pr_base(tmp_path, pr_event, monkeypatch):
+    """The map's lines are its core's (the wheel's files); a PR based on a later commit, where
+    lines above moved, still selects by the line it changes."""
+    monkeypatch.setattr("crcr.handler.changes.core_version", lambda: "2.13.0+cpu")
+    moved = "# a header\n# landed later\n" + CODE
+    commits = [
+        ("core", {FLAT: CODE, TEST: "# tests\n"}),
+        ("lines move", {FLAT: moved}),
+        ("forward changes", {FLAT: moved.replace("return x", "return x + 0")}),
+    ]
+    core, base, head = build_repo(tmp_path / "up.git", commits, os.environ)
+    source = UpstreamSource(file_url(tmp_path / "up.git"), tmp_path / "cache")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "nn.yaml").write_text("test_suite_config:\n  files: ['${TORCH_ROOT}/test/nn/test_flat.py']\n")
+    root = source.checkout(head)
+    path = write_map(tmp_path / "map.json", the_map(base, root, ws))
+    d = dispatch(pr_event, base, head)
+    sel = prepare_changes(d, source, ("pull_request",), {}, path, core_base=core).for_leg(leg(), ws, Upstream(root, head))
+    assert sel.tests == {tid("test_fwd_spyre_float32")} and "flatten.py:6 Flatten.forward" in sel.line()
+    unmoved = prepare_changes(d, source, ("pull_request",), {}, path).for_leg(leg(), ws, Upstream(root, head))
+    assert "flatten.py:6" not in unmoved.line()  # read as the map's line 8: past the file's end

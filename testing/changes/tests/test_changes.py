@@ -16,7 +16,7 @@ from testing.changes.changemap import (
     write_map,
 )
 from testing.changes.decide import select_tests
-from testing.changes.diff import DiffError, parse_diff
+from testing.changes.diff import DiffError, earlier_lines, parse_diff, rebase
 from testing.changes.only import Only, read_only, resolve, write_only
 
 NN = "${TORCH_ROOT}/test/nn/test_flat.py"
@@ -212,3 +212,14 @@ def test_only_file_round_trip(tmp_path):
     assert not only.keeps(real, "TestFlat", "test_fwd_spyre_float32")
     assert only.may_have(real, "TestFlat", "test_init") and not only.may_have(real, "TestFlat", "test_fwd")
     assert isinstance(only, Only) and only.keeps(str((tmp_path / "test/test_ew.py").resolve()), "X", "y")
+
+
+def test_lines_renumbered_onto_an_earlier_commit():
+    # earlier..later: 2 lines inserted after 3, earlier 6 modified (later 8), earlier 9-10 deleted
+    (since,) = parse_diff(
+        "diff --git a/f b/f\n@@ -3,0 +4,2 @@\n+a\n+b\n@@ -6 +8 @@\n-x\n+y\n@@ -9,2 +10,0 @@\n-p\n-q\n"
+    )
+    got = {line: earlier_lines(line, since.hunks) for line in (3, 4, 6, 8, 10, 11)}
+    assert got == {3: (3, 3), 4: (3, 4), 6: (4, 4), 8: (6, 6), 10: (8, 8), 11: (11, 11)}
+    (pr,) = parse_diff(diff(FLAT, "7", "7"))  # later line 7 = earlier line 5
+    assert rebase(pr, since.hunks).old_lines() == [(5, 5)]
