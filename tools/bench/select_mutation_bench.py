@@ -285,6 +285,9 @@ def print_report(m, on, off, outcomes, tests, total, picks_map, picks_name, pick
     print(summarize("change map (this)", outcomes, picks_map, tests, total))
     print(summarize("file-name heuristic", outcomes, picks_name, tests, total))
     print(summarize("random, equal cost", outcomes, picks_rand, tests, total))
+    # not a selection anyone can make ahead: exactly the tests each mutant kills, the cost floor
+    # of any selection that runs every test a change breaks
+    print(summarize("killed tests (floor)", outcomes, [o.killed for o in outcomes], tests, total))
     print(f"memory build: coverage on {wall_on:.1f} s, off {wall_off:.1f} s, ratio {wall_on / wall_off:.2f}")
     print(f"verification: {verified}")
     applied = sum(o.applied for o in outcomes)
