@@ -80,7 +80,9 @@ def onto_map_core(changes: list[FileChange], source, core_base: str, old: str) -
     """The map's line numbers are its core's (the wheel's files: the commit `core_base`); a
     diff's old side is at `old`. Core Python changes are renumbered through core_base..old
     (a line in a region changed since maps to that whole region)."""
-    paths = [c.path for c in changes if c.status == "M" and c.path.startswith("torch/") and c.path.endswith(".py")]
+    paths = [
+        c.path for c in changes if c.status == "M" and c.path.startswith("torch/") and c.path.endswith(".py")
+    ]
     if not core_base or core_base == old or not paths:
         return changes
     since = {c.path: c.hunks for c in parse_diff(source.diff_hunks(core_base, old, paths))}

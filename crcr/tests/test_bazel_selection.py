@@ -28,10 +28,14 @@ def generated_target_args(label: str) -> list[str]:
     """The args of //testing:config_<key> (defs.bzl: runner options, --, pytest arguments)."""
     tree = ast.parse((RUNFILES / "testing" / "targets" / "configs.bzl").read_text())
     (configs,) = [
-        ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == "CONFIGS"
+        ast.literal_eval(n.value)
+        for n in tree.body
+        if isinstance(n, ast.Assign) and n.targets[0].id == "CONFIGS"
     ]
     entry = configs[label.rpartition(":config_")[2]]
-    pytest_args = ["-p", "testing.plugin"] + [a for c in entry["configs"] for a in ("--config", c)] + entry["suites"]
+    pytest_args = (
+        ["-p", "testing.plugin"] + [a for c in entry["configs"] for a in ("--config", c)] + entry["suites"]
+    )
     return ["--reruns=1", "--", *pytest_args]
 
 

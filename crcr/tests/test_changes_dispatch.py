@@ -170,7 +170,9 @@ def test_lines_follow_the_map_core_to_the_pr_base(tmp_path, pr_event, monkeypatc
     root = source.checkout(head)
     path = write_map(tmp_path / "map.json", the_map(base, root, ws))
     d = dispatch(pr_event, base, head)
-    sel = prepare_changes(d, source, ("pull_request",), {}, path, core_base=core).for_leg(leg(), ws, Upstream(root, head))
+    sel = prepare_changes(d, source, ("pull_request",), {}, path, core_base=core).for_leg(
+        leg(), ws, Upstream(root, head)
+    )
     assert sel.tests == {tid("test_fwd_spyre_float32")} and "flatten.py:6 Flatten.forward" in sel.line()
     unmoved = prepare_changes(d, source, ("pull_request",), {}, path).for_leg(leg(), ws, Upstream(root, head))
     assert "flatten.py:6" not in unmoved.line()  # read as the map's line 8: past the file's end

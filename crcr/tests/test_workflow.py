@@ -251,7 +251,11 @@ def test_legs_get_the_change_map_a_push_records():
     jobs = load(WORKFLOW)["jobs"]
     path = "~/.cache/oot-ci/select/changemap.json"
     steps = _test_steps()
-    restore = next(s for s in steps if s.get("uses", "").startswith("actions/cache/restore") and s["with"]["path"] == path)
+    restore = next(
+        s
+        for s in steps
+        if s.get("uses", "").startswith("actions/cache/restore") and s["with"]["path"] == path
+    )
     prefix = restore["with"]["restore-keys"]
     assert prefix.startswith("changemap-") and restore["with"]["key"].startswith(prefix)
     order = [s.get("name") or s.get("uses") for s in steps]

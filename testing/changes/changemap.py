@@ -173,7 +173,15 @@ def runs_of(lines: Iterable[int]) -> tuple[tuple[int, int], ...]:
 def pack(coverage: Coverage) -> tuple[tuple[tuple[str, str], ...], dict[str, tuple[Lines, ...]]]:
     """Per-feature line coverage -> the map's test index and its runs of lines, consecutive
     lines with the same tests folded into one run."""
-    keys = sorted({(f, t) for f, files in coverage.items() for lines in files.values() for ts in lines.values() for t in ts})
+    keys = sorted(
+        {
+            (f, t)
+            for f, files in coverage.items()
+            for lines in files.values()
+            for ts in lines.values()
+            for t in ts
+        }
+    )
     index = {k: i for i, k in enumerate(keys)}
     per_file: dict[str, dict[int, set[int]]] = {}
     for feature, files in coverage.items():
@@ -228,7 +236,9 @@ def to_json(m: ChangeMap) -> dict:
     }
     features = {}
     for name, feat in sorted(m.features.items()):
-        tests = {tid: {"s": round(t.seconds, 4), "ops": sorted(t.ops)} for tid, t in sorted(feat.tests.items())}
+        tests = {
+            tid: {"s": round(t.seconds, 4), "ops": sorted(t.ops)} for tid, t in sorted(feat.tests.items())
+        }
         features[name] = {
             "configs": dict(sorted(feat.configs.items())),
             "test_files": dict(sorted(feat.test_files.items())),
@@ -254,7 +264,8 @@ def _features(doc: dict) -> dict[str, Feature]:
     out = {}
     for name, f in doc["features"].items():
         tests = {
-            str(tid): Recorded(float(t["s"]), frozenset(map(str, t.get("ops", ())))) for tid, t in f["tests"].items()
+            str(tid): Recorded(float(t["s"]), frozenset(map(str, t.get("ops", ()))))
+            for tid, t in f["tests"].items()
         }
         out[str(name)] = Feature(
             {str(k): str(v) for k, v in f["configs"].items()},
@@ -271,18 +282,24 @@ def from_json(doc: Any, where: str) -> ChangeMap:
     if doc.get("format") != FORMAT:
         raise ChangeMapError(f"{where}: change map format {doc.get('format')!r}, this reader reads {FORMAT}")
     try:
-        functions = tuple(Function(str(a), str(b), int(c), int(d), bool(e)) for a, b, c, d, e in doc["functions"])
+        functions = tuple(
+            Function(str(a), str(b), int(c), int(d), bool(e)) for a, b, c, d, e in doc["functions"]
+        )
         features = _features(doc)
         tests = tuple((str(f), str(t)) for f, t in doc["tests"])
         unknown = [k for k in tests if k[1] not in features.get(k[0], Feature({}, {}, {})).tests]
         if unknown:
-            raise ChangeMapError(f"{where}: coverage names test {unknown[0][1]!r}, not one of {unknown[0][0]}'s")
+            raise ChangeMapError(
+                f"{where}: coverage names test {unknown[0][1]!r}, not one of {unknown[0][0]}'s"
+            )
         sets = [frozenset(int(i) for i in s) for s in doc["sets"]]
         bad = [i for s in sets for i in s if not 0 <= i < len(tests)]
         if bad:
             raise ChangeMapError(f"{where}: coverage names test {bad[0]}, the map has {len(tests)}")
         lines = {
-            str(file): tuple(sorted((Lines(int(a), int(b), sets[int(s)]) for a, b, s in runs), key=lambda r: r.start))
+            str(file): tuple(
+                sorted((Lines(int(a), int(b), sets[int(s)]) for a, b, s in runs), key=lambda r: r.start)
+            )
             for file, runs in doc["lines"].items()
         }
         return make_map(
@@ -293,7 +310,8 @@ def from_json(doc: Any, where: str) -> ChangeMap:
             tests=tests,
             lines=lines,
             import_lines={
-                str(f): tuple(sorted((int(a), int(b)) for a, b in rs)) for f, rs in doc["import_lines"].items()
+                str(f): tuple(sorted((int(a), int(b)) for a, b in rs))
+                for f, rs in doc["import_lines"].items()
             },
             features=features,
             ops_recorded=bool(doc.get("ops_recorded")),

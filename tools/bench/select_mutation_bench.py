@@ -204,14 +204,14 @@ def run_legs(legs, ws, up: Upstream, work: Path, env, selection=None) -> list:
     with ThreadPoolExecutor(max_workers=len(legs)) as pool:
         return list(
             pool.map(
-            lambda leg: record_leg(
-                leg,
-                ws,
-                up,
-                work / leg.feature,
-                env,
-                coverage=False,
-                only=selection,
+                lambda leg: record_leg(
+                    leg,
+                    ws,
+                    up,
+                    work / leg.feature,
+                    env,
+                    coverage=False,
+                    only=selection,
                     pytest_args=PER_TEST_TIMEOUT,
                 ),
                 legs,

@@ -258,7 +258,9 @@ def assemble(
         coverage[run.feature] = per_file
         for file, lines in outside.items():
             imports.setdefault(file, set()).update(lines)
-        tests = {t: Recorded(float(r["seconds"]), (ops or {}).get(t, frozenset())) for t, r in run.tests.items()}
+        tests = {
+            t: Recorded(float(r["seconds"]), (ops or {}).get(t, frozenset())) for t, r in run.tests.items()
+        }
         features[run.feature] = Feature(
             {k: v for k, v in run.configs.items() if v},
             {k: v for k, v in run.test_files.items() if v},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tools.select.changes.build import fold_file
 
-SOURCE = '''\
+SOURCE = """\
 import functools
 
 LIMIT = 3
@@ -22,7 +22,7 @@ def scale(x, factor=2):
 
 def helper(x, f):
     return x + f
-'''
+"""
 
 
 def test_lines_count_for_their_statement_signature_for_callers_and_import_apart():
