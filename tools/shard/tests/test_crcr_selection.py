@@ -19,7 +19,7 @@ from crcr.upstream.fixture import CHANGE_MAP
 from testing.changes.changemap import read_map
 from testing.changes.only import resolve, write_only
 
-RUNFILES = Path(__file__).resolve().parents[2]
+RUNFILES = Path(__file__).resolve().parents[3]
 FEATURE = "spyre-tensor_basics"
 CONFIGS = ("configs/spyre/device.yaml", "configs/spyre/tensor_basics.yaml")
 
