@@ -7,17 +7,16 @@ A repo may appear once. Matching is exact and case-sensitive, like the relay.
 
 from __future__ import annotations
 
-import io
 import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
-# Read here, not through testing.config.load: the relay emulator's wheel needs only
-# oot-ci-results, never the plugin's (tools/ci/test_wheels.py uninstalls each in turn).
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-
 from crcr.errors import ConfigError
+
+# The one YAML reader (testing/yamldoc): in oot-ci-results, which the relay emulator's wheel
+# requires with its `yaml` extra; never the plugin's wheel (tools/ci/test_wheels.py).
+from testing.yamldoc.errors import YamlSyntaxError, at
+from testing.yamldoc.read import parse_yaml
 
 LEVELS = ("L1", "L2", "L3", "L4")
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -37,21 +36,6 @@ class Entry:
         return LEVELS.index(self.level) + 1
 
 
-def _where(source: str, node: Any, key: Any = None) -> str:
-    lc = getattr(node, "lc", None)
-    try:
-        line = (
-            lc.key(key)[0]
-            if key is not None and isinstance(node, dict)
-            else lc.item(key)[0]
-            if key is not None
-            else lc.line
-        ) + 1
-    except (AttributeError, KeyError, IndexError, TypeError):
-        return source
-    return f"{source}:{line}"
-
-
 def _oncalls(value: Any, where: str) -> tuple[str, ...]:
     items = value.split(",") if isinstance(value, str) else value if isinstance(value, list) else None
     if items is None:
@@ -67,10 +51,10 @@ def _list_level(level: str, items: Any, source: str, node: Any) -> list[Entry]:
     if items is None:
         return []
     if not isinstance(items, list):
-        raise ConfigError(f"{_where(source, node, level)}: {level} must be a list")
+        raise ConfigError(f"{at(source, node, level)}: {level} must be a list")
     out = []
     for i, item in enumerate(items):
-        where = _where(source, items, i)
+        where = at(source, items, i)
         if isinstance(item, str):
             out.append(Entry(item, level))
         elif isinstance(item, dict) and len(item) == 1:
@@ -85,33 +69,31 @@ def _l3(items: Any, source: str, node: Any) -> list[Entry]:
     if items is None:
         return []
     if not isinstance(items, dict):
-        raise ConfigError(f"{_where(source, node, 'L3')}: L3 must map device -> {{owner/repo: [oncalls]}}")
+        raise ConfigError(f"{at(source, node, 'L3')}: L3 must map device -> {{owner/repo: [oncalls]}}")
     out = []
     for device, repos in items.items():
-        where = _where(source, items, device)
+        where = at(source, items, device)
         if not _DEVICE.match(str(device)):
             raise ConfigError(f"{where}: bad L3 device name {device!r}")
         if not isinstance(repos, dict) or not repos:
             raise ConfigError(f"{where}: L3 device {device!r} must map owner/repo -> [oncalls]")
         for repo, oncalls in repos.items():
-            out.append(Entry(str(repo), "L3", _oncalls(oncalls, _where(source, repos, repo)), str(device)))
+            out.append(Entry(str(repo), "L3", _oncalls(oncalls, at(source, repos, repo)), str(device)))
     return out
 
 
 def parse_allowlist(text: str, source: str = "allowlist.yml") -> dict[str, Entry]:
     """repo -> Entry; ConfigError naming file:line on any problem."""
     try:
-        doc = YAML(typ="rt").load(io.StringIO(text))
-    except YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark else ""
-        raise ConfigError(f"{source}{line}: YAML error: {getattr(err, 'problem', err)}") from None
+        doc = parse_yaml(text, source)
+    except YamlSyntaxError as err:
+        raise ConfigError(f"{err.loc}: YAML error: {err.detail}") from None
     doc = doc or {}
     if not isinstance(doc, dict):
         raise ConfigError(f"{source}: top level must be a mapping of L1..L4")
     unknown = [k for k in doc if k not in LEVELS]
     if unknown:
-        raise ConfigError(f"{_where(source, doc, unknown[0])}: unknown key {unknown[0]!r} (expected L1..L4)")
+        raise ConfigError(f"{at(source, doc, unknown[0])}: unknown key {unknown[0]!r} (expected L1..L4)")
     entries: dict[str, Entry] = {}
     for level in LEVELS:
         found = (
@@ -121,11 +103,10 @@ def parse_allowlist(text: str, source: str = "allowlist.yml") -> dict[str, Entry
         )
         for e in found:
             if not _REPO.match(e.repo):
-                raise ConfigError(f"{_where(source, doc, level)}: bad repo name {e.repo!r} under {level}")
+                raise ConfigError(f"{at(source, doc, level)}: bad repo name {e.repo!r} under {level}")
             if e.repo in entries:
                 raise ConfigError(
-                    f"{_where(source, doc, level)}: {e.repo} listed twice "
-                    f"({entries[e.repo].level} and {level})"
+                    f"{at(source, doc, level)}: {e.repo} listed twice ({entries[e.repo].level} and {level})"
                 )
             entries[e.repo] = e
     return entries

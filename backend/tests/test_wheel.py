@@ -3,7 +3,6 @@ interpreter that only runs `import torch` must have device "spyre"."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -12,6 +11,8 @@ from pathlib import Path
 
 import pytest
 import torch
+
+from testing.tests.clean_venv import bare_venv, install_into
 
 WHEEL_ENV = "SPYRE_WHEEL"
 PLUGIN_WHEEL_ENV = "PLUGIN_WHEEL"
@@ -29,32 +30,6 @@ def wheel_path(env: str = WHEEL_ENV) -> Path:
     return path
 
 
-def install(wheel: Path, target: Path) -> None:
-    """pip install --target when pip is there; otherwise unpack the wheel,
-    which is all pip does for a wheel without scripts or headers."""
-    if importlib.util.find_spec("pip") is not None:
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--no-deps",
-                "--no-index",
-                "--no-compile",
-                "--target",
-                str(target),
-                str(wheel),
-            ],
-            check=True,
-            env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
-        )
-    else:
-        with zipfile.ZipFile(wheel) as archive:
-            archive.extractall(target)
-
-
 def test_wheel_contents():
     names = zipfile.ZipFile(wheel_path()).namelist()
     assert "torch_spyre/__init__.py" in names
@@ -67,7 +42,7 @@ def test_wheel_contents():
 
 def test_import_torch_autoloads_spyre_from_the_wheel(tmp_path):
     target = tmp_path / "site"
-    install(wheel_path(), target)
+    install_into(target, wheel_path())
     torch_site = Path(torch.__file__).resolve().parent.parent
     env = {
         "PATH": os.environ.get("PATH", ""),
@@ -116,18 +91,8 @@ def plugin_module(wheel: Path) -> str:
 @pytest.fixture(scope="module")
 def clean_venv(tmp_path_factory):
     """A venv holding the two wheels; torch and the pinned packages via one .pth line."""
-    root = tmp_path_factory.mktemp("venv")
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120)
-    python = root / "bin" / "python"
-    purelib = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    (Path(purelib) / "pinned.pth").write_text(f"{Path(torch.__file__).resolve().parent.parent}\n")
-    install(wheel_path(), Path(purelib))
-    install(wheel_path(PLUGIN_WHEEL_ENV), Path(purelib))
+    python, site = bare_venv(tmp_path_factory.mktemp("venv") / "venv")
+    install_into(site, wheel_path(), wheel_path(PLUGIN_WHEEL_ENV))
     return python
 
 

@@ -18,7 +18,7 @@ from crcr.handler.runner import Upstream, leg_suites
 from crcr.upstream.gitcmd import UpstreamError
 from testing.changes.changemap import ChangeMap, ChangeMapError, default_map_path, digests, read_map
 from testing.changes.decide import NATIVE_YAML, Selection, full_leg, select_tests
-from testing.changes.diff import DiffError, FileChange, parse_diff
+from testing.changes.diff import DiffError, FileChange, parse_diff, rebase
 from testing.changes.only import resolve, write_only
 
 SELECT_ON_ENV = "CRCR_SELECT_ON"
@@ -76,9 +76,29 @@ def upstream_changes(source, base: str, sha: str) -> list[FileChange]:
     return [FileChange(p, s if s in ("A", "D") else "M", hunks.get(p, ())) for s, p in status]
 
 
+def onto_map_core(changes: list[FileChange], source, core_base: str, old: str) -> list[FileChange]:
+    """The map's line numbers are its core's (the wheel's files: the commit `core_base`); a
+    diff's old side is at `old`. Core Python changes are renumbered through core_base..old
+    (a line in a region changed since maps to that whole region)."""
+    paths = [
+        c.path for c in changes if c.status == "M" and c.path.startswith("torch/") and c.path.endswith(".py")
+    ]
+    if not core_base or core_base == old or not paths:
+        return changes
+    since = {c.path: c.hunks for c in parse_diff(source.diff_hunks(core_base, old, paths))}
+    return [rebase(c, since[c.path]) if c.path in since else c for c in changes]
+
+
 def prepare_changes(
-    dispatch: Dispatch, source, events: Sequence[str], env: Mapping[str, str], map_path: Optional[Path] = None
+    dispatch: Dispatch,
+    source,
+    events: Sequence[str],
+    env: Mapping[str, str],
+    map_path: Optional[Path] = None,
+    core_base: str = "",
 ) -> DispatchChanges:
+    """`core_base`: the commit the pinned wheel's Python stands for (the core overlay's base),
+    whose line numbers the map's coverage uses."""
     if dispatch.event_type not in events:
         return DispatchChanges(
             why=f"{dispatch.event_type} dispatches run full (--select-on {' '.join(events) or 'none'})"
@@ -88,20 +108,26 @@ def prepare_changes(
         m = read_map(path)
     except ChangeMapError as err:
         return DispatchChanges(why=str(err))
-    base = dispatch.base_sha or (dispatch.client_payload.get("payload") or {}).get("before")
+    base = str(dispatch.base_sha or (dispatch.client_payload.get("payload") or {}).get("before"))
     if source is None:
         return DispatchChanges(m, why="no upstream history to diff (no --upstream-url)")
     try:
-        changes = upstream_changes(source, str(base), dispatch.sha)
-        widened = ""
+        changes = upstream_changes(source, base, dispatch.sha)
+        since: list[FileChange] = []
         if m.suite_sha and m.suite_sha != base:  # the map covers an older suite: its changes count too
-            since = upstream_changes(source, m.suite_sha, str(base))
             known = {c.path for c in changes}
-            changes += [c for c in since if c.path not in known]
-            widened = f"map at {m.suite_sha[:12]}, widened by {len(since)} files changed since"
+            since = [c for c in upstream_changes(source, m.suite_sha, base) if c.path not in known]
     except (UpstreamError, DiffError) as err:
-        return DispatchChanges(m, why=f"no diff {str(base)[:12]}..{dispatch.sha[:12]}: {err}")
+        return DispatchChanges(m, why=f"no diff {base[:12]}..{dispatch.sha[:12]}: {err}")
+    widened = f"map at {m.suite_sha[:12]}, widened by {len(since)} files changed since" if since else ""
     file_level = ""
+    try:
+        changes = onto_map_core(changes, source, core_base, base) + onto_map_core(
+            since, source, core_base, m.suite_sha
+        )
+    except (UpstreamError, DiffError) as err:
+        changes += since
+        file_level = f"map's core {core_base[:12]} not diffable with {base[:12]} ({err}): file-level"
     running = core_version()
     if running != m.torch_version:
         file_level = f"map recorded on torch {m.torch_version}, running {running}: file-level"

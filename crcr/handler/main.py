@@ -255,7 +255,12 @@ def make_hooks(
     state = args.state_dir or default_state_dir(env)
     backend = backend or backend_id(ws, (args.backend or ["HEAD"])[0])
     changes = prepare_changes(
-        planned.dispatch, setup.source, select_on(args.select_on, env), env, change_map(args, env, fixture)
+        planned.dispatch,
+        setup.source,
+        select_on(args.select_on, env),
+        env,
+        change_map(args, env, fixture),
+        core_base=setup.core_base or "",
     )
 
     triage = Triage(

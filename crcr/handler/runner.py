@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import signal
 import subprocess
 import sys
 import time
@@ -31,12 +30,15 @@ from crcr.handler.outcome import (
     conclusion_for,
     file_of_testcase,
     leg_conclusion,
+    promotion_note,
+    pytest_status,
 )
 from crcr.handler.plan import Leg
 from crcr.junit import Counts, Report, read_report
 from crcr.upstream.bisect import Bisection
 from testing.config import runs
 from testing.config.features import Suites, config_suites
+from testing.supervisor.children import stop_group
 
 __all__ = ["conclusion_for", "run_leg", "LegResult", "Upstream"]
 
@@ -277,16 +279,10 @@ def run_command(
         try:
             return proc.wait(timeout=timeout), False
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            stop_group(proc, grace=10)
             return proc.returncode, True
         except KeyboardInterrupt:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait()
+            stop_group(proc, grace=10)
             raise
     except FileNotFoundError as err:
         raise ConfigError(f"cannot run {argv[0]}: {err.strerror}") from None
@@ -354,10 +350,10 @@ def run_leg(
     report = read_report(files)
     notes += list(report.problems + report.notes)
     counts = report.counts
-    note = adapter_note(junit)
-    if note:
-        notes.append(note)
-    conclusion = leg_conclusion(code, timed_out, counts, not report.problems)
+    notes += [n for n in (adapter_note(junit), promotion_note(report)) if n]
+    # pytest's own status (the bazel runner's shard runner already says 0 for a strict XPASS)
+    status = code if bazel else pytest_status(code, report)
+    conclusion = leg_conclusion(status, timed_out, counts, not report.problems)
     if conclusion == "neutral" and code == 0:
         notes.append(NO_TESTS_NOTE)
     failing, tests = locate_failures(report, upstream)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Mapping, Optional
 
 from crcr.errors import ConfigError
 from crcr.handler.investigate import Triage
-from crcr.handler.newscope import NewInScope, file_scopes, measure
+from crcr.handler.newscope import NewInScope, configs_scope, file_scopes, measure
 from crcr.handler.plan import Leg
 from crcr.handler.runner import LegResult, Upstream, summary_path
 from crcr.upstream.attribution import (
@@ -202,11 +202,11 @@ def after_leg(
     found = None
     key = setup.url or "none"
     now = setup.inputs(leg, backend)
-    scope = leg_new_in_scope(setup, store.last_green(key, leg.job_name), result)
+    scope = leg_new_in_scope(setup, store.last_green(key, leg.job_name), result, leg.configs, env)
     if scope is not None:
         result = replace(result, notes=result.notes + (scope.line(),))
-        fragment = out / f"{leg.job_name}.new_in_scope.yaml"
-        write_text(fragment, scope.fragment)
+        fragment = out / f"{leg.job_name}.new_in_scope.diff"
+        write_text(fragment, scope.diff)
         if (
             result.conclusion == "failure"
             and result.failing_tests
@@ -216,7 +216,10 @@ def after_leg(
                 result,
                 conclusion="success",
                 notes=result.notes
-                + (f"failures are all new in scope, not regressions: bucket them with {fragment}",),
+                + (
+                    f"failures are all new in scope, not regressions: bucket them with "
+                    f"`patch -p0 < {fragment}` from the repository root",
+                ),
             )
     if result.conclusion == "success" and not (scope is not None and scope.failed):
         store.record_green(key, leg.job_name, now)
@@ -271,9 +274,15 @@ def after_leg(
     return replace(result, details=details), found
 
 
-def leg_new_in_scope(setup: UpstreamSetup, last: Optional[Inputs], result: LegResult) -> Optional[NewInScope]:
+def leg_new_in_scope(
+    setup: UpstreamSetup,
+    last: Optional[Inputs],
+    result: LegResult,
+    configs: tuple[str, ...] = (),
+    env: Optional[Mapping[str, str]] = None,
+) -> Optional[NewInScope]:
     """What of this leg's upstream files is new since the job's last green suite (None: nothing,
-    or nothing to compare with)."""
+    or nothing to compare with); `configs` (workspace-relative): the leg's, for the config diff."""
     if not (setup.root and setup.source and last and last.suite != setup.sha and result.junit):
         return None
     summary = summary_path(result.junit[0])
@@ -288,11 +297,15 @@ def leg_new_in_scope(setup: UpstreamSetup, last: Optional[Inputs], result: LegRe
             if (setup.root / t["nodeid"].split("::", 1)[0]).is_file()
         }
     )
+    from crcr.handler.main import workspace_root  # main imports this module
+
+    ws = workspace_root(env or {}, None)
+    paths = tuple(ws / c for c in configs)
     try:
-        scopes = file_scopes(setup.source, setup.root, last.suite, files)
+        scopes = file_scopes(setup.source, setup.root, last.suite, setup.sha, files, configs_scope(paths))
     except UpstreamError:
         return None
-    return measure(scopes, summary, last.suite, setup.sha, setup.root, result.failing_tests)
+    return measure(scopes, summary, last.suite, setup.sha, setup.root, result.failing_tests, paths, ws)
 
 
 class LegHooks:

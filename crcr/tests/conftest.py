@@ -1,6 +1,7 @@
 import copy
 import json
 import pathlib
+import uuid
 
 import pytest
 
@@ -20,3 +21,18 @@ def push_event():
 @pytest.fixture
 def pr_payload(pr_event):
     return copy.deepcopy(pr_event["client_payload"])
+
+
+@pytest.fixture
+def fresh_payload(pr_payload):
+    """The example payload under a new delivery id (the relay refuses a replayed one)."""
+    pr_payload["delivery_id"] = str(uuid.uuid4())
+    return pr_payload
+
+
+@pytest.fixture(scope="module")
+def emu():
+    """A relay emulator on a free port with the relay tests' allowlist (tests/relay_helpers.py)."""
+    from crcr.tests.relay_helpers import emulator
+
+    yield from emulator()

@@ -15,7 +15,7 @@ from crcr.handler.plan import Candidate, Leg
 from crcr.handler.runner import Upstream
 from crcr.upstream.localrepo import build_repo, file_url
 from crcr.upstream.source import UpstreamSource
-from testing.changes.changemap import Feature, Function, Recorded, digests, make_map, write_map
+from testing.changes.changemap import Feature, Function, Recorded, digests, map_from_coverage, write_map
 
 FLAT = "torch/nn/modules/flatten.py"
 TEST = "test/nn/test_flat.py"
@@ -39,28 +39,25 @@ def upstream(tmp_path):
 
 
 def the_map(suite_sha, root, ws):
-    tests = {
-        tid("test_init_spyre_float32"): Recorded(1.0, frozenset({1})),
-        tid("test_fwd_spyre_float32"): Recorded(1.0, frozenset({2})),
-        tid("test_other_spyre_float32"): Recorded(8.0, frozenset()),
-    }
+    init, fwd, other = (tid(f"test_{n}_spyre_float32") for n in ("init", "fwd", "other"))
+    tests = {init: Recorded(1.0), fwd: Recorded(1.0), other: Recorded(8.0)}
     roots = {"${TORCH_ROOT}": root, "${REPO_ROOT}": ws}
-    return make_map(
+    return map_from_coverage(
+        {"nn": {FLAT: {2: {init}, 3: {init}, 5: {fwd}, 6: {fwd}}}},  # signature lines: the callers
+        {FLAT: [1]},  # the class statement, at import
         torch_version="2.13.0+cpu",
         core_git_version="",
         suite_sha=suite_sha,
         functions=(
-            Function(FLAT, "<module>", 1, 6),
-            Function(FLAT, "Flatten.__init__", 2, 3),
-            Function(FLAT, "Flatten.forward", 5, 6),
+            Function(FLAT, "Flatten.__init__", 2, 3, True),
+            Function(FLAT, "Flatten.forward", 5, 6, True),
         ),
-        import_time=frozenset({0}),
         features={
             "nn": Feature(
                 digests([ws / "nn.yaml"], roots),
                 digests([root / TEST], roots),
                 tests,
-                (tid("test_fwd_spyre_float32"),),
+                (fwd,),
             )
         },
     )
@@ -96,7 +93,7 @@ def test_python_change_selects_through_the_map(tmp_path, upstream, pr_event, mon
     sel = changes.for_leg(leg(), ws, up)
     assert not sel.full and sel.tests == {tid("test_init_spyre_float32"), tid("test_fwd_spyre_float32")}
     assert sel.line().startswith(
-        "selected 2 of 3 tests (20.0 % of recorded time): torch/nn/modules/flatten.py Flatten.__init__"
+        "selected 2 of 3 tests (20.0 % of recorded time): torch/nn/modules/flatten.py:2 Flatten.__init__"
     )
 
 
@@ -134,7 +131,7 @@ def test_falls_back_to_the_full_leg_in_one_line(tmp_path, upstream, pr_event, ca
         changes = prepare_changes(d, source, ("pull_request",), {}, tmp_path / "nope.json")
         want = f"no change map at {tmp_path / 'nope.json'}"
     elif case == "corrupt":
-        path.write_text('{"format": 1, "functions": [')
+        path.write_text('{"format": 2, "functions": [')
         changes = prepare_changes(d, source, ("pull_request",), {}, path)
         want = "corrupt change map (not JSON"
     elif case == "unknown_base":
@@ -153,3 +150,29 @@ def test_select_on_values():
     assert select_on("none", {}) == ()
     with pytest.raises(Exception, match="--select-on 'merge'"):
         select_on("merge", {})
+
+
+def test_lines_follow_the_map_core_to_the_pr_base(tmp_path, pr_event, monkeypatch):
+    """The map's lines are its core's (the wheel's files); a PR based on a later commit, where
+    lines above moved, still selects by the line it changes."""
+    monkeypatch.setattr("crcr.handler.changes.core_version", lambda: "2.13.0+cpu")
+    moved = "# a header\n# landed later\n" + CODE
+    commits = [
+        ("core", {FLAT: CODE, TEST: "# tests\n"}),
+        ("lines move", {FLAT: moved}),
+        ("forward changes", {FLAT: moved.replace("return x", "return x + 0")}),
+    ]
+    core, base, head = build_repo(tmp_path / "up.git", commits, os.environ)
+    source = UpstreamSource(file_url(tmp_path / "up.git"), tmp_path / "cache")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "nn.yaml").write_text("test_suite_config:\n  files: ['${TORCH_ROOT}/test/nn/test_flat.py']\n")
+    root = source.checkout(head)
+    path = write_map(tmp_path / "map.json", the_map(base, root, ws))
+    d = dispatch(pr_event, base, head)
+    sel = prepare_changes(d, source, ("pull_request",), {}, path, core_base=core).for_leg(
+        leg(), ws, Upstream(root, head)
+    )
+    assert sel.tests == {tid("test_fwd_spyre_float32")} and "flatten.py:6 Flatten.forward" in sel.line()
+    unmoved = prepare_changes(d, source, ("pull_request",), {}, path).for_leg(leg(), ws, Upstream(root, head))
+    assert "flatten.py:6" not in unmoved.line()  # read as the map's line 8: past the file's end

@@ -9,6 +9,7 @@ from crcr.errors import ConfigError
 from crcr.handler import main as handler
 from crcr.handler.plan import Feature, auto_shards, discover_features, matrix, plan_candidates, plan_legs
 from crcr.handler.runner import choose_runner, conclusion_for, template_command
+from testing.config import runs
 
 
 @pytest.fixture
@@ -204,13 +205,13 @@ def test_pytest_leg_runs_the_suites_its_config_lists(pr_event, tmp_path):
 def test_smoke_runs_one_balanced_slice_of_each_leg(pr_event, ws):
     from crcr.handler.runner import pytest_command
 
-    (ws / "tools" / "shard").mkdir(parents=True)
-    (ws / "tools" / "shard" / "plugin.py").write_text("")
+    (ws / "testing" / "matrix").mkdir(parents=True)
+    (ws / "testing" / "matrix" / "plugin.py").write_text("")
     legs = plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(ws), shards=2)
     argv = pytest_command(legs[1], ws, Path("j.xml"), None, smoke=10)
-    i = argv.index("tools.shard.plugin")
+    i = argv.index(runs.SHARD_PLUGIN)
     assert argv[i + 1 : i + 5] == ["--shard-index", "1", "--shard-total", "20"]
-    assert "tools.shard.plugin" not in pytest_command(
+    assert runs.SHARD_PLUGIN not in pytest_command(
         plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(ws))[0], ws, Path("j"), None
     )
 
@@ -331,7 +332,7 @@ def test_hud_read_back_errors_are_crcr_errors_not_requests_ones(tmp_path):
     assert not list(tmp_path.iterdir())  # no half-written snapshot
 
 
-# A stand-in for tools/shard's plugin with its options: keeps every N-th test of the run
+# A stand-in for the sharding plugin (testing/matrix/plugin.py) with its options: keeps every N-th test of the run
 # (the real one balances by duration; only the slicing matters here).
 SLICING_PLUGIN = """
 def pytest_addoption(parser):
@@ -355,10 +356,10 @@ def test_run_leg_with_the_pytest_runner_counts_the_whole_leg_not_a_smoke_slice(p
     (ws / "testing" / "suites").mkdir(parents=True)
     tests = "".join(f"def test_{i}():\n    pass\n\n\n" for i in range(20))
     (ws / "testing" / "suites" / "test_x.py").write_text(tests)
-    (ws / "tools" / "shard").mkdir(parents=True)
-    (ws / "tools" / "__init__.py").write_text("")
-    (ws / "tools" / "shard" / "__init__.py").write_text("")
-    (ws / "tools" / "shard" / "plugin.py").write_text(SLICING_PLUGIN)
+    (ws / "testing" / "matrix").mkdir(parents=True)
+    (ws / "testing" / "__init__.py").write_text("")
+    (ws / "testing" / "matrix" / "__init__.py").write_text("")
+    (ws / "testing" / "matrix" / "plugin.py").write_text(SLICING_PLUGIN)
     event = tmp_path / "event.json"
     event.write_text(json.dumps(pr_event))
     common = [

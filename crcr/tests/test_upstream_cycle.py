@@ -23,8 +23,7 @@ def workspace(tmp_path: Path) -> Path:
     (ws / "WORKSPACE").write_text("")
     for name in ("device.yaml", "tensor_basics.yaml"):
         shutil.copy(RUNFILES / "configs" / "spyre" / name, ws / "configs" / "spyre" / name)
-    (ws / "testing").symlink_to(RUNFILES / "testing")
-    (ws / "tools").symlink_to(RUNFILES / "tools")
+    (ws / "testing").symlink_to(RUNFILES / "testing")  # the plugin and the sharding plugin
     return ws
 
 
@@ -92,7 +91,7 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
         "test/test_elementwise_device.py::TestElementwiseExtrasDevice::test_neg_matches_cpu",
         "test/test_elementwise_device.py::TestElementwiseExtrasDevice::test_sum_in_float64_matches_cpu",
     ]
-    assert "TestElementwiseExtrasDevice::test_sum_in_float64_matches_cpu" in scope["config_fragment"]
+    assert "TestElementwiseExtrasDevice::test_sum_in_float64_matches_cpu" in scope["config_diff"]
     assert any(n.startswith("new in scope: 2 (1 passed/1 failed)") for n in whole["notes"])
     assert any(n.startswith("adapter: native (asked auto; rules: ") for n in whole["notes"])
     # the regressing commit also adds a test: new in scope (passing), while the old test's failure stays red

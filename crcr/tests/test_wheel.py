@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from testing.tests.clean_venv import install_into
+
 
 @pytest.fixture
 def wheel():
@@ -33,24 +35,7 @@ def test_wheel_contents(wheel):
 
 def test_pip_install_and_run_without_bazel(wheel, tmp_path):
     target = tmp_path / "site"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-deps",
-            "--no-index",
-            "--disable-pip-version-check",
-            "--target",
-            str(target),
-            str(wheel),
-            os.environ["RESULTS_WHEEL"],
-        ],
-        check=True,
-        timeout=120,
-    )
+    install_into(target, wheel, Path(os.environ["RESULTS_WHEEL"]))
     script = target / "bin" / "crcr-callback"
     assert script.exists()
     # deps only from the pip site dirs; crcr itself only from the installed wheel

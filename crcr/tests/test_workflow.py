@@ -243,3 +243,31 @@ def test_nightly_skip_audit_job_writes_its_diff_as_an_artifact():
     assert "//testing:skip_audit" in run and "-o out/skip-audit.json" in run
     upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact"))
     assert upload["with"]["path"] == "out/skip-audit.json*" and upload["if"] == "always()"
+
+
+def test_legs_get_the_change_map_a_push_records():
+    """PR legs restore the newest map of this lock (absent: the handler runs the leg full and
+    says so, test_changes_dispatch); pushes record one at their SHA under the same key."""
+    jobs = load(WORKFLOW)["jobs"]
+    path = "~/.cache/oot-ci/select/changemap.json"
+    steps = _test_steps()
+    restore = next(
+        s
+        for s in steps
+        if s.get("uses", "").startswith("actions/cache/restore") and s["with"]["path"] == path
+    )
+    prefix = restore["with"]["restore-keys"]
+    assert prefix.startswith("changemap-") and restore["with"]["key"].startswith(prefix)
+    order = [s.get("name") or s.get("uses") for s in steps]
+    assert order.index(restore["uses"]) < order.index("Run leg")
+    leg = next(s for s in steps if s.get("name") == "Run leg")
+    assert 'export OOT_CHANGE_MAP="$HOME/.cache/oot-ci/select/changemap.json"' in leg["run"]
+
+    cm = jobs["changemap"]
+    assert cm["needs"] == "build" and "github.event.action == 'push'" in cm["if"]
+    record = next(s for s in cm["steps"] if s.get("name") == "Record the change map")
+    assert "//tools/select:select -- changemap" in record["run"] and '--suite-sha "$SHA"' in record["run"]
+    assert '--out "$HOME/.cache/oot-ci/select/changemap.json"' in record["run"]
+    save = next(s for s in cm["steps"] if s.get("uses", "").startswith("actions/cache/save"))
+    assert save["with"]["path"] == path and save["with"]["key"] == restore["with"]["key"]
+    assert not any(s.get("uses") == "./.github/actions/crcr-callback" for s in cm["steps"])  # no HUD row

@@ -3,11 +3,12 @@
 Each changed path is explained or not:
 - a test file of the feature selects all its tests (new ones included); another suite's
   test file is not this leg's concern; any other file under test/ (a helper) is unexplained;
-- torch/**/*.py: the functions whose lines changed (the map's version of the file) select the
-  tests that executed them; a module-level line selects every test executing code of the file;
-  a file no test executes selects nothing; a new module selects nothing by itself (tests reach
-  it only through an import, and that import is a change of its own); a function run at
-  import time or a deleted core file is unexplained;
+- torch/**/*.py: the changed lines (old side, the map's version of the file) select the tests
+  that executed them in their setup, call or teardown; a def's signature line, the tests that
+  called it; a line no test executed selects nothing (control never reaches it); a hunk of
+  comments is inert; a new module selects nothing by itself (tests reach it only through an
+  import, and that import is a change of its own); a line that ran at import or collection
+  (it shapes what every test starts from) or a deleted core file is unexplained;
 - native_functions.yaml: the ops whose `func:` lines changed, through the tests' aten ops;
   a kernel file named for an op (snake_case of its stem) likewise; other native code is
   unexplained;
@@ -107,19 +108,19 @@ def _tests_with_ops(feat: Feature, names: Iterable[str]) -> set[str]:
     return {tid for tid, t in feat.tests.items() if any(op_base(o) in wanted for o in t.ops)}
 
 
-def _functions_at(m: ChangeMap, path: str, ranges: Sequence[tuple[int, int]]) -> tuple[set[int], bool]:
-    """(innermost functions the ranges touch, whether a line lies outside every function)."""
-    funcs = [i for i in m.functions_of(path) if m.functions[i].name != "<module>"]
-    touched: set[int] = set()
-    outside = False
-    for lo, hi in ranges:
-        for line in range(lo, hi + 1):
-            inner = [i for i in funcs if m.functions[i].start <= line <= m.functions[i].end]
-            if inner:
-                touched.add(min(inner, key=lambda i: m.functions[i].end - m.functions[i].start))
-            else:
-                outside = True
-    return touched, outside
+def _changed_lines(c: FileChange) -> list[int]:
+    """Old-side lines of the hunks that change code (a hunk of comments and blanks is inert)."""
+    out: list[int] = []
+    for h, (lo, hi) in zip(c.hunks, c.old_lines()):
+        if all(not ln[1:].strip() or ln[1:].lstrip().startswith("#") for ln in h.lines) and h.lines:
+            continue
+        out += range(lo, hi + 1)
+    return out
+
+
+def _where(m: ChangeMap, path: str, line: int) -> str:
+    f = m.function_at(path, line)
+    return f"{path}:{line} ({f.name if f else 'module level'})"
 
 
 def importers(path: str, changes: Sequence[FileChange]) -> list[str]:
@@ -144,29 +145,37 @@ def _new_core_file(c: FileChange, acc: _Acc) -> None:
     )
 
 
-def _core_python(m: ChangeMap, feat: Feature, c: FileChange, acc: _Acc, file_level: bool) -> None:
-    ids = m.functions_of(c.path)
+def _core_python(m: ChangeMap, name: str, c: FileChange, acc: _Acc, file_level: bool) -> None:
+    """Line granularity: the tests that executed a changed line (a signature line: the def's
+    callers). A changed line that ran at import or collection (module level, class bodies,
+    decorators, functions called while importing) changes what every test starts from: the
+    leg runs full, naming the line."""
     if c.status == "A":
         _new_core_file(c, acc)
         return
-    if not ids:
+    if not m.known(c.path):
         acc.reasons.append(f"{c.path}: no test executes it (0 tests)")
         return
     if c.status == "D":
         acc.unexplained = acc.unexplained or f"core file deleted: {c.path}"
         return
-    every = set(ids)
-    touched, outside = _functions_at(m, c.path, c.old_lines())
-    if file_level or outside:
-        why = "file-level" if file_level else "module-level change"
-        acc.add(f"{c.path} ({why})", (tid for tid, t in feat.tests.items() if t.functions & every))
+    if file_level:
+        acc.add(f"{c.path} (file-level)", m.of_feature(name, m.tests_of_file(c.path)))
         return
-    at_import = sorted(m.functions[i].name for i in touched & m.import_time)
-    if at_import:
-        acc.unexplained = acc.unexplained or f"{c.path}: {at_import[0]} runs at import time"
+    lines = _changed_lines(c)
+    at_import = m.import_line(c.path, lines)
+    if at_import is not None:
+        acc.unexplained = acc.unexplained or (
+            f"{_where(m, c.path, at_import)} runs at import or collection, before every test"
+        )
         return
-    names = ", ".join(sorted(m.functions[i].name for i in touched)[:3])
-    acc.add(f"{c.path} {names}", (tid for tid, t in feat.tests.items() if t.functions & touched))
+    hit = sorted({ln for ln in lines if m.tests_at(c.path, [ln])})
+    if not hit:
+        acc.reasons.append(f"{c.path}: no test executes the changed lines (0 tests)")
+        return
+    tests = m.of_feature(name, m.tests_at(c.path, hit))
+    names = sorted({(f.name if (f := m.function_at(c.path, ln)) else "module level") for ln in hit})
+    acc.add(f"{c.path}:{hit[0]} {', '.join(names[:3])}", tests)
 
 
 def _native(m: ChangeMap, feat: Feature, c: FileChange, acc: _Acc) -> None:
@@ -193,7 +202,9 @@ def m_all_ops(m: ChangeMap) -> Iterable[frozenset[str]]:
     return (t.ops for f in m.features.values() for t in f.tests.values())
 
 
-def _classify(m: ChangeMap, feat: Feature, c: FileChange, acc: _Acc, file_level: bool) -> None:
+def _classify(
+    m: ChangeMap, name_of_feature: str, feat: Feature, c: FileChange, acc: _Acc, file_level: bool
+) -> None:
     p = c.path
     name = PurePosixPath(p).name
     if p.startswith("test/") and p.endswith(".py"):
@@ -208,7 +219,7 @@ def _classify(m: ChangeMap, feat: Feature, c: FileChange, acc: _Acc, file_level:
             acc.unexplained = acc.unexplained or f"test helper changed, not in the map: {p}"
         return
     if p.startswith("torch/") and p.endswith(".py"):
-        _core_python(m, feat, c, acc, file_level)
+        _core_python(m, name_of_feature, c, acc, file_level)
         return
     if p == NATIVE_YAML or p.endswith(NATIVE_SUFFIXES):
         _native(m, feat, c, acc)
@@ -247,7 +258,7 @@ def select_tests(
         return full_leg(feature, f"the change map has no tests of {feature}")
     acc = _Acc(changes=changes)
     for c in changes:
-        _classify(m, feat, c, acc, bool(file_level))
+        _classify(m, feature, feat, c, acc, bool(file_level))
         if acc.unexplained:
             return full_leg(feature, acc.unexplained, feat)
     if file_level:

@@ -5,7 +5,7 @@ Two ways, both keeping every comment and the file's own layout:
 * text edits (``promote``): made on the text at the lines ruamel.yaml reports, so a diff
   holds only the changed lines whatever the indentation (Torch Spyre's configs keep
   theirs); flow-style parts fall back to a round trip with the file's guessed indentation;
-* round trip (``dump`` / ``write``): a tree read by load.py (``read_yaml``) is changed and
+* round trip (``dump`` / ``write``): a tree read by ``read_yaml`` (testing.yamldoc) is changed and
   dumped with one fixed layout (tools/select's generated configs and records).
 
 Entries are found by the line they start on (a rule's file:line) or by the test file they
@@ -16,9 +16,11 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import io
 import json
+import re
 from enum import Enum
 from pathlib import Path
 from typing import Any, Optional
@@ -28,10 +30,10 @@ from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.util import load_yaml_guess_indent
 
 from testing.config.errors import ConfigError
-from testing.config.load import parse_yaml, round_trip
 from testing.config.modes import Mode
 from testing.config.paths import split_root
 from testing.results.atomic import write_text
+from testing.yamldoc.read import parse_yaml, round_trip
 
 # ---------------------------------------------------------------- round trip
 
@@ -102,7 +104,7 @@ def file_entry_for(raw: Any, test_file: str) -> Optional[CommentedMap]:
 def promote(text: str, flips: list, adds: list) -> str:
     """The config's text with each entry of `flips` made mandatory_success (its reason
     dropped) and, for each (file entry, names) of `adds`, one exact entry per name
-    appended to that file's tests; `flips`/`adds` are nodes of ``load.parse_yaml(text, ...)``."""
+    appended to that file's tests; `flips`/`adds` are nodes of ``parse_yaml(text, ...)``."""
     try:
         after = _edit_text(text, flips, adds)
         parse_yaml(after, "<promoted>")  # still YAML, or take the round trip below
@@ -167,8 +169,8 @@ def _mapping_indent(text: str) -> int:
     return 2
 
 
-def _round_trip(text: str, flips: list, adds: list) -> str:
-    """Fallback for flow-style nodes: ruamel round trip with the file's own indentation."""
+def _own_layout(text: str) -> tuple[YAML, Any]:
+    """A round-trip YAML dumping with the file's own indentation, and the file's tree."""
     _, seq_indent, offset = load_yaml_guess_indent(text)
     yaml = _writer(YAML(typ="rt"))
     yaml.width = 4096
@@ -176,7 +178,12 @@ def _round_trip(text: str, flips: list, adds: list) -> str:
     yaml.indent(
         mapping=_mapping_indent(text), sequence=seq_indent or 4, offset=offset if offset is not None else 2
     )
-    raw = yaml.load(text)
+    return yaml, yaml.load(text)
+
+
+def _round_trip(text: str, flips: list, adds: list) -> str:
+    """Fallback for flow-style nodes: ruamel round trip with the file's own indentation."""
+    yaml, raw = _own_layout(text)
     flip_lines = {e.lc.line for e in flips}
     add_lines = {fe.lc.line: names for fe, names in adds}
     for fe in raw["test_suite_config"].get("files") or []:
@@ -188,6 +195,90 @@ def _round_trip(text: str, flips: list, adds: list) -> str:
             new = CommentedMap(names=[name])
             new.yaml_add_eol_comment("promoted: passed in this run", "names")
             fe.setdefault("tests", []).append(new)
+    out = io.StringIO()
+    yaml.dump(raw, out)
+    return out.getvalue()
+
+
+# ---------------------------------------------------------------- diffs
+
+
+def unified(name: str, before: str, after: str) -> str:
+    """One config's unified diff, `name` on both sides (applied with `patch -p0` where it is valid)."""
+    return "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True), name, name))
+
+
+# ---------------------------------------------------------------- new in scope: bucket and re-key
+
+NEW_REASON = "new in scope upstream; not yet looked at on this backend"
+
+
+def bucket_new(text: str, test_file: str, new: list[str], renamed: dict[str, str], since: str) -> str:
+    """The config's text with upstream's moves applied to the file entry naming `test_file`
+    (checkout-relative, e.g. test/test_x.py):
+
+    * `renamed` {old class: new class}: every name ``Old::...`` of that entry becomes
+      ``New::...`` (the renamed tests keep their bucket);
+    * `new` (``Class::test`` names): one ``xfail_strict`` entry with ``reason`` and ``since``
+      appended to its tests (a file no entry names gets one, with that entry).
+
+    Text edits where the layout allows (only changed lines differ), else a round trip."""
+    raw = parse_yaml(text, "<config>")
+    fe = file_entry_for(raw, test_file)
+    try:
+        if fe is None or not fe.get("tests") or fe.fa.flow_style() or fe["tests"].fa.flow_style():
+            raise _NeedsRoundTrip()
+        after = _bucket_text(text, fe, new, renamed, since)
+        parse_yaml(after, "<new in scope>")
+    except (_NeedsRoundTrip, ConfigError):
+        after = _bucket_round_trip(text, test_file, new, renamed, since)
+    return after
+
+
+def _bucket_text(text: str, fe: Any, new: list[str], renamed: dict[str, str], since: str) -> str:
+    lines = text.splitlines(True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    tests = fe["tests"]
+    first = tests.lc.item(0)[0]
+    last_line, last_col = tests.lc.item(len(tests) - 1)
+    dash = lines[last_line].rfind("-", 0, last_col + 1)
+    end = _block_end(lines, last_line, dash)
+    for i in range(first, end):  # the entry's names only: comments and other files untouched
+        lines[i] = _rekey(lines[i], renamed)
+    if new:
+        pad, key = " " * dash, " " * (dash + 2)
+        lines[end:end] = [
+            f"{pad}- names: [{', '.join(json.dumps(n) for n in new)}]\n",
+            f"{key}mode: xfail_strict\n",
+            f"{key}reason: {json.dumps(NEW_REASON)}\n",
+            f"{key}since: {json.dumps(since)}\n",
+        ]
+    return "".join(lines)
+
+
+def _rekey(line: str, renamed: dict[str, str]) -> str:
+    for old, new in renamed.items():
+        line = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(old)}::", f"{new}::", line)
+    return line
+
+
+def _bucket_round_trip(text: str, test_file: str, new: list[str], renamed: dict[str, str], since: str) -> str:
+    yaml, raw = _own_layout(text)
+    fe = file_entry_for(raw, test_file)
+    if fe is None:
+        fe = CommentedMap(path=f"${{TORCH_ROOT}}/{test_file}", tests=[])
+        raw["test_suite_config"].setdefault("files", []).append(fe)
+    tests = fe.setdefault("tests", [])
+    for entry in tests:
+        names = entry.get("names")
+        if isinstance(names, str):
+            entry["names"] = _rekey(names, renamed)
+        elif names is not None:
+            for i, n in enumerate(names):
+                names[i] = _rekey(n, renamed)
+    if new:
+        tests.append(CommentedMap(names=list(new), mode="xfail_strict", reason=NEW_REASON, since=since))
     out = io.StringIO()
     yaml.dump(raw, out)
     return out.getvalue()

@@ -1,75 +1,29 @@
 """Where a config problem is (file:line) and the error that names it.
 
-The one place that turns a YAML reader's or pydantic's error into file:line: a ruamel syntax
-error carries its mark, a validation error a key path that is walked through the ruamel tree
-(whose nodes remember their lines). Duck-typed, so importing this needs neither ruamel nor
-pydantic (problems.py uses Loc on runs that read no config).
+``Loc``, ``ConfigError`` and the YAML syntax error are testing.yamldoc's (the reader every
+YAML document of the repository goes through, the CRCR allowlist's too), named here as the
+config contract's own; this module adds what is the contract's alone: a pydantic validation
+error walked to file:line and its key path. Duck-typed, so importing this needs neither ruamel
+nor pydantic (problems.py uses Loc on runs that read no config).
 
 PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Iterable
 
+from testing.yamldoc.errors import ConfigError, Loc, YamlSyntaxError, line_at
 
-@dataclass(frozen=True)
-class Loc:
-    file: str
-    line: int
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}"
-
-
-class ConfigError(Exception):
-    """A config problem, rendered as one line: file:line: key: message."""
-
-    def __init__(self, loc: Loc, key: str, message: str) -> None:
-        super().__init__(f"{loc}: {key}: {message}" if key else f"{loc}: {message}")
-        self.loc = loc
-        self.key = key
-        self.problem = message
-
-
-def unreadable(path: str, exc: OSError) -> ConfigError:
-    return ConfigError(Loc(path, 0), "", f"cannot read config: {exc.strerror}")
-
-
-class YamlSyntaxError(ConfigError):
-    """Text that is not YAML; ``detail`` is the parser's own words (for callers that word it
-    their way: the CRCR allowlist, tools/select's capability files)."""
-
-    def __init__(self, loc: Loc, detail: str) -> None:
-        super().__init__(loc, "", f"YAML syntax error: {detail}")
-        self.detail = detail
-
-
-def yaml_syntax_error(source: str, exc: Exception) -> YamlSyntaxError:
-    """A ruamel YAMLError at its line (0 when ruamel gives no mark)."""
-    mark = getattr(exc, "problem_mark", None)
-    return YamlSyntaxError(
-        Loc(source, mark.line + 1 if mark else 0), getattr(exc, "problem", None) or str(exc)
-    )
-
-
-def line_at(node: Any, loc: Iterable[Any]) -> int:
-    """Best 1-based line for a key path (a pydantic error location) inside a ruamel tree."""
-    line = 1
-    for part in loc:
-        if isinstance(node, dict) and part in node:
-            lc = getattr(node, "lc", None)
-            if lc is not None:
-                line = lc.key(part)[0] + 1
-            node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
-            lc = getattr(node, "lc", None)
-            if lc is not None:
-                line = lc.item(part)[0] + 1
-            node = node[part]
-        # other parts are pydantic union tags ('str', 'OpSpec'): skip them
-    return line
+# The contract's names for the shared ones (imported from here by the plugin and the tools).
+__all__ = [
+    "ConfigError",
+    "Loc",
+    "YamlSyntaxError",
+    "key_path",
+    "line_at",
+    "validation_error",
+]
 
 
 def _is_union_tag(part: Any) -> bool:

@@ -59,6 +59,21 @@ def lists_files(path: Path) -> bool:
     return isinstance(body, dict) and bool(body.get("files"))
 
 
+def suite_configs(device_dir: Path) -> list[str]:
+    """The configs of one device directory (configs/<device>) that run the in-tree suites, in
+    merge order: device-wide ones first, then those listing files; model-op configs (whose
+    files are the model-op suite, each model its own target) left out. The one set the
+    adapter parity test and the native benchmark run."""
+    configs = [p for p in config_files(device_dir) if p.parent == device_dir]
+    wide = [p for p in configs if not lists_files(p)]
+    suites = [
+        p
+        for p in configs
+        if lists_files(p) and not all("test_model_ops" in f for f in file_paths(p) or ["-"])
+    ]
+    return [str(p) for p in wide + suites]
+
+
 @dataclass(frozen=True)
 class Suites:
     """Test files a feature config lists, resolved: in-tree (`${REPO_ROOT}/...`, workspace-

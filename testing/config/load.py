@@ -1,10 +1,11 @@
-"""The one YAML reader: round trip (comments, quotes and key order kept), file:line errors.
+"""Loading a config: the one YAML reader's tree (testing.yamldoc: round trip, file:line
+errors) validated against the models.
 
-Every tool reads configs (and its other YAML: scope records, capability files, the CRCR
-allowlist) through ``read_yaml``/``parse_yaml``, so a syntax error reads the same everywhere;
-``load`` also validates a test-suite config against the models. ruamel.yaml keeps line
-numbers, so every error names file:line and the key (errors.py). Pure reading: nothing is
-merged or interpreted here; writing is edit.py's.
+``read_yaml``/``parse_yaml``/``round_trip`` are testing.yamldoc's, named here for the
+contract's users (every tool reads its YAML through them, so a syntax error reads the same
+everywhere); ``load`` validates a test-suite config. ruamel.yaml keeps line numbers, so every
+error names file:line and the key (errors.py). Pure reading: nothing is merged or
+interpreted here; writing is edit.py's.
 
 PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
@@ -16,40 +17,13 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from pydantic import ValidationError
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
 
 from testing.config import comments, modelops
-from testing.config.errors import ConfigError, Loc, line_at, unreadable, validation_error, yaml_syntax_error
+from testing.config.errors import ConfigError, Loc, line_at, validation_error
 from testing.config.models import ConfigDocument
+from testing.yamldoc.read import parse_yaml, read_yaml, round_trip
 
-
-def round_trip() -> YAML:
-    """The round-trip YAML of every reader and writer: comments and quotes kept; when dumped,
-    2-space mappings with '- ' at 2 of 4 (the layout of generated configs)."""
-    yaml = YAML(typ="rt")
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    yaml.width = 120
-    yaml.preserve_quotes = True
-    return yaml
-
-
-def parse_yaml(text: str, source: str) -> Any:
-    """The ruamel tree of YAML text; bad YAML -> ConfigError at `source`:line."""
-    try:
-        return round_trip().load(text)
-    except YAMLError as exc:
-        raise yaml_syntax_error(source, exc) from None
-
-
-def read_yaml(path: str | Path) -> tuple[Any, str]:
-    """(ruamel tree, text) of a YAML file; unreadable or bad YAML -> ConfigError (file:line)."""
-    path = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise unreadable(path, exc) from None
-    return parse_yaml(text, path), text
+__all__ = ["Keys", "Loaded", "load", "parse_yaml", "plain", "read_yaml", "round_trip"]
 
 
 Keys = tuple[Any, ...]  # a key path under test_suite_config: ("files", 0, "tests", 2)

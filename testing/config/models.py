@@ -240,6 +240,24 @@ class GlobalConfig(_Model):
         description="auto (default): torch's own test-reuse API where the core has it, our patches for the "
         "rest; native: every rule must be expressible natively; patch: our patches only.",
     )
+    scope: Optional[list[Name]] = Field(
+        default=None,
+        description="Hardware classifications whose test classes run (e.g. accelerator), where the "
+        "upstream checkout carries upstream's hw_classification; elsewhere one line says it is not applied.",
+    )
+
+    @field_validator("scope", mode="before")
+    @classmethod
+    def _scope_names(cls, value: Any) -> Any:
+        """'accelerator' or a list; each a classification upstream knows (testing/config/hwclass.py)."""
+        if value is None:
+            return value
+        from testing.config.hwclass import normalize
+
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list):
+            raise ValueError("scope: a classification name or a list of them")
+        return [normalize(v) for v in items]
 
 
 class SuiteConfig(_Model):

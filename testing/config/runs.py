@@ -3,7 +3,8 @@ the pytest command line.
 
 Every runner (the CRCR handler's legs, testing/targets' generator, tools/shard's matrix and
 runner, tools/select's end-to-end run, the plugin's own subprocess tests) takes these from
-here instead of spelling module paths, target names or pytest options itself.
+here instead of spelling module paths, target names or pytest options itself. Only plugins of
+this room are named here (a runner above adds its own, e.g. tools/shard's journal plugin).
 
 PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
@@ -20,8 +21,8 @@ from testing.config.features import CONFIG_DIR
 
 # `pytest -p <PLUGIN> --config <yaml>`: the adaptation plugin (testing/plugin).
 PLUGIN = "testing.plugin"
-# `-p <SHARD_PLUGIN> --shard-index I --shard-total N`: duration-balanced shards (tools/shard).
-SHARD_PLUGIN = "tools.shard.plugin"
+# `-p <SHARD_PLUGIN> --shard-index I --shard-total N`: duration-balanced shards (testing/matrix).
+SHARD_PLUGIN = "testing.matrix.plugin"
 # `-p <ZYGOTE_PLUGIN>`: a pre-imported zygote forks the shard runner's children (testing/supervisor).
 ZYGOTE_PLUGIN = "testing.supervisor.zygote"
 TARGET_PACKAGE = "//testing"
@@ -110,3 +111,18 @@ class PytestCommand:
             ]
         argv += [] if self.markexpr is None else ["-m", self.markexpr]
         return argv + [str(a) for a in self.extra] + [str(p) for p in self.paths]
+
+
+def adapter_run(
+    adapter: str, configs: Sequence[str], paths: Sequence[str], extra: Sequence[str] = (), **fields
+) -> PytestCommand:
+    """The plugin over `paths` with `configs` through one adapter (auto | native | patch): the
+    one spelling of the runs the adapter parity tests and tools/bench/native_bench.py compare."""
+    return PytestCommand(
+        paths=list(paths),
+        plugins=[PLUGIN],
+        configs=list(configs),
+        extra=["--oot-adapter", adapter, *extra],
+        cache=False,
+        **fields,
+    )

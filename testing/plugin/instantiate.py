@@ -49,9 +49,7 @@ from testing.plugin.selection import (
     op_allowed,
     should_instantiate,
 )
-
-DECISION_ATTR = "_oot_decision"
-VARIANT_ATTR = "_oot_variant"
+from testing.plugin.wrapping import DECISION_ATTR, VARIANT_ATTR, wrap_generated  # noqa: F401 (read from here)
 
 
 @dataclass
@@ -70,6 +68,8 @@ class Adapter:
     # The native adapter (testing/plugin/native): torch's own settings do what they can say;
     # None: the patches do everything.
     native: Optional[Any] = None
+    # global.scope against the checkout (testing/config/hwclass.ScopeReport); None: no scope asked
+    hw: Optional[Any] = None
 
     # ------------------------------------------------------------ install
 
@@ -102,12 +102,17 @@ class Adapter:
             if fp is not None and fp.relax_only_for:
                 except_for = only_for = None
             adapter._record_left_out(cdt, generic_test_class, upstream, (except_for, only_for), kw)
+            file = adapter._file_of(generic_test_class)
+            if adapter.out_of_scope(file, generic_test_class.__name__):
+                adapter.seen[file].update(_tests_of(generic_test_class))  # they exist, out of scope
+                if adapter.native is None:  # patched: the class is simply not instantiated
+                    del scope[generic_test_class.__name__]
+                    return None
+                adapter.native.exclude_class(generic_test_class.__name__)  # native: {Class: "*"}
+                return orig_idtt(generic_test_class, scope, except_for=except_for, only_for=only_for, **kw)
             if adapter.native is not None:
-                file = adapter._file_of(generic_test_class)
                 # tests torch's test_exclusions keeps out never reach instantiate_test: seen here
-                adapter.seen[file].update(
-                    (generic_test_class.__name__, n) for n in vars(generic_test_class) if n.startswith("test")
-                )
+                adapter.seen[file].update(_tests_of(generic_test_class))
                 adapter.native.before_class(adapter.plan_for_file(file), generic_test_class)
             return orig_idtt(generic_test_class, scope, except_for=except_for, only_for=only_for, **kw)
 
@@ -143,6 +148,13 @@ class Adapter:
             self.left_out_classes[self._file_of(generic_cls)].extend(names)
 
     # ------------------------------------------------------------ plans
+
+    def out_of_scope(self, file: str, cls: str) -> bool:
+        """global.scope leaves this class out (recorded for the report)."""
+        found = self.hw.scope.out_of_scope(file, cls) if self.hw is not None else None
+        if found:
+            self.hw.record(file, cls, found)
+        return bool(found)
 
     def _file_of(self, generic_cls) -> str:
         mod = sys.modules.get(getattr(generic_cls, "__module__", ""), None)
@@ -363,17 +375,11 @@ class Adapter:
         native_xfail = False
         if self.native is not None:
             d, native_xfail = self.native.layer(fn, d, v)
-        setattr(cls, attr, _runtime_wrapper(fn, kwargs, d, self.device_type, v, not native_xfail))
+        setattr(cls, attr, wrap_generated(fn, kwargs, d, self.device_type, v, not native_xfail))
 
 
-def strict_xpass_text(fn) -> Optional[str]:
-    """'[XPASS(strict)] <reason>' for a generated method in the xfail_strict bucket, else None."""
-    from testing.results.outcomes import XPASS_STRICT_MARK
-
-    d = getattr(fn, DECISION_ATTR, None)
-    if d is None or d.mode != Mode.xfail_strict:
-        return None
-    return f"{XPASS_STRICT_MARK} {d.reason or ''}".rstrip()
+def _tests_of(generic_cls) -> set[tuple[str, str]]:
+    return {(generic_cls.__name__, n) for n in vars(generic_cls) if n.startswith("test")}
 
 
 def _case_fields(op) -> dict:
@@ -448,90 +454,3 @@ def _narrowed(
         setattr(owner, attr, original)
         if attr == "op_list" and allowed is not None:
             owner.allowed_dtypes = allowed
-
-
-def _runtime_wrapper(fn, kwargs: dict, d: Decision, device: str, v: Variant, xfail_mark: bool = True):
-    """Marks + bucket on the method; precision, sample-shape knobs and device relaxation at run time.
-    xfail_mark False: torch's unittest.expectedFailure (native op_overrides) already makes it one."""
-    import pytest
-
-    call_kwargs = kwargs
-    if d.shapes is not None and "op" in kwargs:
-        from testing.plugin.samples import with_shapes
-
-        call_kwargs = dict(kwargs, op=with_shapes(kwargs["op"], d.shapes))
-
-    @functools.wraps(fn)
-    def adapted(self):
-        # precision is thread-local on torch's device test base, shared by every test: restored
-        # after the test, or a bfloat16 variant's tolerance leaks into the float32 ones after it
-        saved = self.precision, self.rel_tol
-        for dtype, atol, rtol in d.precision:
-            if dtype in v.dtypes:
-                self.precision = max(self.precision, atol)
-                self.rel_tol = max(self.rel_tol, rtol)
-        try:
-            with _relaxed(self, device) if d.relax else _nothing(), _cpu_moved(self, d.cpu_move):
-                return fn(self, param_kwargs=call_kwargs) if call_kwargs is not kwargs else fn(self)
-        finally:
-            self.precision, self.rel_tol = saved
-
-    marks = [getattr(pytest.mark, m) for m in marks_for(v, d) if m != "xfail"]
-    if xfail_mark and d.mode in (Mode.xfail, Mode.xfail_strict):
-        marks.append(pytest.mark.xfail(reason=d.reason or "", strict=d.mode == Mode.xfail_strict))
-    adapted.pytestmark = list(getattr(fn, "pytestmark", [])) + marks
-    setattr(adapted, DECISION_ATTR, d)
-    setattr(adapted, VARIANT_ATTR, v)
-    adapted.__dict__.pop("__wrapped__", None)
-    return adapted
-
-
-@contextmanager
-def _nothing():
-    yield
-
-
-@contextmanager
-def _cpu_moved(test_case, names: tuple[str, ...]):
-    """edits.functions.cpu_move: these TestCase methods get every tensor argument moved to CPU
-    first (nested in lists/dicts too), for this test only."""
-    if not names:
-        yield
-        return
-    import torch
-    from torch.utils._pytree import tree_map
-
-    def to_cpu(x):
-        return x.cpu() if isinstance(x, torch.Tensor) else x
-
-    for name in names:
-        original = getattr(test_case, name, None)
-        if not callable(original):
-            raise AttributeError(
-                f"edits.functions.cpu_move: {type(test_case).__name__} has no method '{name}'"
-            )
-
-        def moved(*args, _original=original, **kwargs):
-            return _original(*tree_map(to_cpu, args), **tree_map(to_cpu, kwargs))
-
-        setattr(test_case, name, moved)
-    try:
-        yield
-    finally:
-        for name in names:
-            test_case.__dict__.pop(name, None)  # the class's method shows through again
-
-
-@contextmanager
-def _relaxed(test_case, device: str):
-    """Let onlyOn/onlyCUDA and onlyNativeDeviceTypes run on this device, for this test only."""
-    import torch.testing._internal.common_device_type as cdt
-
-    native = cdt.NATIVE_DEVICES
-    test_case.bypass_device_restrictions = True
-    cdt.NATIVE_DEVICES = tuple(native) + (device,)
-    try:
-        yield
-    finally:
-        cdt.NATIVE_DEVICES = native
-        test_case.bypass_device_restrictions = False

@@ -30,7 +30,7 @@ import pytest
 from testing.plugin import roles
 from testing.supervisor import forksafety, supervisor, zygote
 from testing.supervisor.children import Spawned, inherited_events_fd, tail
-from testing.supervisor.events import Writer
+from testing.supervisor.events import Payload, Writer
 from testing.supervisor.pytest_events import ChildStream, Replayer
 from testing.supervisor.scratch import scratch_dir
 from testing.supervisor.supervisor import Progress, describe_exit, supervise
@@ -100,6 +100,10 @@ class WorkerStream(ChildStream):
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.plan(session.items)
+        from testing.plugin import reporting
+
+        # the controller configured nothing: the adapter/provenance/scope listings are ours to send
+        self.send(Payload({"sections": reporting.sections_json(self.config)}))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self) -> None:
@@ -166,7 +170,7 @@ class Restarter:
     def run(self, session: pytest.Session) -> bool:
         progress = supervise(
             self._spawn,
-            Replayer(self.config, session, collection=not self.collected_here),
+            Replayer(self.config, session, collection=not self.collected_here, on_data=self._data),
             timeout=self.config.option.oot_timeout,
             max_restarts=supervisor.MAX_RESTARTS,
             should_stop=lambda: bool(session.shouldfail or session.shouldstop),
@@ -174,6 +178,12 @@ class Restarter:
         if progress.planned is None and progress.status:
             self._report_worker_failure(progress.status)
         return True
+
+    def _data(self, data: dict) -> None:
+        if "sections" in data:
+            from testing.plugin import reporting
+
+            reporting.receive_sections(self.config, data["sections"])
 
     def _spawn(self, progress: Progress) -> Spawned:
         n = self.started

@@ -1,4 +1,4 @@
-"""pytest entry point: options, configure/unconfigure, collection hooks.
+"""pytest entry point: configure/unconfigure, collection hooks (options: options.py).
 
 Load with ``pytest -p testing.plugin``. The machinery lives in sibling
 modules: config.py (YAML), capabilities.py (names, backend table),
@@ -17,6 +17,13 @@ from typing import Optional
 
 import pytest
 
+from testing.plugin.options import (  # noqa: F401 (the hook, and names tests read from here)
+    ADAPTER_CHOICES,
+    COMPAT_CHOICES,
+    OWN_OPTIONS,
+    pytest_addoption,
+)
+
 # Only pytest at module level: the wheel's pytest11 entry point imports this module in
 # every pytest run of a venv that has it, configured or not. Everything else (pydantic
 # models, ruamel, the supervisor, torch) is imported by the hooks that need it, and not
@@ -25,127 +32,6 @@ import pytest
 ADAPTER = pytest.StashKey["object"]()
 NATIVE_REPORT = pytest.StashKey["object"]()  # native/setup.AdapterReport
 TEST_TYPE = pytest.StashKey[Optional[str]]()
-# plan.COMPAT_TORCH_SPYRE, spelled out so option parsing does not import plan.py
-# (test_plan.py checks they agree).
-COMPAT_CHOICES = ("torch_spyre",)
-# Options whose presence makes an entry-point-loaded plugin active (dest names).
-OWN_OPTIONS = (
-    "oot_configs",
-    "oot_strict",
-    "oot_compat",
-    "oot_upstream_root",
-    "oot_backend",
-    "oot_device",
-    "oot_test_type",
-    "oot_summary",
-    "oot_promotion",
-    "oot_timeout",
-    "oot_isolate",
-    "oot_isolate_mode",
-    "oot_only",
-    "oot_adapter",
-)
-# native/choice.ADAPTERS, spelled out so option parsing imports nothing else.
-ADAPTER_CHOICES = ("auto", "native", "patch")
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    g = parser.getgroup("oot", "out-of-tree backend test adaptation")
-    g.addoption(
-        "--config",
-        action="append",
-        default=[],
-        dest="oot_configs",
-        metavar="YAML",
-        help="test-suite config (repeatable; merged in order, a later file wins)",
-    )
-    g.addoption(
-        "--oot-strict",
-        dest="oot_strict",
-        action="store_true",
-        help="config hygiene: every config problem (reason only in a comment, unknown or duplicate name, "
-        "non-OpInfo op name, override) is an error with file:line",
-    )
-    g.addoption(
-        "--oot-compat",
-        dest="oot_compat",
-        choices=list(COMPAT_CHOICES),
-        help="read every config as Torch Spyre does (class-insensitive names, device restrictions "
-        "and only_for relaxed, unlisted tests xfail); same as global.compat",
-    )
-    g.addoption(
-        "--upstream-root",
-        dest="oot_upstream_root",
-        metavar="PATH",
-        help="PyTorch checkout for ${TORCH_ROOT} paths (default: $TORCH_ROOT)",
-    )
-    g.addoption(
-        "--oot-backend",
-        dest="oot_backend",
-        metavar="MODULE",
-        help="module that registers the device (overrides global.backend)",
-    )
-    g.addoption(
-        "--oot-device",
-        dest="oot_device",
-        metavar="TYPE",
-        help="device type to test (overrides global.device_type; default: backend's name, else cpu)",
-    )
-    g.addoption(
-        "--oot-test-type",
-        dest="oot_test_type",
-        metavar="NAME",
-        help="test type matched against config labels: entries and configs whose labels exclude it "
-        "are left out (default: $OOT_TEST_TYPE; unset: labels do not filter)",
-    )
-    g.addoption(
-        "--oot-only",
-        dest="oot_only",
-        metavar="JSON",
-        help="run only this change-aware selection (test ids and whole files; testing/changes/only.py), "
-        "applied before instantiation",
-    )
-    g.addoption(
-        "--oot-summary",
-        dest="oot_summary",
-        metavar="PATH",
-        help="write the JSON summary (counts per bucket/op/dtype, per-test durations)",
-    )
-    g.addoption(
-        "--oot-promotion",
-        dest="oot_promotion",
-        metavar="PATH",
-        help="write promotion candidates as JSON to PATH and a YAML diff to PATH.diff",
-    )
-    g.addoption(
-        "--oot-timeout",
-        dest="oot_timeout",
-        type=float,
-        metavar="SECONDS",
-        help="per-test timeout: a hang becomes a failure (pytest-timeout; watchdog under --isolate)",
-    )
-    g.addoption(
-        "--oot-adapter",
-        dest="oot_adapter",
-        choices=list(ADAPTER_CHOICES),
-        help="auto (default): torch's own test-reuse API (set_test_configs) where the core has it, "
-        "our patches for the rest; native: every rule must be native; patch: patches only "
-        "(overrides global.adapter)",
-    )
-    g.addoption(
-        "--isolate",
-        dest="oot_isolate",
-        action="store_true",
-        help="run tests in a worker process; a test that kills it is reported as ERROR and the run goes on",
-    )
-    g.addoption(
-        "--isolate-mode",
-        dest="oot_isolate_mode",
-        choices=("fork", "restart"),
-        default=None,
-        help="--isolate: fork = pre-imported zygote, a fork per crash (default); "
-        "restart = a fresh interpreter per crash (default on macOS)",
-    )
 
 
 def _fail(msg: str) -> None:
@@ -241,6 +127,7 @@ def pytest_configure(config: pytest.Config) -> None:
         problems += modelops.callable_problems(plan)
     support = capabilities.build_support(plan, known, caps, device, problems, groups)
     problems += _provenance(config, plan)
+    hw = _scope(config, plan, roots, problems)
     reporting.report_problems(config, problems, _strict(config), at_configure=True)
     _register_marks(config, known, plan.tags, plan)
     from testing.plugin.selection import MarkFilter, is_plugin_mark
@@ -256,7 +143,9 @@ def pytest_configure(config: pytest.Config) -> None:
         _fail(str(exc))
     config.stash[NATIVE_REPORT] = report
     reporting.set_adapter(config, report, runtime)
-    adapter = Adapter(plan, support, device, mark_filter, only=_only(config.option.oot_only), native=runtime)
+    adapter = Adapter(
+        plan, support, device, mark_filter, only=_only(config.option.oot_only), native=runtime, hw=hw
+    )
     _install_when_imported(adapter, lambda: _register_database_marks_when_needed(config, known))
     config.stash[ADAPTER] = adapter
     config.stash[TEST_TYPE] = test_type
@@ -265,6 +154,25 @@ def pytest_configure(config: pytest.Config) -> None:
         import torch
 
         torch.manual_seed(input_config.seed)
+
+
+def _scope(config: pytest.Config, plan, roots: dict, problems: list):
+    """global.scope against the checkout's hardware classification (testing/config/hwclass.py);
+    a checkout without one: a warning saying the scope is not applied."""
+    from testing.config import hwclass
+    from testing.config.errors import Loc
+    from testing.plugin import reporting
+    from testing.plugin.problems import Problem
+
+    scope = hwclass.scope_for(plan.setting("scope"), roots.get("TORCH_ROOT"))
+    if scope is None:
+        return None
+    if not scope.applies:
+        where = plan.scope_loc or Loc(plan.sources[-1], 1)
+        problems.append(Problem(where, "global.scope", scope.line().removeprefix("oot scope: ")))
+    hw = hwclass.ScopeReport(scope)
+    reporting.set_scope(config, hw)
+    return hw
 
 
 def _provenance(config: pytest.Config, plan) -> list:
@@ -497,7 +405,7 @@ def pytest_runtest_makereport_native_xfail(item: pytest.Item, call):
     the recorder reads the report)."""
     report = yield
     if report.when == "call" and report.failed and str(report.longrepr).startswith("Unexpected success"):
-        from testing.plugin.instantiate import strict_xpass_text
+        from testing.plugin.wrapping import strict_xpass_text
 
         text = strict_xpass_text(getattr(getattr(item, "cls", None), getattr(item, "name", ""), None))
         if text:
@@ -511,8 +419,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if adapter is None:
         return
     from testing.plugin import reporting, roles
-    from testing.plugin.instantiate import DECISION_ATTR, VARIANT_ATTR
     from testing.plugin.selection import Variant, decide, marks_for
+    from testing.plugin.wrapping import DECISION_ATTR, VARIANT_ATTR
 
     kept, dropped, plain_seen, used = [], [], {}, set()
     for item in items:
@@ -525,6 +433,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         variant = getattr(fn, VARIANT_ATTR, None)
         if decision is None and item.cls is not None:
             file = os.path.realpath(str(item.path))
+            if adapter.out_of_scope(file, item.cls.__name__):  # a plain TestCase class (global.scope)
+                dropped.append(item)
+                continue
             variant = Variant(item.cls.__name__, item.name, item.name)
             plain_seen.setdefault(file, set()).add((variant.cls, variant.test))
             decision = decide(adapter.plan_for_file(file), adapter.support, variant)

@@ -15,7 +15,6 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections import defaultdict
 from typing import Any
@@ -87,7 +86,7 @@ def config_diff(changes: dict[str, list[tuple[str, int, str, str]]], here: str) 
         before, after = _apply(os.path.join(here, cfg_path), edits)
         # relative to where pytest ran, so `patch -p0 < PATH.diff` applies from there
         name = diff_path(cfg_path, here)
-        diff += difflib.unified_diff(before.splitlines(True), after.splitlines(True), name, name)
+        diff.append(edit.unified(name, before, after))
     return "".join(diff)
 
 

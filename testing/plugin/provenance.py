@@ -50,6 +50,12 @@ class Provenance:
             "expired": list(self.expired),
         }
 
+    @classmethod
+    def from_json(cls, data: dict) -> "Provenance":
+        return cls(
+            data["entries"], data["without_provenance"], data["without_reason"], tuple(data["expired"])
+        )
+
     def line(self) -> str:
         return (
             f"oot provenance: {self.entries} skip/xfail entries, {self.without_provenance} without "

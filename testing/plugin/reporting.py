@@ -179,8 +179,9 @@ class Recorder:
         self.problems: list[str] = []  # the warnings, as the summary lists them
         self.found: list[Problem] = []  # every problem, hygiene ones too (testing/check reads them)
         self.left_out_classes: dict[str, list[str]] = {}
-        self.adapter = None  # (native/setup.AdapterReport, NativeRuntime or None)
-        self.provenance = None  # provenance.Provenance
+        # The adapter, provenance and scope listings as a restart-mode worker reported them (this
+        # process then configured nothing itself): the first worker's, after its collection.
+        self.received: dict[str, Any] = {}
         self.plan = None  # the run's plan (use_plan), so the promotion report does not read it again
 
     @pytest.hookimpl(wrapper=True)
@@ -205,10 +206,7 @@ class Recorder:
 
     def summary(self) -> dict[str, Any]:
         out = summarize(self.results, self.collection_errors, self.problems, self.left_out_classes)
-        if self.adapter is not None:
-            out["adapter"] = self.adapter[0].as_json(self.adapter[1])
-        if self.provenance is not None:
-            out["provenance"] = self.provenance.as_json()
+        out.update(sections_json(self.config) or self.received)
         return out
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file (the model properties)
@@ -247,8 +245,12 @@ class Recorder:
                 tr.write_line(
                     f"  {row['way']:8} {row['setting']:26} {row['rule']}: {row['what']}: {row['why']}"
                 )
-        if self.provenance is not None:
-            tr.write_line(self.provenance.line())
+        if "provenance" in summary:
+            from testing.plugin.provenance import Provenance
+
+            tr.write_line(Provenance.from_json(summary["provenance"]).line())
+        if "scope" in summary:
+            tr.write_line(summary["scope"]["line"])
         if not summary["by_bucket"]:
             return
         tr.section("buckets (oot)")
@@ -273,16 +275,46 @@ def configure(config: pytest.Config) -> None:
     config.pluginmanager.register(Recorder(config), RECORDER)
 
 
+# What this process configured for the report's listings (kept in every process, workers too,
+# so a restart-mode worker can hand them to its controller): name -> object with as_json().
+_SECTIONS = pytest.StashKey[dict]()
+
+
+def _set_section(config: pytest.Config, name: str, value: Any) -> None:
+    config.stash.setdefault(_SECTIONS, {})[name] = value
+
+
 def set_adapter(config: pytest.Config, report, runtime) -> None:
-    recorder = _recorder(config)
-    if recorder is not None:
-        recorder.adapter = (report, runtime)
+    _set_section(config, "adapter", _AdapterSection(report, runtime))
 
 
 def set_provenance(config: pytest.Config, found) -> None:
+    _set_section(config, "provenance", found)
+
+
+def set_scope(config: pytest.Config, scope_report) -> None:
+    _set_section(config, "scope", scope_report)
+
+
+@dataclass(frozen=True)
+class _AdapterSection:
+    report: Any  # native/setup.AdapterReport
+    runtime: Any  # NativeRuntime or None: its counters are read when the summary is made
+
+    def as_json(self) -> dict:
+        return self.report.as_json(self.runtime)
+
+
+def sections_json(config: pytest.Config) -> dict[str, Any]:
+    """The adapter, provenance and scope listings this process configured, as the summary has them."""
+    return {name: value.as_json() for name, value in config.stash.get(_SECTIONS, {}).items()}
+
+
+def receive_sections(config: pytest.Config, sections: dict) -> None:
+    """A restart-mode worker's listings (isolation.py): the controller configured none itself."""
     recorder = _recorder(config)
-    if recorder is not None:
-        recorder.provenance = found
+    if recorder is not None and not recorder.received and isinstance(sections, dict):
+        recorder.received = dict(sections)
 
 
 def _recorder(config: pytest.Config) -> Optional[Recorder]:

@@ -12,20 +12,24 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
-import itertools
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from testing.config.modes import Mode
+from testing.plugin.marks import (  # noqa: F401 (the mark names, as importers know them from here)
+    MARK_FAMILIES,
+    MarkFilter,
+    is_plugin_mark,
+    mark_name,
+    marks_for,
+)
 from testing.plugin.opnames import candidates
 from testing.plugin.plan import FilePlan, Rule, model_cases
 from testing.plugin.problems import Loc, Problem
 
 if TYPE_CHECKING:  # the models (pydantic) are imported only by runs that read a config
     from testing.config.models import Shapes
-
-MARK_FAMILIES = ("op__", "dtype__", "module__", "bucket__", "model__")
 
 
 @dataclass(frozen=True)
@@ -415,85 +419,3 @@ def cpu_move_names(rule: Optional[Rule]) -> tuple[str, ...]:
     """edits.functions.cpu_move of the entry: TestCase methods to wrap."""
     functions = rule.entry.edits.functions if rule and rule.entry.edits else None
     return tuple(_names(functions.cpu_move)) if functions else ()
-
-
-# ---------------------------------------------------------------- marks
-
-
-def mark_name(prefix: str, value: str) -> str:
-    """op__div_no_rounding_mode, module__nn_Linear, dtype__float32."""
-    return prefix + re.sub(r"\W", "_", value)
-
-
-def marks_for(v: Variant, d: Optional[Decision]) -> list[str]:
-    marks = []
-    if v.op:
-        marks.append(mark_name("op__", v.op))
-    marks.extend(mark_name("dtype__", x) for x in v.dtypes)
-    if v.module:
-        marks.append(mark_name("module__", v.module))
-    marks.extend(t for t in v.tags if t not in marks)
-    if d is not None:
-        marks.append(mark_name("bucket__", d.mode.value))
-        marks.extend(t for t in d.tags if t not in marks)
-        if d.mode in (Mode.xfail, Mode.xfail_strict):
-            marks.append("xfail")
-    return marks
-
-
-_IDENT = re.compile(r"(?:\w|:|\+|-|\.|\[|\]|\\|/)+")
-_KEYWORDS = {"and", "or", "not"}
-_CALL = re.compile(r"((?:\w|:|\+|-|\.|\[|\]|\\|/)+)\s*\(")
-
-
-class MarkFilter:
-    """Decides at generation time whether a `-m` expression can still select a variant.
-
-    Names the plugin assigns (op__/dtype__/module__/bucket__, tags, xfail) are
-    known per variant; every other name in the expression may be either value,
-    so a variant is dropped only if the expression is false for all of them.
-    """
-
-    MAX_UNKNOWN = 6
-
-    def __init__(self, expr: Optional[str], known_names: Callable[[str], bool]) -> None:
-        self.compiled = None
-        self.unknown: tuple[str, ...] = ()
-        self.idents: tuple[str, ...] = ()
-        if not expr or any(t not in _KEYWORDS for t in _CALL.findall(expr)):
-            return  # no -m, or mark kwargs (name(kw=...)): leave selection to pytest
-        from _pytest.mark.expression import Expression  # pytest's own -m grammar
-
-        idents = {t for t in _IDENT.findall(expr) if t not in _KEYWORDS}
-        unknown = tuple(sorted(i for i in idents if not known_names(i)))
-        if len(unknown) > self.MAX_UNKNOWN:
-            return
-        self.compiled = Expression.compile(expr)
-        self.unknown = unknown
-        self.idents = tuple(sorted(idents))
-
-    @property
-    def active(self) -> bool:
-        return self.compiled is not None
-
-    def may_select(self, marks: Iterable[str], open_prefixes: tuple[str, ...] = ()) -> bool:
-        """open_prefixes: mark families not yet known (e.g. dtype__ while filtering ops)."""
-        if self.compiled is None:
-            return True
-        have = set(marks)
-        unknown = (
-            self.unknown + tuple(n for n in self.idents if n.startswith(open_prefixes) and n not in have)
-            if open_prefixes
-            else self.unknown
-        )
-        if len(unknown) > self.MAX_UNKNOWN + 4:
-            return True
-        for values in itertools.product((False, True), repeat=len(unknown)):
-            extra = {n for n, on in zip(unknown, values) if on}
-            if self.compiled.evaluate(lambda name, **kw: name in have or name in extra):
-                return True
-        return False
-
-
-def is_plugin_mark(name: str, tags: Iterable[str] = ()) -> bool:
-    return name.startswith(MARK_FAMILIES) or name == "xfail" or name in set(tags)

@@ -17,7 +17,6 @@ The nightly workflow's ``skip-audit`` job runs it.
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import subprocess
@@ -143,7 +142,7 @@ def write_report(out: str, audit: dict) -> str:
         raw = YAML(typ="rt").load(before)
         after = edit.promote(before, [edit.entry_at(raw, line) for line in lines], [])
         name = os.path.relpath(cfg)
-        diff += difflib.unified_diff(before.splitlines(True), after.splitlines(True), name, name)
+        diff.append(edit.unified(name, before, after))
     text = "".join(diff)
     write_text(out + ".diff", text)
     write_json(out, {"version": 1, "entries": audit["entries"], "diff": out + ".diff"})

@@ -1,4 +1,5 @@
-"""The two kinds of child a supervisor runs: a fork of this process, or a fresh interpreter.
+"""The two kinds of child a supervisor runs: a fork of this process, or a fresh interpreter;
+and stopping a child's whole process group (``stop_group``).
 
 Both hand the supervisor the read end of a pipe carrying the child's events
 and a log of its output (the tail goes into crash reports).
@@ -158,6 +159,24 @@ class Spawned:
 
     def tail(self, lines: int = 15) -> str:
         return tail(self.log_path, lines)
+
+
+def stop_group(proc: subprocess.Popen, grace: float) -> Optional[int]:
+    """Stop a child started in its own session and everything it started (a bazel client and
+    its server, a pytest and its workers): SIGTERM to the group, `grace` seconds to end, then
+    SIGKILL. Its exit status; None when it had already ended."""
+    if proc.poll() is not None:
+        return None
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:  # the group ended between the poll and the signal
+            break
+        try:
+            return proc.wait(timeout=grace if sig == signal.SIGTERM else None)
+        except subprocess.TimeoutExpired:
+            continue
+    return proc.wait()
 
 
 def inherited_events_fd(environ=os.environ) -> Optional[int]:

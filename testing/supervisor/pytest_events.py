@@ -81,10 +81,13 @@ class Replayer:
     ``collection``: also replay collection (the restart-mode controller collects
     nothing itself); otherwise the parent already reported its own collection."""
 
-    def __init__(self, config: pytest.Config, session: pytest.Session, collection: bool) -> None:
+    def __init__(
+        self, config: pytest.Config, session: pytest.Session, collection: bool, on_data=None
+    ) -> None:
         self.config = config
         self.session = session
         self.collection = collection
+        self.on_data = on_data  # the user's own payloads (neither a report nor a collection error)
         self.planned = False
         self.locations: dict[str, tuple] = {}
 
@@ -108,6 +111,8 @@ class Replayer:
                         config=self.config, data=event.data["collect"]
                     )
                 )
+            elif "collect" not in event.data and self.on_data is not None:
+                self.on_data(event.data)
         elif isinstance(event, End):
             hook.pytest_runtest_logfinish(nodeid=event.key, location=self._location(event.key))
         elif isinstance(event, Crashed):

@@ -3,7 +3,8 @@
 Nothing of this repository is importable in it: the pinned third-party packages (torch,
 pytest, ...) reach it through one .pth line, so `pip install --no-index` resolves every
 Requires-Dist among them, and a missing or wrong requirement fails the install or
-`pip check`. Used by the plugin wheel test and by tools/ci's wheels and adoption tests.
+`pip check`. Used by the plugin wheel test, backend's and crcr's wheel tests, tools/ci's
+wheels and adoption tests and its README command runner (the documented venv).
 """
 
 from __future__ import annotations
@@ -47,8 +48,14 @@ class Venv:
         return self.py("-m", "pip", *args, **kw)
 
 
-def make_venv(root: Path) -> Venv:
-    env_dir = root / "venv"
+def pinned_site() -> Path:
+    """The directory of the pinned third-party packages (@pydeps' site dir, or the venv's)."""
+    return Path(pytest.__file__).resolve().parent.parent
+
+
+def bare_venv(env_dir: Path) -> tuple[Path, Path]:
+    """(python, site-packages) of a new venv without pip at `env_dir` whose site reaches the
+    pinned packages through one .pth line (none of this repository's packages)."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True, timeout=120)
     python = env_dir / "bin" / "python"
     site = Path(
@@ -59,10 +66,27 @@ def make_venv(root: Path) -> Venv:
             text=True,
         ).stdout.strip()
     )
-    pinned = Path(pytest.__file__).parent.parent  # the @pydeps site dir
+    pinned = pinned_site()
     leaked = [name for name in CHECKOUT_ROOTS if (pinned / name).exists()]
     assert not leaked, f"{pinned} holds {leaked}: not a clean set of third-party packages"
     (site / "pinned_packages.pth").write_text(f"{pinned}\n")
+    return python, site
+
+
+def install_into(target: Path, *wheels: Path) -> None:
+    """pip install the wheels into the directory `target` (no index, no dependencies): what a
+    site-packages holds after an install, without a venv."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--no-compile"]
+        + ["--disable-pip-version-check", "--target", str(target), *map(str, wheels)],
+        check=True,
+        timeout=300,
+    )
+
+
+def make_venv(root: Path) -> Venv:
+    env_dir = root / "venv"
+    python, site = bare_venv(env_dir)
     home = root / "home"
     home.mkdir(exist_ok=True)
     env = {

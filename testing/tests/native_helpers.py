@@ -12,13 +12,12 @@ from testing.tests.conftest import REPO_ROOT, subprocess_environ
 def run_adapter(tmp_path, adapter, configs, files, *extra, env=None, roots=()):
     """(exit code, summary dict, stdout) of one run."""
     summary = tmp_path / f"summary-{adapter}.json"
-    argv = runs.PytestCommand(
-        paths=[str(f) for f in files],
-        plugins=[runs.PLUGIN],
-        configs=[str(c) for c in configs],
-        extra=["--oot-adapter", adapter, *extra],
+    argv = runs.adapter_run(
+        adapter,
+        [str(c) for c in configs],
+        [str(f) for f in files],
+        extra,
         quiet=True,
-        cache=False,
         rootdir=REPO_ROOT,
         summary=str(summary),
     ).argv()
@@ -40,3 +39,14 @@ def outcomes(summary):
 
 def suite(name):
     return os.path.join(REPO_ROOT, "testing", "suites", name)
+
+
+def both(tmp_path, configs, files, *extra, env=None):
+    """(native summary, patch summary) of the same run through auto and patch, checking that
+    auto really went native and both exit alike."""
+    code_n, native, out_n = run_adapter(tmp_path, "auto", configs, files, *extra, env=env)
+    code_p, patch, out_p = run_adapter(tmp_path, "patch", configs, files, *extra, env=env)
+    assert native.get("adapter", {}).get("used") == "native", out_n
+    assert patch["adapter"]["used"] == "patch"
+    assert code_n == code_p, (out_n, out_p)
+    return native, patch

@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 from testing.tests.conftest import REPO_ROOT
+from testing.tests.native_helpers import both as _both
 from testing.tests.native_helpers import outcomes, run_adapter, suite
 
 FIXTURE_TESTS = os.path.join(REPO_ROOT, "crcr", "upstream", "fixture", "base", "test")
@@ -52,15 +53,6 @@ test_suite_config:
           mode: xfail_strict
           reason: "a plain @dtypes test: patched"
 """
-
-
-def _both(tmp_path, configs, files, *extra, env=None):
-    code_n, native, out_n = run_adapter(tmp_path, "auto", configs, files, *extra, env=env)
-    code_p, patch, out_p = run_adapter(tmp_path, "patch", configs, files, *extra, env=env)
-    assert native.get("adapter", {}).get("used") == "native", out_n
-    assert patch["adapter"]["used"] == "patch"
-    assert code_n == code_p, (out_n, out_p)
-    return native, patch
 
 
 def test_in_tree_suites_same_ids_buckets_outcomes(tmp_path):

@@ -3,20 +3,13 @@ ops, per-dtype precision, xfail_strict of @ops variants, module entries) give th
 and outcomes through torch's set_test_configs (auto) and through our patches only."""
 
 import os
+from pathlib import Path
 
+from testing.config.features import suite_configs
 from testing.tests.conftest import REPO_ROOT
 from testing.tests.native_helpers import outcomes, run_adapter
 
-CONFIGS = [
-    os.path.join(REPO_ROOT, "configs", "spyre", f)
-    for f in (
-        "device.yaml",
-        "op_consistency.yaml",
-        "noncontiguous.yaml",
-        "tensor_basics.yaml",
-        "module_consistency.yaml",
-    )
-]
+CONFIGS = suite_configs(Path(REPO_ROOT) / "configs" / "spyre")
 
 
 def test_spyre_configs_same_both_ways(tmp_path):

@@ -31,7 +31,7 @@ SCHEMA = Path("configs/schema/test_suite_config.schema.json")
 INDIRECT = {"expecttest", "numpy", "pytest-timeout"}
 # The installed name of the repository's `testing` (tools/build/defs.bzl WHEEL_RENAMES).
 PACKAGE = "oot_ci_testing"
-SHARED = {"oot-ci-results"}  # the shared wheel: oot_ci_testing.results
+SHARED = {"oot-ci-results"}  # the shared wheel: oot_ci_testing.results, oot_ci_testing.yamldoc
 
 
 def results_wheel() -> Path:
@@ -82,14 +82,16 @@ def test_wheel_holds_the_plugin_and_its_schema_only():
         packaged_schema = whl.read(f"{PACKAGE}/plugin/test_suite_config.schema.json").decode()
     code = {n for n in names if ".dist-info/" not in n and not n.endswith(".json")}
     # The modules of //testing:plugin (its sources are this test's data) under the installed
-    # name, without testing/results (the shared wheel's) and without a package __init__.
+    # name, without testing/results and testing/yamldoc (the shared wheel's) and without a
+    # package __init__.
     expected = {
         f"{PACKAGE}/{pkg}/{f.name}"
         for pkg in ("changes", "config", "plugin", "plugin/native", "supervisor")
         for f in Path("testing", pkg).glob("*.py")
     }
     assert f"{PACKAGE}/plugin/plugin.py" in expected and code == expected, sorted(code ^ expected)
-    assert not [n for n in names if n.startswith(("configs/", "testing/", f"{PACKAGE}/results/"))]
+    shared = (f"{PACKAGE}/results/", f"{PACKAGE}/yamldoc/")
+    assert not [n for n in names if n.startswith(("configs/", "testing/", *shared))]
     assert packaged_schema == SCHEMA.read_text()
 
 

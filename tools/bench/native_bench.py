@@ -18,48 +18,23 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
+from testing.config import runs
+from testing.config.features import suite_configs
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITES = os.path.join(REPO, "testing", "suites")
 FIXTURE = os.path.join(REPO, "crcr", "upstream", "fixture")
-CONFIGS = {
-    "spyre": [
-        os.path.join(REPO, "configs", "spyre", f)
-        for f in (
-            "device.yaml",
-            "op_consistency.yaml",
-            "noncontiguous.yaml",
-            "tensor_basics.yaml",
-            "module_consistency.yaml",
-        )
-    ],
-    "cpu": [os.path.join(REPO, "configs", "cpu", "smoke.yaml")],
-}
+CONFIGS = {d: suite_configs(Path(REPO) / "configs" / d) for d in ("spyre", "cpu")}
 COLLECTED = re.compile(r"(\d+) tests? collected|collected (\d+) items?")
 
 
 def collect(adapter: str, configs: list[str], files: list[str], extra: list[str]) -> tuple[float, int]:
-    argv = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "--collect-only",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "testing.plugin",
-        "--rootdir",
-        REPO,
-        "--oot-adapter",
-        adapter,
-        *extra,
-    ]
-    for c in configs:
-        argv += ["--config", c]
+    argv = runs.adapter_run(adapter, configs, [], extra, collect_only=True, quiet=True, rootdir=REPO).argv()
     start = time.perf_counter()
     proc = subprocess.run(argv + files, cwd=REPO, capture_output=True, text=True)
     wall = time.perf_counter() - start

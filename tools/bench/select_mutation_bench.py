@@ -50,6 +50,7 @@ class Outcome:
     selected: set
     full: bool
     reason: str
+    applied: bool  # every leg imported torch from the mutant's overlay
 
 
 def args_parser() -> argparse.ArgumentParser:
@@ -80,8 +81,7 @@ def args_parser() -> argparse.ArgumentParser:
 
 def pick_mutants(m: ChangeMap, torch_dir: Path, n: int, rng: random.Random) -> list[Mutant]:
     """Functions some test executes (not only at import), shuffled; one mutant each."""
-    used = sorted({i for f in m.features.values() for t in f.tests.values() for i in t.functions})
-    fids = [i for i in used if m.functions[i].name != "<module>"]
+    fids = [i for i, f in enumerate(m.functions) if f.tested]
     rng.shuffle(fids)
     out: list[Mutant] = []
     for i in fids:
@@ -128,10 +128,11 @@ def summarize(name: str, outcomes: list, picks: list, tests: dict, total: float)
     killed = [(o, p) for o, p in zip(outcomes, picks) if o.killed]
     caught = sum(1 for o, p in killed if o.killed & p)
     costs = [sum(tests[t] for t in p) / total for p in picks]
+    killed_costs = [sum(tests[t] for t in p) / total for _, p in killed] or [float("nan")]
     recall = caught / len(killed) if killed else float("nan")
     return (
         f"| {name:<22} | {caught:>3}/{len(killed):<3} | {recall:6.3f} | {statistics.mean(costs):9.3f} "
-        f"| {statistics.median(costs):11.3f} |"
+        f"| {statistics.median(costs):11.3f} | {statistics.mean(killed_costs):18.3f} |"
     )
 
 
@@ -198,28 +199,39 @@ def main(argv=None) -> int:
     return 0
 
 
-def run_legs(legs, ws, up: Upstream, work: Path, env, selection=None) -> dict:
-    """Every leg at once (a leg is mostly start-up: imports, op_db), their tests' outcomes merged."""
+def run_legs(legs, ws, up: Upstream, work: Path, env, selection=None) -> list:
+    """Every leg at once (a leg is mostly start-up: imports, op_db)."""
     with ThreadPoolExecutor(max_workers=len(legs)) as pool:
-        runs = pool.map(
-            lambda leg: record_leg(
-                leg,
-                ws,
-                up,
-                work / leg.feature,
-                env,
-                coverage=False,
-                only=selection,
-                pytest_args=PER_TEST_TIMEOUT,
-            ),
-            legs,
+        return list(
+            pool.map(
+                lambda leg: record_leg(
+                    leg,
+                    ws,
+                    up,
+                    work / leg.feature,
+                    env,
+                    coverage=False,
+                    only=selection,
+                    pytest_args=PER_TEST_TIMEOUT,
+                ),
+                legs,
+            )
         )
-        return {t: r for run in runs for t, r in run.tests.items()}
+
+
+def outcomes_of(runs) -> dict:
+    return {t: r for run in runs for t, r in run.tests.items()}
+
+
+def overlay_applied(runs, overlay: Path) -> bool:
+    """Each leg's torch came from the overlay (else a kill count would measure the wheel)."""
+    return all(r.torch_dirs and r.torch_dirs[0].startswith(str(overlay)) for r in runs)
 
 
 def run_mutant(i, mutant, m, legs, ws, upstream, torch_dir, work, env, base) -> Outcome:
-    up = Upstream(upstream.root, upstream.sha, overlay_for(mutant, torch_dir, work / f"m{i}"), "")
-    ran = run_legs(legs, ws, up, work / f"m{i}", env)
+    overlay = overlay_for(mutant, torch_dir, work / f"m{i}")
+    runs = run_legs(legs, ws, Upstream(upstream.root, upstream.sha, overlay, ""), work / f"m{i}", env)
+    ran, applied = outcomes_of(runs), overlay_applied(runs, overlay)
     killed = {
         t
         for t, r in base.items()
@@ -233,11 +245,13 @@ def run_mutant(i, mutant, m, legs, ws, upstream, torch_dir, work, env, base) -> 
         selected |= set(m.features[leg.feature].tests) if sel.full else set(sel.tests)
         full |= sel.full
         reasons.append(sel.line())
+    why = next((r for r in reasons if r.startswith("full leg")), "")
     progress(
         f"{i + 1} {mutant.describe()}: killed by {len(killed)} tests, selected {len(selected)}"
-        f"{' (full)' if full else ''}, caught={bool(killed & selected)}"
+        f"{' (full)' if full else ''}, caught={bool(killed & selected)}{'' if applied else ', OVERLAY NOT APPLIED'}"
+        + (f" [{why[:160]}]" if why else "")
     )
-    return Outcome(mutant, killed, selected, full, " | ".join(reasons))
+    return Outcome(mutant, killed, selected, full, " | ".join(reasons), applied)
 
 
 def verify(outcomes, legs, ws, upstream, torch_dir, work, env, n, say) -> str:
@@ -248,7 +262,7 @@ def verify(outcomes, legs, ws, upstream, torch_dir, work, env, n, say) -> str:
             continue
         up = Upstream(upstream.root, upstream.sha, overlay_for(o.mutant, torch_dir, work / f"m{i}"), "")
         only = write_only(work / f"v{i}.json", resolve(o.selected, [], roots_of(ws, upstream)))
-        ran = run_legs(legs, ws, up, work / f"v{i}", env, selection=only)
+        ran = outcomes_of(run_legs(legs, ws, up, work / f"v{i}", env, selection=only))
         failed = {t for t, r in ran.items() if r["outcome"] == "failed"}
         done += 1
         same += bool(failed & o.killed) == bool(o.selected & o.killed)
@@ -266,13 +280,18 @@ def print_report(m, on, off, outcomes, tests, total, picks_map, picks_name, pick
         f"mutants: {len(outcomes)} ({killed} killed by the full suite, {len(outcomes) - killed} survived it); "
         f"map fell back to the full leg for {sum(o.full for o in outcomes)}"
     )
-    print("| selection              | caught  | recall | mean cost | median cost |")
-    print("|------------------------|---------|--------|-----------|-------------|")
+    print("| selection              | caught  | recall | mean cost | median cost | mean cost (killed) |")
+    print("|------------------------|---------|--------|-----------|-------------|--------------------|")
     print(summarize("change map (this)", outcomes, picks_map, tests, total))
     print(summarize("file-name heuristic", outcomes, picks_name, tests, total))
     print(summarize("random, equal cost", outcomes, picks_rand, tests, total))
+    # not a selection anyone can make ahead: exactly the tests each mutant kills, the cost floor
+    # of any selection that runs every test a change breaks
+    print(summarize("killed tests (floor)", outcomes, [o.killed for o in outcomes], tests, total))
     print(f"memory build: coverage on {wall_on:.1f} s, off {wall_off:.1f} s, ratio {wall_on / wall_off:.2f}")
     print(f"verification: {verified}")
+    applied = sum(o.applied for o in outcomes)
+    print(f"overlay: torch imported from the mutant's overlay in {applied}/{len(outcomes)} mutant runs")
     missed = [o for o, p in zip(outcomes, picks_map) if o.killed and not o.killed & p]
     for o in missed:
         print(f"missed: {o.mutant.describe()}: {o.reason}")

@@ -24,8 +24,9 @@ from rich.console import Console
 from rich.table import Table
 
 from testing.matrix import lpt as planner
+from testing.matrix import timings
 from testing.results.cliargs import Parser, user_path
-from tools.shard import ingest, store
+from tools.shard import ingest
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_TIMINGS = REPO / "tools/shard/timings/timings.json"
@@ -40,7 +41,7 @@ def load(args: argparse.Namespace) -> dict[str, float]:
         for path in args.results:
             durations.update(ingest.from_file(path, REPO))
         return durations
-    return dict(store.load(args.timings).tests)
+    return dict(timings.load(args.timings).tests)
 
 
 def hide(durations: dict[str, float], fraction: float, seed: int) -> dict[str, float]:
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         durations = load(args)
-    except (store.TimingsError, ingest.IngestError) as err:
+    except (timings.TimingsError, ingest.IngestError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     if len(durations) < max(SHARDS):

@@ -5,8 +5,12 @@
 Rooms, lowest first: testing/ and backend/ (its package is torch_spyre), then crcr/, then
 tools/. Every .py file under a room is read with ast; an import whose top-level name is a
 higher room's (`import tools.x`, `from crcr import y`, also inside functions) is reported
-as `file:line: ...`, and the exit status is 1. Imports within a room, of a lower room, or
-of anything else (the standard library, torch, pytest...) are fine. Every BUILD.bazel of a
+as `file:line: ...`, and the exit status is 1. So is a string that names a higher room's
+module (`"tools.shard.plugin"`, `"-p crcr.relay"`, `"crcr.cli:main"`): a module loaded by
+name (`pytest -p`, `python -m`, importlib, an entry point) is an arrow up all the same.
+Docstrings may name anything (they explain, they load nothing), and paths (`tools/shard/...`,
+data a pipeline above writes for a reader below) are not module names. Imports within a
+room, of a lower room, or of anything else (the standard library, torch, pytest...) are fine. Every BUILD.bazel of a
 room must also keep its package private by default (no `default_visibility` public): the
 public surface is listed target by target (each room's README, "Bazel targets").
 Exit 2: ROOT is not a workspace (no room found there).
@@ -30,17 +34,24 @@ ROOMS = {
 RANK_OF_IMPORT = {name: rank for rank, names in ROOMS.values() for name in names}
 
 
+# A dotted module name, optionally with an entry point's `:attr` (a token of a string).
+MODULE_NAME = re.compile(r"^([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?$")
+_QUOTES = "`'\"(),;"
+
+
 @dataclass(frozen=True)
 class Upward:
     path: str
     line: int
     room: str
     module: str
+    how: str = "imports"  # or "names" (a string holding the module's name)
 
     def __str__(self) -> str:
         target = self.module.split(".")[0]
+        what = "imports" if self.how == "imports" else "names in a string"
         return (
-            f"{self.path}:{self.line}: {self.room}/ imports {self.module}, a higher room "
+            f"{self.path}:{self.line}: {self.room}/ {what} {self.module}, a higher room "
             f"({target} is above {self.room}: testing/backend < crcr < tools)"
         )
 
@@ -56,12 +67,40 @@ def imported_modules(tree: ast.AST) -> list[tuple[int, str]]:
     return found
 
 
+def docstrings(tree: ast.AST) -> set[int]:
+    """ids of the docstring constants of the module, its classes and functions."""
+    return {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+
+
+def named_modules(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, module) of every dotted module name a string of the tree holds as a word
+    (docstrings left out)."""
+    skip = docstrings(tree)
+    return [
+        (node.lineno, word.split(":")[0])
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
+        for word in (w.strip(_QUOTES) for w in node.value.split())
+        if MODULE_NAME.match(word)
+    ]
+
+
 def upward_imports(source: str, path: str, room: str) -> list[Upward]:
+    """The imports and the module names in strings of `source` that point to a higher room."""
     rank = ROOMS[room][0]
     tree = ast.parse(source, filename=path)
+    found = [(line, module, "imports") for line, module in imported_modules(tree)]
+    found += [(line, module, "names") for line, module in named_modules(tree)]
     return [
-        Upward(path, line, room, module)
-        for line, module in imported_modules(tree)
+        Upward(path, line, room, module, how)
+        for line, module, how in sorted(found)
         if RANK_OF_IMPORT.get(module.split(".")[0], -1) > rank
     ]
 
@@ -101,7 +140,7 @@ def main(argv: list[str]) -> int:
         print(problem)
     if found or public:
         print(
-            f"layers: {len(found)} upward import(s) in {files} files, {len(public)} public package(s)",
+            f"layers: {len(found)} upward import(s) or name(s) in {files} files, {len(public)} public package(s)",
             file=sys.stderr,
         )
         return 1

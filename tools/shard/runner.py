@@ -2,8 +2,8 @@
 
     python -m tools.shard.runner [--reruns N] [--isolate-mode fork|restart] [--junitxml OUT] [--summary OUT] -- <pytest args>
 
-pytest runs in child processes with the shard plugin journaling progress into a
-pipe, as the crash-restart supervisor's events (testing/supervisor):
+pytest runs in child processes with the sharding plugin (testing.matrix.plugin) and the
+journal plugin (tools.shard.plugin) journaling progress into a pipe, as the crash-restart supervisor's events (testing/supervisor):
   1. the shard runs (sharding comes from the environment, as in any pytest);
      with --isolate-mode fork (the default) the child pytest is a zygote: it
      imports and collects once and forks per batch, so a test that kills its
@@ -38,6 +38,7 @@ from testing.supervisor import supervisor
 from testing.supervisor.children import Spawned
 from testing.supervisor.events import Crashed, End, NotRun
 from testing.supervisor.supervisor import Progress, describe_exit, supervise
+from tools.shard import plugin as journal_plugin
 from tools.shard.junit import Attempt, case_for, final_case, index_cases
 from tools.shard.outcomes import Verdict, classify, to_rerun
 
@@ -65,7 +66,7 @@ class PytestChild(Spawned):
             only_path.write_text("".join(f"{n}\n" for n in only), encoding="utf-8")
         cmd = runs.PytestCommand(
             args=pytest_args,
-            plugins=[runs.SHARD_PLUGIN] + [runs.ZYGOTE_PLUGIN] * (ws.mode == "fork"),
+            plugins=[runs.SHARD_PLUGIN, journal_plugin.PLUGIN] + [runs.ZYGOTE_PLUGIN] * (ws.mode == "fork"),
             junitxml=str(self.xml_path),
             # xunit1, as the handler's pytest runner writes it: each testcase also says its
             # file and line (node ids for the timings); after the user's own args, so ours wins

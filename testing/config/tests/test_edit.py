@@ -76,3 +76,23 @@ def test_read_yaml_errors_name_the_line(tmp_path):
         read_yaml(path)
     with pytest.raises(ConfigError, match="cannot read config"):
         read_yaml(tmp_path / "missing.yaml")
+
+
+def test_bucket_new_adds_a_file_entry_and_rekeys_flow_style_names():
+    from testing.config.load import parse_yaml
+
+    text = (
+        "test_suite_config:\n"
+        "  files:\n"
+        "    - {path: '${TORCH_ROOT}/test/test_a.py', tests: [{names: [TestA::test_x], mode: xfail}]}  # kept\n"
+    )
+    after = edit.bucket_new(text, "test/test_a.py", ["TestAA::test_w"], {"TestA": "TestAA"}, "abc")
+    fe = parse_yaml(after, "<t>")["test_suite_config"]["files"][0]
+    assert [list(t["names"]) for t in fe["tests"]] == [["TestAA::test_x"], ["TestAA::test_w"]]
+    assert fe["tests"][0]["mode"] == "xfail" and fe["tests"][1]["since"] == "abc"
+    other = edit.bucket_new(text, "test/test_b.py", ["TestB::test_y"], {}, "abc")
+    files = parse_yaml(other, "<t>")["test_suite_config"]["files"]
+    assert (
+        files[1]["path"] == "${TORCH_ROOT}/test/test_b.py" and files[1]["tests"][0]["mode"] == "xfail_strict"
+    )
+    assert "# kept" in after and "# kept" in other

@@ -83,6 +83,6 @@ def test_run_names():
 def test_a_workspace_carries_a_plugin_as_package_or_module(tmp_path):
     assert not has_module(tmp_path, PLUGIN) and not has_module(tmp_path, SHARD_PLUGIN)
     (tmp_path / "testing" / "plugin").mkdir(parents=True)
-    (tmp_path / "tools" / "shard").mkdir(parents=True)
-    (tmp_path / "tools" / "shard" / "plugin.py").write_text("")
+    (tmp_path / "testing" / "matrix").mkdir(parents=True)
+    (tmp_path / "testing" / "matrix" / "plugin.py").write_text("")
     assert has_module(tmp_path, PLUGIN) and has_module(tmp_path, SHARD_PLUGIN)

@@ -77,6 +77,7 @@ class NativePlan:
     xfails: tuple[StrictXfail, ...]
     bypass: bool
     rows: tuple[Applied, ...]
+    dtype_form: bool = False  # the core honours dtype-level test_exclusions (runtime.probe_dtype_exclusions)
 
     @property
     def patched_rows(self) -> tuple[Applied, ...]:
@@ -118,6 +119,46 @@ def whole_test_skipped(fp: FilePlan, cls: str, test: str) -> bool:
             if best >= won:
                 return False
     return True
+
+
+def dtype_skip_rule(rule: Rule) -> bool:
+    """A skip entry pytorch main's dtype-level test_exclusions can say: exact names, a dtypes
+    selector of exact dtype names and no other selector."""
+    e = rule.entry
+    return (
+        e.mode == Mode.skip
+        and e.dtypes is not None
+        and e.ops is None
+        and e.modules is None
+        and _exact(rule.patterns)
+        and _exact(e.dtypes)
+    )
+
+
+def dtypes_excluded(fp: FilePlan, cls: str, test: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(dtypes, rules) of one generic test pytorch main's dtype-level form excludes exactly as
+    our decision does: skip entries naming the test itself with only a dtypes selector, and no
+    entry that could win one of those variants instead (a variant name, or a selector: those
+    outscore a plain name). ((), ()) when there is none or the form cannot say it."""
+    generic = Variant(cls, test, test)
+    dtypes: list[str] = []
+    rules: list[str] = []
+    for rule in fp.rules:
+        named = any(_name_score(p, generic, rule.class_insensitive) >= 30 for p in rule.patterns)
+        may = any(pattern_may_name(p, cls, test, rule.class_insensitive) for p in rule.patterns)
+        if dtype_skip_rule(rule) and named:
+            dtypes += [d for d in rule.entry.dtypes if d not in dtypes]
+            rules.append(str(rule.loc))
+        elif may and rule.entry.mode != Mode.skip:
+            e = rule.entry
+            by_name = all(
+                fnmatch.fnmatchcase(test, p.split("::", 1)[-1])
+                for p in rule.patterns
+                if pattern_may_name(p, cls, test, rule.class_insensitive)
+            )
+            if e.ops is not None or e.dtypes is not None or e.modules is not None or not by_name:
+                return (), ()
+    return tuple(dtypes), tuple(rules)
 
 
 def _exact(values: Optional[Iterable[str]]) -> bool:
@@ -253,6 +294,16 @@ class _Compiler:
                 PATCHED,
                 "@modules: the native API has no module allowlist",
             )
+        if plan.setting("scope"):
+            self.row(
+                plan.scope_loc or (plan.sources[-1] if plan.sources else "-"),
+                f"scope: {', '.join(s.lower() for s in plan.setting('scope'))}",
+                "test_exclusions",
+                NATIVE,
+                "device-generic classes the checkout classifies outside the scope: {Class: '*'} "
+                "(plain TestCase classes are deselected); applied only where the checkout carries "
+                "hw_classification",
+            )
         if self.bypass:
             self.row(
                 plan.sources[0] if plan.sources else "-",
@@ -300,6 +351,15 @@ class _Compiler:
         elif e.mode == Mode.skip:
             if e.ops is None and e.dtypes is None and e.modules is None:
                 self.row(rule.loc, what, "test_exclusions", NATIVE, "whole generic tests")
+            elif self.dtype_exclusions and dtype_skip_rule(rule):
+                self.row(
+                    rule.loc,
+                    what,
+                    "test_exclusions",
+                    NATIVE,
+                    "dtype-level ({Class: {test: {dtypes: [...]}}}, feature-detected in this core); "
+                    "a test with tuple dtypes or a more specific entry: patched",
+                )
             else:
                 self.row(
                     rule.loc,
@@ -307,8 +367,8 @@ class _Compiler:
                     "patch",
                     PATCHED,
                     (
-                        "variants not generated: this core's dtype-level test_exclusions is not used yet "
-                        "(op selectors and @ops tests have no native form either)"
+                        "variants not generated: dtype-level test_exclusions names exact tests and "
+                        "dtypes only (op/module selectors and globs have no native form)"
                         if self.dtype_exclusions
                         else "variants not generated: this core's test_exclusions names whole tests only "
                         "(no dtype-level form, feature-detected), and a DecorateInfo(skip) would still "
@@ -394,11 +454,11 @@ def compile_plan(
         bool(plan.setting("relax_device_restrictions")) or (compat or plan.setting("compat")) == "torch_spyre"
     )
     c = _Compiler(plan, support, op_keys, bypass)
-    c.dtype_exclusions = dtype_exclusions
+    c.dtype_exclusions = dtype_exclusions  # only asked when some entry needs it (setup.dtype_form)
     c.global_rows()
     for fp in plan.files:
         c.file_rows(fp)
-    return NativePlan(c.allowlist, c.tolerances(), tuple(c.xfails), bypass, tuple(c.rows))
+    return NativePlan(c.allowlist, c.tolerances(), tuple(c.xfails), bypass, tuple(c.rows), dtype_exclusions)
 
 
 def native_errors(native: NativePlan) -> list[str]:
@@ -407,3 +467,7 @@ def native_errors(native: NativePlan) -> list[str]:
         f"{r.rule}: {r.what}: adapter: native cannot express this ({r.why}); use adapter: auto or patch"
         for r in native.patched_rows
     ]
+
+
+def has_dtype_rules(plan: Plan) -> bool:
+    return any(dtype_skip_rule(r) for fp in plan.files for r in fp.rules)

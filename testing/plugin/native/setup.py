@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from testing.plugin.native import choice as choices
-from testing.plugin.native.compile import NATIVE, PATCHED, NativePlan, compile_plan, native_errors
+from testing.plugin.native.compile import (
+    NATIVE,
+    PATCHED,
+    NativePlan,
+    compile_plan,
+    has_dtype_rules,
+    native_errors,
+)
 
 if TYPE_CHECKING:  # capabilities loads only when op names are resolved
     from testing.plugin.capabilities import LazyMapping
@@ -37,9 +44,17 @@ def probe_api(text: Optional[str] = None) -> Optional[str]:
     return ", ".join(n.removeprefix("def ") for n in lacking) if lacking else None
 
 
-def has_dtype_exclusions(text: str) -> bool:
-    """pytorch main's {"T": {"test_x": {"dtypes": [...]}}} test_exclusions form (2.13.0: lists and '*' only)."""
-    return "test_exclusions" in text and ('["dtypes"]' in text or "['dtypes']" in text)
+def dtype_form(plan, missing: Optional[str]) -> bool:
+    """Does the core take pytorch main's {"T": {"test_x": {"dtypes": [...]}}} test_exclusions
+    (2.13.0: lists and '*' only)? Asked of the core itself (runtime.probe_dtype_exclusions), and
+    only when a config has a skip entry that form could say: the probe imports torch's helpers."""
+    if missing or not has_dtype_rules(plan):
+        return False
+    import torch.testing._internal.common_device_type as cdt
+
+    from testing.plugin.native.runtime import probe_dtype_exclusions
+
+    return probe_dtype_exclusions(cdt)
 
 
 def op_keys(index_fn) -> LazyMapping:
@@ -107,10 +122,11 @@ def configure(plan, support, known, groups, option: Optional[str], compat: Optio
     asked = choices.requested(option, plan.setting("adapter"))
     keys = op_keys(lambda: known.op_index(groups))
     text = _core_source()
-    native = compile_plan(plan, support, keys, compat, has_dtype_exclusions(text))
+    missing = probe_api(text)
+    native = compile_plan(plan, support, keys, compat, asked != "patch" and dtype_form(plan, missing))
     import torch
 
-    choice = choices.choose(asked, probe_api(text), torch.__version__)
+    choice = choices.choose(asked, missing, torch.__version__)
     if asked == "native" and choice.native:
         errors = native_errors(native)
         if errors:

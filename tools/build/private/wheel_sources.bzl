@@ -40,14 +40,26 @@ with `strip_path_prefixes = ["<package>/<name>/"]`.""",
     },
 )
 
-# One version, one license, one Python for every wheel of this repository, and the installed
+# One version, one license (its text in LICENSE), one Python for every wheel of this repository, and the installed
 # name of the `testing` import root (no top-level `testing` in site-packages).
 WHEEL_VERSION = "0.1.0"
 WHEEL_LICENSE = "BSD-3-Clause"
+
+# The repository's LICENSE in every wheel: <dist>.dist-info/licenses/LICENSE, named by a
+# License-File line beside License-Expression (PEP 639).
+WHEEL_LICENSE_FILES = {"//:LICENSE": "licenses/LICENSE"}
 WHEEL_PYTHON = ">=3.11"
 WHEEL_RENAMES = {"testing": "oot_ci_testing"}
 
-def oot_wheel(name, distribution, srcs, summary, requires = [], entry_points = {}, visibility = None):
+def oot_wheel(
+        name,
+        distribution,
+        srcs,
+        summary,
+        requires = [],
+        extra_requires = {},
+        entry_points = {},
+        visibility = None):
     """A pure-Python wheel of `srcs` (imports renamed by WHEEL_RENAMES), plus `<name>_file`,
     a filegroup that puts the .whl into a test's runfiles.
 
@@ -57,6 +69,7 @@ def oot_wheel(name, distribution, srcs, summary, requires = [], entry_points = {
       srcs: Python sources and package data, at their workspace paths.
       summary: the one-line Summary.
       requires: Requires-Dist lines, each with bounds.
+      extra_requires: extra -> its Requires-Dist lines (what `dist[extra]` adds).
       entry_points: group -> ["name = module:attr", ...], with installed module names.
       visibility: of the wheel and its filegroup.
     """
@@ -66,6 +79,8 @@ def oot_wheel(name, distribution, srcs, summary, requires = [], entry_points = {
         name = name,
         distribution = distribution,
         entry_points = entry_points,
+        extra_requires = extra_requires,
+        extra_distinfo_files = WHEEL_LICENSE_FILES,
         license = WHEEL_LICENSE,
         python_requires = WHEEL_PYTHON,
         requires = requires,

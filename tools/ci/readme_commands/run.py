@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from testing.results.cliargs import Parser, workspace_dir
+from testing.supervisor.children import stop_group
+from testing.tests.clean_venv import bare_venv
 from tools.ci.readme_commands import extract, manifest
 from tools.ci.readme_commands.manifest import Entry
 
@@ -59,19 +61,9 @@ class Venv:
         return self.root / "bin"
 
     def _make(self) -> None:
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(self.root)], check=True)
-        python = self.root / "bin" / "python"
-        purelib = subprocess.run(
-            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        import pydantic  # any pinned package: its directory is the pinned site
-
-        (Path(purelib) / "pinned.pth").write_text(f"{Path(pydantic.__file__).resolve().parent.parent}\n")
+        _, site = bare_venv(self.root)
         for wheel in self.wheels:
-            shutil.unpack_archive(str(wheel), purelib, format="zip")
+            shutil.unpack_archive(str(wheel), site, format="zip")
         self._made = True
 
 
@@ -177,13 +169,7 @@ def _serve(script: str, entry: Entry, clone: Path, env: dict) -> tuple[int | Non
         return proc.wait(), "".join(lines)  # it ended on its own: a failure unless expected
     finally:
         timer.cancel()
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        stop_group(proc, grace=30)
 
 
 def _judge(command, entry: Entry, status: int | None, output: str, seconds: float) -> Outcome:

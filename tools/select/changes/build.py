@@ -1,6 +1,7 @@
 """Build the change map: each feature's leg runs under covplugin (per-test coverage of
-torch/**/*.py), its coverage is folded onto function spans, and the repository memory's
-aten-op index is joined in. Incremental per feature: a feature whose configs and test files
+torch/**/*.py), its lines are folded onto statements (a line counts for its statement; a
+def's signature for the def's callers; lines run outside every test kept apart), and the
+repository memory's aten-op index is joined in. Incremental per feature: a feature whose configs and test files
 hash as before, on the same core and suite SHA, is taken from the previous map as is.
 
 The legs run through the handler's own pytest command (crcr.handler.runner), so the map
@@ -24,12 +25,13 @@ from testing.changes.changemap import (
     Feature,
     Function,
     Recorded,
+    coverage_of,
     digests,
-    make_map,
+    map_from_coverage,
 )
 from testing.config.features import Feature as ConfigFeature
 from tools.select.changes import covplugin
-from tools.select.changes.spans import MODULE, body_owner, functions
+from tools.select.changes.spans import body_owner, functions, units
 
 SENTINELS = 2  # per feature: the quickest passing tests, fixed for the map's life
 PLUGIN = "tools.select.changes.covplugin"
@@ -104,20 +106,19 @@ def record_leg(
     return run
 
 
-# ---------------------------------------------------------------- coverage -> functions
+# ---------------------------------------------------------------- coverage -> lines
 class Functions:
-    """The map's function table, filled file by file."""
+    """The map's function table (defs whose body ran), filled file by file."""
 
     def __init__(self) -> None:
-        self.table: list[Function] = []
-        self.ids: dict[tuple[str, str, int, int], int] = {}
+        self.tested: dict[tuple[str, str, int, int], bool] = {}
 
-    def id(self, file: str, name: str, start: int, end: int) -> int:
+    def add(self, file: str, name: str, start: int, end: int, tested: bool) -> None:
         key = (file, name, start, end)
-        if key not in self.ids:
-            self.ids[key] = len(self.table)
-            self.table.append(Function(*key))
-        return self.ids[key]
+        self.tested[key] = self.tested.get(key, False) or tested
+
+    def table(self) -> tuple[Function, ...]:
+        return tuple(Function(*key, tested) for key, tested in sorted(self.tested.items()))
 
 
 def torch_rel(path: str, torch_dirs: Sequence[str]) -> Optional[str]:
@@ -128,32 +129,68 @@ def torch_rel(path: str, torch_dirs: Sequence[str]) -> Optional[str]:
     return None
 
 
-def fold_coverage(run: Run, fns: Functions) -> tuple[dict[str, set[int]], set[int]]:
-    """(test id -> executed function ids, function ids executed outside every test)."""
+FileLines = dict[int, set[str]]  # line -> ids of the tests that executed it
+
+
+def fold_file(
+    source: str, by_line: Mapping[int, Sequence[str]], tests: Mapping[str, object]
+) -> tuple[FileLines, set[int], list[tuple[str, int, int, bool]]]:
+    """One file's coverage contexts -> (line -> tests, lines run outside every test, the defs
+    whose body ran as (name, start, end, a test ran it)). A line counts for its statement;
+    a def's signature counts as executed by the tests that ran its body."""
+    spans = functions(source)
+    if not spans:
+        return {}, set(), []
+    owner, u = body_owner(spans), units(source, spans)
+    per_unit: dict[tuple[int, int], set[str]] = {}
+    at_import: set[tuple[int, int]] = set()
+    own: dict[int, set[str]] = {}  # def -> tests that ran its own body
+    ran: set[int] = set()
+    for line, contexts in by_line.items():
+        unit = u.unit.get(line, (line, line))
+        i = owner[line] if 0 <= line < len(owner) else 0
+        ran.add(i)
+        for ctx in contexts:
+            if ctx in tests:
+                per_unit.setdefault(unit, set()).add(ctx)
+                own.setdefault(i, set()).add(ctx)
+            elif not ctx and unit not in u.signature:
+                at_import.add(unit)
+    for unit, i in u.signature.items():
+        if own.get(i):
+            per_unit.setdefault(unit, set()).update(own[i])
+    lines: FileLines = {}
+    for (a, b), ids in per_unit.items():
+        for line in range(a, b + 1):
+            lines.setdefault(line, set()).update(ids)
+    defs = [(spans[i].name, spans[i].start, spans[i].end, bool(own.get(i))) for i in sorted(ran) if i]
+    return lines, {ln for a, b in at_import for ln in range(a, b + 1)}, defs
+
+
+def fold_coverage(run: Run, fns: Functions) -> tuple[dict[str, FileLines], dict[str, set[int]]]:
+    """(core file -> line -> tests, core file -> lines executed outside every test)."""
     from coverage import CoverageData
 
     data = CoverageData(basename=str(run.data_dir / ".coverage"))
     data.read()
-    per_test: dict[str, set[int]] = {t: set() for t in run.tests}
-    outside: set[int] = set()
+    per_file: dict[str, FileLines] = {}
+    outside: dict[str, set[int]] = {}
     for path in data.measured_files():
         rel = torch_rel(path, run.torch_dirs)
         if rel is None or not rel.endswith(".py"):
             continue
         try:
-            spans = functions(Path(path).read_text(encoding="utf-8"))
+            source = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        if not spans:
-            continue
-        owner = body_owner(spans)
-        module = fns.id(rel, MODULE, spans[0].start, spans[0].end)
-        for line, contexts in data.contexts_by_lineno(path).items():
-            i = owner[line] if 0 <= line < len(owner) else 0
-            fid = module if i == 0 else fns.id(rel, spans[i].name, spans[i].start, spans[i].end)
-            for ctx in contexts:
-                (outside if not ctx else per_test.setdefault(ctx, set())).add(fid)
-    return per_test, outside
+        lines, imports, defs = fold_file(source, data.contexts_by_lineno(path), run.tests)
+        for name, start, end, tested in defs:
+            fns.add(rel, name, start, end, tested)
+        if lines:
+            per_file[rel] = lines
+        if imports:
+            outside[rel] = imports
+    return per_file, outside
 
 
 def ops_from_memory(memory: Optional[Path], test_ids: Sequence[str]) -> Optional[dict[str, frozenset[str]]]:
@@ -202,19 +239,27 @@ def assemble(
     previous: Optional[ChangeMap] = None,
 ) -> ChangeMap:
     fns = Functions()
-    import_time: set[int] = set()
+    coverage: dict[str, dict[str, FileLines]] = {}
+    imports: dict[str, set[int]] = {}
     features: dict[str, Feature] = {}
-    all_ids = [t for r in runs for t in r.tests]
-    ops = ops_from_memory(memory, all_ids)
+    ops = ops_from_memory(memory, [t for r in runs for t in r.tests])
+    carried = coverage_of(previous) if previous else ({}, {})
     for run in runs:
         if run.data_dir is None and previous and run.feature in previous.features:
-            features[run.feature] = _carry(previous, previous.features[run.feature], fns, import_time)
+            # reused: its coverage, the lines run at import and the defs, as recorded
+            coverage[run.feature] = carried[0].get(run.feature, {})
+            for file, lines in carried[1].items():
+                imports.setdefault(file, set()).update(lines)
+            for f in previous.functions:
+                fns.add(f.file, f.name, f.start, f.end, f.tested)
+            features[run.feature] = previous.features[run.feature]
             continue
-        per_test, outside = fold_coverage(run, fns) if run.data_dir else ({}, set())
-        import_time |= outside
+        per_file, outside = fold_coverage(run, fns) if run.data_dir else ({}, {})
+        coverage[run.feature] = per_file
+        for file, lines in outside.items():
+            imports.setdefault(file, set()).update(lines)
         tests = {
-            t: Recorded(float(r["seconds"]), frozenset(per_test.get(t, ())), (ops or {}).get(t, frozenset()))
-            for t, r in run.tests.items()
+            t: Recorded(float(r["seconds"]), (ops or {}).get(t, frozenset())) for t, r in run.tests.items()
         }
         features[run.feature] = Feature(
             {k: v for k, v in run.configs.items() if v},
@@ -222,28 +267,17 @@ def assemble(
             tests,
             sentinels(run),
         )
-    return make_map(
+    return map_from_coverage(
+        coverage,
+        imports,
         torch_version=torch_version,
         core_git_version=git_version,
         suite_sha=suite_sha,
-        functions=tuple(fns.table),
-        import_time=frozenset(import_time),
+        functions=fns.table(),
         features=features,
         ops_recorded=ops is not None,
         built_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     )
-
-
-def _carry(prev: ChangeMap, feat: Feature, fns: Functions, import_time: set[int]) -> Feature:
-    """A feature reused from the previous map, its function ids renumbered into this one."""
-    remap = {}
-    for i, f in enumerate(prev.functions):
-        remap[i] = fns.id(f.file, f.name, f.start, f.end)
-    import_time |= {remap[i] for i in prev.import_time}
-    tests = {
-        t: Recorded(r.seconds, frozenset(remap[i] for i in r.functions), r.ops) for t, r in feat.tests.items()
-    }
-    return Feature(feat.configs, feat.test_files, tests, feat.sentinels)
 
 
 def unchanged(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from testing.changes.changemap import read_map, write_map
+from testing.changes.changemap import coverage_of, read_map, write_map
 from testing.changes.decide import select_tests
 from testing.changes.diff import FileChange, Hunk
 from testing.changes.only import resolve, write_only
@@ -59,6 +59,9 @@ def recorded(tmp_path_factory):
     return dict(tmp=tmp, ws=ws, env=env, upstream=upstream, feature=feature, m=m, runs=runs, kw=kw)
 
 
+FLAT = "torch/nn/modules/flatten.py"
+
+
 def fn_id(m, file, name):
     (i,) = [i for i, f in enumerate(m.functions) if f.file == file and f.name == name]
     return i
@@ -68,11 +71,12 @@ def test_coverage_part(recorded):
     m = recorded["m"]
     feat = m.features["upstream-spyre-nn"]
     assert len(feat.tests) == 13 and all(t.seconds > 0 for t in feat.tests.values())
-    init = fn_id(m, "torch/nn/modules/flatten.py", "Flatten.__init__")
-    forward = fn_id(m, "torch/nn/modules/flatten.py", "Flatten.forward")
-    assert all(init in t.functions and forward in t.functions for t in feat.tests.values())
-    assert init not in m.import_time  # called by the tests, not at import
-    assert m.functions[init].start < m.functions[init].end
+    for name in ("Flatten.__init__", "Flatten.forward"):
+        f = m.functions[fn_id(m, FLAT, name)]
+        every = m.of_feature("upstream-spyre-nn", m.tests_at(FLAT, range(f.start, f.end + 1)))
+        assert every == set(feat.tests) and f.tested  # every test builds and calls a Flatten
+        assert m.import_line(FLAT, range(f.start, f.end + 1)) is None  # the def line is its signature
+    assert m.import_line(FLAT, range(1, 40)) is not None  # imports, the class statement
     assert list(feat.test_files) == [NN_FILE] and len(feat.sentinels) == 2
     assert m.suite_sha == recorded["upstream"].sha and m.torch_version.startswith("2.")
 
@@ -90,8 +94,8 @@ def test_aten_op_part(recorded):
 
 def test_map_round_trip_and_a_selection_from_it(recorded):
     m = read_map(write_map(recorded["tmp"] / "map.json", recorded["m"]))
-    init = m.functions[fn_id(m, "torch/nn/modules/flatten.py", "Flatten.__init__")]
-    change = FileChange("torch/nn/modules/flatten.py", "M", (Hunk(init.start, 1, ("-a", "+b")),))
+    init = m.functions[fn_id(m, FLAT, "Flatten.__init__")]
+    change = FileChange(FLAT, "M", (Hunk(init.start, 1, ("-a", "+b")),))  # its signature line
     feat = m.features["upstream-spyre-nn"]
     sel = select_tests(m, "upstream-spyre-nn", [change], dict(feat.test_files), dict(feat.configs))
     assert not sel.full and sel.selected == 13 and "Flatten.__init__" in sel.line()
@@ -131,13 +135,5 @@ def test_unchanged_feature_is_reused(recorded, capsys):
         m.features["upstream-spyre-nn"].tests.keys()
         == recorded["m"].features["upstream-spyre-nn"].tests.keys()
     )
-    old, new = recorded["m"], m
-    t = sorted(new.features["upstream-spyre-nn"].tests)[0]
-
-    def names(mm):
-        return {
-            (mm.functions[i].file, mm.functions[i].name)
-            for i in mm.features["upstream-spyre-nn"].tests[t].functions
-        }
-
-    assert names(old) == names(new)
+    assert coverage_of(m)[0]["upstream-spyre-nn"] == coverage_of(recorded["m"])[0]["upstream-spyre-nn"]
+    assert m.import_lines == recorded["m"].import_lines

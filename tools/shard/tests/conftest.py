@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 import tools.shard
+from testing.matrix import plugin
 
 REPO_ROOT = Path(tools.shard.__file__).resolve().parents[2]
 
@@ -14,13 +15,5 @@ def _importable_in_children(monkeypatch):
     and must not inherit this process's own shard settings."""
     path = os.environ.get("PYTHONPATH", "")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(REPO_ROOT), path) if p))
-    for var in (
-        "TEST_SHARD_INDEX",
-        "TEST_TOTAL_SHARDS",
-        "TEST_SHARD_STATUS_FILE",
-        "OOT_SHARD_INDEX",
-        "OOT_SHARD_TOTAL",
-        "OOT_SHARD_TIMINGS",
-        "XML_OUTPUT_FILE",
-    ):
+    for var in (*plugin.ENV, "XML_OUTPUT_FILE"):
         monkeypatch.delenv(var, raising=False)

@@ -3,7 +3,7 @@ import sys
 
 import pytest
 
-from tools.shard import store
+from testing.matrix import timings as timings_file
 from tools.shard.cli import main
 
 JUNIT = """<testsuites><testsuite>
@@ -25,7 +25,7 @@ def timings(tmp_path):
 
 
 def test_update_records_nodeids(timings):
-    assert store.load(timings).tests == {
+    assert timings_file.load(timings).tests == {
         "t.py::test_a": 3.0,
         "t.py::test_b": 1.0,
         "t.py::test_c": 1.0,
@@ -132,7 +132,7 @@ def test_prune_names_what_it_would_drop_and_writes_nothing_without_drop(recorded
         "nothing written, add --drop to drop them"
     )
     assert recorded.read_bytes() == before
-    assert not store.previous_path(recorded).exists()
+    assert not timings_file.previous_path(recorded).exists()
 
 
 def test_prune_with_drop_only_drops_tests_of_the_files_the_results_ran(recorded, tmp_path, capsys):
@@ -140,9 +140,9 @@ def test_prune_with_drop_only_drops_tests_of_the_files_the_results_ran(recorded,
     xml = _junit(tmp_path / "b.xml", [("b", "test_0", 4.0), ("b", "test_1", 4.0)])
     argv = ["update", "--prune", "--drop", str(xml), "--timings", str(recorded), "--root", str(tmp_path)]
     assert main(argv) == 0
-    tests = store.load(recorded).tests
+    tests = timings_file.load(recorded).tests
     assert len(tests) == 42 and "b.py::test_2" not in tests and "a.py::test_39" in tests
-    assert store.previous_path(recorded).read_bytes() == before
+    assert timings_file.previous_path(recorded).read_bytes() == before
     out = capsys.readouterr()
     assert "--prune drops 1 of 43 recorded tests: b.py::test_2" in out.err
     assert "42 tests recorded (were 43); previous version in" in out.out
@@ -169,7 +169,7 @@ def test_from_testlogs_reads_only_the_generated_config_targets(recorded, tmp_pat
         str(tmp_path),
     ]
     assert main(argv) == 0
-    tests = store.load(recorded).tests
+    tests = timings_file.load(recorded).tests
     assert len(tests) == 43 and tests["b.py::test_0"] == 5.0
     assert "1 durations from 1 files folded in" in capsys.readouterr().out
 

@@ -4,17 +4,23 @@ A suite with one test per path runs twice, for real: under plain pytest with the
 plugin (`--isolate`, its JSON summary) and under the shard runner (reruns on). Each path
 is then read by every consumer: the plugin's summary, the shard runner's verdicts and
 merged JUnit, crcr's callback counts and failing cases, and the selection's refine step.
-A strict XPASS is a promotion everywhere: run once, never a (flaky) failure, leg green.
+A strict XPASS is a promotion everywhere: run once, never a (flaky) failure, leg green;
+a leg whose only non-pass is one is green through the shard runner and through crcr's
+pytest runner alike (Done-when 4 of issue 23), and the warehouse stores it so.
 """
 
 import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from crcr.handler.plan import Candidate, Leg
+from crcr.handler.runner import run_leg
 from crcr.junit import read_report
+from crcr.warehouse.records import leg_report
 from testing.results import junit
 from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
 from tools.select.refine.results import read_junit
@@ -125,11 +131,12 @@ def test_every_consumer_names_the_path_alike(runs, path):
         assert (path in promoted) == (path in PROMOTABLE)
 
 
+STRICT_ONLY = "import pytest\n\n@pytest.mark.xfail(reason='r', strict=True)\ndef test_fixed(): pass\n"
+
+
 def test_a_strict_xpass_alone_keeps_the_shard_green(tmp_path):
     """Done-when 4: one attempt, reported as a promotion candidate, exit 0, counted passed."""
-    (tmp_path / "test_strict.py").write_text(
-        "import pytest\n\n@pytest.mark.xfail(reason='r', strict=True)\ndef test_fixed(): pass\n"
-    )
+    (tmp_path / "test_strict.py").write_text(STRICT_ONLY)
     env = child_env()
     proc = subprocess.run(
         [sys.executable, "-m", "tools.shard.runner", "--reruns=2", "--junitxml=out.xml", "--summary=s.json"]
@@ -147,3 +154,44 @@ def test_a_strict_xpass_alone_keeps_the_shard_green(tmp_path):
     assert "rerun" not in proc.stderr and len(summary["processes"]) == 1
     counts = read_report([tmp_path / "out.xml"]).counts
     assert (counts.passed, counts.failed) == (1, 0)
+
+
+def test_a_strict_xpass_alone_keeps_a_crcr_pytest_leg_green(tmp_path, monkeypatch):
+    """crcr's pytest runner (plain pytest exits 1 on it): the leg is green, one run, the test
+    counted passed and named a promotion candidate; the warehouse's rows of the same leg agree,
+    and the adaptation plugin's own summary lists it too."""
+    ws = tmp_path / "ws"
+    (ws / "configs").mkdir(parents=True)
+    (ws / "configs" / "strict.yaml").write_text(
+        "test_suite_config:\n  files:\n    - path: ${REPO_ROOT}/testing/suites/test_strict.py\n"
+    )
+    (ws / "testing" / "suites").mkdir(parents=True)
+    (ws / "testing" / "suites" / "test_strict.py").write_text(STRICT_ONLY)
+    monkeypatch.setenv("REPO_ROOT", str(ws))
+    # crcr's leg gets our sys.path; pytest put tools/ (a namespace package, no __init__) on it
+    # for this test package, where tools/select would shadow the standard library's select
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if Path(p).name != "tools"])
+    candidate = Candidate("primary", "HEAD", "a" * 40, "a" * 40, True)
+    leg = Leg(0, candidate, "strict", ("configs/strict.yaml",), 0, 1, "strict")
+    result = run_leg(leg, ws, tmp_path / "out", runner="pytest", env=child_env(), timeout=300)
+    assert result.exit_code == 1  # what pytest said
+    assert result.conclusion == "success", (result.notes, (tmp_path / "out" / "strict.log").read_text())
+    assert (result.counts.passed, result.counts.failed) == (1, 0) and not result.failing_tests
+    (note,) = [n for n in result.notes if n.startswith("promotion candidates")]
+    assert note.endswith(": 1: testing.suites.test_strict::test_fixed")
+    rows = leg_report(result.report)  # what the warehouse ingests for this leg
+    assert rows.complete and rows.tally() == (1, 0, 0) and not rows.failing()
+    assert [t.outcome for t in rows.tests] == [Outcome.XPASSED_STRICT]
+
+    plugin = subprocess.run(
+        [sys.executable, "-m", "pytest", *QUIET, "-p", "testing.plugin", "--oot-summary=p.json"]
+        + ["testing/suites/test_strict.py"],
+        cwd=ws,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert plugin.returncode == 1  # plain pytest keeps its own meaning of strict
+    summary = json.loads((ws / "p.json").read_text())
+    assert summary["promotion_candidates"] == ["testing/suites/test_strict.py::test_fixed"], summary

@@ -7,6 +7,7 @@ import os
 import zipfile
 
 _EPOCH = (1980, 1, 1, 0, 0, 0)
+_LICENSES = "licenses/"
 
 
 def _record_hash(data: bytes) -> str:
@@ -15,15 +16,36 @@ def _record_hash(data: bytes) -> str:
 
 
 def _metadata(args) -> str:
-    lines = ["Metadata-Version: 2.1", f"Name: {args.distribution}", f"Version: {args.version}"]
+    lines = ["Metadata-Version: 2.4", f"Name: {args.distribution}", f"Version: {args.version}"]
     if args.summary:
         lines.append(f"Summary: {args.summary}")
-    if args.license:
-        lines.append(f"License: {args.license}")
+    if args.license:  # PEP 639: an SPDX expression, and the license texts the wheel carries
+        lines.append(f"License-Expression: {args.license}")
+    lines += [f"License-File: {name}" for name in _license_files(args.extra_distinfo_file)]
     if args.python_requires:
         lines.append(f"Requires-Python: {args.python_requires}")
     lines += [f"Requires-Dist: {r}" for r in args.requires]
+    extras: dict[str, list[str]] = {}
+    for spec in args.extra_requires:
+        extra, _, req = spec.partition(":")
+        extras.setdefault(extra, []).append(req)
+    for extra, reqs in sorted(extras.items()):
+        lines.append(f"Provides-Extra: {extra}")
+        lines += [f'Requires-Dist: {r}; extra == "{extra}"' for r in reqs]
     return "\n".join(lines) + "\n"
+
+
+def _read(spec: str) -> tuple[str, bytes]:
+    """DEST=SRC -> (DEST, the bytes of SRC)."""
+    dest, _, src = spec.partition("=")
+    with open(src, "rb") as f:
+        return dest, f.read()
+
+
+def _license_files(specs: list[str]) -> list[str]:
+    """Names of the extra dist-info files under licenses/, relative to it (PEP 639)."""
+    names = (spec.partition("=")[0] for spec in specs)
+    return sorted(n.removeprefix(_LICENSES) for n in names if n.startswith(_LICENSES))
 
 
 def _entry_points(specs: list[str]) -> str:
@@ -47,15 +69,14 @@ def main() -> None:
     parser.add_argument("--out", required=True)
     parser.add_argument("--file", action="append", default=[])
     parser.add_argument("--requires", action="append", default=[])
+    parser.add_argument("--extra-requires", action="append", default=[], help="EXTRA:REQUIREMENT")
     parser.add_argument("--entry-point", action="append", default=[])
+    parser.add_argument("--extra-distinfo-file", action="append", default=[], help="NAME=PATH in .dist-info")
     args = parser.parse_args()
 
     dist_info = f"{args.distribution.replace('-', '_')}-{args.version}.dist-info"
-    entries: dict[str, bytes] = {}
-    for spec in args.file:
-        dest, _, src = spec.partition("=")
-        with open(src, "rb") as f:
-            entries[dest] = f.read()
+    entries = dict(_read(spec) for spec in args.file)
+    entries.update((f"{dist_info}/{name}", data) for name, data in map(_read, args.extra_distinfo_file))
     entries[f"{dist_info}/METADATA"] = _metadata(args).encode()
     entries[f"{dist_info}/WHEEL"] = (
         f"Wheel-Version: 1.0\nGenerator: rules_python-standin\nRoot-Is-Purelib: true\nTag: {args.tag}\n"

@@ -1,6 +1,6 @@
 import pytest
 
-from tools.shard.request import Level, ShardRequestError, resolve
+from testing.matrix.request import Level, ShardRequestError, resolve
 
 
 def test_nothing_requested():

@@ -1,16 +1,14 @@
-"""pytester acceptance tests of the shard plugin."""
+"""pytester acceptance tests of the sharding plugin (testing.matrix.plugin)."""
 
 import json
 
 import pytest
 
-from tools.shard import journal
-
 pytest_plugins = ["pytester"]
 
 # hypothesis' pytest plugin re-imports hypothesis on every in-process run (pytester
 # restores sys.modules), several seconds each; these runs never use it.
-PLUGIN = ("-p", "no:hypothesispytest", "-p", "tools.shard.plugin")
+PLUGIN = ("-p", "no:hypothesispytest", "-p", "testing.matrix.plugin")
 
 SUITE = """
 import pytest
@@ -151,29 +149,6 @@ def test_shard_only_runs_exactly_the_listed_tests(suite, monkeypatch, tmp_path):
         "test_suite.py::TestB::test_b[2]",
         "test_suite.py::test_long",
     ]
-
-
-def test_journal_records_the_test_running_at_a_crash(pytester, tmp_path):
-    pytester.makepyfile(
-        test_die="""
-        import os, resource
-        def test_first(): pass
-        def test_dies():
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file for a deliberate crash
-            os.abort()
-        def test_never(): pass
-    """
-    )
-    log = tmp_path / "journal.jsonl"
-    result = pytester.runpytest_subprocess(*PLUGIN, f"--shard-journal={log}")
-    assert result.ret != 0
-    state = journal.read(log)
-    assert not state.complete
-    assert state.finished == {
-        "test_die.py::test_first": ("passed", pytest.approx(state.finished["test_die.py::test_first"][1]))
-    }
-    assert state.running == "test_die.py::test_dies"
-    assert state.remaining() == ["test_die.py::test_never"]
 
 
 def test_header_names_the_shard(suite, monkeypatch):

@@ -2,8 +2,8 @@ import json
 
 import pytest
 
+from testing.matrix import timings as store
 from testing.results import atomic
-from tools.shard import store
 
 
 def test_round_trip_and_sorted_output(tmp_path):
