@@ -273,6 +273,29 @@ def investigate(
 
 
 # -- from a red leg to its verdict ------------------------------------------------------------
+def upstream_cannot_reach(leg: Leg, result: LegResult) -> str:
+    """Why the dispatched upstream range changes nothing this leg ran ("" when it can).
+
+    The bazel runner runs the generated targets of configs/ (`testing/targets`): in-tree
+    suites (a config naming upstream files gets no target) on the core in the test's runfiles,
+    the pinned wheel or another pinned --config core, never the core overlay. The same tests
+    on the same core at every commit of last-green..SHA: nothing to re-run there or bisect,
+    and the failure is not upstream's. (A --target-template naming another target is the
+    user's: the same holds for its core, which is never overlaid.)"""
+    if leg.candidate.bazel_config:
+        return (
+            f"it tests the pinned core of --config={leg.candidate.bazel_config}, not upstream's at "
+            "each commit: upstream's range changes nothing it runs"
+        )
+    if result.runner == "bazel":
+        return (
+            "the bazel runner runs configs/' generated targets (in-tree suites) on the pinned wheel "
+            "without the core overlay: upstream's range changes nothing it runs "
+            "(--runner pytest tests the core at each commit)"
+        )
+    return ""
+
+
 @dataclass(frozen=True)
 class Triage:
     """How red legs are triaged in this run: where to re-run, how far to bisect, the logs' URL."""
@@ -295,14 +318,19 @@ class Triage:
         from crcr.handler.triage import verdict
         from crcr.verdict_rules import fit
 
-        rerunner = self.rerunner(setup, leg, out)
+        beyond = upstream_cannot_reach(leg, result)
+        rerunner = None if beyond else self.rerunner(setup, leg, out)
         try:
             e = investigate(leg, result, found, rerunner, setup.sha, self.limits, self.log_url)
         finally:
             if rerunner is not None:
                 rerunner.close()
+        if beyond:  # the range is real, but nothing in it reaches what this leg ran
+            e = replace(e, upstream_moved=False, upstream_range="", beyond_upstream=True)
         sent, warnings = fit(verdict(e))
         notes = [f"triage: {w}" for w in warnings]
+        if beyond and e.failures and not e.outside_tests:
+            notes.append(f"triage: not re-run or bisected: {beyond}")
         if sent:
             notes.insert(0, f"triage: {sent['category']}/{sent['confidence']}: {sent['summary']}")
         b = e.bisection
