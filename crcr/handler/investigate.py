@@ -89,7 +89,10 @@ class Rerunner:
             if done is not None:
                 return done
             self.warm = False  # said once; every later run starts a fresh interpreter
-            print(f"{self.leg.job_name}: re-runs without a warm interpreter ({self._zygote.off})", file=sys.stderr)
+            print(
+                f"{self.leg.job_name}: re-runs without a warm interpreter ({self._zygote.off})",
+                file=sys.stderr,
+            )
         return run_command(argv, self.ws, env, self.timeout, log)
 
     def probe(self, sha: str, tests: Sequence[str]) -> Probe:

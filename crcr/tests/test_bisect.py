@@ -230,7 +230,13 @@ def test_a_bazel_runner_leg_says_in_one_line_why_it_is_not_bisected(repo, tmp_pa
     )
     report = read_report([junit])
     red = LegResult(
-        "failure", 3, report.counts, 1.0, (junit,), report=report, runner="bazel",
+        "failure",
+        3,
+        report.counts,
+        1.0,
+        (junit,),
+        report=report,
+        runner="bazel",
         failing_tests=("test/test_flag.py::T::t",),
     )
     leg = Leg(0, Candidate("primary", "HEAD", shas[-1], shas[-1], True), "flag", (), 0, 1, "test-flag")

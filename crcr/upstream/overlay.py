@@ -191,7 +191,9 @@ def _mirror(src: Path, dst: Path, changed: dict[str, str], checkout: Path, rel: 
         if here in changed:
             continue  # written below (or deleted)
         if entry == "__pycache__":
-            _mirror_bytecode(src / entry, dst / entry, {p[len(prefix) :] for p in changed if p.startswith(prefix)})
+            _mirror_bytecode(
+                src / entry, dst / entry, {p[len(prefix) :] for p in changed if p.startswith(prefix)}
+            )
             continue
         if (
             (src / entry).is_dir()

@@ -43,7 +43,16 @@ PARTS = ("checkout", "overlay", "process", "tests")
 
 def _args(state: Path, cache: Path):
     return handler._parser().parse_args(
-        ["--state-dir", str(state), "--upstream", "fixture", "--upstream-cache", str(cache), "--runner", "pytest"]
+        [
+            "--state-dir",
+            str(state),
+            "--upstream",
+            "fixture",
+            "--upstream-cache",
+            str(cache),
+            "--runner",
+            "pytest",
+        ]
     )
 
 
@@ -123,7 +132,13 @@ def main(argv=None) -> int:
     table = Table(
         title=f"bisection over {len(commits)} commits (fixture of {len(commits) + 1}; generated in {gen:.1f}s)"
     )
-    for col in ("way", "runs", "wall s", "per run: checkout / overlay / process / tests s", "first bad commit"):
+    for col in (
+        "way",
+        "runs",
+        "wall s",
+        "per run: checkout / overlay / process / tests s",
+        "first bad commit",
+    ):
         table.add_column(col)
     name = lambda f: f.culprit.sha[:12] if f.culprit else f.status  # noqa: E731
     rows = (
