@@ -12,6 +12,7 @@ Entry points:
 from __future__ import annotations
 
 import itertools
+import resource
 import signal
 import sys
 import time
@@ -80,20 +81,23 @@ class Rerunner:
         if self._zygote is not None:
             self._zygote.close()
 
-    def _run(self, argv: list[str], core_path, log: Path) -> tuple[int, bool]:
+    def _run(self, argv: list[str], core_path, log: Path) -> tuple[int, bool, float]:
+        """(exit code, timed out, CPU seconds of the run's process)."""
         env = child_env(self.ws, self.env, core_path)
         if self.warm:
             if self._zygote is None:
                 self._zygote = WarmPytest(self.ws, child_env(self.ws, self.env))
             done = self._zygote.run(argv, self.ws, env, self.timeout, log, core_path)
             if done is not None:
-                return done
+                return (*done, self._zygote.cpu)
             self.warm = False  # said once; every later run starts a fresh interpreter
             print(
                 f"{self.leg.job_name}: re-runs without a warm interpreter ({self._zygote.off})",
                 file=sys.stderr,
             )
-        return run_command(argv, self.ws, env, self.timeout, log)
+        before = _children_cpu()
+        code, timed_out = run_command(argv, self.ws, env, self.timeout, log)
+        return code, timed_out, _children_cpu() - before
 
     def probe(self, sha: str, tests: Sequence[str]) -> Probe:
         """The failing `tests` at `sha`; the probe's `parts` say where its time went."""
@@ -116,7 +120,7 @@ class Rerunner:
         only = () if self.whole_leg else [f"{root}/{t}" for t in present]
         argv = pytest_command(self.leg, self.ws, junit, None, upstream=upstream, only=only)
         overlaid = time.monotonic()
-        code, timed_out = self._run(argv, core_path, base.with_suffix(".log"))
+        code, timed_out, cpu = self._run(argv, core_path, base.with_suffix(".log"))
         self.runs += 1
         ran = time.monotonic()
         report = read_report([junit] if junit.exists() else [])
@@ -126,6 +130,7 @@ class Rerunner:
             ("overlay", overlaid - checked_out),
             ("process", ran - overlaid),
             ("tests", _tests_seconds(report)),
+            ("cpu", cpu),
         )
         if timed_out or not report.cases or report.counts.passed + report.counts.failed == 0:
             return Probe(
@@ -137,6 +142,11 @@ class Rerunner:
         _, failing = locate_failures(report, Upstream(root=root))
         still = tuple(t for t in failing if t in tests)
         return Probe(BAD if still else GOOD, "", seconds, still, parts=parts)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _tests_seconds(report) -> float:

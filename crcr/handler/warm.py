@@ -24,6 +24,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import resource
 import runpy
 import select
 import signal
@@ -133,7 +134,8 @@ def _child(req: dict) -> None:
 
 def serve() -> int:
     problem = _preload()
-    _write({"ready": not problem, "problem": problem})
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    _write({"ready": not problem, "problem": problem, "cpu": own.ru_utime + own.ru_stime})
     if problem:
         return 3
     for line in sys.stdin:
@@ -142,8 +144,8 @@ def serve() -> int:
         if pid == 0:
             _child(req)
         _write({"pid": pid})
-        _, status = os.waitpid(pid, 0)
-        _write({"exit": os.waitstatus_to_exitcode(status)})
+        _, status, usage = os.wait4(pid, 0)
+        _write({"exit": os.waitstatus_to_exitcode(status), "cpu": usage.ru_utime + usage.ru_stime})
     return 0
 
 
@@ -178,6 +180,8 @@ class WarmPytest:
         self.lines: Optional[_Lines] = None
         self.off = ""
         self.start_seconds = 0.0  # the zygote's own start-up (its preloads)
+        self.start_cpu = 0.0  # CPU seconds of that start-up
+        self.cpu = 0.0  # CPU seconds of the last run (the fork's own)
 
     def _start(self) -> bool:
         if self.proc is not None or self.off:
@@ -202,6 +206,7 @@ class WarmPytest:
             self.close()
             return False
         self.start_seconds = time.monotonic() - t0
+        self.start_cpu = float(hello.get("cpu") or 0.0)
         return True
 
     def usable(self, argv: Sequence[str]) -> bool:
@@ -222,11 +227,12 @@ class WarmPytest:
             if started is None:
                 raise EOFError("no fork started")
             done = self.lines.next(timeout)
-            if done is not None:
-                return done["exit"], False
-            _kill(started["pid"])
-            done = self.lines.next(30.0)
-            return (done or {}).get("exit", -9), True
+            timed_out = done is None
+            if timed_out:
+                _kill(started["pid"])
+                done = self.lines.next(30.0) or {}
+            self.cpu = float(done.get("cpu") or 0.0)
+            return done.get("exit", -9), timed_out
         except (OSError, EOFError, ValueError, KeyError) as err:
             self.off = f"the warm interpreter failed: {err}"
             self.close()

@@ -91,6 +91,11 @@ class Way:
         z = self.rerunner._zygote
         return z.start_seconds if z is not None else 0.0
 
+    def cpu(self) -> float:
+        """CPU seconds of every run's process, plus the warm interpreter's start-up."""
+        z = self.rerunner._zygote
+        return sum(dict(p.parts).get("cpu", 0.0) for p in self.probes) + (z.start_cpu if z else 0.0)
+
 
 def _short(path: str, root: Path) -> str:
     """A checkout's file relative to the checkout (the temp dir means nothing to a reader)."""
@@ -136,6 +141,7 @@ def main(argv=None) -> int:
         "way",
         "runs",
         "wall s",
+        "CPU s",
         "per run: checkout / overlay / process / tests s",
         "first bad commit",
     ):
@@ -150,7 +156,7 @@ def main(argv=None) -> int:
     for way, label, f in rows:
         runs = f"{f.runs} (+{len(f.steps) - f.runs} confirm)" if f else f"{len(way.probes)} of {len(commits)}"
         parts = " / ".join(f"{way.per_run()[k]:.2f}" for k in PARTS)
-        table.add_row(label, runs, f"{way.wall:.1f}", parts, name(f) if f else "")
+        table.add_row(label, runs, f"{way.wall:.1f}", f"{way.cpu():.1f}", parts, name(f) if f else "")
     console.print(table)
     print(
         f"failing leg {JOB}: {len(suites.files) + len(suites.upstream)} file(s) "
@@ -165,6 +171,7 @@ def main(argv=None) -> int:
     print(
         f"split: failing tests only (A/C') = {a.wall / c2.wall:.3f}; warm interpreter (C'/C) = {c2.wall / c.wall:.3f}"
     )
+    print(f"CPU (other jobs' load left out): A/B = {a.cpu() / b.cpu():.3f}, A/C = {a.cpu() / c.cpu():.3f}")
     return 0
 
 
