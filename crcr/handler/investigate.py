@@ -12,7 +12,9 @@ Entry points:
 from __future__ import annotations
 
 import itertools
+import resource
 import signal
+import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,6 +24,7 @@ from crcr.errors import ConfigError, one_line
 from crcr.handler.plan import Leg
 from crcr.handler.runner import LegResult, Upstream, child_env, locate_failures, pytest_command, run_command
 from crcr.handler.triage import Evidence, failures_of
+from crcr.handler.warm import WarmPytest
 from crcr.junit import read_report
 from crcr.upstream.attribution import Attribution
 from crcr.upstream.bisect import BAD, DEFAULT_LIMITS, GOOD, SKIP, Bisection, Limits, Probe, Step, bisect
@@ -63,15 +66,47 @@ class Rerunner:
     timeout: float = 900.0
     roots: Mapping[str, Path] = field(default_factory=dict)  # checkouts made already (the leg's own)
     whole_leg: bool = False  # run the leg's own files, not just `tests` (the benchmark's baseline)
+    warm: bool = True  # runs fork a warm interpreter (handler/warm.py); False: a fresh one each
     runs: int = 0
     _seq: itertools.count = field(default_factory=itertools.count)
+    _zygote: Optional[WarmPytest] = None
+
+    def __enter__(self) -> "Rerunner":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._zygote is not None:
+            self._zygote.close()
+
+    def _run(self, argv: list[str], core_path, log: Path) -> tuple[int, bool, float]:
+        """(exit code, timed out, CPU seconds of the run's process)."""
+        env = child_env(self.ws, self.env, core_path)
+        if self.warm:
+            if self._zygote is None:
+                self._zygote = WarmPytest(self.ws, child_env(self.ws, self.env))
+            done = self._zygote.run(argv, self.ws, env, self.timeout, log, core_path)
+            if done is not None:
+                return (*done, self._zygote.cpu)
+            self.warm = False  # said once; every later run starts a fresh interpreter
+            print(
+                f"{self.leg.job_name}: re-runs without a warm interpreter ({self._zygote.off})",
+                file=sys.stderr,
+            )
+        before = _children_cpu()
+        code, timed_out = run_command(argv, self.ws, env, self.timeout, log)
+        return code, timed_out, _children_cpu() - before
 
     def probe(self, sha: str, tests: Sequence[str]) -> Probe:
+        """The failing `tests` at `sha`; the probe's `parts` say where its time went."""
         started = time.monotonic()
         try:
             root = self.roots.get(sha) or self.source.checkout(sha)
         except UpstreamError as err:
             return Probe(SKIP, f"does not check out: {err}", time.monotonic() - started, ran=False)
+        checked_out = time.monotonic()
         _, core_path, note = self.core_at(root, sha)
         present = [t for t in tests if (root / t.split("::", 1)[0]).is_file()]
         if not present:
@@ -84,19 +119,45 @@ class Rerunner:
         junit = base.with_suffix(".xml")
         only = () if self.whole_leg else [f"{root}/{t}" for t in present]
         argv = pytest_command(self.leg, self.ws, junit, None, upstream=upstream, only=only)
-        code, timed_out = run_command(
-            argv, self.ws, child_env(self.ws, self.env, core_path), self.timeout, base.with_suffix(".log")
-        )
+        overlaid = time.monotonic()
+        code, timed_out, cpu = self._run(argv, core_path, base.with_suffix(".log"))
         self.runs += 1
+        ran = time.monotonic()
         report = read_report([junit] if junit.exists() else [])
         seconds = time.monotonic() - started
+        parts = (
+            ("checkout", checked_out - started),
+            ("overlay", overlaid - checked_out),
+            ("process", ran - overlaid),
+            ("tests", _tests_seconds(report)),
+            ("cpu", cpu),
+        )
         if timed_out or not report.cases or report.counts.passed + report.counts.failed == 0:
             return Probe(
-                SKIP, f"does not build or run (exit {code}{', timed out' if timed_out else ''})", seconds
+                SKIP,
+                f"does not build or run (exit {code}{', timed out' if timed_out else ''})",
+                seconds,
+                parts=parts,
             )
         _, failing = locate_failures(report, Upstream(root=root))
         still = tuple(t for t in failing if t in tests)
-        return Probe(BAD if still else GOOD, "", seconds, still)
+        return Probe(BAD if still else GOOD, "", seconds, still, parts=parts)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _tests_seconds(report) -> float:
+    """What the tests themselves took, by their JUnit times (a bad number counts 0)."""
+    total = 0.0
+    for case in report.cases:
+        try:
+            total += float(case.time or 0)
+        except ValueError:
+            continue
+    return total
 
 
 def _native_files(commit) -> list[str]:
@@ -225,6 +286,29 @@ def investigate(
 
 
 # -- from a red leg to its verdict ------------------------------------------------------------
+def upstream_cannot_reach(leg: Leg, result: LegResult) -> str:
+    """Why the dispatched upstream range changes nothing this leg ran ("" when it can).
+
+    The bazel runner runs the generated targets of configs/ (`testing/targets`): in-tree
+    suites (a config naming upstream files gets no target) on the core in the test's runfiles,
+    the pinned wheel or another pinned --config core, never the core overlay. The same tests
+    on the same core at every commit of last-green..SHA: nothing to re-run there or bisect,
+    and the failure is not upstream's. (A --target-template naming another target is the
+    user's: the same holds for its core, which is never overlaid.)"""
+    if leg.candidate.bazel_config:
+        return (
+            f"it tests the pinned core of --config={leg.candidate.bazel_config}, not upstream's at "
+            "each commit: upstream's range changes nothing it runs"
+        )
+    if result.runner == "bazel":
+        return (
+            "the bazel runner runs configs/' generated targets (in-tree suites) on the pinned wheel "
+            "without the core overlay: upstream's range changes nothing it runs "
+            "(--runner pytest tests the core at each commit)"
+        )
+    return ""
+
+
 @dataclass(frozen=True)
 class Triage:
     """How red legs are triaged in this run: where to re-run, how far to bisect, the logs' URL."""
@@ -247,11 +331,19 @@ class Triage:
         from crcr.handler.triage import verdict
         from crcr.verdict_rules import fit
 
-        e = investigate(
-            leg, result, found, self.rerunner(setup, leg, out), setup.sha, self.limits, self.log_url
-        )
+        beyond = upstream_cannot_reach(leg, result)
+        rerunner = None if beyond else self.rerunner(setup, leg, out)
+        try:
+            e = investigate(leg, result, found, rerunner, setup.sha, self.limits, self.log_url)
+        finally:
+            if rerunner is not None:
+                rerunner.close()
+        if beyond:  # the range is real, but nothing in it reaches what this leg ran
+            e = replace(e, upstream_moved=False, upstream_range="", beyond_upstream=True)
         sent, warnings = fit(verdict(e))
         notes = [f"triage: {w}" for w in warnings]
+        if beyond and e.failures and not e.outside_tests:
+            notes.append(f"triage: not re-run or bisected: {beyond}")
         if sent:
             notes.insert(0, f"triage: {sent['category']}/{sent['confidence']}: {sent['summary']}")
         b = e.bisection

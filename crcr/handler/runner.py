@@ -90,6 +90,7 @@ class LegResult:
     timed_out: bool = False
     verdict: Optional[dict] = None  # triage verdict as sent (crcr.handler.triage)
     bisection: Optional[Bisection] = None  # when one ran (as_json() for reports)
+    runner: str = "pytest"  # what ran it: pytest | bazel | template (triage re-runs follow it)
 
     def failed_tests_detail(self) -> list[dict]:
         return self.report.failed_tests_detail().as_json()
@@ -368,6 +369,7 @@ def run_leg(
         failing_tests=tests,
         report=report,
         timed_out=timed_out,
+        runner="template" if template else runner,
     )
 
 

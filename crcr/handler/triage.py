@@ -50,6 +50,7 @@ class Evidence:
     bisection: Optional[Bisection] = None
     range_commits: int = 0  # first-parent commits in last-green..SHA
     log_url: str = ""  # http(s) link to the job's logs, when there is one
+    beyond_upstream: bool = False  # upstream's range cannot change what the leg ran (bazel runner)
 
 
 def _evidence(e: Evidence) -> list[dict]:
@@ -105,6 +106,8 @@ def decide(e: Evidence) -> tuple[str, str, str]:
         if not e.has_last_green
         else "both the backend and upstream moved"
         if e.backend_moved
+        else "upstream moved, but nothing it changed reaches this leg (no re-run, no bisection)"
+        if e.beyond_upstream
         else "nothing moved since the last green"
     )
     return "unknown", "low", why

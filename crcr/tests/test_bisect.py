@@ -206,3 +206,73 @@ def test_generated_upstream_is_32_commits_seeded_at_21_and_reused(tmp_path):
     stamp = (bare / "HEAD").stat().st_mtime_ns
     again = fixture.generate(tmp_path, torch_dir, wheel_version(torch_dir), {})
     assert again == f and (bare / "HEAD").stat().st_mtime_ns == stamp  # same content: not rebuilt
+
+
+def test_a_bazel_runner_leg_says_in_one_line_why_it_is_not_bisected(repo, tmp_path):
+    """The bazel runner runs configs/' generated targets on the pinned core without the
+    overlay: upstream's range cannot change its outcome. Triage re-runs nothing there (no
+    probe, no checkout), the leg says why in one line, and the verdict is not `upstream`;
+    the same leg from the pytest runner is re-run and bisected."""
+    from dataclasses import replace as _replace
+
+    from crcr.handler.investigate import Triage
+    from crcr.handler.plan import Candidate, Leg
+    from crcr.handler.runner import LegResult
+    from crcr.handler.upstream import UpstreamSetup
+    from crcr.junit import read_report
+    from crcr.upstream.attribution import Attribution, Inputs
+
+    source, shas = repo
+    junit = tmp_path / "leg.xml"
+    junit.write_text(
+        "<testsuite><testcase classname='test.test_flag.T' name='t'>"
+        "<failure message='AssertionError: flag'>AssertionError: flag</failure></testcase></testsuite>"
+    )
+    report = read_report([junit])
+    red = LegResult(
+        "failure",
+        3,
+        report.counts,
+        1.0,
+        (junit,),
+        report=report,
+        runner="bazel",
+        failing_tests=("test/test_flag.py::T::t",),
+    )
+    leg = Leg(0, Candidate("primary", "HEAD", shas[-1], shas[-1], True), "flag", (), 0, 1, "test-flag")
+    found = Attribution(
+        "test-flag",
+        "only_upstream",
+        "only upstream moved",
+        Inputs("b", shas[0], shas[0]),
+        Inputs("b", shas[-1], shas[-1]),
+        range=(shas[0], shas[-1]),
+    )
+    setup = UpstreamSetup("fixture", source.url, shas[-1], source.checkout(shas[-1]), source)
+    probed = []
+
+    class Counting(FlagRerunner):
+        def probe(self, sha, tests):
+            probed.append(sha)
+            return super().probe(sha, tests)
+
+    class OnTheRepo(Triage):
+        def rerunner(self, setup, leg, out):
+            return Counting(source)
+
+    triage = OnTheRepo(tmp_path, {})
+    out = triage.apply(setup, leg, red, found, tmp_path / "out")
+    line = [n for n in out.notes if n.startswith("triage: not re-run or bisected: ")]
+    assert len(line) == 1 and "\n" not in line[0] and "bazel runner" in line[0]
+    assert probed == [] and out.bisection is None
+    assert out.verdict["category"] != "upstream" and "suspected_upstream" not in out.verdict
+    assert "nothing it changed reaches this leg" in out.verdict["summary"]
+    # another pinned core (--core-config): the same, naming the config
+    core_leg = _replace(leg, candidate=Candidate("core-x", "HEAD", shas[-1], shas[-1], False, "torch-x"))
+    out = triage.apply(setup, core_leg, _replace(red, runner="bazel"), found, tmp_path / "out")
+    assert any("--config=torch-x" in n for n in out.notes) and probed == []
+    # the pytest runner's leg: re-run at the SHA, then bisected to the seeded commit
+    out = triage.apply(setup, leg, _replace(red, runner="pytest"), found, tmp_path / "out")
+    assert probed and out.bisection.status == "found" and out.bisection.culprit.sha == shas[10]
+    assert out.verdict["category"] == "upstream" and out.verdict["confidence"] == "high"
+    assert not any(n.startswith("triage: not re-run") for n in out.notes)

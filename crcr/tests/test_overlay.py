@@ -2,9 +2,11 @@
 files overlaid over the wheel (changed copied, deleted gone, rest symlinked),
 the overlay is content-keyed, and an interpreter really imports the overlay."""
 
+import importlib.util
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -90,6 +92,8 @@ def wheel(tmp_path):
     (torch / "nn" / "modules" / "__init__.py").write_text("")
     (torch / "nn" / "modules" / "flatten.py").write_text("START = 1\n")
     (torch / "nn" / "modules" / "__pycache__" / "flatten.cpython-311.pyc").write_bytes(b"stale")
+    (torch / "nn" / "modules" / "__pycache__" / "flatten.cpython-311.opt-1.pyc").write_bytes(b"stale")
+    (torch / "nn" / "modules" / "__pycache__" / "__init__.cpython-311.pyc").write_bytes(b"kept")
     checkout = tmp_path / "checkout"
     (checkout / "torch" / "nn" / "modules").mkdir(parents=True)
     (checkout / "torch" / "nn" / "modules" / "flatten.py").write_text("START = 0\n")
@@ -118,7 +122,14 @@ def test_overlay_tree_has_exactly_the_changed_files(wheel, tmp_path):
     ).is_symlink()
     assert (t / "_new/mod.py").read_text() == "NEW = True\n"
     assert not (t / "gone.py").exists()
-    assert not (t / "nn/modules/__pycache__").exists()  # the replaced file's old bytecode is not reused
+    # the replaced file's old bytecode is never reused (it may be unchecked-hash); the rest is
+    cache = t / "nn/modules/__pycache__"
+    assert (cache / "__init__.cpython-311.pyc").is_symlink()
+    assert not (cache / "flatten.cpython-311.opt-1.pyc").exists()
+    fresh = Path(importlib.util.cache_from_source(str(t / "nn/modules/flatten.py")))
+    assert not fresh.is_symlink() and fresh.read_bytes() != b"stale"
+    assert int.from_bytes(fresh.read_bytes()[4:8], "little") == 3  # hash-based, checked against the source
+    assert Path(importlib.util.cache_from_source(str(t / "_new/mod.py"))).is_file()
     assert (
         (t / "lib").is_symlink()
         and (t / "__init__.py").is_symlink()

@@ -38,6 +38,7 @@ class Probe:
     seconds: float = 0.0
     failing: tuple[str, ...] = ()  # tests that failed there
     ran: bool = True  # False: decided without running tests (a native change seen in the diff)
+    parts: tuple[tuple[str, float], ...] = ()  # where the seconds went: (checkout, s), (process, s), ...
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class Step:
             "seconds": round(p.seconds, 2),
             "failing": list(p.failing),
             "kind": self.kind,
+            "parts": {k: round(v, 2) for k, v in p.parts},
         }
 
 

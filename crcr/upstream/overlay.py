@@ -7,7 +7,12 @@ files), which a Python overlay cannot apply. `build_overlay` lays the overlay
 over the wheel's `torch/` as a content-keyed directory under the cache: real
 copies for changed files, symlinks for everything else (directories that hold
 no change are one symlink each), so building it costs a few hundred inodes and
-every leg with the same wheel and overlay shares it.
+every leg with the same wheel and overlay shares it. Bytecode is kept: the
+wheel's `__pycache__` beside a changed file is mirrored without that file's
+entries (the wheel's bytecode may be unchecked-hash, so a stale entry would be
+used blindly), and the changed files are compiled once, checked-hash, into the
+overlay; without it every interpreter on the overlay recompiled whole directories
+(all of `torch/*.py` for one changed file there) on each start.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import importlib.util
 import os
+import py_compile
 import re
 import shutil
 from dataclasses import dataclass
@@ -154,8 +161,11 @@ def wheel_version(torch_dir: Path) -> str:
     return m.group(1)
 
 
+LAYOUT = "overlay-2"  # bumped when the tree's layout changes (2: bytecode kept and compiled)
+
+
 def overlay_key(torch_dir: Path, checkout: Path, delta: CoreDelta) -> str:
-    h = hashlib.sha256(str(torch_dir.resolve()).encode())
+    h = hashlib.sha256(f"{LAYOUT}\0{torch_dir.resolve()}".encode())
     h.update((torch_dir / "version.py").read_bytes() if (torch_dir / "version.py").exists() else b"")
     for status, path in delta.python:
         h.update(f"\0{status}\0{path}\0".encode())
@@ -181,7 +191,10 @@ def _mirror(src: Path, dst: Path, changed: dict[str, str], checkout: Path, rel: 
         if here in changed:
             continue  # written below (or deleted)
         if entry == "__pycache__":
-            continue  # the wheel's bytecode of a replaced file may be unchecked-hash: never reuse it
+            _mirror_bytecode(
+                src / entry, dst / entry, {p[len(prefix) :] for p in changed if p.startswith(prefix)}
+            )
+            continue
         if (
             (src / entry).is_dir()
             and not (src / entry).is_symlink()
@@ -190,6 +203,30 @@ def _mirror(src: Path, dst: Path, changed: dict[str, str], checkout: Path, rel: 
             _mirror(src / entry, dst / entry, changed, checkout, here)
         else:
             os.symlink(src / entry, dst / entry)
+
+
+def _mirror_bytecode(src: Path, dst: Path, changed_here: set[str]) -> None:
+    """The wheel's bytecode of this directory, less the changed files' (`flatten.cpython-311.pyc`
+    for `flatten.py`): those may be unchecked-hash, valid only for the wheel's source."""
+    stale = {name[: -len(".py")] for name in changed_here if "/" not in name and name.endswith(".py")}
+    dst.mkdir(parents=True, exist_ok=True)
+    for entry in sorted(os.listdir(src)):
+        if entry.split(".", 1)[0] not in stale:
+            os.symlink(src / entry, dst / entry)
+
+
+def _compile(path: Path) -> None:
+    """Bytecode for a changed file, checked against its source (a file that does not compile
+    is left to fail at import, exactly as it would without bytecode)."""
+    try:
+        py_compile.compile(
+            str(path),
+            cfile=importlib.util.cache_from_source(str(path)),
+            doraise=True,
+            invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH,
+        )
+    except (py_compile.PyCompileError, OSError, ValueError):
+        pass
 
 
 def build_overlay(torch_dir: Path, checkout: Path, delta: CoreDelta, cache: Path) -> Optional[Path]:
@@ -210,6 +247,8 @@ def build_overlay(torch_dir: Path, checkout: Path, delta: CoreDelta, cache: Path
                 target = tmp / "torch" / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(checkout / "torch" / rel, target)
+                if target.suffix == ".py":
+                    _compile(target)
             (tmp / "overlay.txt").write_text("".join(f"{s}\ttorch/{p}\n" for p, s in sorted(changed.items())))
             (tmp / ".complete").write_text(key + "\n")
     return final
