@@ -244,9 +244,12 @@ UNCONFIGURED = """import sys
 
 
 def test_the_entry_point_loaded_nothing_but_the_hooks():
+    # the hooks module and its option declarations (pytest only): no config, torch or device code
     assert "oot_ci_testing.plugin.plugin" in sys.modules
-    loaded = sorted(m for m in sys.modules if m.startswith("oot_ci_testing.") and m != "oot_ci_testing.plugin.plugin")
+    hooks = ("oot_ci_testing.plugin.plugin", "oot_ci_testing.plugin.options")
+    loaded = sorted(m for m in sys.modules if m.startswith("oot_ci_testing.") and m not in hooks)
     assert loaded == ["oot_ci_testing.plugin"], loaded
+    assert "torch" not in sys.modules
 """
 
 
