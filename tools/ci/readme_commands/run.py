@@ -35,6 +35,7 @@ from tools.ci.readme_commands import extract, manifest
 from tools.ci.readme_commands.manifest import Entry
 
 TAIL = 40  # output lines shown for a failed command
+INTERRUPT_GRACE = 60.0  # seconds a timed-out command gets to end after SIGINT
 
 
 @dataclass(frozen=True)
@@ -149,8 +150,15 @@ def _run(script: str, entry: Entry, clone: Path, env: dict) -> tuple[int | None,
     try:
         output, _ = proc.communicate(timeout=entry.timeout)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        output, _ = proc.communicate()
+        # Interrupt first, as Ctrl-C would: a bazel client then cancels its command on the
+        # server (a daemon outside this group), which a SIGKILL of the client would leave
+        # running, and the next command would wait on it.
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            output, _ = proc.communicate(timeout=INTERRUPT_GRACE)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            output, _ = proc.communicate()
         return None, output
     return proc.returncode, output
 

@@ -93,6 +93,16 @@ def test_a_readme_command_edited_into_one_that_does_not_run_fails(clone, venv, t
     assert "/nowhere: no configs/ directory there" in outcomes[0].detail
 
 
+def test_a_timed_out_command_is_interrupted_first(tmp_path):
+    # A bazel client cancels its server's command only on an interrupt: SIGINT before SIGKILL.
+    script = "trap 'echo interrupted; exit 130' INT; echo started; sleep 60 & wait"
+    command = extract.Command("README.md", 1, script)
+    entry = manifest.Entry(command=script, run="manual", reason="test", expect="started", timeout=1)
+    outcome = run.run_one(command, entry, tmp_path, tmp_path, None)
+    assert not outcome.ok and outcome.detail.startswith("timed out after 1 s")
+    assert "interrupted" in outcome.detail
+
+
 def test_the_outputs_the_readmes_write_are_ignored(clone):
     # out/ (tools/select, testing), the kept previous timings and the documented .venv:
     # a tree dirty with them made crcr attribution say "backend moved".
