@@ -161,19 +161,20 @@ class Spawned:
         return tail(self.log_path, lines)
 
 
-def stop_group(proc: subprocess.Popen, grace: float) -> Optional[int]:
+def stop_group(proc: subprocess.Popen, grace: float, first: int = signal.SIGTERM) -> Optional[int]:
     """Stop a child started in its own session and everything it started (a bazel client and
-    its server, a pytest and its workers): SIGTERM to the group, `grace` seconds to end, then
-    SIGKILL. Its exit status; None when it had already ended."""
+    its server, a pytest and its workers): `first` (SIGTERM; SIGINT for a bazel client, which
+    then cancels its server's command) to the group, `grace` seconds to end, then SIGKILL.
+    Its exit status; None when it had already ended."""
     if proc.poll() is not None:
         return None
-    for sig in (signal.SIGTERM, signal.SIGKILL):
+    for sig in (first, signal.SIGKILL):
         try:
             os.killpg(proc.pid, sig)
         except ProcessLookupError:  # the group ended between the poll and the signal
             break
         try:
-            return proc.wait(timeout=grace if sig == signal.SIGTERM else None)
+            return proc.wait(timeout=grace if sig == first else None)
         except subprocess.TimeoutExpired:
             continue
     return proc.wait()

@@ -153,12 +153,8 @@ def _run(script: str, entry: Entry, clone: Path, env: dict) -> tuple[int | None,
         # Interrupt first, as Ctrl-C would: a bazel client then cancels its command on the
         # server (a daemon outside this group), which a SIGKILL of the client would leave
         # running, and the next command would wait on it.
-        os.killpg(proc.pid, signal.SIGINT)
-        try:
-            output, _ = proc.communicate(timeout=INTERRUPT_GRACE)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            output, _ = proc.communicate()
+        stop_group(proc, INTERRUPT_GRACE, first=signal.SIGINT)
+        output, _ = proc.communicate()
         return None, output
     return proc.returncode, output
 
