@@ -31,7 +31,9 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Sequence
 
 DEFAULT_SHARE = 0.25  # PyTorch's target determination runs the top 25 % of tests by default
-DTYPE_SUFFIX = re.compile(r"_(?:bfloat16|float8_e[0-9a-z]+|float\d+|u?int\d+|bool|complex\d+|half|double|long|cfloat|cdouble)$")
+DTYPE_SUFFIX = re.compile(
+    r"_(?:bfloat16|float8_e[0-9a-z]+|float\d+|u?int\d+|bool|complex\d+|half|double|long|cfloat|cdouble)$"
+)
 
 
 class BudgetError(ValueError):
@@ -87,7 +89,9 @@ class Cut:
         }
 
 
-def rank(candidates: Iterable[str], specificity: Mapping[str, float], seconds: Mapping[str, float]) -> list[str]:
+def rank(
+    candidates: Iterable[str], specificity: Mapping[str, float], seconds: Mapping[str, float]
+) -> list[str]:
     return sorted(candidates, key=lambda t: (-specificity.get(t, 0.0), seconds.get(t, 0.0), t))
 
 
