@@ -76,7 +76,7 @@ def args_parser() -> argparse.ArgumentParser:
         "--budget",
         action="append",
         default=[],
-        help=f"selection budgets scored beside the full selection (default: {' '.join(DEFAULT_BUDGETS)})",
+        help=f"selection budgets scored beside the full selection (default: {' '.join(DEFAULT_BUDGETS).replace('%', '%%')})",
     )
     p.add_argument(
         "--upstream-root",
