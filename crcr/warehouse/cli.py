@@ -74,6 +74,8 @@ def _print(args, rows, text_of) -> None:
         return
     for r in rows:
         print(text_of(r))
+    if not rows:  # an empty answer still says what was asked of which warehouse
+        print(f"{args.command}: none found in {args.where}")
 
 
 def cmd_l3(wh, args, now: float) -> int:
@@ -107,6 +109,7 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
             if getattr(args, name, None) is not None:
                 setattr(args, name, Path(where) / getattr(args, name))
     wh = open_warehouse(args.warehouse, env)
+    args.where = wh.where
     now = time.time()
     ws = Path(env.get("BUILD_WORKSPACE_DIRECTORY") or ".")
     if args.simulate_days:
