@@ -21,6 +21,7 @@ from typing import Optional, Sequence
 from crcr.errors import CrcrError
 from crcr.warehouse import l3, queries
 from crcr.warehouse.backends import open_warehouse
+from testing.results.cliargs import Parser
 
 
 def positive(text: str) -> int:
@@ -34,7 +35,7 @@ def positive(text: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="warehouse", description=__doc__.split("\n\n")[0])
+    p = Parser(prog="warehouse", description=__doc__.split("\n\n")[0])
     p.add_argument(
         "--warehouse", help="a directory (embedded) or clickhouse://host:port/db (env OOT_WAREHOUSE)"
     )
