@@ -38,7 +38,7 @@ from pathlib import Path
 
 from crcr.handler.runner import Upstream
 from crcr.upstream.overlay import build_overlay, core_delta, wheel_torch_dir
-from testing.changes.budget import parse_share
+from testing.changes.budget import BudgetError, parse_share
 from testing.changes.changemap import ChangeMap, digests, test_file
 from testing.changes.decide import select_tests
 from testing.changes.only import resolve, write_only
@@ -67,6 +67,20 @@ class Outcome:
     budgeted: dict  # budget share -> (selected tests, whether the budget cut a leg)
 
 
+def budget_share(text: str):
+    try:
+        return parse_share(text)
+    except BudgetError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def shard_spec(text: str) -> tuple[str, int]:
+    name, _, n = text.partition("=")
+    if not name or not n.isdigit() or int(n) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: FEATURE=N with N >= 1")
+    return name, int(n)
+
+
 def args_parser() -> argparse.ArgumentParser:
     p = Parser(prog="select_mutation_bench", description=__doc__.split("\n\n")[0])
     p.add_argument("--mutants", type=int, default=50)
@@ -75,6 +89,7 @@ def args_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--budget",
         action="append",
+        type=budget_share,
         default=[],
         help=f"selection budgets scored beside the full selection (default: {' '.join(DEFAULT_BUDGETS).replace('%', '%%')})",
     )
@@ -97,6 +112,7 @@ def args_parser() -> argparse.ArgumentParser:
         "--shard",
         action="append",
         default=[],
+        type=shard_spec,
         metavar="FEATURE=N",
         help=f"measure FEATURE on shard 1 of N (default: {' '.join(DEFAULT_SHARDS)}; =1: whole)",
     )
@@ -162,16 +178,6 @@ def summarize(name: str, outcomes: list, picks: list, tests: dict, total: float)
     )
 
 
-def shard_counts(specs) -> dict[str, int]:
-    out = {}
-    for spec in specs:
-        name, _, n = spec.partition("=")
-        if not n.isdigit() or int(n) < 1:
-            raise SystemExit(f"select_mutation_bench: error: --shard {spec!r}: FEATURE=N with N >= 1")
-        out[name] = int(n)
-    return out
-
-
 def progress(msg: str) -> None:
     print(f"bench: {msg}", file=sys.stderr, flush=True)
 
@@ -196,8 +202,8 @@ def main(argv=None) -> int:
         found = discover_features(ws, extra)
         wanted = args.feature or [f.name for f in found if not (args.upstream_root and f.name in in_tree)]
         features = [f for f in found if f.name in wanted]
-        budgets = [b for b in map(parse_share, args.budget or DEFAULT_BUDGETS) if b is not None]
-        shards = shard_counts(args.shard or ([] if args.upstream_root else list(DEFAULT_SHARDS)))
+        budgets = [b for b in args.budget or map(parse_share, DEFAULT_BUDGETS) if b is not None]
+        shards = dict(args.shard or ([] if args.upstream_root else map(shard_spec, DEFAULT_SHARDS)))
         legs = [replace(leg_of(f, upstream.sha), shard_total=shards.get(f.name, 1)) for f in features]
         tv, gv = core_versions()
         say = progress
