@@ -26,6 +26,10 @@ def same(prior: Verdict, full: Verdict) -> bool:
     return prior.mode == full.mode and tuple(prior.dtypes) == tuple(full.dtypes)
 
 
+# What a mismatch of unchanged units most often means: the prior came from other inputs.
+MISMATCH_HINT = " (was --prior decided with the same --scope, --capabilities and --engine as this run?)"
+
+
 @dataclass
 class DeltaResult:
     plan: dl.DeltaPlan
@@ -49,7 +53,8 @@ class DeltaResult:
             f"units: full {self.full_units}, delta {len(self.delta_units)} ({self.ratio:.1%}), "
             f"removed {len(self.plan.removed)}",
             f"bucket changes in the delta: {len(self.flipped)}",
-            f"unchanged units whose decision differs from a full run: {len(self.unchanged_mismatch)}",
+            f"unchanged units whose decision differs from a full run: {len(self.unchanged_mismatch)}"
+            + (MISMATCH_HINT if self.unchanged_mismatch else ""),
             f"delta units whose decision differs from a full run: {len(self.delta_mismatch)}",
         ]
         return "\n".join(lines)
