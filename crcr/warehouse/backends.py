@@ -24,7 +24,7 @@ from typing import Any, Iterator, Mapping, Optional, Protocol, Sequence
 from urllib.parse import unquote, urlsplit
 
 from crcr.errors import ConfigError, CrcrError
-from crcr.warehouse.schema import SCHEMA_VERSION, create_statements, stale_tables
+from crcr.warehouse.schema import SCHEMA_VERSION, backfill_rare, create_statements, missing_rare, stale_tables
 
 ENV = "OOT_WAREHOUSE"
 DEFAULT_DB = "oot_ci"
@@ -73,11 +73,14 @@ def open_warehouse(spec: Optional[str] = None, env: Optional[Mapping[str, str]] 
     with backend.exclusive():
         if backend.query(stale_tables(backend.db))[0][0]:
             raise ConfigError(
-                f"warehouse {backend.where} holds an older schema (before {SCHEMA_VERSION}): "
+                f"warehouse {backend.where} holds an older schema (1, before integer ingest ids; this is {SCHEMA_VERSION}): "
                 "move it aside (or drop its database) and ingest again"
             )
+        upgrade = backend.query(missing_rare(backend.db))[0][0]
         for statement in create_statements(backend.db):
             backend.query(statement)
+        if upgrade:  # schema 2: the view is in place (new rows reach it), copy the older ones
+            backend.query(backfill_rare(backend.db))
     return backend
 
 

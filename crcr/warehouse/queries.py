@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Optional
 
 from crcr.warehouse.backends import Backend
 from crcr.warehouse.l3 import THREE_HOURS
 from crcr.warehouse.schema import live
-from crcr.warehouse.sql import quote, quote_list, ts
+from crcr.warehouse.sql import quote, quote_array, quote_list, ts
 from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
 
 PASSING = [o.value for o in Outcome if tally(o) == "passed"]  # passed and both XPASSes
@@ -168,58 +168,61 @@ class Flake:
     simulated: bool
 
 
-def flip_rate(outcomes: Sequence[str]) -> tuple[int, float]:
-    """(flips, flips per transition) between good and bad across consecutive runs."""
-    states = [o in BAD_VALUES for o in outcomes]
-    flips = sum(1 for a, b in zip(states, states[1:]) if a != b)
-    return flips, flips / (len(states) - 1) if len(states) > 1 else 0.0
+EVIDENCE_RUNS = 20  # a flip-rate flake shows its latest runs; same-SHA evidence is shown whole
 
 
 def _of_tests(wh: Backend, where: str, rare: str) -> str:
-    """`where` on committed rows of the tests that ever had a `rare` result. The per-test
-    questions start from a rare outcome (bad, or passed though configured to fail): the
-    first step reads only the Enum8 outcome column of every row (no liveness filter: a
-    superset), the second reads everything else of those few tests by primary key
-    (schema: results ORDER BY test_key) and decides on committed rows only."""
-    keys = f"SELECT test_key FROM {wh.db}.results WHERE {rare}"  # IN builds a set: no GROUP BY
+    """`where` on committed rows of the tests that ever had a `rare` result (bad, or passed
+    though configured to fail). Those tests are found in `rare_results` (schema: a view
+    keeps it at ingest), not among every result; then everything else of those few tests
+    is read by primary key (results ORDER BY test_key) and decided on committed rows only.
+    `rare` may name test_key, ingest_id, started_at and outcome; no liveness filter there:
+    a superset of keys is harmless."""
+    keys = f"SELECT test_key FROM {wh.db}.rare_results WHERE {rare} GROUP BY test_key"
     return f"test_key IN ({keys}) AND {live(wh.db)} AND {where}"
+
+
+def _sorted_runs(fields: str) -> str:
+    """A test's runs as tuples sorted whole (time first), as Python sorts tuples."""
+    return f"arraySort(groupArray(({fields})))"
 
 
 def flaky(
     wh: Backend, now: float, days: int = 14, min_flip_rate: float = 0.2, limit: int = 50
 ) -> list[Flake]:
     """Tests whose outcome differs at the same upstream + backend SHAs, or flips between good
-    and bad at least twice with a flip rate >= `min_flip_rate` in the window. One change of
-    state (a regression, a fix) is not a flake. Either needs a bad and a good result in the
-    window: only tests with both are read run by run."""
+    and bad at least twice with a flip rate (flips per transition between consecutive runs)
+    >= `min_flip_rate` in the window. One change of state (a regression, a fix) is not a
+    flake. Decided in SQL per test, so only the flakes and their evidence leave the engine:
+    runs sorted by time, their good/bad states, the flips between neighbours, and the
+    (upstream, backend) pairs seen both good and bad."""
     since = f"started_at > {ts(now - days * DAY)}"
     window = f"{since} AND outcome IN {quote_list(BAD_VALUES + PASSING)}"
     rows = wh.query(
-        f"""SELECT any(test_id), groupArray(toUnixTimestamp(started_at)), groupArray(upstream_sha),
-        groupArray(backend_sha), groupArray(job_name), groupArray(toString(outcome)), max(simulated)
+        f"""SELECT any(test_id), count() AS runs, max(simulated),
+        {_sorted_runs("toUnixTimestamp(started_at), upstream_sha, backend_sha, job_name, toString(outcome)")} AS seq,
+        arrayMap(x -> has({quote_array(BAD_VALUES)}, x.5), seq) AS states,
+        arraySum(arrayMap((a, b) -> a != b, arrayPopBack(states), arrayPopFront(states))) AS flips,
+        arrayIntersect(groupUniqArrayIf((upstream_sha, backend_sha), outcome IN {quote_list(BAD_VALUES)}),
+                       groupUniqArrayIf((upstream_sha, backend_sha), outcome IN {quote_list(PASSING)})) AS same,
+        if(empty(same), arraySlice(seq, -{EVIDENCE_RUNS}), arrayFilter(x -> has(same, (x.2, x.3)), seq))
         FROM {wh.db}.results WHERE {_of_tests(wh, window, f"{since} AND outcome IN {quote_list(BAD_VALUES)}")}
-        GROUP BY test_key HAVING countIf(outcome IN {quote_list(PASSING)}) > 0"""
+        GROUP BY test_key
+        HAVING notEmpty(same) OR (flips >= 2 AND flips / (runs - 1) >= {float(min_flip_rate)})"""
     )
-    return flakes_from(rows, min_flip_rate)[:limit]
-
-
-def flakes_from(rows, min_flip_rate: float = 0.2) -> list[Flake]:
-    """The decision over (test_id, times, upstreams, backends, jobs, outcomes, simulated) rows."""
-    found = []
-    for test_id, times, ups, backs, jobs, outcomes, sim in rows:
-        runs = sorted(zip(times, ups, backs, jobs, outcomes))
-        seen: dict[tuple, set] = {}
-        for t, u, b, _, o in runs:
-            seen.setdefault((u, b), set()).add(o in BAD_VALUES)
-        same = [k for k, v in seen.items() if len(v) == 2]
-        flips, rate = flip_rate([r[4] for r in runs])
-        if same:
-            evidence = tuple(r for r in runs if (r[1], r[2]) in same)
-            found.append(Flake(test_id, "same SHAs", rate, len(runs), evidence, bool(sim)))
-        elif flips >= 2 and rate >= min_flip_rate:
-            found.append(Flake(test_id, "flip rate", rate, len(runs), tuple(runs), bool(sim)))
+    found = [
+        Flake(
+            test_id,
+            "same SHAs" if same else "flip rate",
+            flips / (runs - 1) if runs > 1 else 0.0,
+            runs,
+            tuple(tuple(e) for e in evidence),
+            bool(sim),
+        )
+        for test_id, runs, sim, _, _, flips, same, evidence in rows
+    ]
     found.sort(key=lambda f: (-f.flip_rate, f.test_id))
-    return found
+    return found[:limit]
 
 
 # ------------------------------------------------------------------ promotions
@@ -234,25 +237,18 @@ class Promotion:
 
 
 def promotion_candidates(wh: Backend, k: int = 3, limit: int = 100) -> list[Promotion]:
-    """Tests configured to fail (xfail, xfail_strict) that passed in each of their last `k` runs."""
-    promotable = quote_list(sorted(o.value for o in PROMOTABLE))
+    """Tests configured to fail (xfail, xfail_strict) that passed in each of their last `k`
+    runs; decided in SQL (the last k of each test's runs sorted by time)."""
+    promotable = sorted(o.value for o in PROMOTABLE)
     rows = wh.query(
-        f"""SELECT any(test_id), argMax(rule, started_at), groupArray(toUnixTimestamp(started_at)),
-        groupArray(upstream_sha), groupArray(toString(outcome)), max(simulated)
-        FROM {wh.db}.results WHERE {_of_tests(wh, "1", f"outcome IN {promotable}")} GROUP BY test_key
-        HAVING argMax(outcome, started_at) IN {promotable}"""
+        f"""SELECT any(test_id), argMax(rule, started_at),
+        arraySlice({_sorted_runs("toUnixTimestamp(started_at), upstream_sha, toString(outcome)")}, -{int(k)}) AS last,
+        max(simulated)
+        FROM {wh.db}.results WHERE {_of_tests(wh, "1", f"outcome IN {quote_list(promotable)}")} GROUP BY test_key
+        HAVING length(last) = {int(k)} AND arrayAll(x -> has({quote_array(promotable)}, x.3), last)"""
     )
-    return sorted(promotions_from(rows, k), key=lambda p: p.test_id)[:limit]
-
-
-def promotions_from(rows, k: int) -> list[Promotion]:
-    """The decision over (test_id, rule, times, upstreams, outcomes, simulated) rows."""
-    out = []
-    for test_id, rule, times, ups, outcomes, sim in rows:
-        last = sorted(zip(times, ups, outcomes))[-k:]
-        if len(last) == k and all(o in {p.value for p in PROMOTABLE} for _, _, o in last):
-            out.append(Promotion(test_id, rule, tuple(last), bool(sim)))
-    return out
+    found = [Promotion(t, rule, tuple(tuple(x) for x in last), bool(sim)) for t, rule, last, sim in rows]
+    return sorted(found, key=lambda p: p.test_id)[:limit]
 
 
 # ------------------------------------------------------------------ failing tests

@@ -9,9 +9,16 @@ and then read the few tests they keep by primary key. Per-leg counts (passed, fa
 op_tests) are totals of the leg's own rows, written with it: pass rates and the newest
 run with op tests are answered from `legs` alone.
 
-Two tables. `legs`: one row per ingested leg; `results`: one row per test result, with the
-few leg columns the page's queries group by copied in (commit, backend, time, feature,
-simulated), so no query needs a JOIN (18.16's are slow and strict).
+Two tables and one index kept by the engine. `legs`: one row per ingested leg; `results`:
+one row per test result, with the few leg columns the page's queries group by copied in
+(commit, backend, time, feature, simulated), so no query needs a JOIN (18.16's are slow and
+strict). `results` uses granules of 256 rows (ClickHouse's default is 8192): the per-test
+panels read a few hundred tests' rows by primary key, scattered over the parts of every
+insert, and a granule is the smallest read. `rare_results` holds the key, ingest, time
+and outcome of every result with a rare outcome (bad, or passed though configured to fail),
+written by a materialized view on each insert into `results` (both engines run it as part
+of the insert): the per-test panels find their tests there instead of scanning the outcome
+column of every result.
 
 Atomic per leg without transactions: a leg's test rows are inserted first under a fresh
 `ingest_id`, its `legs` row last. Readers see only ingests named by a `legs` row, and of
@@ -21,9 +28,9 @@ crash mid-ingest leaves nothing visible and a leg is never counted twice.
 
 from __future__ import annotations
 
-from testing.results.outcomes import Outcome
+from testing.results.outcomes import BAD, PROMOTABLE, Outcome
 
-SCHEMA_VERSION = 2  # 1: string ingest ids, string outcomes, results ordered by test id
+SCHEMA_VERSION = 3  # 1: string ingest ids, string outcomes, results ordered by test id; 2: no rare_results
 OUTCOME_TYPE = "Enum8(" + ", ".join(f"'{o.value}' = {i + 1}" for i, o in enumerate(Outcome)) + ")"
 
 LEG_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -87,17 +94,48 @@ TABLES = {
     "legs": (LEG_COLUMNS, "(started_at, leg_key)"),
     "results": (RESULT_COLUMNS, "(test_key, started_at)"),
 }
+SETTINGS = {"results": "index_granularity = 256"}
+
+# The outcomes a per-test panel starts from: bad ones (flaky, failing) and passes of tests
+# configured to fail (promotions). Rare by nature: a healthy suite mostly passes.
+RARE_OUTCOMES = tuple(sorted(o.value for o in BAD | PROMOTABLE))
+RARE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("test_key", "UInt64"),
+    ("ingest_id", "UInt64"),
+    ("started_at", "DateTime"),
+    ("outcome", OUTCOME_TYPE),
+)
+
+
+def rare_select(db: str) -> str:
+    """The rows of `results` that `rare_results` keeps (the view's query, and the backfill's)."""
+    names = ", ".join(name for name, _ in RARE_COLUMNS)
+    outcomes = ", ".join(f"'{o}'" for o in RARE_OUTCOMES)
+    return f"SELECT {names} FROM {db}.results WHERE outcome IN ({outcomes})"
 
 
 def create_statements(db: str) -> list[str]:
     out = [f"CREATE DATABASE IF NOT EXISTS {db}"]
-    for table, (columns, order) in TABLES.items():
+    for table, (columns, order) in {**TABLES, "rare_results": (RARE_COLUMNS, "(test_key, started_at)")}.items():
         cols = [f"`{name}` {kind}" for name, kind in columns]
         cols += [f"`{name}` {kind} MATERIALIZED {expr}" for name, kind, expr in MATERIALIZED.get(table, ())]
+        settings = f" SETTINGS {SETTINGS[table]}" if table in SETTINGS else ""
         out.append(
-            f"CREATE TABLE IF NOT EXISTS {db}.{table} ({', '.join(cols)}) ENGINE = MergeTree() ORDER BY {order}"
+            f"CREATE TABLE IF NOT EXISTS {db}.{table} ({', '.join(cols)}) ENGINE = MergeTree() ORDER BY {order}{settings}"
         )
+    out.append(f"CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.rare_results_mv TO {db}.rare_results AS {rare_select(db)}")
     return out
+
+
+def missing_rare(db: str) -> str:
+    """SQL: 1 when `results` exists without `rare_results` (a schema-2 warehouse, which
+    open_warehouse upgrades: it creates the view, then copies the rare rows already there)."""
+    return f"""SELECT count() FROM system.tables WHERE database = '{db}' AND name = 'results'
+        AND 'rare_results' NOT IN (SELECT name FROM system.tables WHERE database = '{db}')"""
+
+
+def backfill_rare(db: str) -> str:
+    return f"INSERT INTO {db}.rare_results ({', '.join(n for n, _ in RARE_COLUMNS)}) {rare_select(db)}"
 
 
 def stale_tables(db: str) -> str:
