@@ -33,6 +33,9 @@ _INTS = re.compile(r"^(Nullable\()?U?Int(8|16|32|64)")
 # chdb JIT-compiles an expression once it has run 3 times; a process renders a page or
 # answers a command once, so compiling (LLVM, tens of ms per expression) is pure cost.
 EMBEDDED_SETTINGS = ("compile_expressions", "compile_aggregate_expressions", "compile_sort_description")
+# JSONCompact quotes 64-bit integers by default; nested in arrays and tuples no column type
+# says which to convert back, so they come out as numbers (Python's json reads any size).
+EMBEDDED_SETTINGS += ("output_format_json_quote_64bit_integers",)
 
 
 class WarehouseError(CrcrError):

@@ -31,7 +31,8 @@ from __future__ import annotations
 from testing.results.outcomes import BAD, PROMOTABLE, Outcome
 
 SCHEMA_VERSION = 3  # 1: string ingest ids, string outcomes, results ordered by test id; 2: no rare_results
-OUTCOME_TYPE = "Enum8(" + ", ".join(f"'{o.value}' = {i + 1}" for i, o in enumerate(Outcome)) + ")"
+OUTCOME_CODES = {o.value: i + 1 for i, o in enumerate(Outcome)}  # toUInt8(outcome) in SQL
+OUTCOME_TYPE = "Enum8(" + ", ".join(f"'{v}' = {code}" for v, code in OUTCOME_CODES.items()) + ")"
 
 LEG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("ingest_id", "UInt64"),
@@ -101,6 +102,7 @@ SETTINGS = {"results": "index_granularity = 256"}
 RARE_OUTCOMES = tuple(sorted(o.value for o in BAD | PROMOTABLE))
 RARE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("test_key", "UInt64"),
+    ("test_id", "String"),  # the panels name their tests from here, not from every result
     ("ingest_id", "UInt64"),
     ("started_at", "DateTime"),
     ("outcome", OUTCOME_TYPE),
@@ -116,14 +118,19 @@ def rare_select(db: str) -> str:
 
 def create_statements(db: str) -> list[str]:
     out = [f"CREATE DATABASE IF NOT EXISTS {db}"]
-    for table, (columns, order) in {**TABLES, "rare_results": (RARE_COLUMNS, "(test_key, started_at)")}.items():
+    for table, (columns, order) in {
+        **TABLES,
+        "rare_results": (RARE_COLUMNS, "(test_key, started_at)"),
+    }.items():
         cols = [f"`{name}` {kind}" for name, kind in columns]
         cols += [f"`{name}` {kind} MATERIALIZED {expr}" for name, kind, expr in MATERIALIZED.get(table, ())]
         settings = f" SETTINGS {SETTINGS[table]}" if table in SETTINGS else ""
         out.append(
             f"CREATE TABLE IF NOT EXISTS {db}.{table} ({', '.join(cols)}) ENGINE = MergeTree() ORDER BY {order}{settings}"
         )
-    out.append(f"CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.rare_results_mv TO {db}.rare_results AS {rare_select(db)}")
+    out.append(
+        f"CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.rare_results_mv TO {db}.rare_results AS {rare_select(db)}"
+    )
     return out
 
 

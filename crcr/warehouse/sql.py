@@ -17,8 +17,3 @@ def quote_list(values: Iterable[str]) -> str:
 def ts(epoch: float) -> str:
     """A DateTime literal from epoch seconds, independent of the server's time zone."""
     return f"toDateTime({int(epoch)})"
-
-
-def quote_array(values: Iterable[str]) -> str:
-    """An array literal of strings (for has(), inside lambdas where IN takes no tuple)."""
-    return "[" + ", ".join(quote(v) for v in values) + "]"
