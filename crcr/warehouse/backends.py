@@ -24,7 +24,7 @@ from typing import Any, Iterator, Mapping, Optional, Protocol, Sequence
 from urllib.parse import unquote, urlsplit
 
 from crcr.errors import ConfigError, CrcrError
-from crcr.warehouse.schema import SCHEMA_VERSION, backfill_rare, create_statements, missing_rare, stale_tables
+from crcr.warehouse.schema import SCHEMA_VERSION, backfill, create_statements, missing_derived, stale_tables
 
 ENV = "OOT_WAREHOUSE"
 DEFAULT_DB = "oot_ci"
@@ -79,11 +79,11 @@ def open_warehouse(spec: Optional[str] = None, env: Optional[Mapping[str, str]] 
                 f"warehouse {backend.where} holds an older schema (1, before integer ingest ids; this is {SCHEMA_VERSION}): "
                 "move it aside (or drop its database) and ingest again"
             )
-        upgrade = backend.query(missing_rare(backend.db))[0][0]
+        missing = [r[0] for r in backend.query(missing_derived(backend.db))]
         for statement in create_statements(backend.db):
             backend.query(statement)
-        if upgrade:  # schema 2: the view is in place (new rows reach it), copy the older ones
-            backend.query(backfill_rare(backend.db))
+        for name in missing:  # schema 2: the view is in place (new rows reach it), copy the older ones
+            backend.query(backfill(backend.db, name))
     return backend
 
 

@@ -14,14 +14,15 @@ import json
 from dataclasses import dataclass
 from typing import Optional
 
+from crcr.warehouse import schema
 from crcr.warehouse.backends import Backend
 from crcr.warehouse.l3 import THREE_HOURS
 from crcr.warehouse.schema import OUTCOME_CODES, live
 from crcr.warehouse.sql import quote, quote_list, ts
-from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
+from testing.results.outcomes import BAD, PROMOTABLE
 
-PASSING = [o.value for o in Outcome if tally(o) == "passed"]  # passed and both XPASSes
-FAILING = [o.value for o in Outcome if tally(o) == "failed"]  # the bad ones
+PASSING = list(schema.PASSING)  # passed and both XPASSes
+FAILING = list(schema.FAILING)  # the bad ones
 BAD_VALUES = sorted(o.value for o in BAD)
 DAY = 86400
 
@@ -145,12 +146,11 @@ def heatmap_latest(wh: Backend) -> tuple[Optional[Dispatch], list[HeatCell]]:
     if not latest:
         return None, []
     repo, delivery, run = latest[0]
-    cells = wh.query(
-        f"""SELECT op, dt, countIf(outcome IN {quote_list(PASSING)}), countIf(outcome IN {quote_list(FAILING)})
-        FROM {wh.db}.results ARRAY JOIN splitByChar(',', if(dtype = '', '-', dtype)) AS dt
+    cells = wh.query(  # op_cells: the legs' tallies the schema's view keeps at ingest
+        f"""SELECT op, dt, sum(passed), sum(failed)
+        FROM {wh.db}.op_cells ARRAY JOIN splitByChar(',', if(dtype = '', '-', dtype)) AS dt
         WHERE ingest_id IN (SELECT min(ingest_id) FROM {wh.db}.legs
           WHERE repo = {quote(repo)} AND delivery_id = {quote(delivery)} AND run_id = {quote(run)} GROUP BY leg_key)
-          AND op != ''
         GROUP BY op, dt ORDER BY op, dt"""
     )
     (head,) = dispatches(wh, 1, only=(repo, delivery, run))

@@ -28,7 +28,9 @@ crash mid-ingest leaves nothing visible and a leg is never counted twice.
 
 from __future__ import annotations
 
-from testing.results.outcomes import BAD, PROMOTABLE, Outcome
+from dataclasses import dataclass
+
+from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
 
 SCHEMA_VERSION = 3  # 1: string ingest ids, string outcomes, results ordered by test id; 2: no rare_results
 OUTCOME_CODES = {o.value: i + 1 for i, o in enumerate(Outcome)}  # toUInt8(outcome) in SQL
@@ -100,49 +102,85 @@ SETTINGS = {"results": "index_granularity = 256"}
 # The outcomes a per-test panel starts from: bad ones (flaky, failing) and passes of tests
 # configured to fail (promotions). Rare by nature: a healthy suite mostly passes.
 RARE_OUTCOMES = tuple(sorted(o.value for o in BAD | PROMOTABLE))
-RARE_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("test_key", "UInt64"),
-    ("test_id", "String"),  # the panels name their tests from here, not from every result
-    ("ingest_id", "UInt64"),
-    ("started_at", "DateTime"),
-    ("outcome", OUTCOME_TYPE),
+PASSING = tuple(o.value for o in Outcome if tally(o) == "passed")  # passed and both XPASSes
+FAILING = tuple(o.value for o in Outcome if tally(o) == "failed")  # the bad ones
+
+
+def _in(values) -> str:
+    return "(" + ", ".join(f"'{v}'" for v in values) + ")"
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A table the engine keeps from each insert into `results` (a materialized view into
+    it, part of the insert on both engines) and the SELECT that view runs."""
+
+    name: str
+    columns: tuple[tuple[str, str], ...]
+    order: str
+    select: str  # over {db}.results; the view's query and an upgrade's backfill
+
+
+DERIVED = (
+    # The per-test panels find their tests here, and name them, not among every result.
+    Derived(
+        "rare_results",
+        (
+            ("test_key", "UInt64"),
+            ("test_id", "String"),
+            ("ingest_id", "UInt64"),
+            ("started_at", "DateTime"),
+            ("outcome", OUTCOME_TYPE),
+        ),
+        "(test_key, started_at)",
+        f"SELECT test_key, test_id, ingest_id, started_at, outcome FROM {{db}}.results WHERE outcome IN {_in(RARE_OUTCOMES)}",
+    ),
+    # The heat map's tally per leg, op and dtype (a leg may come in several inserts: sum()).
+    Derived(
+        "op_cells",
+        (
+            ("ingest_id", "UInt64"),
+            ("op", "String"),
+            ("dtype", "String"),
+            ("passed", "UInt64"),
+            ("failed", "UInt64"),
+        ),
+        "(ingest_id, op, dtype)",
+        f"""SELECT ingest_id, op, dtype, countIf(outcome IN {_in(PASSING)}) AS passed,
+        countIf(outcome IN {_in(FAILING)}) AS failed FROM {{db}}.results WHERE op != '' GROUP BY ingest_id, op, dtype""",
+    ),
 )
-
-
-def rare_select(db: str) -> str:
-    """The rows of `results` that `rare_results` keeps (the view's query, and the backfill's)."""
-    names = ", ".join(name for name, _ in RARE_COLUMNS)
-    outcomes = ", ".join(f"'{o}'" for o in RARE_OUTCOMES)
-    return f"SELECT {names} FROM {db}.results WHERE outcome IN ({outcomes})"
 
 
 def create_statements(db: str) -> list[str]:
     out = [f"CREATE DATABASE IF NOT EXISTS {db}"]
-    for table, (columns, order) in {
-        **TABLES,
-        "rare_results": (RARE_COLUMNS, "(test_key, started_at)"),
-    }.items():
+    tables = {**TABLES, **{d.name: (d.columns, d.order) for d in DERIVED}}
+    for table, (columns, order) in tables.items():
         cols = [f"`{name}` {kind}" for name, kind in columns]
         cols += [f"`{name}` {kind} MATERIALIZED {expr}" for name, kind, expr in MATERIALIZED.get(table, ())]
         settings = f" SETTINGS {SETTINGS[table]}" if table in SETTINGS else ""
         out.append(
             f"CREATE TABLE IF NOT EXISTS {db}.{table} ({', '.join(cols)}) ENGINE = MergeTree() ORDER BY {order}{settings}"
         )
-    out.append(
-        f"CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.rare_results_mv TO {db}.rare_results AS {rare_select(db)}"
-    )
+    for d in DERIVED:
+        out.append(
+            f"CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.{d.name}_mv TO {db}.{d.name} AS {d.select.format(db=db)}"
+        )
     return out
 
 
-def missing_rare(db: str) -> str:
-    """SQL: 1 when `results` exists without `rare_results` (a schema-2 warehouse, which
-    open_warehouse upgrades: it creates the view, then copies the rare rows already there)."""
-    return f"""SELECT count() FROM system.tables WHERE database = '{db}' AND name = 'results'
-        AND 'rare_results' NOT IN (SELECT name FROM system.tables WHERE database = '{db}')"""
+def missing_derived(db: str) -> str:
+    """SQL: the derived tables absent beside an existing `results` (a schema-2 warehouse,
+    which open_warehouse upgrades: it creates the views, then copies what results holds)."""
+    names = ", ".join(f"'{d.name}'" for d in DERIVED)
+    return f"""SELECT name FROM (SELECT arrayJoin([{names}]) AS name)
+        WHERE name NOT IN (SELECT name FROM system.tables WHERE database = '{db}')
+        AND (SELECT count() FROM system.tables WHERE database = '{db}' AND name = 'results') > 0"""
 
 
-def backfill_rare(db: str) -> str:
-    return f"INSERT INTO {db}.rare_results ({', '.join(n for n, _ in RARE_COLUMNS)}) {rare_select(db)}"
+def backfill(db: str, name: str) -> str:
+    (d,) = [d for d in DERIVED if d.name == name]
+    return f"INSERT INTO {db}.{name} ({', '.join(n for n, _ in d.columns)}) {d.select.format(db=db)}"
 
 
 def stale_tables(db: str) -> str:
