@@ -9,16 +9,17 @@ and then read the few tests they keep by primary key. Per-leg counts (passed, fa
 op_tests) are totals of the leg's own rows, written with it: pass rates and the newest
 run with op tests are answered from `legs` alone.
 
-Two tables and one index kept by the engine. `legs`: one row per ingested leg; `results`:
+Two tables, and two more the engine keeps. `legs`: one row per ingested leg; `results`:
 one row per test result, with the few leg columns the page's queries group by copied in
-(commit, backend, time, feature, simulated), so no query needs a JOIN (18.16's are slow and
-strict). `results` uses granules of 256 rows (ClickHouse's default is 8192): the per-test
-panels read a few hundred tests' rows by primary key, scattered over the parts of every
-insert, and a granule is the smallest read. `rare_results` holds the key, ingest, time
-and outcome of every result with a rare outcome (bad, or passed though configured to fail),
-written by a materialized view on each insert into `results` (both engines run it as part
-of the insert): the per-test panels find their tests there instead of scanning the outcome
-column of every result.
+(commit, backend, time, feature, simulated), so no query needs a JOIN over results
+(18.16's are slow and strict; the per-test panels join only small tables to their
+answers). `results` uses granules of 256 rows (ClickHouse's default is 8192): the
+per-test panels read a few hundred tests' rows by primary key, scattered over the parts of
+every insert. `DERIVED` tables are written by materialized views on each insert into
+`results` (both engines run them as part of the insert): `rare_results`, the results with
+a rare outcome (bad, or passed though configured to fail), where the per-test panels find
+and name their tests instead of scanning every outcome; `op_cells`, the heat map's tally
+per leg, op and dtype.
 
 Atomic per leg without transactions: a leg's test rows are inserted first under a fresh
 `ingest_id`, its `legs` row last. Readers see only ingests named by a `legs` row, and of
