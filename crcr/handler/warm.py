@@ -18,8 +18,8 @@ imported any `torch` module.
 right after its midpoint; consecutive commits that change no `torch/**/*.py` share an
 overlay, the overlay directory being content-keyed) share a second zygote, forked from the
 first for that overlay, environment and working directory: it puts the overlay first on
-`sys.path` exactly as a run does and imports torch and torch's device-test harness
-(`OVERLAY_PRELOAD`) once, then forks each run there. It is the fresh interpreter a run would
+`sys.path` exactly as a run does and imports torch (`OVERLAY_PRELOAD`) once, then forks
+each run there. It is the fresh interpreter a run would
 be, having imported torch before pytest rather than from the plugin's configure hook. One
 is kept (a run at another overlay closes it); its own start-up CPU is charged to the first
 run it serves. When a preload raises (a commit whose torch does not import), it refuses and
@@ -80,10 +80,12 @@ PRELOAD = (
     "testing.plugin.selection",
     "testing.plugin.plan",
 )
-# Imported once per overlay by its zygote, after the overlay is first on sys.path: every
-# upstream device test imports torch's device-type harness (which pulls in dynamo and inductor).
-# Never the backend: it is the run's plugin that loads it, and it may start device threads.
-OVERLAY_PRELOAD = ("torch", "torch.testing._internal.common_device_type")
+# Imported once per overlay by its zygote, after the overlay is first on sys.path. Only torch:
+# not the backend (the run's plugin loads it, and a backend may start device threads), and
+# not torch's device-test harness, which decides at import which device bases exist, so it
+# must come after the plugin has registered the backend (imported first, a run collects no
+# spyre test at all: crcr/tests/test_bisect.py runs the real leg both ways).
+OVERLAY_PRELOAD = ("torch",)
 READY_SECONDS = 300.0  # the preloads on a loaded 2-core machine
 PYTEST = ("-m", "pytest")
 
