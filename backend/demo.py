@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import sys
+
 import torch
 
 import torch_spyre
 
 
 def main() -> None:
+    if sys.argv[1:]:
+        print(f"demo: takes no arguments, got {' '.join(sys.argv[1:])!r}", file=sys.stderr)
+        sys.exit(2)
     torch.manual_seed(0)
     x = torch.randn(4, device="spyre") + 1
     print(f"torch.randn(4, device='spyre') + 1 = {x}")

@@ -9,9 +9,11 @@ from __future__ import annotations
 import sys
 
 from crcr.refs import check_sha
+from testing.results.cliargs import Parser
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    Parser(prog="core_sha", description=__doc__.split("\n\n")[0]).parse_args(argv)
     import torch  # imported here: it takes seconds and only this tool needs it
 
     try:

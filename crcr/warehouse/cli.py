@@ -21,6 +21,7 @@ from typing import Optional, Sequence
 from crcr.errors import CrcrError
 from crcr.warehouse import l3, queries
 from crcr.warehouse.backends import open_warehouse
+from testing.results.cliargs import Parser
 
 
 def positive(text: str) -> int:
@@ -34,7 +35,7 @@ def positive(text: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="warehouse", description=__doc__.split("\n\n")[0])
+    p = Parser(prog="warehouse", description=__doc__.split("\n\n")[0])
     p.add_argument(
         "--warehouse", help="a directory (embedded) or clickhouse://host:port/db (env OOT_WAREHOUSE)"
     )
@@ -74,6 +75,8 @@ def _print(args, rows, text_of) -> None:
         return
     for r in rows:
         print(text_of(r))
+    if not rows:  # an empty answer still says what was asked of which warehouse
+        print(f"{args.command}: none found in {args.where}")
 
 
 def cmd_l3(wh, args, now: float) -> int:
@@ -107,6 +110,7 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
             if getattr(args, name, None) is not None:
                 setattr(args, name, Path(where) / getattr(args, name))
     wh = open_warehouse(args.warehouse, env)
+    args.where = wh.where
     now = time.time()
     ws = Path(env.get("BUILD_WORKSPACE_DIRECTORY") or ".")
     if args.simulate_days:

@@ -22,16 +22,11 @@ from testing.check import report
 from testing.check.check import CheckError, check
 from testing.config.features import CONFIG_DIR
 from testing.config.paths import REPO_ROOT, default_roots
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, not the usage block
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(2)
+from testing.results.cliargs import Parser
 
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="check", description="validate test-suite configs with every rule the plugin applies")
+    p = Parser(prog="check", description="validate test-suite configs with every rule the plugin applies")
     p.add_argument("paths", nargs="*", metavar="PATH", help="config files or directories (default: configs/)")
     p.add_argument(
         "--strict", action="store_true", help="warnings and hygiene notes fail too (as //... does)"

@@ -12,6 +12,7 @@ import os
 import sys
 
 from testing.config.models import ConfigDocument
+from testing.results.cliargs import Parser
 
 SCHEMA_PATH = os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
@@ -29,8 +30,11 @@ def render() -> str:
 
 
 def main(argv: list[str]) -> int:
+    parser = Parser(prog="schema", description="the JSON schema of a test-suite config, on stdout")
+    parser.add_argument("--write", action="store_true", help=f"write it to {SCHEMA_PATH} instead")
+    args = parser.parse_args(argv)
     text = render()
-    if "--write" in argv:
+    if args.write:
         from testing.results.atomic import write_text
 
         write_text(SCHEMA_PATH, text)

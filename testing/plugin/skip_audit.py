@@ -16,7 +16,6 @@ The nightly workflow's ``skip-audit`` job runs it.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -33,6 +32,7 @@ from testing.config.modes import Mode
 from testing.config.paths import default_roots
 from testing.plugin.plan import load_plan
 from testing.results.atomic import write_json, write_text
+from testing.results.cliargs import Parser
 
 
 def skip_rules(plan) -> dict[str, list[int]]:
@@ -150,9 +150,7 @@ def write_report(out: str, audit: dict) -> str:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python3 -m testing.plugin.skip_audit", description=__doc__.split("\n\n")[0]
-    )
+    parser = Parser(prog="python3 -m testing.plugin.skip_audit", description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", action="append", required=True, metavar="YAML")
     parser.add_argument(
         "-o", "--output", required=True, metavar="JSON", help="report; the diff goes to JSON.diff"

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import statistics
@@ -26,6 +25,8 @@ from typing import Callable
 from rich.console import Console
 from rich.progress import track
 from rich.table import Table
+
+from testing.results.cliargs import Parser
 
 console = Console()
 
@@ -145,7 +146,7 @@ def measure_ops(size: int, repeats: int) -> list[tuple[str, float, float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(prog="backend_bench", description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=256, help="square operand size (default 256)")
     parser.add_argument("--repeats", type=int, default=30, help="timed calls per op and device (default 30)")
     parser.add_argument("--opt", default="-O1", help="optimisation flag for the compile (default -O1)")

@@ -21,7 +21,6 @@ time goes (checkout, overlay, process start-up, the tests themselves).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
@@ -36,6 +35,7 @@ from crcr.handler.investigate import Rerunner, bisect_range
 from crcr.handler.runner import leg_suites, run_leg
 from crcr.handler.upstream import prepare
 from crcr.upstream.bisect import Limits
+from testing.results.cliargs import Parser
 
 JOB = "test-upstream-spyre-nn"
 PARTS = ("checkout", "overlay", "process", "tests")
@@ -109,7 +109,7 @@ def _short(path: str, root: Path) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = Parser(prog="bisect_bench", description=__doc__.split("\n\n")[0])
     p.parse_args(argv)
     console = Console(stderr=True, width=120)
     env = dict(os.environ)

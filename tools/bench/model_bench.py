@@ -11,12 +11,13 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
 import sys
 import time
+
+from testing.results.cliargs import Parser
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -73,7 +74,7 @@ def run_ratio() -> tuple[float, float, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="model_bench", description=__doc__.split("\n\n")[0])
+    ap = Parser(prog="model_bench", description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5, help="forward passes per side (median)")
     args = ap.parse_args(argv)
     if args.repeat < 1:

@@ -11,7 +11,6 @@ be equal (exit 1 when they differ).
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import statistics
@@ -25,6 +24,7 @@ from rich.table import Table
 
 from testing.config import runs
 from testing.config.features import suite_configs
+from testing.results.cliargs import Parser
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITES = os.path.join(REPO, "testing", "suites")
@@ -62,7 +62,7 @@ def targets(device: str) -> list[tuple[str, list[str], list[str], list[str]]]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = Parser(prog="native_bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", choices=sorted(CONFIGS), default="spyre")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()

@@ -13,7 +13,6 @@ because the plugin imports op_db in pytest_configure, before collection starts.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import statistics
@@ -23,6 +22,8 @@ import time
 
 from rich.console import Console
 from rich.table import Table
+
+from testing.results.cliargs import Parser
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITES = [
@@ -67,7 +68,7 @@ def median(args, env, repeat):
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(prog="plugin_bench", description=__doc__.splitlines()[0])
     ap.add_argument("--device", choices=sorted(CONFIGS), default="spyre")
     ap.add_argument("--repeat", type=int, default=1)
     opts = ap.parse_args()

@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -28,7 +27,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from testing.results.cliargs import user_path
+from testing.results.cliargs import Parser, user_path
 from tools.bench.select_corpus import write_corpus
 from tools.select.bucket.engines import DeterministicEngine
 from tools.select.common import capabilities
@@ -145,7 +144,7 @@ def wheel_installed() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = Parser(prog="select_bench", description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--capabilities",
         default="backend:torch_spyre",

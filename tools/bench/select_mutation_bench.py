@@ -34,7 +34,7 @@ from testing.changes.changemap import ChangeMap, digests, test_file
 from testing.changes.decide import select_tests
 from testing.changes.only import resolve, write_only
 from testing.config.features import discover_features
-from testing.results.cliargs import user_path
+from testing.results.cliargs import Parser, user_path
 from tools.bench.select_mutants import Mutant, mutate
 from tools.select.changes.build import build, leg_files, leg_of, record_leg, roots_of
 from tools.select.changes.cmd import core_versions, fixture_upstream, root_upstream, workspace
@@ -54,7 +54,7 @@ class Outcome:
 
 
 def args_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="select_mutation_bench", description=__doc__.split("\n\n")[0])
+    p = Parser(prog="select_mutation_bench", description=__doc__.split("\n\n")[0])
     p.add_argument("--mutants", type=int, default=50)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--feature", action="append", default=[], help=f"default: {', '.join(DEFAULT_FEATURES)}")

@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from testing.results.cliargs import Parser
+
 TESTS_PER_LEG = 5000
 FEATURES = ("ops", "modules", "basics", "noncontig")
 OPS = np.array(["add", "mul", "sub", "div", "exp", "log", "sin", "matmul", "sum", "mean"], dtype=object)
@@ -393,7 +395,7 @@ def same(a, b) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="warehouse_bench", description=__doc__.split("\n\n")[0])
+    p = Parser(prog="warehouse_bench", description=__doc__.split("\n\n")[0])
     p.add_argument("--rows", type=int, default=10_000_000)
     p.add_argument("--chunk", type=int, default=1_000_000, help="rows per insert")
     p.add_argument("--repeat", type=int, default=3)

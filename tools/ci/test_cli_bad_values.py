@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -54,7 +55,70 @@ CASES = [
     ("tools.select.cli", ["query"], "required: op"),
     ("testing.targets.generate", ["--root", "nowhere"], "no configs/ directory"),
     ("testing.targets.generate", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("crcr.warehouse.cli", ["bogus"], "invalid choice: 'bogus'"),
+    ("crcr.warehouse.cli", ["flaky", "--days", "-2"], "must be >= 1"),
+    ("crcr.warehouse.cli", ["--warehouse", "clickhouse://h:99999/db", "flaky"], "bad port"),
+    ("crcr.warehouse.cli", ["--simulate-days", "x", "page"], "expected a whole number"),
+    ("crcr.core_sha", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("testing.check.cli", ["missing.yaml"], "missing.yaml: not a config file"),
+    ("testing.check.cli", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("testing.config.schema", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("testing.plugin.native.export", ["--config", "missing.yaml", "-o", "x.py"], "missing.yaml"),
+    ("testing.plugin.skip_audit", ["--config", "missing.yaml"], "required: -o/--output"),
+    ("tools.models.capture", ["nowhere"], "no config.json"),
+    ("tools.ci.readme_commands.run", ["--only"], "expected one argument"),
+    ("tools.select.e2e", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("backend.demo", ["--bogus"], "takes no arguments"),
+    *[
+        (f"tools.bench.{name}", ["--bogus"], "unrecognized arguments: --bogus")
+        for name in (
+            "backend_bench",
+            "bisect_bench",
+            "crash_bench",
+            "crcr_bench.crcr_bench",
+            "model_bench",
+            "native_bench",
+            "plugin_bench",
+            "select_bench",
+            "select_mutation_bench",
+            "shard_bench",
+            "warehouse_bench",
+        )
+    ],
 ]
+
+# Programs that are no user's command line: (module, why)
+NOT_COMMANDS = {
+    "tools.build.private.import_root": "a build action's tool, run by Bazel with arguments it makes",
+}
+
+
+def binaries(root: Path) -> dict[str, str]:
+    """Every py_binary of the tree's BUILD files: its main module -> its label."""
+    found = {}
+    for build in sorted(root.glob("**/BUILD.bazel")):
+        package = build.parent.relative_to(root).as_posix()
+        if package.startswith("third_party"):
+            continue
+        for block in re.finditer(r"^py_binary\(\n(.*?)^\)", build.read_text(), re.S | re.M):
+            name = re.search(r'name = "([^"]+)"', block[1])[1]
+            main = (
+                re.search(r'main = "([^"]+)"', block[1]) or re.search(r'srcs = \[\s*"([^"]+)"', block[1])
+            )[1]
+            module = f"{package}/{main}".removesuffix(".py").removesuffix("/__main__").replace("/", ".")
+            found[ALIASES.get(module, module)] = f"//{package}:{name}"
+    return found
+
+
+# a binary whose main only hands over to another module's main (checked through that one)
+ALIASES = {"testing.targets.generate_main": "testing.targets.generate"}
+
+
+def test_every_command_line_program_has_a_bad_value_case():
+    # A new `bazel run` entry point without a case here fails: its bad values are untried.
+    tried = {module for module, _, _ in CASES} | set(NOT_COMMANDS)
+    untried = {m: label for m, label in binaries(Path.cwd()).items() if m not in tried}
+    assert untried == {}, f"add a CASES entry for: {untried}"
 
 
 def run(module: str, args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:

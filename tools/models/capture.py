@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from testing.results.cliargs import Parser
+
 INPUT_TEXTS = ("The quick brown fox jumps over the lazy dog.", "Accelerators run the ops a model calls.")
 SUITE_TEST = "TestModelOps::test_model_ops_db"
 SUITE_PATH = "${REPO_ROOT}/testing/suites/test_model_ops.py"
@@ -190,7 +192,7 @@ def _out_path(args: argparse.Namespace, model: Model) -> Path:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    ap = argparse.ArgumentParser(prog="capture", description=__doc__.split("\n\n")[0])
+    ap = Parser(prog="capture", description=__doc__.split("\n\n")[0])
     ap.add_argument(
         "model", nargs="?", default="minilm", help="'minilm' (default) or a Hugging Face model directory"
     )

@@ -9,7 +9,6 @@ Heavy (two full runs of the in-tree suites on spyre plus a memory build): manual
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -19,7 +18,7 @@ from pathlib import Path
 
 from testing.config import runs
 from testing.config.modes import Mode
-from testing.results.cliargs import user_path
+from testing.results.cliargs import Parser, user_path
 from tools.select.bucket import bucket, generation
 from tools.select.bucket.engines import DeterministicEngine
 from tools.select.common import capabilities
@@ -73,7 +72,7 @@ def units_without_test(units, verdicts, cases, device: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = Parser(prog="e2e", description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", help="memory to reuse (default: build one in the workdir)")
     parser.add_argument("--workdir", help="where configs and results go (default: a temp dir)")
     parser.add_argument("--capabilities", default="backend:torch_spyre")

@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import tempfile
@@ -41,6 +40,7 @@ from crcr.relay.ratelimit import SlidingWindow
 from crcr.relay.server import RelayEmulator
 from crcr.retry import default_policy
 from crcr.transport import HttpTransport
+from testing.results.cliargs import Parser
 
 REPO = "bench/oot"
 
@@ -113,7 +113,7 @@ def burst(callbacks: int, window: float, budget: bool, state: Path) -> tuple[flo
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = Parser(prog="crcr_bench", description=__doc__.split("\n\n")[0])
     p.add_argument("--legs", type=int, default=40)
     p.add_argument("--burst", type=int, default=200)
     p.add_argument("--window", type=float, default=6.0, help="relay window in seconds (production: 60)")

@@ -18,6 +18,9 @@ An entry names a command (its key: comments dropped, spacing normalised) and say
   serves:   true for a server that runs until stopped: it passes once a line holds
             `expect`, and is then stopped
   timeout:  seconds (default 300)
+  edits:    what tracked files the command is documented to change (e.g. recorded timings);
+            without it a command must leave the checkout as it found it: a file it leaves
+            there (an output written into the tree) makes crcr attribution see a moved backend
 
 Manual commands run in README order in one clone, so a command may use what an earlier
 one made (tools/select's stages).
@@ -56,6 +59,7 @@ class Entry(BaseModel):
     teardown: Optional[str] = None
     serves: bool = False
     timeout: float = 300.0
+    edits: Optional[str] = None
 
     @model_validator(mode="after")
     def _complete(self) -> "Entry":

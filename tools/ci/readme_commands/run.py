@@ -120,6 +120,7 @@ def run_one(command: extract.Command, entry: Entry, clone: Path, home: Path, ven
     script = f"{entry.setup}\n{command.text}" if entry.setup else command.text
     if entry.check:
         script += f"\nstatus=$?\n{entry.check}\nexit $status"
+    before = tree_state(clone)
     start = time.monotonic()
     try:
         status, output = (_serve if entry.serves else _run)(script, entry, clone, env)
@@ -128,7 +129,19 @@ def run_one(command: extract.Command, entry: Entry, clone: Path, home: Path, ven
             subprocess.run(
                 ["bash", "-c", entry.teardown], cwd=clone, env=env, capture_output=True, timeout=120
             )
-    return _judge(command, entry, status, output, time.monotonic() - start)
+    left = [] if entry.edits else sorted(tree_state(clone) - before)
+    return _judge(command, entry, status, output, time.monotonic() - start, left)
+
+
+def tree_state(clone: Path) -> set[str]:
+    """`git status` of the clone, one entry per changed or unignored new file."""
+    listed = subprocess.run(
+        ["git", "status", "--porcelain=v1", "-z", "--untracked-files=all"],
+        cwd=clone,
+        capture_output=True,
+        text=True,
+    )
+    return set(filter(None, listed.stdout.split("\0"))) if listed.returncode == 0 else set()
 
 
 def _start(script: str, clone: Path, env: dict) -> subprocess.Popen:
@@ -176,13 +189,18 @@ def _serve(script: str, entry: Entry, clone: Path, env: dict) -> tuple[int | Non
         stop_group(proc, grace=30)
 
 
-def _judge(command, entry: Entry, status: int | None, output: str, seconds: float) -> Outcome:
+def _judge(
+    command, entry: Entry, status: int | None, output: str, seconds: float, left: list[str] = ()
+) -> Outcome:
     if status is None:
         why = f"timed out after {entry.timeout:.0f} s"
     elif status != entry.exit:
         why = f"exit {status}, expected {entry.exit}"
     elif not any(entry.expect in line for line in output.splitlines()):
         why = f"no output line contains {entry.expect!r}"
+    elif left:
+        names = ", ".join(x[3:] for x in left[:5])
+        why = f"left the checkout changed ({names}): outputs belong under out/ or outside the tree"
     else:
         return Outcome(command.where, command.key, True, f"ok ({seconds:.1f} s)", seconds)
     tail = "\n    ".join(output.splitlines()[-TAIL:])

@@ -15,7 +15,7 @@ from tools.ci.readme_commands import extract, manifest, run
 ROOT = Path.cwd()  # the runfiles' workspace directory: the READMEs and what the commands need
 _, COVERAGE = run.check(ROOT)
 FAST = {c.key: (c, e) for c, e in COVERAGE.matched if e.run == "fast"}
-MATRIX = "python3 -m tools.shard matrix --generated . --max-leg-seconds 600 > matrix.json"
+MATRIX = "mkdir -p out && python3 -m tools.shard matrix --generated . --max-leg-seconds 600 > out/matrix.json"
 
 
 @pytest.fixture(scope="module")
@@ -109,3 +109,18 @@ def test_the_outputs_the_readmes_write_are_ignored(clone):
     paths = ["out/scope.yaml", "tools/shard/timings/timings.json.prev", ".venv/bin/python"]
     result = subprocess.run(["git", "check-ignore", *paths], cwd=clone, capture_output=True, text=True)
     assert result.stdout.split() == paths
+
+
+def test_a_command_that_leaves_a_file_in_the_checkout_fails(clone, tmp_path):
+    # An output written into the tree (hud.html at the root) made the next main run say
+    # "backend moved: ...-dirty-..." and stop naming the upstream culprit.
+    copy = _copy(clone, tmp_path / "copy")
+    script = "echo '<html>' > hud.html && echo written"
+    command = extract.Command("README.md", 1, script)
+    entry = manifest.Entry(command=script, run="manual", reason="test", expect="written")
+    outcome = run.run_one(command, entry, copy, tmp_path, None)
+    assert not outcome.ok
+    assert outcome.detail.startswith("left the checkout changed (hud.html): outputs belong under out/")
+    ignored = "mkdir -p out && echo '<html>' > out/hud.html && echo written"
+    entry = manifest.Entry(command=ignored, run="manual", reason="test", expect="written")
+    assert run.run_one(extract.Command("README.md", 1, ignored), entry, copy, tmp_path, None).ok

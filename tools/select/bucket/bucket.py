@@ -76,6 +76,11 @@ def write_config(
     return edit.write(path, build_config(units, verdicts, caps.device, backend, engine, header))
 
 
+# The source of a mandatory decision demoted to skip because the base configs generate no test
+# of the unit: a property of those configs, not of the PyTorch version (the delta compares so).
+GENERATION = "generation"
+
+
 def write_checked(
     path: str | Path,
     units: list[UnitFacts],
@@ -98,7 +103,7 @@ def write_checked(
                 "skip",
                 f"the plugin generates no test of it on {caps.device} from this "
                 f"config (no entry selects a variant it generates); was: {old.short_reason}",
-                source=old.source,
+                source=GENERATION,
                 evidence=old.evidence,
             )
         write_config(path, units, verdicts, caps, backend, engine, header)

@@ -20,7 +20,7 @@ class Verdict:
     rationale: str
     dtypes: tuple[str, ...] = ()  # dtypes it must pass in (mandatory only)
     skipped_dtypes: tuple[str, ...] = ()
-    source: str = "rules"  # rules | neighbours | llm
+    source: str = "rules"  # rules | neighbours | llm | generation (bucket.GENERATION)
     evidence: tuple[str, ...] = field(default=())
 
     @property

@@ -6,7 +6,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping
 
-from tools.select.bucket.bucket import context
+from testing.config.modes import Mode
+from tools.select.bucket.bucket import GENERATION, context
 from tools.select.bucket.engines import DecisionEngine
 from tools.select.bucket.facts import UnitFacts, gather
 from tools.select.bucket.rules import Verdict
@@ -16,9 +17,13 @@ from tools.select.memory import opinfo_index as oi
 from tools.select.memory.store import Memory
 
 
-def same(a: Verdict, b: Verdict) -> bool:
-    """Equal decisions: bucket and dtypes (rationale wording may name other neighbours)."""
-    return a.mode == b.mode and tuple(a.dtypes) == tuple(b.dtypes)
+def same(prior: Verdict, full: Verdict) -> bool:
+    """Equal decisions: bucket and dtypes (rationale wording may name other neighbours). A prior
+    mandatory decision the base configs made silent (bucket's generation check) was demoted
+    after deciding; the full run decides before that check, so its mandatory is the same."""
+    if prior.source == GENERATION:
+        return full.mode in (Mode.mandatory_success, Mode.skip)
+    return prior.mode == full.mode and tuple(prior.dtypes) == tuple(full.dtypes)
 
 
 @dataclass

@@ -5,7 +5,9 @@ import textwrap
 import pytest
 
 from testing.config.modes import Mode
+from tools.select.bucket import bucket
 from tools.select.bucket.engines import DeterministicEngine
+from tools.select.bucket.rules import Verdict
 from tools.select.delta import delta as dl
 from tools.select.delta import deltarun
 from tools.select.memory import opinfo_index as oi
@@ -146,3 +148,14 @@ def test_delta_reevaluates_only_what_the_device_can_see(trees, tmp_path, small_c
 def test_dtype_expressions_evaluate_with_torch_helpers():
     assert dl.eval_dtypes("floating_types_and(torch.half)") == {"float32", "float64", "float16"}
     assert dl.eval_dtypes("some_helper_only_in_2_99()") is None
+
+
+def test_a_prior_demoted_by_the_base_configs_matches_a_full_mandatory_decision():
+    # `select bucket --base-config` demotes mandatory units its configs generate no test of;
+    # the delta's full run decides before that check: 497 "mismatches" on the README's run.
+    demoted = Verdict(Mode.skip, "the plugin generates no test of it", source=bucket.GENERATION)
+    assert deltarun.same(demoted, Verdict(Mode.mandatory_success, "traced", dtypes=("float32",)))
+    assert not deltarun.same(demoted, Verdict(Mode.xfail, "numerics"))
+    decided = Verdict(Mode.skip, "op not in the table")
+    assert not deltarun.same(decided, Verdict(Mode.mandatory_success, "traced", dtypes=("float32",)))
+    assert deltarun.same(decided, Verdict(Mode.skip, "op not in the table, said otherwise"))
