@@ -2,7 +2,9 @@
 testing/changes, never tools/) -> which tests each leg runs, and the one line saying so.
 
 Pull requests select by default (base..head); pushes and nightlies run full unless
-`--select-on` (or $CRCR_SELECT_ON) names them. Whatever cannot be worked out (no map, a
+`--select-on` (or $CRCR_SELECT_ON) names them. The tests a change reaches are capped at a
+ranked share of each leg's recorded time (`--select-budget`, $CRCR_SELECT_BUDGET, default
+25 %: testing/changes/budget.py), and the line says when that cut and by how much. Whatever cannot be worked out (no map, a
 corrupt one, no diff) runs the leg full and says why in one line: nothing is skipped silently.
 """
 
@@ -16,12 +18,14 @@ from crcr.dispatch import Dispatch
 from crcr.handler.plan import Leg
 from crcr.handler.runner import Upstream, leg_suites
 from crcr.upstream.gitcmd import UpstreamError
+from testing.changes.budget import BudgetError, parse_share
 from testing.changes.changemap import ChangeMap, ChangeMapError, default_map_path, digests, read_map
 from testing.changes.decide import NATIVE_YAML, Selection, full_leg, select_tests
 from testing.changes.diff import DiffError, FileChange, parse_diff, rebase
 from testing.changes.only import resolve, write_only
 
 SELECT_ON_ENV = "CRCR_SELECT_ON"
+SELECT_BUDGET_ENV = "CRCR_SELECT_BUDGET"
 DEFAULT_SELECT_ON = ("pull_request",)
 EVENTS = ("pull_request", "push", "nightly", "periodic")
 
@@ -39,6 +43,17 @@ def select_on(given: Optional[str], env: Mapping[str, str]) -> tuple[str, ...]:
     return events
 
 
+def select_budget(given: Optional[str], env: Mapping[str, str]) -> Optional[float]:
+    """--select-budget, else $CRCR_SELECT_BUDGET, else the default share (None: no cap)."""
+    raw = given if given is not None else env.get(SELECT_BUDGET_ENV)
+    try:
+        return parse_share(raw)
+    except BudgetError as err:
+        from crcr.errors import ConfigError
+
+        raise ConfigError(f"--select-budget: {err}") from None
+
+
 @dataclass
 class DispatchChanges:
     """Read once per dispatch: the map and the diff; `why` says why legs run full instead."""
@@ -48,6 +63,7 @@ class DispatchChanges:
     file_level: str = ""
     why: str = ""
     widened: str = ""  # the stale-map note, when the diff was widened
+    budget: Optional[float] = None  # share of a leg's recorded time the reached tests may take
 
     def for_leg(self, leg: Leg, ws: Path, upstream: Upstream) -> Selection:
         if self.why or self.m is None:
@@ -57,7 +73,13 @@ class DispatchChanges:
         roots = {"${REPO_ROOT}": ws, "${TORCH_ROOT}": upstream.root}
         configs = digests([ws / c for c in leg.configs], roots)
         s = select_tests(
-            self.m, leg.feature, self.changes, digests(tests, roots), configs, file_level=self.file_level
+            self.m,
+            leg.feature,
+            self.changes,
+            digests(tests, roots),
+            configs,
+            file_level=self.file_level,
+            budget=self.budget,
         )
         if self.widened and not s.full:
             s = Selection(**{**s.__dict__, "reasons": (self.widened, *s.reasons)})
@@ -96,9 +118,10 @@ def prepare_changes(
     env: Mapping[str, str],
     map_path: Optional[Path] = None,
     core_base: str = "",
+    budget: Optional[float] = None,
 ) -> DispatchChanges:
     """`core_base`: the commit the pinned wheel's Python stands for (the core overlay's base),
-    whose line numbers the map's coverage uses."""
+    whose line numbers the map's coverage uses; `budget`: select_budget's share."""
     if dispatch.event_type not in events:
         return DispatchChanges(
             why=f"{dispatch.event_type} dispatches run full (--select-on {' '.join(events) or 'none'})"
@@ -131,7 +154,7 @@ def prepare_changes(
     running = core_version()
     if running != m.torch_version:
         file_level = f"map recorded on torch {m.torch_version}, running {running}: file-level"
-    return DispatchChanges(m, changes, file_level, widened=widened)
+    return DispatchChanges(m, changes, file_level, widened=widened, budget=budget)
 
 
 def core_version() -> str:

@@ -195,6 +195,12 @@ def _parser() -> argparse.ArgumentParser:
         "(pull_request push nightly periodic, or none; default $CRCR_SELECT_ON, else pull_request)",
     )
     g.add_argument(
+        "--select-budget",
+        metavar="SHARE",
+        help="cap on the tests a change reaches, as a share of the leg's recorded time, ranked "
+        "(25%%, 0.1, or off: every reached test; default $CRCR_SELECT_BUDGET, else 25%%)",
+    )
+    g.add_argument(
         "--change-map",
         type=user_path,
         help="change map JSON (default $OOT_CHANGE_MAP, else beside the memory)",
@@ -248,7 +254,7 @@ def make_hooks(
     backend: Optional[str] = None,
 ) -> LegHooks:
     """The checkout and core overlay for this dispatch, and the last-green store."""
-    from crcr.handler.changes import prepare_changes, select_on
+    from crcr.handler.changes import prepare_changes, select_budget, select_on
 
     setup = prepare(mode, args, planned.dispatch.sha, env, fixture)
     print(setup.describe(), file=sys.stderr)
@@ -261,6 +267,7 @@ def make_hooks(
         env,
         change_map(args, env, fixture),
         core_base=setup.core_base or "",
+        budget=select_budget(args.select_budget, env),
     )
 
     triage = Triage(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from crcr.dispatch import load_dispatch
-from crcr.handler.changes import prepare_changes, select_on
+from crcr.handler.changes import prepare_changes, select_budget, select_on
 from crcr.handler.plan import Candidate, Leg
 from crcr.handler.runner import Upstream
 from crcr.upstream.localrepo import build_repo, file_url
@@ -76,13 +76,15 @@ def leg():
     return Leg(0, Candidate("primary", "HEAD", "x", "x", True), "nn", ("nn.yaml",), 0, 1, "test-nn")
 
 
-def setup_leg(tmp_path, source, sha, map_sha, pr_event, base):
+def setup_leg(tmp_path, source, sha, map_sha, pr_event, base, budget=None):
     ws = tmp_path / "ws"
     ws.mkdir(exist_ok=True)
     (ws / "nn.yaml").write_text("test_suite_config:\n  files: ['${TORCH_ROOT}/test/nn/test_flat.py']\n")
     root = source.checkout(sha)
     path = write_map(tmp_path / "map.json", the_map(map_sha, root, ws))
-    changes = prepare_changes(dispatch(pr_event, base, sha), source, ("pull_request",), {}, path)
+    changes = prepare_changes(
+        dispatch(pr_event, base, sha), source, ("pull_request",), {}, path, budget=budget
+    )
     return changes, ws, Upstream(root, sha)
 
 
@@ -150,6 +152,26 @@ def test_select_on_values():
     assert select_on("none", {}) == ()
     with pytest.raises(Exception, match="--select-on 'merge'"):
         select_on("merge", {})
+
+
+def test_select_budget_values():
+    assert select_budget(None, {}) == 0.25  # PyTorch's target determination's default share
+    assert select_budget("10%", {"CRCR_SELECT_BUDGET": "off"}) == 0.1
+    assert select_budget(None, {"CRCR_SELECT_BUDGET": "off"}) is None
+    with pytest.raises(Exception, match="--select-budget: budget 'most'"):
+        select_budget("most", {})
+
+
+def test_the_budget_reaches_each_leg(tmp_path, upstream, pr_event, monkeypatch):
+    """The PR reaches test_init only; a 5 % budget (0.5 s of 10 s) still runs it: a changed
+    line keeps one test that executed it, so nothing is cut and the line says nothing."""
+    source, (base, head, _) = upstream
+    monkeypatch.setattr("crcr.handler.changes.core_version", lambda: "2.13.0+cpu")
+    changes, ws, up = setup_leg(tmp_path, source, head, base, pr_event, base, budget=0.05)
+    assert changes.budget == 0.05
+    sel = changes.for_leg(leg(), ws, up)
+    assert sel.tests == {tid("test_init_spyre_float32"), tid("test_fwd_spyre_float32")}
+    assert sel.cut is None and "budget" not in sel.line()
 
 
 def test_lines_follow_the_map_core_to_the_pr_base(tmp_path, pr_event, monkeypatch):

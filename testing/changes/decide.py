@@ -13,7 +13,9 @@ Each changed path is explained or not:
   a kernel file named for an op (snake_case of its stem) likewise; other native code is
   unexplained;
 - documentation and upstream CI files are explained (no test can see them).
-Anything unexplained makes the leg run full, saying which path and why.
+Anything unexplained makes the leg run full, saying which path and why. A budget (budget.py)
+caps the tests a change reaches through the map at a share of the leg's recorded time,
+ranked, and says so in the line; by default (budget None) every reached test runs.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Iterable, Mapping, Optional, Sequence
 
+from testing.changes.budget import Cut, apply_budget, specificity
 from testing.changes.changemap import ChangeMap, Feature, test_file
 from testing.changes.diff import FileChange
 
@@ -46,6 +49,7 @@ class Selection:
     files: frozenset[str] = frozenset()  # rooted test files selected whole
     seconds: float = 0.0
     reasons: tuple[str, ...] = ()
+    cut: Optional[Cut] = None  # what the budget left out (None: it cut nothing)
 
     @property
     def selected(self) -> int:
@@ -71,6 +75,7 @@ class Selection:
             "total": self.total,
             "time_share": round(self.time_share, 2),
             "reasons": list(self.reasons),
+            "budget": self.cut.as_json() if self.cut else None,
             "line": self.line(),
         }
 
@@ -87,10 +92,18 @@ class _Acc:
     reasons: list[str] = field(default_factory=list)
     unexplained: Optional[str] = None
     changes: Sequence[FileChange] = ()  # the whole diff (a new module is explained by its importers)
+    reached: set[str] = field(default_factory=set)  # through the map (core lines, ops): budgeted
+    fixed: set[str] = field(default_factory=set)  # for any other reason: never cut
+    covers: list[frozenset[str]] = field(default_factory=list)  # per changed line/op: who ran it
+    spots: dict[str, list[int]] = field(default_factory=dict)  # core file -> changed lines hit
 
-    def add(self, why: str, tests: Iterable[str]) -> None:
+    def add(self, why: str, tests: Iterable[str], reached: bool = False) -> None:
         tests = set(tests)
         self.tests |= tests
+        if reached:
+            self.reached |= tests
+        else:
+            self.fixed |= tests
         self.reasons.append(f"{why} ({len(tests)} tests)")
 
 
@@ -175,7 +188,9 @@ def _core_python(m: ChangeMap, name: str, c: FileChange, acc: _Acc, file_level: 
         return
     tests = m.of_feature(name, m.tests_at(c.path, hit))
     names = sorted({(f.name if (f := m.function_at(c.path, ln)) else "module level") for ln in hit})
-    acc.add(f"{c.path}:{hit[0]} {', '.join(names[:3])}", tests)
+    acc.add(f"{c.path}:{hit[0]} {', '.join(names[:3])}", tests, reached=True)
+    acc.covers += [frozenset(m.of_feature(name, m.tests_at(c.path, [ln]))) for ln in hit]
+    acc.spots.setdefault(c.path, []).extend(hit)
 
 
 def _native(m: ChangeMap, feat: Feature, c: FileChange, acc: _Acc) -> None:
@@ -187,7 +202,8 @@ def _native(m: ChangeMap, feat: Feature, c: FileChange, acc: _Acc) -> None:
         if not funcs or any(not any(ln.lstrip("+- ").startswith("func:") for ln in h.lines) for h in c.hunks):
             acc.unexplained = acc.unexplained or f"{c.path}: a hunk names no func: line"
             return
-        acc.add(f"native ops {', '.join(funcs[:3])}", _tests_with_ops(feat, funcs))
+        acc.add(f"native ops {', '.join(funcs[:3])}", _tests_with_ops(feat, funcs), reached=True)
+        acc.covers += [frozenset(_tests_with_ops(feat, [f])) for f in funcs]
         return
     stem = PurePosixPath(c.path).stem
     known = {op_base(o) for t in m_all_ops(m) for o in t}
@@ -195,7 +211,8 @@ def _native(m: ChangeMap, feat: Feature, c: FileChange, acc: _Acc) -> None:
     if name is None:
         acc.unexplained = acc.unexplained or f"unmapped native code: {c.path}"
         return
-    acc.add(f"kernel {c.path} -> aten::{name}", _tests_with_ops(feat, [name]))
+    acc.add(f"kernel {c.path} -> aten::{name}", _tests_with_ops(feat, [name]), reached=True)
+    acc.covers.append(frozenset(_tests_with_ops(feat, [name])))
 
 
 def m_all_ops(m: ChangeMap) -> Iterable[frozenset[str]]:
@@ -246,13 +263,15 @@ def select_tests(
     configs_now: Mapping[str, Optional[str]] = {},
     *,
     file_level: str = "",
+    budget: Optional[float] = None,
 ) -> Selection:
     """The tests of `feature` that `changes` need. `tests_now` / `configs_now`: the feature's
     test files and configs as the leg will run them (rooted path -> sha256, None = absent).
     A test file the map recorded with other content is treated as changed (a stale map
     widens); configs are compared by content (paths differ between checkouts), and a changed
     one selects every test of its feature. `file_level`: why function spans cannot be
-    trusted (another core), "" if they can."""
+    trusted (another core), "" if they can. `budget`: the share of the leg's recorded time the
+    reached tests may take (budget.py; None: all of them)."""
     feat = m.features.get(feature)
     if feat is None:
         return full_leg(feature, f"the change map has no tests of {feature}")
@@ -277,15 +296,45 @@ def select_tests(
             )
     sentinels = set(feat.sentinels) - acc.tests
     acc.tests |= sentinels
+    acc.fixed |= set(feat.sentinels)
     acc.reasons.append(f"sentinels ({len(sentinels)})")
-    seconds = sum(feat.tests[t].seconds for t in acc.tests if t in feat.tests)
+    times = {t: r.seconds for t, r in feat.tests.items()}
+    run, cut = apply_budget(
+        acc.reached & set(feat.tests),
+        acc.fixed & set(feat.tests),
+        acc.covers,
+        times,
+        feat.seconds,
+        budget,
+        _specificity(m, feature, acc.spots) if budget is not None else {},
+    )
+    if cut:  # first, so the summary's truncation never hides it
+        acc.reasons.insert(0, cut.reason(feat.seconds))
     return Selection(
         feature,
         False,
         len(feat.tests),
         feat.seconds,
-        frozenset(acc.tests & set(feat.tests)),
+        frozenset(run),
         frozenset(acc.files),
-        seconds,
+        sum(times[t] for t in run),
         _summary(acc.reasons),
+        cut,
     )
+
+
+def _specificity(m: ChangeMap, feature: str, spots: Mapping[str, Sequence[int]]) -> dict[str, float]:
+    """budget.specificity over the lines of the functions holding the changed lines (a changed
+    module-level line: that line alone)."""
+    runs: list[tuple[int, list[str]]] = []
+    for path, lines in spots.items():
+        spans = set()
+        for ln in lines:
+            f = m.function_at(path, ln)
+            spans.add((f.start, f.end) if f else (ln, ln))
+        for r in m.lines.get(path, ()):
+            for a, b in spans:
+                overlap = min(b, r.end) - max(a, r.start) + 1
+                if overlap > 0:
+                    runs.append((overlap, sorted(m.of_feature(feature, r.tests))))
+    return specificity(runs)
