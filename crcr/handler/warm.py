@@ -14,9 +14,22 @@ as a fresh interpreter would; torch and everything under it are imported by the 
 The zygote refuses to serve (the caller falls back to fresh processes) when a preload
 imported any `torch` module.
 
+**Per overlay**, one level down: runs at the same overlay (the culprit's confirming re-run
+right after its midpoint; consecutive commits that change no `torch/**/*.py` share an
+overlay, the overlay directory being content-keyed) share a second zygote, forked from the
+first for that overlay, environment and working directory: it puts the overlay first on
+`sys.path` exactly as a run does and imports torch (`OVERLAY_PRELOAD`) once, then forks
+each run there. It is the fresh interpreter a run would
+be, having imported torch before pytest rather than from the plugin's configure hook. One
+is kept (a run at another overlay closes it); its own start-up CPU is charged to the first
+run it serves. When a preload raises (a commit whose torch does not import), it refuses and
+that run is forked from the first zygote as before, so it fails exactly as a fresh
+interpreter would.
+
 Protocol (JSON lines): the zygote says `{"ready": true}` (or `{"ready": false,
 "problem": ...}`); each request `{"args", "cwd", "env", "log", "core_path"}` is answered
-`{"pid": n}` when the fork starts and `{"exit": code}` when it ends.
+`{"pid": n}` when the fork starts and `{"exit": code, "cpu": s, "overlay": how}` when it
+ends (`how`: `new` or `reused` overlay zygote, else why the run was forked without one).
 """
 
 from __future__ import annotations
@@ -67,6 +80,12 @@ PRELOAD = (
     "testing.plugin.selection",
     "testing.plugin.plan",
 )
+# Imported once per overlay by its zygote, after the overlay is first on sys.path. Only torch:
+# not the backend (the run's plugin loads it, and a backend may start device threads), and
+# not torch's device-test harness, which decides at import which device bases exist, so it
+# must come after the plugin has registered the backend (imported first, a run collects no
+# spyre test at all: crcr/tests/test_bisect.py runs the real leg both ways).
+OVERLAY_PRELOAD = ("torch",)
 READY_SECONDS = 300.0  # the preloads on a loaded 2-core machine
 PYTEST = ("-m", "pytest")
 
@@ -91,13 +110,26 @@ def _preload() -> str:
     return f"a preload imported {torch[0]}" if torch else ""
 
 
-def _write(obj: dict) -> None:
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+def _write(obj: dict, out=None) -> None:
+    out = out or sys.stdout
+    out.write(json.dumps(obj) + "\n")
+    out.flush()
 
 
-def _child(req: dict) -> None:
-    """In the fork: become the fresh `python -m pytest` the request describes; never returns."""
+def _take_run_context(req: dict) -> None:
+    """The run's working directory, environment and sys.path (the overlay first, where
+    PYTHONPATH's first entry lands in a fresh interpreter); done once per process."""
+    os.chdir(req["cwd"])
+    os.environ.clear()
+    os.environ.update(req["env"])
+    if req.get("core_path"):
+        sys.path.insert(1, req["core_path"])
+    importlib.invalidate_caches()
+
+
+def _child(req: dict, taken: bool = False) -> None:
+    """In the fork: become the fresh `python -m pytest` the request describes; never returns.
+    `taken`: forked from an overlay zygote, which took the run's context already."""
     code = 1
     try:
         os.setsid()  # its own process group: a timeout kills the run and whatever it started
@@ -108,12 +140,8 @@ def _child(req: dict) -> None:
         log = os.open(req["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         os.dup2(log, 1)
         os.dup2(log, 2)
-        os.chdir(req["cwd"])
-        os.environ.clear()
-        os.environ.update(req["env"])
-        if req.get("core_path"):  # where PYTHONPATH's first entry lands in a fresh interpreter
-            sys.path.insert(1, req["core_path"])
-        importlib.invalidate_caches()
+        if not taken:
+            _take_run_context(req)
         sys.argv = [str(Path(importlib.import_module("pytest").__file__).with_name("__main__.py"))]
         sys.argv += req["args"]
         try:
@@ -132,21 +160,150 @@ def _child(req: dict) -> None:
         os._exit(code)
 
 
+def _fork_run(req: dict, taken: bool, out) -> None:
+    """Fork one run, say its pid, wait, say its exit code and CPU seconds."""
+    pid = os.fork()
+    if pid == 0:
+        _child(req, taken)
+    _write({"pid": pid}, out)
+    _, status, usage = os.wait4(pid, 0)
+    _write({"exit": os.waitstatus_to_exitcode(status), "cpu": usage.ru_utime + usage.ru_stime}, out)
+
+
+def _overlay_key(req: dict) -> str:
+    return json.dumps([req.get("core_path") or "", req["cwd"], sorted(req["env"].items())])
+
+
+def _overlay_preload() -> str:
+    """Import OVERLAY_PRELOAD; the problem that makes this overlay zygote unusable, or ""."""
+    for name in OVERLAY_PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as err:
+            if err.name is not None and name.startswith(err.name):
+                continue  # not there at all: the run does without it too
+            return f"importing {name}: {one_line(err)}"
+        except BaseException as err:  # noqa: BLE001 - a commit whose torch does not import
+            return f"importing {name}: {one_line(err)}"
+    return ""
+
+
+def one_line(err: BaseException) -> str:
+    return f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"[:300]
+
+
+class _OverlayZygote:
+    """The base zygote's handle on the zygote of one overlay (a fork of itself)."""
+
+    def __init__(self, req: dict):
+        self.key = _overlay_key(req)
+        self.problem = ""
+        self.cpu = 0.0  # its own start-up, charged to the first run it serves
+        to_child, self.to = os.pipe()
+        self.frm, from_child = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            os.close(self.to)
+            os.close(self.frm)
+            _overlay_serve(req, to_child, from_child)
+        os.close(to_child)
+        os.close(from_child)
+        self.lines = _Lines(self.frm)
+        try:
+            hello = self.lines.next(READY_SECONDS) or {"problem": "did not start"}
+        except (EOFError, ValueError) as err:
+            hello = {"problem": str(err)}
+        self.problem = "" if hello.get("ready") else hello.get("problem") or "did not start"
+        self.cpu = float(hello.get("cpu") or 0.0)
+
+    def run(self, req: dict, out) -> bool:
+        """Relay one run through it; False when it is gone before the run started."""
+        try:
+            os.write(self.to, (json.dumps(req) + "\n").encode())
+            started = self.lines.next(READY_SECONDS)
+        except (OSError, EOFError, ValueError):
+            started = None
+        if not started:
+            self.problem = "it exited"
+            return False
+        _write(started, out)
+        try:
+            done = self.lines.next(None) or {}
+        except (EOFError, ValueError):
+            done, self.problem = {}, "it exited during a run"
+        _write({**done, "cpu": float(done.get("cpu") or 0.0) + self.cpu}, out)
+        self.cpu = 0.0
+        return True
+
+    def close(self) -> None:
+        for fd in (self.to, self.frm):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+
+
+def _overlay_serve(req: dict, inp: int, out: int) -> None:
+    """In the fork: the zygote of one overlay; never returns."""
+    try:
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):  # its stdout is not the protocol: a preload's output goes nowhere
+            os.dup2(null, fd)
+        writer = os.fdopen(out, "w")
+        _take_run_context(req)
+        problem = _overlay_preload()
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        _write({"ready": not problem, "problem": problem, "cpu": own.ru_utime + own.ru_stime}, writer)
+        if not problem:
+            for line in os.fdopen(inp):
+                _fork_run(json.loads(line), True, writer)
+    finally:
+        os._exit(0)
+
+
 def serve() -> int:
     problem = _preload()
     own = resource.getrusage(resource.RUSAGE_SELF)
     _write({"ready": not problem, "problem": problem, "cpu": own.ru_utime + own.ru_stime})
     if problem:
         return 3
+    overlay: Optional[_OverlayZygote] = None
     for line in sys.stdin:
         req = json.loads(line)
-        pid = os.fork()
-        if pid == 0:
-            _child(req)
-        _write({"pid": pid})
-        _, status, usage = os.wait4(pid, 0)
-        _write({"exit": os.waitstatus_to_exitcode(status), "cpu": usage.ru_utime + usage.ru_stime})
+        how = "reused"
+        if overlay is not None and overlay.key != _overlay_key(req):
+            overlay.close()
+            overlay = None
+        if overlay is None:
+            overlay, how = _OverlayZygote(req), "new"
+        if overlay.problem or not overlay.run(req, _Tagged(how)):
+            _fork_run(req, False, _Tagged(f"no overlay zygote: {overlay.problem}"))
+        if overlay.problem:
+            overlay.close()
+            overlay = None
+    if overlay is not None:
+        overlay.close()
     return 0
+
+
+class _Tagged:
+    """stdout, with the exit line saying how the run was forked."""
+
+    def __init__(self, how: str):
+        self.how = how
+
+    def write(self, text: str) -> None:
+        obj = json.loads(text)
+        if "exit" in obj:
+            text = json.dumps({**obj, "overlay": self.how}) + "\n"
+        sys.stdout.write(text)
+
+    def flush(self) -> None:
+        sys.stdout.flush()
 
 
 # -- the client (the handler's side) ----------------------------------------------------------
@@ -156,11 +313,12 @@ class _Lines:
     def __init__(self, fd: int):
         self.fd, self.buf = fd, b""
 
-    def next(self, timeout: float) -> Optional[dict]:
-        deadline = time.monotonic() + timeout
+    def next(self, timeout: Optional[float]) -> Optional[dict]:
+        """The next line, or None after `timeout` seconds (None: wait as long as it takes)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         while b"\n" not in self.buf:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and (left <= 0 or not select.select([self.fd], [], [], left)[0]):
                 return None
             chunk = os.read(self.fd, 65536)
             if not chunk:
@@ -182,6 +340,7 @@ class WarmPytest:
         self.start_seconds = 0.0  # the zygote's own start-up (its preloads)
         self.start_cpu = 0.0  # CPU seconds of that start-up
         self.cpu = 0.0  # CPU seconds of the last run (the fork's own)
+        self.forked: dict[str, int] = {}  # how runs were forked ("new"/"reused" overlay zygote, else why not)
 
     def _start(self) -> bool:
         if self.proc is not None or self.off:
@@ -232,6 +391,8 @@ class WarmPytest:
                 _kill(started["pid"])
                 done = self.lines.next(30.0) or {}
             self.cpu = float(done.get("cpu") or 0.0)
+            how = str(done.get("overlay") or "")
+            self.forked[how] = self.forked.get(how, 0) + 1
             return done.get("exit", -9), timed_out
         except (OSError, EOFError, ValueError, KeyError) as err:
             self.off = f"the warm interpreter failed: {err}"

@@ -120,3 +120,57 @@ def test_only_python_m_pytest_goes_through_the_zygote(tree):
     warm = WarmPytest(tree, _env(tree, tree))
     assert warm.run(["/bin/true"], tree, {}, 10, tree / "x.log", None) is None
     assert warm.proc is None and warm.off == ""  # nothing was started for it
+
+
+COUNTING_TORCH = """import os
+VALUE = 2
+with open(os.environ["IMPORTS"], "a") as fh:  # one line per import of this torch
+    fh.write(f"{os.getpid()}\\n")
+"""
+
+
+def test_runs_at_one_overlay_share_its_zygote_and_torch_is_imported_once(tree):
+    """Two runs at the same overlay: the second forks the overlay's zygote, which imported
+    torch (from the overlay) once; both see what a fresh interpreter sees. A run at another
+    overlay gets a zygote of its own, and coming back to the first starts a new one."""
+    wheel, overlay, cwd = tree / "wheel", tree / "overlay", tree / "run"
+    (overlay / "torch" / "__init__.py").write_text(COUNTING_TORCH)
+    imports, out = tree / "imports.txt", tree / "probe.json"
+    env = _env(tree, overlay, cwd, wheel, MARK="m", WANT="2", PROBE_OUT=str(out), IMPORTS=str(imports))
+    subprocess.run(_argv(tree), cwd=cwd, env=env, check=True, capture_output=True)
+    fresh = json.loads(out.read_text())
+    imports.unlink()
+    warm = WarmPytest(cwd, _env(tree, cwd, wheel))
+    try:
+        seen = []
+        for i in range(2):
+            assert warm.run(_argv(tree), cwd, env, 120, tree / f"o{i}.log", overlay) == (0, False)
+            seen.append(json.loads(out.read_text()))
+        assert warm.forked == {"new": 1, "reused": 1}
+        assert len(imports.read_text().split()) == 1  # torch imported once, by the overlay's zygote
+        assert seen[0] == seen[1] == fresh  # same sys.path (overlay once, first), argv, cwd, env, torch
+        assert fresh["path"].count(str(overlay)) == 1
+        env1 = _env(tree, cwd, wheel, MARK="w", WANT="1", PROBE_OUT=str(tree / "w.json"))
+        assert warm.run(_argv(tree), cwd, env1, 120, tree / "w.log", None) == (0, False)
+        assert warm.run(_argv(tree), cwd, env, 120, tree / "o2.log", overlay) == (0, False)
+        assert warm.forked == {"new": 3, "reused": 1}
+        assert len(imports.read_text().split()) == 2
+    finally:
+        warm.close()
+
+
+def test_an_overlay_whose_torch_does_not_import_runs_as_a_fresh_interpreter(tree):
+    """The overlay zygote's preload raises: it refuses, and the run is forked from the first
+    zygote, failing exactly as a fresh `python -m pytest` does (exit code, the error in the log)."""
+    wheel, overlay, cwd = tree / "wheel", tree / "overlay", tree / "run"
+    (overlay / "torch" / "__init__.py").write_text("raise RuntimeError('broken at this commit')\n")
+    env = _env(tree, overlay, cwd, wheel, WANT="2", PROBE_OUT=str(tree / "x.json"))
+    fresh = subprocess.run(_argv(tree), cwd=cwd, env=env, capture_output=True, text=True)
+    warm = WarmPytest(cwd, _env(tree, cwd, wheel))
+    try:
+        assert warm.run(_argv(tree), cwd, env, 120, tree / "b.log", overlay) == (fresh.returncode, False)
+        assert fresh.returncode != 0 and "broken at this commit" in (tree / "b.log").read_text()
+        [(how, n)] = warm.forked.items()
+        assert n == 1 and how == "no overlay zygote: importing torch: RuntimeError: broken at this commit"
+    finally:
+        warm.close()

@@ -24,7 +24,7 @@ from typing import Any, Iterator, Mapping, Optional, Protocol, Sequence
 from urllib.parse import unquote, urlsplit
 
 from crcr.errors import ConfigError, CrcrError
-from crcr.warehouse.schema import SCHEMA_VERSION, create_statements, stale_tables
+from crcr.warehouse.schema import SCHEMA_VERSION, backfill, create_statements, missing_derived, stale_tables
 
 ENV = "OOT_WAREHOUSE"
 DEFAULT_DB = "oot_ci"
@@ -33,6 +33,9 @@ _INTS = re.compile(r"^(Nullable\()?U?Int(8|16|32|64)")
 # chdb JIT-compiles an expression once it has run 3 times; a process renders a page or
 # answers a command once, so compiling (LLVM, tens of ms per expression) is pure cost.
 EMBEDDED_SETTINGS = ("compile_expressions", "compile_aggregate_expressions", "compile_sort_description")
+# JSONCompact quotes 64-bit integers by default; nested in arrays and tuples no column type
+# says which to convert back, so they come out as numbers (Python's json reads any size).
+EMBEDDED_SETTINGS += ("output_format_json_quote_64bit_integers",)
 
 
 class WarehouseError(CrcrError):
@@ -73,11 +76,14 @@ def open_warehouse(spec: Optional[str] = None, env: Optional[Mapping[str, str]] 
     with backend.exclusive():
         if backend.query(stale_tables(backend.db))[0][0]:
             raise ConfigError(
-                f"warehouse {backend.where} holds an older schema (before {SCHEMA_VERSION}): "
+                f"warehouse {backend.where} holds an older schema (1, before integer ingest ids; this is {SCHEMA_VERSION}): "
                 "move it aside (or drop its database) and ingest again"
             )
+        missing = [r[0] for r in backend.query(missing_derived(backend.db))]
         for statement in create_statements(backend.db):
             backend.query(statement)
+        for name in missing:  # schema 2: the view is in place (new rows reach it), copy the older ones
+            backend.query(backfill(backend.db, name))
     return backend
 
 

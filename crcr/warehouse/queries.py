@@ -1,6 +1,8 @@
 """What the warehouse answers, for the CLI and the HUD page: one SQL text per question (the
 subset both backends accept), folded into typed rows. Decisions that need an order over
-time (flip rates, the last K runs) are made in Python on the few rows the SQL narrows to.
+time (flip rates, the last K runs) are made in SQL too, on each test's runs sorted as an
+array: only the answers leave the engine (shipping every run of the flaky tests to Python
+cost more than the engine's whole work at 10 M results).
 
 Every query reads committed ingests only (schema.live). `now` is an argument, not the
 server's clock, so windows are reproducible (tests, simulated history).
@@ -10,16 +12,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Optional
 
+from crcr.warehouse import schema
 from crcr.warehouse.backends import Backend
 from crcr.warehouse.l3 import THREE_HOURS
-from crcr.warehouse.schema import live
+from crcr.warehouse.schema import OUTCOME_CODES, live
 from crcr.warehouse.sql import quote, quote_list, ts
-from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
+from testing.results.outcomes import BAD, PROMOTABLE
 
-PASSING = [o.value for o in Outcome if tally(o) == "passed"]  # passed and both XPASSes
-FAILING = [o.value for o in Outcome if tally(o) == "failed"]  # the bad ones
+PASSING = list(schema.PASSING)  # passed and both XPASSes
+FAILING = list(schema.FAILING)  # the bad ones
 BAD_VALUES = sorted(o.value for o in BAD)
 DAY = 86400
 
@@ -143,12 +146,11 @@ def heatmap_latest(wh: Backend) -> tuple[Optional[Dispatch], list[HeatCell]]:
     if not latest:
         return None, []
     repo, delivery, run = latest[0]
-    cells = wh.query(
-        f"""SELECT op, dt, countIf(outcome IN {quote_list(PASSING)}), countIf(outcome IN {quote_list(FAILING)})
-        FROM {wh.db}.results ARRAY JOIN splitByChar(',', if(dtype = '', '-', dtype)) AS dt
+    cells = wh.query(  # op_cells: the legs' tallies the schema's view keeps at ingest
+        f"""SELECT op, dt, sum(passed), sum(failed)
+        FROM {wh.db}.op_cells ARRAY JOIN splitByChar(',', if(dtype = '', '-', dtype)) AS dt
         WHERE ingest_id IN (SELECT min(ingest_id) FROM {wh.db}.legs
           WHERE repo = {quote(repo)} AND delivery_id = {quote(delivery)} AND run_id = {quote(run)} GROUP BY leg_key)
-          AND op != ''
         GROUP BY op, dt ORDER BY op, dt"""
     )
     (head,) = dispatches(wh, 1, only=(repo, delivery, run))
@@ -168,58 +170,94 @@ class Flake:
     simulated: bool
 
 
-def flip_rate(outcomes: Sequence[str]) -> tuple[int, float]:
-    """(flips, flips per transition) between good and bad across consecutive runs."""
-    states = [o in BAD_VALUES for o in outcomes]
-    flips = sum(1 for a, b in zip(states, states[1:]) if a != b)
-    return flips, flips / (len(states) - 1) if len(states) > 1 else 0.0
+EVIDENCE_RUNS = 20  # a flip-rate flake shows its latest runs; same-SHA evidence is shown whole
 
 
 def _of_tests(wh: Backend, where: str, rare: str) -> str:
-    """`where` on committed rows of the tests that ever had a `rare` result. The per-test
-    questions start from a rare outcome (bad, or passed though configured to fail): the
-    first step reads only the Enum8 outcome column of every row (no liveness filter: a
-    superset), the second reads everything else of those few tests by primary key
-    (schema: results ORDER BY test_key) and decides on committed rows only."""
-    keys = f"SELECT test_key FROM {wh.db}.results WHERE {rare}"  # IN builds a set: no GROUP BY
+    """`where` on committed rows of the tests that ever had a `rare` result (bad, or passed
+    though configured to fail). Those tests are found in `rare_results` (schema: a view
+    keeps it at ingest), not among every result; then the rest of those few tests is read
+    by primary key (results ORDER BY test_key) and decided on committed rows only.
+    `rare` may name rare_results' columns; no liveness filter there: a superset of keys is
+    harmless."""
+    keys = f"SELECT test_key FROM {wh.db}.rare_results WHERE {rare} GROUP BY test_key"
     return f"test_key IN ({keys}) AND {live(wh.db)} AND {where}"
+
+
+def _per_test(wh: Backend, columns: str, select: str) -> str:
+    """`columns` of `select` (grouped by test_key), then each test's id. The per-test
+    panels read only numeric columns of `results`: reading a few hundred tests scattered
+    over every part costs a compressed block per column per part and test, so a string
+    column (ids, SHAs) cost more than all the numbers together. Ids come from
+    `rare_results` (every test these panels name has a rare row), SHAs from `legs`."""
+    names = f"SELECT test_key, any(test_id) AS test_id FROM {wh.db}.rare_results GROUP BY test_key"
+    return f"SELECT {columns}, test_id FROM ({select}) AS t ANY LEFT JOIN ({names}) AS n USING test_key"
+
+
+def _codes(values) -> str:
+    return "[" + ", ".join(str(OUTCOME_CODES[v]) for v in values) + "]"
 
 
 def flaky(
     wh: Backend, now: float, days: int = 14, min_flip_rate: float = 0.2, limit: int = 50
 ) -> list[Flake]:
     """Tests whose outcome differs at the same upstream + backend SHAs, or flips between good
-    and bad at least twice with a flip rate >= `min_flip_rate` in the window. One change of
-    state (a regression, a fix) is not a flake. Either needs a bad and a good result in the
-    window: only tests with both are read run by run."""
+    and bad at least twice with a flip rate (flips per transition between consecutive runs)
+    >= `min_flip_rate` in the window. One change of state (a regression, a fix) is not a
+    flake. Decided in SQL per test, on integers, so only the flakes leave the engine: runs
+    as (time, ingest id, outcome code, SHA pair) sorted (consecutive = by time, then ingest),
+    the flips between neighbours, the pairs seen both good and bad."""
     since = f"started_at > {ts(now - days * DAY)}"
     window = f"{since} AND outcome IN {quote_list(BAD_VALUES + PASSING)}"
+    pairs = f"SELECT ingest_id, cityHash64(upstream_sha, backend_sha) AS pair FROM {wh.db}.legs"
     rows = wh.query(
-        f"""SELECT any(test_id), groupArray(toUnixTimestamp(started_at)), groupArray(upstream_sha),
-        groupArray(backend_sha), groupArray(job_name), groupArray(toString(outcome)), max(simulated)
-        FROM {wh.db}.results WHERE {_of_tests(wh, window, f"{since} AND outcome IN {quote_list(BAD_VALUES)}")}
-        GROUP BY test_key HAVING countIf(outcome IN {quote_list(PASSING)}) > 0"""
+        _per_test(
+            wh,
+            "runs, sim, flips, same, evidence",
+            f"""SELECT test_key, count() AS runs, max(simulated) AS sim,
+            arraySort(groupArray((toUnixTimestamp(started_at), ingest_id, toUInt8(outcome), pair))) AS seq,
+            arrayMap(x -> has({_codes(BAD_VALUES)}, x.3), seq) AS states,
+            arraySum(arrayMap((a, b) -> a != b, arrayPopBack(states), arrayPopFront(states))) AS flips,
+            arrayIntersect(groupUniqArrayIf(pair, outcome IN {quote_list(BAD_VALUES)}),
+                           groupUniqArrayIf(pair, outcome IN {quote_list(PASSING)})) AS same,
+            if(empty(same), arraySlice(seq, -{EVIDENCE_RUNS}), arrayFilter(x -> has(same, x.4), seq)) AS evidence
+            FROM (SELECT test_key, started_at, ingest_id, outcome, simulated FROM {wh.db}.results
+                  WHERE {_of_tests(wh, window, f"{since} AND outcome IN {quote_list(BAD_VALUES)}")}) AS r
+            ANY LEFT JOIN ({pairs}) AS p USING ingest_id
+            GROUP BY test_key
+            HAVING notEmpty(same) OR (flips >= 2 AND flips / (runs - 1) >= {float(min_flip_rate)})""",
+        )
     )
-    return flakes_from(rows, min_flip_rate)[:limit]
-
-
-def flakes_from(rows, min_flip_rate: float = 0.2) -> list[Flake]:
-    """The decision over (test_id, times, upstreams, backends, jobs, outcomes, simulated) rows."""
-    found = []
-    for test_id, times, ups, backs, jobs, outcomes, sim in rows:
-        runs = sorted(zip(times, ups, backs, jobs, outcomes))
-        seen: dict[tuple, set] = {}
-        for t, u, b, _, o in runs:
-            seen.setdefault((u, b), set()).add(o in BAD_VALUES)
-        same = [k for k, v in seen.items() if len(v) == 2]
-        flips, rate = flip_rate([r[4] for r in runs])
-        if same:
-            evidence = tuple(r for r in runs if (r[1], r[2]) in same)
-            found.append(Flake(test_id, "same SHAs", rate, len(runs), evidence, bool(sim)))
-        elif flips >= 2 and rate >= min_flip_rate:
-            found.append(Flake(test_id, "flip rate", rate, len(runs), tuple(runs), bool(sim)))
+    legs = _legs_of(wh, {run[1] for r in rows for run in r[4]})
+    found = [
+        Flake(
+            test_id,
+            "same SHAs" if same else "flip rate",
+            flips / (runs - 1) if runs > 1 else 0.0,
+            runs,
+            tuple((t, *legs[ingest], _NAMES[code]) for t, ingest, code, _ in evidence),
+            bool(sim),
+        )
+        for runs, sim, flips, same, evidence, test_id in rows
+    ]
     found.sort(key=lambda f: (-f.flip_rate, f.test_id))
-    return found
+    return found[:limit]
+
+
+_NAMES = {code: value for value, code in OUTCOME_CODES.items()}
+
+
+def _legs_of(wh: Backend, ingest_ids: set[int]) -> dict[int, tuple[str, str, str]]:
+    """ingest id -> (upstream, backend, job) of those legs (a leg's rows share them)."""
+    if not ingest_ids:
+        return {}
+    ids = ", ".join(str(int(i)) for i in sorted(ingest_ids))
+    return {
+        r[0]: tuple(r[1:])
+        for r in wh.query(
+            f"SELECT ingest_id, upstream_sha, backend_sha, job_name FROM {wh.db}.legs WHERE ingest_id IN ({ids})"
+        )
+    }
 
 
 # ------------------------------------------------------------------ promotions
@@ -234,25 +272,26 @@ class Promotion:
 
 
 def promotion_candidates(wh: Backend, k: int = 3, limit: int = 100) -> list[Promotion]:
-    """Tests configured to fail (xfail, xfail_strict) that passed in each of their last `k` runs."""
-    promotable = quote_list(sorted(o.value for o in PROMOTABLE))
+    """Tests configured to fail (xfail, xfail_strict) that passed in each of their last `k`
+    runs (runs in time order, then ingest order); decided in SQL."""
+    promotable = sorted(o.value for o in PROMOTABLE)
     rows = wh.query(
-        f"""SELECT any(test_id), argMax(rule, started_at), groupArray(toUnixTimestamp(started_at)),
-        groupArray(upstream_sha), groupArray(toString(outcome)), max(simulated)
-        FROM {wh.db}.results WHERE {_of_tests(wh, "1", f"outcome IN {promotable}")} GROUP BY test_key
-        HAVING argMax(outcome, started_at) IN {promotable}"""
+        _per_test(
+            wh,
+            "rule, last, sim",
+            f"""SELECT test_key, argMax(rule, started_at) AS rule,
+            arraySlice(arraySort(groupArray((toUnixTimestamp(started_at), ingest_id, toUInt8(outcome)))), -{int(k)}) AS last,
+            max(simulated) AS sim
+            FROM {wh.db}.results WHERE {_of_tests(wh, "1", f"outcome IN {quote_list(promotable)}")} GROUP BY test_key
+            HAVING length(last) = {int(k)} AND arrayAll(x -> has({_codes(promotable)}, x.3), last)""",
+        )
     )
-    return sorted(promotions_from(rows, k), key=lambda p: p.test_id)[:limit]
-
-
-def promotions_from(rows, k: int) -> list[Promotion]:
-    """The decision over (test_id, rule, times, upstreams, outcomes, simulated) rows."""
-    out = []
-    for test_id, rule, times, ups, outcomes, sim in rows:
-        last = sorted(zip(times, ups, outcomes))[-k:]
-        if len(last) == k and all(o in {p.value for p in PROMOTABLE} for _, _, o in last):
-            out.append(Promotion(test_id, rule, tuple(last), bool(sim)))
-    return out
+    legs = _legs_of(wh, {run[1] for r in rows for run in r[1]})
+    found = [
+        Promotion(test_id, rule, tuple((t, legs[i][0], _NAMES[code]) for t, i, code in last), bool(sim))
+        for rule, last, sim, test_id in rows
+    ]
+    return sorted(found, key=lambda p: p.test_id)[:limit]
 
 
 # ------------------------------------------------------------------ failing tests
@@ -276,16 +315,24 @@ def failing_tests(wh: Backend, limit: int = 200) -> list[Failing]:
     (and at which upstream commit: the start of the range to bisect)."""
     good, bad = quote_list(PASSING), quote_list(BAD_VALUES)
     rows = wh.query(
-        f"""SELECT any(test_id) AS id, toString(argMax(outcome, started_at)), toUnixTimestamp(min(started_at)),
-        toUnixTimestamp(minIf(started_at, outcome IN {bad})), toUnixTimestamp(maxIf(started_at, outcome IN {good})),
-        argMaxIf(upstream_sha, started_at, outcome IN {good}), argMax(upstream_sha, started_at),
-        argMax(message, started_at), max(simulated)
-        FROM {wh.db}.results WHERE {_of_tests(wh, "1", f"outcome IN {bad}")}
-        GROUP BY test_key HAVING argMax(outcome, started_at) IN {bad} ORDER BY id LIMIT {int(limit)}"""
+        _per_test(
+            wh,
+            "latest, first_seen, first_failed, last_passed, passed_in, latest_in, message, sim",
+            f"""SELECT test_key, toString(argMax(outcome, started_at)) AS latest,
+            toUnixTimestamp(min(started_at)) AS first_seen,
+            toUnixTimestamp(minIf(started_at, outcome IN {bad})) AS first_failed,
+            toUnixTimestamp(maxIf(started_at, outcome IN {good})) AS last_passed,
+            argMaxIf(ingest_id, started_at, outcome IN {good}) AS passed_in, argMax(ingest_id, started_at) AS latest_in,
+            argMax(message, started_at) AS message, max(simulated) AS sim
+            FROM {wh.db}.results WHERE {_of_tests(wh, "1", f"outcome IN {bad}")}
+            GROUP BY test_key HAVING argMax(outcome, started_at) IN {bad}""",
+        )
     )
+    rows = sorted(rows, key=lambda r: r[-1])[: int(limit)]
+    legs = _legs_of(wh, {i for r in rows for i in (r[4], r[5]) if i})
     return [
-        Failing(t, o, first, ff, lp or None, lps, sha, msg, bool(sim))
-        for t, o, first, ff, lp, lps, sha, msg, sim in rows
+        Failing(t, o, first, ff, lp or None, legs[lpi][0] if lpi else "", legs[li][0], msg, bool(sim))
+        for o, first, ff, lp, lpi, li, msg, sim, t in rows
     ]
 
 

@@ -9,9 +9,17 @@ and then read the few tests they keep by primary key. Per-leg counts (passed, fa
 op_tests) are totals of the leg's own rows, written with it: pass rates and the newest
 run with op tests are answered from `legs` alone.
 
-Two tables. `legs`: one row per ingested leg; `results`: one row per test result, with the
-few leg columns the page's queries group by copied in (commit, backend, time, feature,
-simulated), so no query needs a JOIN (18.16's are slow and strict).
+Two tables, and two more the engine keeps. `legs`: one row per ingested leg; `results`:
+one row per test result, with the few leg columns the page's queries group by copied in
+(commit, backend, time, feature, simulated), so no query needs a JOIN over results
+(18.16's are slow and strict; the per-test panels join only small tables to their
+answers). `results` uses granules of 256 rows (ClickHouse's default is 8192): the
+per-test panels read a few hundred tests' rows by primary key, scattered over the parts of
+every insert. `DERIVED` tables are written by materialized views on each insert into
+`results` (both engines run them as part of the insert): `rare_results`, the results with
+a rare outcome (bad, or passed though configured to fail), where the per-test panels find
+and name their tests instead of scanning every outcome; `op_cells`, the heat map's tally
+per leg, op and dtype.
 
 Atomic per leg without transactions: a leg's test rows are inserted first under a fresh
 `ingest_id`, its `legs` row last. Readers see only ingests named by a `legs` row, and of
@@ -21,10 +29,13 @@ crash mid-ingest leaves nothing visible and a leg is never counted twice.
 
 from __future__ import annotations
 
-from testing.results.outcomes import Outcome
+from dataclasses import dataclass
 
-SCHEMA_VERSION = 2  # 1: string ingest ids, string outcomes, results ordered by test id
-OUTCOME_TYPE = "Enum8(" + ", ".join(f"'{o.value}' = {i + 1}" for i, o in enumerate(Outcome)) + ")"
+from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
+
+SCHEMA_VERSION = 3  # 1: string ingest ids, string outcomes, results ordered by test id; 2: no rare_results
+OUTCOME_CODES = {o.value: i + 1 for i, o in enumerate(Outcome)}  # toUInt8(outcome) in SQL
+OUTCOME_TYPE = "Enum8(" + ", ".join(f"'{v}' = {code}" for v, code in OUTCOME_CODES.items()) + ")"
 
 LEG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("ingest_id", "UInt64"),
@@ -87,17 +98,90 @@ TABLES = {
     "legs": (LEG_COLUMNS, "(started_at, leg_key)"),
     "results": (RESULT_COLUMNS, "(test_key, started_at)"),
 }
+SETTINGS = {"results": "index_granularity = 256"}
+
+# The outcomes a per-test panel starts from: bad ones (flaky, failing) and passes of tests
+# configured to fail (promotions). Rare by nature: a healthy suite mostly passes.
+RARE_OUTCOMES = tuple(sorted(o.value for o in BAD | PROMOTABLE))
+PASSING = tuple(o.value for o in Outcome if tally(o) == "passed")  # passed and both XPASSes
+FAILING = tuple(o.value for o in Outcome if tally(o) == "failed")  # the bad ones
+
+
+def _in(values) -> str:
+    return "(" + ", ".join(f"'{v}'" for v in values) + ")"
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A table the engine keeps from each insert into `results` (a materialized view into
+    it, part of the insert on both engines) and the SELECT that view runs."""
+
+    name: str
+    columns: tuple[tuple[str, str], ...]
+    order: str
+    select: str  # over {db}.results; the view's query and an upgrade's backfill
+
+
+DERIVED = (
+    # The per-test panels find their tests here, and name them, not among every result.
+    Derived(
+        "rare_results",
+        (
+            ("test_key", "UInt64"),
+            ("test_id", "String"),
+            ("ingest_id", "UInt64"),
+            ("started_at", "DateTime"),
+            ("outcome", OUTCOME_TYPE),
+        ),
+        "(test_key, started_at)",
+        f"SELECT test_key, test_id, ingest_id, started_at, outcome FROM {{db}}.results WHERE outcome IN {_in(RARE_OUTCOMES)}",
+    ),
+    # The heat map's tally per leg, op and dtype (a leg may come in several inserts: sum()).
+    Derived(
+        "op_cells",
+        (
+            ("ingest_id", "UInt64"),
+            ("op", "String"),
+            ("dtype", "String"),
+            ("passed", "UInt64"),
+            ("failed", "UInt64"),
+        ),
+        "(ingest_id, op, dtype)",
+        f"""SELECT ingest_id, op, dtype, countIf(outcome IN {_in(PASSING)}) AS passed,
+        countIf(outcome IN {_in(FAILING)}) AS failed FROM {{db}}.results WHERE op != '' GROUP BY ingest_id, op, dtype""",
+    ),
+)
 
 
 def create_statements(db: str) -> list[str]:
     out = [f"CREATE DATABASE IF NOT EXISTS {db}"]
-    for table, (columns, order) in TABLES.items():
+    tables = {**TABLES, **{d.name: (d.columns, d.order) for d in DERIVED}}
+    for table, (columns, order) in tables.items():
         cols = [f"`{name}` {kind}" for name, kind in columns]
         cols += [f"`{name}` {kind} MATERIALIZED {expr}" for name, kind, expr in MATERIALIZED.get(table, ())]
+        settings = f" SETTINGS {SETTINGS[table]}" if table in SETTINGS else ""
         out.append(
-            f"CREATE TABLE IF NOT EXISTS {db}.{table} ({', '.join(cols)}) ENGINE = MergeTree() ORDER BY {order}"
+            f"CREATE TABLE IF NOT EXISTS {db}.{table} ({', '.join(cols)}) ENGINE = MergeTree() ORDER BY {order}{settings}"
+        )
+    for d in DERIVED:
+        out.append(
+            f"CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.{d.name}_mv TO {db}.{d.name} AS {d.select.format(db=db)}"
         )
     return out
+
+
+def missing_derived(db: str) -> str:
+    """SQL: the derived tables absent beside an existing `results` (a schema-2 warehouse,
+    which open_warehouse upgrades: it creates the views, then copies what results holds)."""
+    names = ", ".join(f"'{d.name}'" for d in DERIVED)
+    return f"""SELECT name FROM (SELECT arrayJoin([{names}]) AS name)
+        WHERE name NOT IN (SELECT name FROM system.tables WHERE database = '{db}')
+        AND (SELECT count() FROM system.tables WHERE database = '{db}' AND name = 'results') > 0"""
+
+
+def backfill(db: str, name: str) -> str:
+    (d,) = [d for d in DERIVED if d.name == name]
+    return f"INSERT INTO {db}.{name} ({', '.join(n for n, _ in d.columns)}) {d.select.format(db=db)}"
 
 
 def stale_tables(db: str) -> str:

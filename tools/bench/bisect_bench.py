@@ -91,6 +91,11 @@ class Way:
         z = self.rerunner._zygote
         return z.start_seconds if z is not None else 0.0
 
+    def forked(self) -> str:
+        """How the warm runs were forked: from a new or a reused overlay zygote (else why not)."""
+        z = self.rerunner._zygote
+        return ", ".join(f"{how or 'fresh'} {n}" for how, n in sorted(z.forked.items())) if z else "-"
+
     def cpu(self) -> float:
         """CPU seconds of every run's process, plus the warm interpreter's start-up."""
         z = self.rerunner._zygote
@@ -166,6 +171,7 @@ def main(argv=None) -> int:
         f"in {red.seconds:.1f}s; {len(tests)} failing re-run per step"
     )
     print(f"A's warm interpreter started in {a.zygote():.1f}s (counted in A); C' in {c2.zygote():.1f}s")
+    print(f"A's runs by overlay zygote: {a.forked()}; C': {c2.forked()}")
     print(f"bisection/every-commit (A/B) = {a.wall / b.wall:.3f}  (target <= 0.2)")
     print(f"bisection/whole-leg-per-step (A/C) = {a.wall / c.wall:.3f}  (target <= 0.5)")
     print(

@@ -56,6 +56,24 @@ def _caps(args):
     return capabilities.load(args.capabilities)
 
 
+def _base_config(p) -> None:
+    p.add_argument(
+        "--base-config",
+        action="append",
+        default=[],
+        metavar="YAML",
+        help="config the generated one will run with, e.g. configs/spyre/device.yaml (repeatable): "
+        "its supported ops/dtypes decide what the plugin generates",
+    )
+
+
+def _view(args, caps):
+    """What the plugin generates on the device: its table, narrowed by any --base-config."""
+    from tools.select.bucket import generation
+
+    return generation.device_view(caps, [resolve(c) for c in args.base_config])
+
+
 def _scope_out(args, caps) -> dict[str, str]:
     from tools.select.scope import scope
 
@@ -176,11 +194,11 @@ def _replacing(path: Path, allowed: bool) -> None:
 
 
 def cmd_bucket(args) -> int:
-    from tools.select.bucket import bucket, generation
+    from tools.select.bucket import bucket
 
     _replacing(resolve(args.out), args.replace)
     caps = _caps(args)
-    view = generation.device_view(caps, [resolve(c) for c in args.base_config])
+    view = _view(args, caps)
     with _memory(args) as memory:
         units, verdicts = bucket.run(
             memory, caps, _engine(args), _scope_out(args, caps), _classes(args), view
@@ -266,6 +284,7 @@ def cmd_delta(args) -> int:
             args.version,
             prior,
             _classes(args),
+            view=_view(args, caps),
         )
     print(result.report())
     if args.out:
@@ -408,14 +427,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--decisions-out", metavar="JSON", help="also write the decisions (input for `delta --prior`)"
     )
-    p.add_argument(
-        "--base-config",
-        action="append",
-        default=[],
-        metavar="YAML",
-        help="config the generated one will run with, e.g. configs/spyre/device.yaml (repeatable): "
-        "its supported ops/dtypes decide what the plugin generates",
-    )
+    _base_config(p)
     p.set_defaults(func=cmd_bucket)
 
     p = sub.add_parser("refine", help="stage 4: propose config changes from a run's JUnit XML and logs")
@@ -441,6 +453,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--prior", help="decisions JSON of the current version (default: decide now)")
     p.add_argument("--out", help="config YAML holding only the re-evaluated units")
     p.add_argument("--decisions-out", help="merged decisions JSON")
+    _base_config(p)
     p.set_defaults(func=cmd_delta)
 
     from tools.select.changes.cmd import add_parser as add_changemap

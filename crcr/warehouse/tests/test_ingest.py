@@ -142,3 +142,33 @@ def test_a_warehouse_of_the_older_schema_is_refused_in_one_line(wh):
     wh.close()
     with pytest.raises(ConfigError, match="holds an older schema .*move it aside"):
         open_warehouse(spec_of(wh), {})
+
+
+def test_a_schema_2_warehouse_is_upgraded_in_place(wh):
+    """Schema 2 had no derived tables: opening it creates the views and copies what results
+    holds, so the per-test panels and the heat map still see every older leg."""
+    from crcr.warehouse.backends import open_warehouse
+    from crcr.warehouse.schema import DERIVED
+
+    tests = [
+        case("test_a", "passed", op="add", dtype="float32"),
+        case("test_b", "failed", op="add", dtype="float32"),
+    ]
+    ingest(wh, leg(1, tests + [case("test_c", "xpassed_strict")]))
+    with wh.exclusive():  # back to schema 2: no views, no derived rows
+        for d in DERIVED:
+            wh.query(f"DROP TABLE {wh.db}.{d.name}_mv")
+            wh.query(f"DROP TABLE {wh.db}.{d.name}")
+    wh.close()
+    again = open_warehouse(spec_of(wh), {})
+    try:
+        stored = again.query(f"SELECT toString(outcome) FROM {again.db}.rare_results ORDER BY outcome")
+        assert [r[0] for r in stored] == ["xpassed_strict", "failed"]  # the enum's order
+        assert [f.test_id for f in queries.failing_tests(again)] == ["pkg.test_x.TestXSPYRE::test_b"]
+        assert [(c.op, c.dtype, c.passed, c.failed) for c in queries.heatmap_latest(again)[1]] == [
+            ("add", "float32", 1, 1)
+        ]
+        ingest(again, leg(2, [case("test_b", "failed")]))  # new rows reach the view again
+        assert again.query(f"SELECT count() FROM {again.db}.rare_results")[0][0] == 3
+    finally:
+        again.close()

@@ -32,6 +32,17 @@ def test_flaky_by_flip_rate_but_a_regression_is_not_a_flake(wh):
     assert queries.flaky(wh, NOW + 2 * DAY, days=1) == []  # out of the window
 
 
+def test_a_flip_rate_flake_shows_its_latest_runs_in_order(wh):
+    runs = ["passed", "failed"] * 12  # 24 runs, each at a new upstream SHA
+    fill(wh, runs)
+    (flake,) = queries.flaky(wh, NOW)
+    assert (flake.reason, flake.runs, flake.flip_rate) == ("flip rate", 24, 1.0)
+    assert len(flake.evidence) == queries.EVIDENCE_RUNS
+    assert [e[4] for e in flake.evidence] == runs[-queries.EVIDENCE_RUNS :]
+    assert [e[1] for e in flake.evidence] == [f"{r:040x}" for r in range(24 - queries.EVIDENCE_RUNS, 24)]
+    assert {e[3] for e in flake.evidence} == {"test-ops"}  # the leg's job, from legs
+
+
 def test_one_change_of_state_is_a_regression_not_a_flake(wh):
     fill(wh, ["passed", "passed", "failed", "failed"])
     assert queries.flaky(wh, NOW) == []

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Mapping
 
 from testing.config.modes import Mode
+from tools.select.bucket import generation
 from tools.select.bucket.bucket import GENERATION, context
 from tools.select.bucket.engines import DecisionEngine
 from tools.select.bucket.facts import UnitFacts, gather
@@ -27,7 +28,9 @@ def same(prior: Verdict, full: Verdict) -> bool:
 
 
 # What a mismatch of unchanged units most often means: the prior came from other inputs.
-MISMATCH_HINT = " (was --prior decided with the same --scope, --capabilities and --engine as this run?)"
+MISMATCH_HINT = (
+    " (was --prior decided with the same --scope, --base-config, --capabilities and --engine as this run?)"
+)
 
 
 @dataclass
@@ -60,6 +63,10 @@ class DeltaResult:
         return "\n".join(lines)
 
 
+def _narrowed(units: list[UnitFacts], verdicts: dict[str, Verdict], view) -> dict[str, Verdict]:
+    return generation.narrow(units, verdicts, view) if view is not None else verdicts
+
+
 def annotate(unit_verdict: Verdict, why: str, version: str) -> Verdict:
     return replace(unit_verdict, rationale=f"{unit_verdict.rationale} [re-evaluated for {version}: {why}]")
 
@@ -76,7 +83,10 @@ def run(
     changed_tests: set[str] = frozenset(),
     old_internal: Path | None = None,
     embedder=None,
+    view: "generation.DeviceView | None" = None,
 ) -> DeltaResult:
+    """`view`: the base configs' view of the device, as `select bucket --base-config` narrowed
+    the prior decisions; the full and the fresh decisions are narrowed alike."""
     old_units = gather(memory, classes)
     plan = dl.plan(
         old_units, old_internal or oi.installed_internal(), new_internal, version, caps.device, changed_tests
@@ -93,11 +103,13 @@ def run(
     new_units = [
         dl.overlay(u, plan.changes, caps.device, version) for u in old_units if u.unit_id not in plan.removed
     ] + plan.added
-    full = engine.decide(new_units, ctx)
+    full = _narrowed(new_units, engine.decide(new_units, ctx), view)
     delta_units = [u for u in new_units if u.unit_id in plan.affected]
     unchanged = {u.unit_id: prior[u.unit_id] for u in new_units if u.unit_id not in plan.affected}
     tests = {u.unit_id: u.test_id for u in new_units}
-    fresh = engine.decide(delta_units, replace(ctx, prior=unchanged, prior_tests=tests))
+    fresh = _narrowed(
+        delta_units, engine.decide(delta_units, replace(ctx, prior=unchanged, prior_tests=tests)), view
+    )
     fresh = {uid: annotate(v, plan.affected[uid], version) for uid, v in fresh.items()}
     merged = {**unchanged, **fresh}
     flipped = {

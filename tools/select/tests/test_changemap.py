@@ -1,5 +1,5 @@
-"""The change map built for real on a small fixture: the generated upstream's nn feature
-(13 device tests on spyre) run under coverage, folded onto torch's function spans, joined
+"""The change map built for real on a small fixture: the generated upstream's nn feature, cut
+to its flatten file (13 device tests on spyre), run under coverage, folded onto torch's function spans, joined
 with a repository memory's op index; --oot-only through the plugin; the incremental reuse."""
 
 from __future__ import annotations
@@ -21,6 +21,12 @@ from tools.select.memory.store import Memory
 
 RUNFILES = Path(__file__).resolve().parents[3]
 NN_FILE = "${TORCH_ROOT}/test/nn/test_flatten_device.py"
+NN_CONFIG = f"""test_suite_config:
+  files:
+    - path: {NN_FILE}
+      tests:
+        - names: "TestFlattenDevice::*"
+"""
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +39,11 @@ def recorded(tmp_path_factory):
     for d in ("testing", "tools"):
         (ws / d).symlink_to(RUNFILES / d)
     env = {**os.environ, "HOME": str(tmp)}
-    upstream, configs = fixture_upstream(tmp / "state", env)
+    upstream, _ = fixture_upstream(tmp / "state", env)
+    # the fixture's nn feature cut to its flatten file (13 tests; the whole leg is ~250 tests)
+    configs = tmp / "upstream"
+    (configs / "spyre").mkdir(parents=True)
+    (configs / "spyre" / "nn.yaml").write_text(NN_CONFIG)
     (feature,) = [f for f in discover_features(ws, [configs]) if f.name == "upstream-spyre-nn"]
     db = tmp / "memory.db"
     with Memory(db) as memory:  # the op index as the tracer fills it: generic test ids, op variants
