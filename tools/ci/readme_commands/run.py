@@ -129,7 +129,7 @@ def run_one(command: extract.Command, entry: Entry, clone: Path, home: Path, ven
             subprocess.run(
                 ["bash", "-c", entry.teardown], cwd=clone, env=env, capture_output=True, timeout=120
             )
-    left = [] if entry.edits else sorted(tree_state(clone) - before)
+    left = () if entry.edits else tuple(sorted(tree_state(clone) - before))
     return _judge(command, entry, status, output, time.monotonic() - start, left)
 
 
@@ -190,7 +190,7 @@ def _serve(script: str, entry: Entry, clone: Path, env: dict) -> tuple[int | Non
 
 
 def _judge(
-    command, entry: Entry, status: int | None, output: str, seconds: float, left: list[str] = ()
+    command, entry: Entry, status: int | None, output: str, seconds: float, left: tuple[str, ...] = ()
 ) -> Outcome:
     if status is None:
         why = f"timed out after {entry.timeout:.0f} s"

@@ -46,7 +46,7 @@ def run(
     """Facts -> engine verdicts -> (with a device view) only what the plugin will generate."""
     units = gather(memory, classes)
     verdicts = engine.decide(units, context(memory, caps, out_features))
-    return units, (generation.narrow(units, verdicts, view) if view is not None else verdicts)
+    return units, generation.narrow(units, verdicts, view)
 
 
 def save_decisions(path: str | Path, units: list[UnitFacts], verdicts: Mapping[str, Verdict]) -> None:

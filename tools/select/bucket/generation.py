@@ -102,9 +102,14 @@ def _why_not(support: selection.Support, v: selection.Variant, device: str) -> s
     return f"{', '.join(bad)} not among its supported dtypes" if bad else None
 
 
-def narrow(units: list[UnitFacts], verdicts: Mapping[str, Verdict], view: DeviceView) -> dict[str, Verdict]:
-    """Mandatory verdicts keep the dtypes the plugin generates; none left -> skip, saying why."""
+def narrow(
+    units: list[UnitFacts], verdicts: Mapping[str, Verdict], view: DeviceView | None
+) -> dict[str, Verdict]:
+    """Mandatory verdicts keep the dtypes the plugin generates; none left -> skip, saying why.
+    Without a view (no device to ask) the verdicts stand as decided."""
     out = dict(verdicts)
+    if view is None:
+        return out
     for unit in units:
         verdict = verdicts[unit.unit_id]
         if verdict.mode != Mode.mandatory_success:

@@ -63,10 +63,6 @@ class DeltaResult:
         return "\n".join(lines)
 
 
-def _narrowed(units: list[UnitFacts], verdicts: dict[str, Verdict], view) -> dict[str, Verdict]:
-    return generation.narrow(units, verdicts, view) if view is not None else verdicts
-
-
 def annotate(unit_verdict: Verdict, why: str, version: str) -> Verdict:
     return replace(unit_verdict, rationale=f"{unit_verdict.rationale} [re-evaluated for {version}: {why}]")
 
@@ -98,16 +94,16 @@ def run(
 
         embedder = MiniLMEmbedder()
     ctx = context(memory, caps, out_features, extra_variants=added_names, embedder=embedder)
-    if prior is None:
-        prior = engine.decide(old_units, ctx)
+    if prior is None:  # decided now, narrowed as bucket narrows what it saves
+        prior = generation.narrow(old_units, engine.decide(old_units, ctx), view)
     new_units = [
         dl.overlay(u, plan.changes, caps.device, version) for u in old_units if u.unit_id not in plan.removed
     ] + plan.added
-    full = _narrowed(new_units, engine.decide(new_units, ctx), view)
+    full = generation.narrow(new_units, engine.decide(new_units, ctx), view)
     delta_units = [u for u in new_units if u.unit_id in plan.affected]
     unchanged = {u.unit_id: prior[u.unit_id] for u in new_units if u.unit_id not in plan.affected}
     tests = {u.unit_id: u.test_id for u in new_units}
-    fresh = _narrowed(
+    fresh = generation.narrow(
         delta_units, engine.decide(delta_units, replace(ctx, prior=unchanged, prior_tests=tests)), view
     )
     fresh = {uid: annotate(v, plan.affected[uid], version) for uid, v in fresh.items()}
