@@ -235,7 +235,7 @@ def run_selected(
                 continue
             seen.add(command.key)
             outcome = run_one(command, entry, clone, home, venv)
-            print(f"{'PASS' if outcome.ok else 'FAIL'} {outcome.where}: {outcome.command}", flush=True)
+            print(result_line(outcome, os.getloadavg()[0]), flush=True)
             if not outcome.ok:
                 print(f"  {outcome.detail}", flush=True)
             outcomes.append(outcome)
@@ -250,6 +250,13 @@ def run_selected(
                 timeout=300,
             )
     return outcomes
+
+
+def result_line(outcome: Outcome, load: float) -> str:
+    """`PASS (83 s, load 7.9) README.md:99: command`: the closing note's table needs how long
+    each manual command took and how busy the machine was when it ended."""
+    verdict = "PASS" if outcome.ok else "FAIL"
+    return f"{verdict} ({outcome.seconds:.0f} s, load {load:.1f}) {outcome.where}: {outcome.command}"
 
 
 def listing(coverage: manifest.Coverage) -> str:

@@ -124,3 +124,10 @@ def test_a_command_that_leaves_a_file_in_the_checkout_fails(clone, tmp_path):
     ignored = "mkdir -p out && echo '<html>' > out/hud.html && echo written"
     entry = manifest.Entry(command=ignored, run="manual", reason="test", expect="written")
     assert run.run_one(extract.Command("README.md", 1, ignored), entry, copy, tmp_path, None).ok
+
+
+def test_each_result_line_says_how_long_the_command_took_and_the_load():
+    # The closing note lists every manual command with its duration and the machine's load.
+    outcome = run.Outcome("README.md:99", "tools/bazel test //testing:op_add", True, "ok (83.2 s)", 83.2)
+    line = run.result_line(outcome, 7.94)
+    assert line == "PASS (83 s, load 7.9) README.md:99: tools/bazel test //testing:op_add"
