@@ -114,15 +114,76 @@ def binaries(root: Path) -> dict[str, str]:
 ALIASES = {"testing.targets.generate_main": "testing.targets.generate"}
 
 
+def own_runfiles(listing: Path) -> dict[str, list[str]]:
+    """label -> the binary's first-party runfiles (runfiles_listing's lines; external
+    repositories, `../name/...`, are the pinned packages every program shares)."""
+    files: dict[str, list[str]] = {}
+    for line in listing.read_text().splitlines():
+        label, _, path = line.partition("\t")
+        if not path.startswith("../"):
+            files.setdefault(label, []).append(path)
+    return files
+
+
+OWN = own_runfiles(Path(os.environ["CLI_RUNFILES"]))
+BINARIES = binaries(Path.cwd())
+
+
 def test_every_command_line_program_has_a_bad_value_case():
     # A new `bazel run` entry point without a case here fails: its bad values are untried.
     tried = {module for module, _, _ in CASES} | set(NOT_COMMANDS)
-    untried = {m: label for m, label in binaries(Path.cwd()).items() if m not in tried}
+    untried = {m: label for m, label in BINARIES.items() if m not in tried}
     assert untried == {}, f"add a CASES entry for: {untried}"
+    unlisted = {label for m, label in BINARIES.items() if m not in NOT_COMMANDS} - set(OWN)
+    assert unlisted == set(), f"add to CLI_BINARIES in tools/ci/BUILD.bazel: {sorted(unlisted)}"
 
 
-def run(module: str, args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
-    environ = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), **env)
+def test_a_program_runs_over_its_own_runfiles_only(trees, scratch):
+    # backend_bench imported testing.results without depending on it: this test (which has
+    # testing on its path) passed while `tools/bazel run //tools/bench:backend_bench` died.
+    tree = trees("tools.bench.backend_bench")
+    assert (tree / "tools/bench/backend_bench.py").is_symlink()
+    assert (tree / "testing/results/cliargs.py").exists()
+    assert not (tree / "crcr").exists()  # another room's modules stay out
+    result = run("crcr.allowlist_tool", ["bogus"], scratch, tree)
+    assert "ModuleNotFoundError: No module named 'crcr'" in result.stderr
+
+
+@pytest.fixture(scope="session")
+def trees(tmp_path_factory):
+    """A program's own tree: only its binary's first-party runfiles, linked from this test's.
+    A module run over it imports what `bazel run` gives that program, not what this test has."""
+    made: dict[str, Path] = {}
+
+    def tree(module: str) -> Path | None:
+        label = BINARIES.get(module)
+        if label is None:
+            return None  # no py_binary: a wheel's entry point (crcr.cli), run with the test's path
+        if label not in made:
+            root = tmp_path_factory.mktemp(label.replace("/", "_").replace(":", "_"))
+            for rel in OWN[label]:
+                (root / rel).parent.mkdir(parents=True, exist_ok=True)
+                (root / rel).symlink_to(Path.cwd() / rel)
+            made[label] = root
+        return made[label]
+
+    return tree
+
+
+def _moved(entry: str, tree: Path) -> str:
+    """A sys.path entry in this test's workspace (the root, `imports` roots such as backend/)
+    to the same place in `tree`; external ones (the pinned packages) as they are."""
+    here, where = Path.cwd().resolve(), Path(entry).resolve()
+    return str(tree / where.relative_to(here)) if where.is_relative_to(here) else entry
+
+
+def run(
+    module: str, args: list[str], cwd: Path, tree: Path | None = None, **env: str
+) -> subprocess.CompletedProcess:
+    path = [p for p in sys.path if p]
+    if tree is not None:  # the checkout's modules only from the program's own runfiles
+        path = [str(tree)] + [_moved(p, tree) for p in path]
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join(path), **env)
     environ.pop("BUILD_WORKING_DIRECTORY", None)
     environ.update(env)
     return subprocess.run(
@@ -150,8 +211,8 @@ def _one_line_exit_2(result: subprocess.CompletedProcess, phrase: str) -> None:
 
 
 @pytest.mark.parametrize(("module", "args", "phrase"), CASES, ids=[f"{m} {' '.join(a)}" for m, a, _ in CASES])
-def test_bad_value_is_one_line_and_exit_2(scratch, module, args, phrase):
-    _one_line_exit_2(run(module, args, scratch), phrase)
+def test_bad_value_is_one_line_and_exit_2(trees, scratch, module, args, phrase):
+    _one_line_exit_2(run(module, args, scratch, trees(module)), phrase)
 
 
 def test_relay_emulator_port_in_use_is_one_line(scratch):

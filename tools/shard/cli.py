@@ -51,9 +51,11 @@ def config_testlogs(testlogs: Path, workspace: Path) -> list[Path]:
     found = []
     for path in features.config_files(workspace / features.CONFIG_DIR):
         name = runs.config_target_name(path.relative_to(workspace).as_posix())
-        xml = testlogs / runs.TARGET_PACKAGE.strip("/") / name / "test.xml"
-        if xml.is_file():
-            found.append(xml)
+        target = testlogs / runs.TARGET_PACKAGE.strip("/") / name
+        # a target with shard_count keeps one test.xml per Bazel shard (shard_1_of_2/...)
+        found += [
+            x for x in [target / "test.xml", *sorted(target.glob("shard_*_of_*/test.xml"))] if x.is_file()
+        ]
     if not found:
         raise CliError(f"--from-testlogs {testlogs}: no generated config target has results there")
     return found

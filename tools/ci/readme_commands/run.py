@@ -45,6 +45,7 @@ class Outcome:
     ok: bool
     detail: str  # "ok (N s)", or why it failed and the output's tail
     seconds: float
+    output: str = ""  # all it printed (--show prints it: a benchmark's figures)
 
 
 class Venv:
@@ -202,9 +203,9 @@ def _judge(
         names = ", ".join(x[3:] for x in left[:5])
         why = f"left the checkout changed ({names}): outputs belong under out/ or outside the tree"
     else:
-        return Outcome(command.where, command.key, True, f"ok ({seconds:.1f} s)", seconds)
+        return Outcome(command.where, command.key, True, f"ok ({seconds:.1f} s)", seconds, output)
     tail = "\n    ".join(output.splitlines()[-TAIL:])
-    return Outcome(command.where, command.key, False, f"{why}; output tail:\n    {tail}", seconds)
+    return Outcome(command.where, command.key, False, f"{why}; output tail:\n    {tail}", seconds, output)
 
 
 def check(root: Path) -> tuple[list[str], manifest.Coverage]:
@@ -222,6 +223,7 @@ def run_selected(
     only: list[str] | None,
     wheels: list[Path],
     venv: Venv | None = None,
+    show: bool = False,
 ) -> list[Outcome]:
     """Every command of `kind` (once per distinct command), in README order, in one clone
     and one new HOME (as one newcomer would run them: one Bazel server for all)."""
@@ -238,6 +240,8 @@ def run_selected(
             print(result_line(outcome, os.getloadavg()[0]), flush=True)
             if not outcome.ok:
                 print(f"  {outcome.detail}", flush=True)
+            elif show:
+                print("".join(f"    {line}\n" for line in outcome.output.splitlines()), end="", flush=True)
             outcomes.append(outcome)
     finally:
         if any(c.key.count("tools/bazel") for c, e in coverage.matched if e.run == kind):
@@ -282,6 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         "--only", metavar="TEXT", action="append", help="only commands containing TEXT (repeatable)"
     )
     p.add_argument("--keep", action="store_true", help="keep the scratch clone (its path is printed)")
+    p.add_argument("--show", action="store_true", help="print what each passing command printed (figures)")
     args = p.parse_args(argv)
     root = workspace_dir()
     try:
@@ -303,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         clone = clone_from_checkout(root, scratch / "clone")
         outcomes = run_selected(
-            coverage, "manual" if args.manual else "fast", clone, scratch, args.only, wheels()
+            coverage, "manual" if args.manual else "fast", clone, scratch, args.only, wheels(), show=args.show
         )
     finally:
         if args.keep:

@@ -131,3 +131,14 @@ def test_each_result_line_says_how_long_the_command_took_and_the_load():
     outcome = run.Outcome("README.md:99", "tools/bazel test //testing:op_add", True, "ok (83.2 s)", 83.2)
     line = run.result_line(outcome, 7.94)
     assert line == "PASS (83 s, load 7.9) README.md:99: tools/bazel test //testing:op_add"
+
+
+def test_show_prints_what_a_passing_command_printed(tmp_path, capsys):
+    # A benchmark's figures are its output: --show puts them in the run's log.
+    script = "echo 'ratio 0.42'"
+    command = extract.Command("README.md", 1, script)
+    entry = manifest.Entry(command=script, run="manual", reason="test", expect="ratio")
+    coverage = manifest.Coverage([(command, entry)], [], [])
+    outcomes = run.run_selected(coverage, "manual", tmp_path, tmp_path, None, [], show=True)
+    assert [o.ok for o in outcomes] == [True]
+    assert "\n    ratio 0.42\n" in capsys.readouterr().out

@@ -174,6 +174,31 @@ def test_from_testlogs_reads_only_the_generated_config_targets(recorded, tmp_pat
     assert "1 durations from 1 files folded in" in capsys.readouterr().out
 
 
+def test_from_testlogs_reads_each_bazel_shard_of_a_sharded_config_target(
+    recorded, tmp_path, monkeypatch, capsys
+):
+    # config_spyre_op_consistency has two Bazel shards: shard_1_of_2/test.xml, no test.xml above.
+    (tmp_path / "configs" / "spyre").mkdir(parents=True)
+    (tmp_path / "configs" / "spyre" / "ops.yaml").write_text("test_suite_config: {}\n")
+    target = tmp_path / "bazel-testlogs" / "testing" / "config_spyre_ops"
+    for i, test in ((1, "test_0"), (2, "test_1")):
+        (target / f"shard_{i}_of_2").mkdir(parents=True)
+        _junit(target / f"shard_{i}_of_2" / "test.xml", [("b", test, 8.0)])
+    monkeypatch.setenv("BUILD_WORKSPACE_DIRECTORY", str(tmp_path))
+    monkeypatch.setenv("BUILD_WORKING_DIRECTORY", str(tmp_path))
+    argv = [
+        "update",
+        "--from-testlogs",
+        "bazel-testlogs",
+        "--timings",
+        str(recorded),
+        "--root",
+        str(tmp_path),
+    ]
+    assert main(argv) == 0
+    assert "2 durations from 2 files folded in" in capsys.readouterr().out
+
+
 def test_paths_are_read_where_the_user_stands_under_bazel_run(recorded, tmp_path, monkeypatch):
     here = tmp_path / "elsewhere"
     here.mkdir()
