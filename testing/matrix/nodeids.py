@@ -39,14 +39,16 @@ def file_of(nodeid: str) -> str:
 def nodeid_from_junit(classname: str, name: str, file: str | None, root: Path | None) -> str:
     """Best node id for a JUnit <testcase>; falls back to the JUnit key.
 
-    `file` is the xunit1 "file" attribute when present. Otherwise the dotted
-    classname is split at the longest prefix that names an existing .py file
-    under `root`.
+    `file` is the xunit1 "file" attribute when the classname starts with its module (pytest
+    writes where the test function's code is: for the plugin's generated methods that is
+    testing/plugin/wrapping.py, and trusting it recorded every Bazel-run test under that
+    file). Otherwise the dotted classname is split at the longest prefix that names an
+    existing .py file under `root`.
     """
     parts = classname.split(".") if classname else []
-    if file:
-        module_depth = len(Path(file).with_suffix("").parts)
-        return "::".join([file] + parts[module_depth:] + [name])
+    module = Path(file).with_suffix("").parts if file else ()
+    if module and tuple(parts[: len(module)]) == module:
+        return "::".join([file] + parts[len(module) :] + [name])
     if root is not None:
         for cut in range(len(parts), 0, -1):
             candidate = Path(*parts[:cut]).with_suffix(".py")

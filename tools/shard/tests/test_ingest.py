@@ -37,6 +37,17 @@ def test_junit_file_attribute_wins():
     assert nodeid_from_junit("a.test_b.TestC", "test_d", "a/test_b.py", None) == "a/test_b.py::TestC::test_d"
 
 
+def test_a_wrapper_file_attribute_does_not_rename_the_test(tmp_path):
+    # The plugin's generated methods report the wrapper's file: `update --from-testlogs` after
+    # `tools/bazel test //testing:configs` recorded 1,282 new `testing/plugin/wrapping.py::...`
+    # tests beside the 1,241 it should have updated.
+    (tmp_path / "testing" / "suites").mkdir(parents=True)
+    (tmp_path / "testing" / "suites" / "test_tensor_basics.py").write_text("")
+    classname = "testing.suites.test_tensor_basics.TestTensorBasicsSPYRE"
+    got = nodeid_from_junit(classname, "test_add_spyre_float32", "testing/plugin/wrapping.py", tmp_path)
+    assert got == "testing/suites/test_tensor_basics.py::TestTensorBasicsSPYRE::test_add_spyre_float32"
+
+
 def test_bad_xml_names_file_and_line(tmp_path):
     xml = tmp_path / "r.xml"
     xml.write_text("<testsuites>\n<testcase name='a' time='1'>\n</testsuites>")
