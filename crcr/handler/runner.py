@@ -153,8 +153,11 @@ def pytest_command(
         quiet=True,
         cache=False,
         upstream_root=str(upstream.root) if adapted and upstream.root else None,
-        # node ids (and JUnit classnames) relative to the checkout: test/nn/test_x.py::...
-        rootdir=str(upstream.root) if on_checkout else None,
+        # node ids (and JUnit classnames) relative to the checkout: test/nn/test_x.py::...;
+        # in-tree ones relative to the workspace (pytest's own guess, the common ancestor of
+        # the path arguments, took --upstream-root's too: `--full` named promotion candidates
+        # `clone.testing.suites...` after the checkout's directory)
+        rootdir=str(upstream.root) if on_checkout else str(ws),
         junitxml=str(junit),
         summary=str(summary_path(junit)) if adapted else None,
         shard=(leg.shard_index, total)

@@ -180,6 +180,7 @@ def test_local_cycle_reports_every_leg_to_the_embedded_emulator(ws, tmp_path):
 
 def test_pytest_leg_runs_the_suites_its_config_lists(pr_event, tmp_path):
     from crcr.handler.runner import pytest_command
+    from crcr.handler.runner import Upstream
 
     (tmp_path / "testing" / "suites").mkdir(parents=True)
     for name in ("test_a.py", "test_b.py", "test_c.py"):
@@ -200,6 +201,11 @@ def test_pytest_leg_runs_the_suites_its_config_lists(pr_event, tmp_path):
         "testing/suites/test_b.py",
     ]
     assert pytest_command(legs["none"], tmp_path, Path("j.xml"), None)[-1] == "testing/suites"
+    # in-tree node ids are relative to the workspace, wherever the upstream checkout lives
+    # (pytest's common-ancestor guess prefixed them with the checkout's directory name)
+    elsewhere = Upstream(root=tmp_path.parent / "checkout", sha="a" * 40)
+    argv = pytest_command(legs["ab"], tmp_path, Path("j.xml"), None, upstream=elsewhere)
+    assert argv[argv.index("--rootdir") + 1] == str(tmp_path)
 
 
 def test_smoke_runs_one_balanced_slice_of_each_leg(pr_event, ws):
