@@ -179,8 +179,7 @@ def test_local_cycle_reports_every_leg_to_the_embedded_emulator(ws, tmp_path):
 
 
 def test_pytest_leg_runs_the_suites_its_config_lists(pr_event, tmp_path):
-    from crcr.handler.runner import pytest_command
-    from crcr.handler.runner import Upstream
+    from crcr.handler.runner import Upstream, pytest_command
 
     (tmp_path / "testing" / "suites").mkdir(parents=True)
     for name in ("test_a.py", "test_b.py", "test_c.py"):
