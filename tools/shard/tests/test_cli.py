@@ -1,5 +1,6 @@
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -148,17 +149,13 @@ def test_prune_with_drop_only_drops_tests_of_the_files_the_results_ran(recorded,
     assert "42 tests recorded (were 43); previous version in" in out.out
 
 
-def test_from_testlogs_reads_only_the_generated_config_targets(recorded, tmp_path, monkeypatch, capsys):
-    # `config_*/test.xml` also matched //testing:config_unit_test and folded its results in.
-    (tmp_path / "configs" / "spyre").mkdir(parents=True)
-    (tmp_path / "configs" / "spyre" / "ops.yaml").write_text("test_suite_config: {}\n")
-    logs = tmp_path / "bazel-testlogs" / "testing"
-    for target in ("config_spyre_ops", "config_unit_test"):
-        (logs / target).mkdir(parents=True)
-    _junit(logs / "config_spyre_ops" / "test.xml", [("b", "test_0", 8.0)])
-    _junit(logs / "config_unit_test" / "test.xml", [("testing.config.tests.test_load", "test_x", 0.1)])
-    monkeypatch.setenv("BUILD_WORKSPACE_DIRECTORY", str(tmp_path))
-    monkeypatch.setenv("BUILD_WORKING_DIRECTORY", str(tmp_path))
+def _update_from_testlogs(recorded, workspace: Path, monkeypatch) -> int:
+    """`update --from-testlogs bazel-testlogs` under `bazel run` in a workspace whose configs/
+    holds spyre/ops.yaml (so its generated target is //testing:config_spyre_ops)."""
+    (workspace / "configs" / "spyre").mkdir(parents=True, exist_ok=True)
+    (workspace / "configs" / "spyre" / "ops.yaml").write_text("test_suite_config: {}\n")
+    monkeypatch.setenv("BUILD_WORKSPACE_DIRECTORY", str(workspace))
+    monkeypatch.setenv("BUILD_WORKING_DIRECTORY", str(workspace))
     argv = [
         "update",
         "--from-testlogs",
@@ -166,9 +163,19 @@ def test_from_testlogs_reads_only_the_generated_config_targets(recorded, tmp_pat
         "--timings",
         str(recorded),
         "--root",
-        str(tmp_path),
+        str(workspace),
     ]
-    assert main(argv) == 0
+    return main(argv)
+
+
+def test_from_testlogs_reads_only_the_generated_config_targets(recorded, tmp_path, monkeypatch, capsys):
+    # `config_*/test.xml` also matched //testing:config_unit_test and folded its results in.
+    logs = tmp_path / "bazel-testlogs" / "testing"
+    for target in ("config_spyre_ops", "config_unit_test"):
+        (logs / target).mkdir(parents=True)
+    _junit(logs / "config_spyre_ops" / "test.xml", [("b", "test_0", 8.0)])
+    _junit(logs / "config_unit_test" / "test.xml", [("testing.config.tests.test_load", "test_x", 0.1)])
+    assert _update_from_testlogs(recorded, tmp_path, monkeypatch) == 0
     tests = timings_file.load(recorded).tests
     assert len(tests) == 43 and tests["b.py::test_0"] == 5.0
     assert "1 durations from 1 files folded in" in capsys.readouterr().out
@@ -178,24 +185,11 @@ def test_from_testlogs_reads_each_bazel_shard_of_a_sharded_config_target(
     recorded, tmp_path, monkeypatch, capsys
 ):
     # config_spyre_op_consistency has two Bazel shards: shard_1_of_2/test.xml, no test.xml above.
-    (tmp_path / "configs" / "spyre").mkdir(parents=True)
-    (tmp_path / "configs" / "spyre" / "ops.yaml").write_text("test_suite_config: {}\n")
     target = tmp_path / "bazel-testlogs" / "testing" / "config_spyre_ops"
     for i, test in ((1, "test_0"), (2, "test_1")):
         (target / f"shard_{i}_of_2").mkdir(parents=True)
         _junit(target / f"shard_{i}_of_2" / "test.xml", [("b", test, 8.0)])
-    monkeypatch.setenv("BUILD_WORKSPACE_DIRECTORY", str(tmp_path))
-    monkeypatch.setenv("BUILD_WORKING_DIRECTORY", str(tmp_path))
-    argv = [
-        "update",
-        "--from-testlogs",
-        "bazel-testlogs",
-        "--timings",
-        str(recorded),
-        "--root",
-        str(tmp_path),
-    ]
-    assert main(argv) == 0
+    assert _update_from_testlogs(recorded, tmp_path, monkeypatch) == 0
     assert "2 durations from 2 files folded in" in capsys.readouterr().out
 
 
