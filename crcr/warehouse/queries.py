@@ -426,25 +426,20 @@ def l3_metrics(wh: Backend, now: float, days: int, simulated: bool = False) -> d
     """Per repo, as crcr_l3_summary computes them (no row for a repo without jobs in the window).
     Queue time is per run (the relay sends it with a run's first in_progress only): dispatch to
     the run's first start; E2E = that queue + first start to last finish; median = quantileExact."""
-    dedup = _deduped(wh, now, days, simulated)
-    jobs = wh.query(
-        f"""SELECT repo, count(), countIf(c = 'success'), countIf(c = 'timed_out'),
-        maxIf(toInt64(f) - toInt64(s), c != 'timed_out'),
-        countIf(toInt64(f) - toInt64(s) > {THREE_HOURS} AND c != 'timed_out'), countIf(c != 'timed_out')
-        FROM ({dedup}) GROUP BY repo"""
-    )
-    runs = wh.query(
-        f"""SELECT repo, count(), avgIf(queue, queue >= 0), quantileExactIf(0.5)(queue + span, queue >= 0)
-        FROM (SELECT repo, run_id,
+    rows = wh.query(  # one read of legs: per run first (its jobs' tallies, queue, span), then per repo
+        f"""SELECT repo, sum(jobs), sum(ok), sum(timed_out), max(max_exec), sum(over), sum(not_timed),
+        count(), avgIf(queue, queue >= 0), quantileExactIf(0.5)(queue + span, queue >= 0)
+        FROM (SELECT repo, run_id, count() AS jobs, countIf(c = 'success') AS ok, countIf(c = 'timed_out') AS timed_out,
+                maxIf(toInt64(f) - toInt64(s), c != 'timed_out') AS max_exec,
+                countIf(toInt64(f) - toInt64(s) > {THREE_HOURS} AND c != 'timed_out') AS over,
+                countIf(c != 'timed_out') AS not_timed,
                 if(count(q) = 0, -1, toInt64(min(s)) - toInt64(assumeNotNull(min(q)))) AS queue,
                 toInt64(max(f)) - toInt64(min(s)) AS span
-              FROM ({dedup}) GROUP BY repo, run_id)
+              FROM ({_deduped(wh, now, days, simulated)}) GROUP BY repo, run_id)
         GROUP BY repo"""
     )
-    per_run = {r[0]: r[1:] for r in runs}
     out = {}
-    for repo, total, ok, timed_out, max_exec, over, not_timed in jobs:
-        n_runs, avg_queue, e2e = per_run.get(repo, (0, None, None))
+    for repo, total, ok, timed_out, max_exec, over, not_timed, n_runs, avg_queue, e2e in rows:
         has_queue = avg_queue is not None and n_runs and _finite(avg_queue)
         out[repo] = L3Metrics(
             repo,
