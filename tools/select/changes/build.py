@@ -44,7 +44,7 @@ class Run:
     feature: str
     configs: dict[str, Optional[str]]
     test_files: dict[str, Optional[str]]
-    tests: dict[str, dict] = field(default_factory=dict)  # id -> {seconds, outcome}
+    tests: dict[str, dict] = field(default_factory=dict)  # id -> {seconds, outcome, mode}
     data_dir: Optional[Path] = None  # holds .coverage (None: coverage off)
     torch_dirs: list[str] = field(default_factory=list)
     wall: float = 0.0
@@ -259,7 +259,8 @@ def assemble(
         for file, lines in outside.items():
             imports.setdefault(file, set()).update(lines)
         tests = {
-            t: Recorded(float(r["seconds"]), (ops or {}).get(t, frozenset())) for t, r in run.tests.items()
+            t: Recorded(float(r["seconds"]), (ops or {}).get(t, frozenset()), str(r.get("mode") or ""))
+            for t, r in run.tests.items()
         }
         features[run.feature] = Feature(
             {k: v for k, v in run.configs.items() if v},
