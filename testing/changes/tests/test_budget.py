@@ -155,7 +155,9 @@ def test_family_strips_the_dtype_only():
 
 
 # ------------------------------------------------------------------ tests that cannot fail
-CHEAP, DEAR, STRICT, SKIPPED = (t(n) for n in ("test_mha_train_spyre", "test_mha_eval_spyre", "test_s_spyre", "test_k_spyre"))
+CHEAP, DEAR, STRICT, SKIPPED = (
+    t(n) for n in ("test_mha_train_spyre", "test_mha_eval_spyre", "test_s_spyre", "test_k_spyre")
+)
 INIT = "torch/nn/init.py"
 
 
@@ -212,5 +214,7 @@ def test_tests_that_cannot_fail_run_only_with_time_left_and_skips_never():
 
 def test_a_line_only_tests_that_cannot_fail_reach_keeps_none_of_them():
     seconds = {"x_float32": 1.0, "m_float32": 1.0, "n_float32": 8.0}
-    kept, _ = apply_budget(seconds, [], [frozenset({"x_float32"})], seconds, 10.0, 0.15, {}, {"x_float32": "xfail"})
+    kept, _ = apply_budget(
+        seconds, [], [frozenset({"x_float32"})], seconds, 10.0, 0.15, {}, {"x_float32": "xfail"}
+    )
     assert kept == {"m_float32"}
