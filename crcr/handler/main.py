@@ -35,6 +35,7 @@ from crcr.handler.plan import (
 )
 from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run, choose_runner
 from crcr.handler.upstream import MODES, LegHooks, backend_id, open_store, prepare, resolve_mode
+from crcr.handler.workspace import workspace_root
 from crcr.upstream.gitcmd import check_sha
 from crcr.warehouse.cli import positive
 from testing.results.atomic import write_json
@@ -52,18 +53,6 @@ class Planned:
     dispatch: Dispatch
     decision: Decision
     legs: list[Leg]
-
-
-def workspace_root(env: Mapping[str, str], given: Optional[Path]) -> Path:
-    if given:
-        return given.resolve()
-    if env.get("BUILD_WORKSPACE_DIRECTORY"):  # set by `bazel run`
-        return Path(env["BUILD_WORKSPACE_DIRECTORY"])
-    here = Path.cwd().resolve()
-    for d in (here, *here.parents):
-        if (d / "WORKSPACE").exists():
-            return d
-    return here
 
 
 def event_source(args, env: Mapping[str, str], fixture=None) -> Path:

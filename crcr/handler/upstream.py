@@ -23,6 +23,7 @@ from crcr.handler.investigate import Triage
 from crcr.handler.newscope import NewInScope, configs_scope, file_scopes, measure
 from crcr.handler.plan import Leg
 from crcr.handler.runner import LegResult, Upstream, summary_path
+from crcr.handler.workspace import workspace_root
 from crcr.upstream.attribution import (
     Attribution,
     GreenStore,
@@ -297,8 +298,6 @@ def leg_new_in_scope(
             if (setup.root / t["nodeid"].split("::", 1)[0]).is_file()
         }
     )
-    from crcr.handler.main import workspace_root  # main imports this module
-
     ws = workspace_root(env or {}, None)
     paths = tuple(ws / c for c in configs)
     try:

@@ -273,23 +273,40 @@ class Promotion:
 
 def promotion_candidates(wh: Backend, k: int = 3, limit: int = 100) -> list[Promotion]:
     """Tests configured to fail (xfail, xfail_strict) that passed in each of their last `k`
-    runs (runs in time order, then ingest order); decided in SQL."""
-    promotable = sorted(o.value for o in PROMOTABLE)
-    rows = wh.query(
-        _per_test(
-            wh,
-            "rule, last, sim",
-            f"""SELECT test_key, argMax(rule, started_at) AS rule,
-            arraySlice(arraySort(groupArray((toUnixTimestamp(started_at), ingest_id, toUInt8(outcome)))), -{int(k)}) AS last,
-            max(simulated) AS sim
-            FROM {wh.db}.results WHERE {_of_tests(wh, "1", f"outcome IN {quote_list(promotable)}")} GROUP BY test_key
-            HAVING length(last) = {int(k)} AND arrayAll(x -> has({_codes(promotable)}, x.3), last)""",
-        )
+    runs (runs in time order, then ingest order).
+
+    Two small reads instead of every run of every candidate: `rare_results` holds each
+    test's promotable runs, so its last `k` of them are the candidates' answer unless a
+    run that is not promotable came later; those later runs are read from `results` by
+    primary key from the oldest candidate's k-th run on (recent by nature), with the
+    rule that set each test's mode."""
+    codes = sorted(OUTCOME_CODES[o.value] for o in PROMOTABLE)
+    promotable = quote_list(sorted(o.value for o in PROMOTABLE))
+    cands = wh.query(
+        f"""SELECT test_key, any(test_id),
+        arraySlice(arraySort(groupArray((toUnixTimestamp(started_at), ingest_id, toUInt8(outcome)))), -{int(k)}) AS last
+        FROM {wh.db}.rare_results WHERE outcome IN {promotable} AND {live(wh.db)}
+        GROUP BY test_key HAVING length(last) = {int(k)}"""
     )
-    legs = _legs_of(wh, {run[1] for r in rows for run in r[1]})
+    if not cands:
+        return []
+    since = {key: tuple(last[0][:2]) for key, _, last in cands}
+    later = wh.query(
+        f"""SELECT test_key, argMax(rule, started_at), max(simulated),
+        groupArray((toUnixTimestamp(started_at), ingest_id, toUInt8(outcome)))
+        FROM {wh.db}.results WHERE test_key IN ({", ".join(str(int(key)) for key in since)})
+        AND started_at >= {ts(min(t for t, _ in since.values()))} AND {live(wh.db)} GROUP BY test_key"""
+    )
+    recent = {key: (rule, sim, runs) for key, rule, sim, runs in later}
+    kept = [
+        (test_id, last, recent[key])
+        for key, test_id, last in cands
+        if key in recent and all(code in codes or (t, i) < since[key] for t, i, code in recent[key][2])
+    ]
+    legs = _legs_of(wh, {run[1] for _, last, _ in kept for run in last})
     found = [
         Promotion(test_id, rule, tuple((t, legs[i][0], _NAMES[code]) for t, i, code in last), bool(sim))
-        for rule, last, sim, test_id in rows
+        for test_id, last, (rule, sim, _) in kept
     ]
     return sorted(found, key=lambda p: p.test_id)[:limit]
 
@@ -409,25 +426,20 @@ def l3_metrics(wh: Backend, now: float, days: int, simulated: bool = False) -> d
     """Per repo, as crcr_l3_summary computes them (no row for a repo without jobs in the window).
     Queue time is per run (the relay sends it with a run's first in_progress only): dispatch to
     the run's first start; E2E = that queue + first start to last finish; median = quantileExact."""
-    dedup = _deduped(wh, now, days, simulated)
-    jobs = wh.query(
-        f"""SELECT repo, count(), countIf(c = 'success'), countIf(c = 'timed_out'),
-        maxIf(toInt64(f) - toInt64(s), c != 'timed_out'),
-        countIf(toInt64(f) - toInt64(s) > {THREE_HOURS} AND c != 'timed_out'), countIf(c != 'timed_out')
-        FROM ({dedup}) GROUP BY repo"""
-    )
-    runs = wh.query(
-        f"""SELECT repo, count(), avgIf(queue, queue >= 0), quantileExactIf(0.5)(queue + span, queue >= 0)
-        FROM (SELECT repo, run_id,
+    rows = wh.query(  # one read of legs: per run first (its jobs' tallies, queue, span), then per repo
+        f"""SELECT repo, sum(jobs), sum(ok), sum(timed_out), max(max_exec), sum(over), sum(not_timed),
+        count(), avgIf(queue, queue >= 0), quantileExactIf(0.5)(queue + span, queue >= 0)
+        FROM (SELECT repo, run_id, count() AS jobs, countIf(c = 'success') AS ok, countIf(c = 'timed_out') AS timed_out,
+                maxIf(toInt64(f) - toInt64(s), c != 'timed_out') AS max_exec,
+                countIf(toInt64(f) - toInt64(s) > {THREE_HOURS} AND c != 'timed_out') AS over,
+                countIf(c != 'timed_out') AS not_timed,
                 if(count(q) = 0, -1, toInt64(min(s)) - toInt64(assumeNotNull(min(q)))) AS queue,
                 toInt64(max(f)) - toInt64(min(s)) AS span
-              FROM ({dedup}) GROUP BY repo, run_id)
+              FROM ({_deduped(wh, now, days, simulated)}) GROUP BY repo, run_id)
         GROUP BY repo"""
     )
-    per_run = {r[0]: r[1:] for r in runs}
     out = {}
-    for repo, total, ok, timed_out, max_exec, over, not_timed in jobs:
-        n_runs, avg_queue, e2e = per_run.get(repo, (0, None, None))
+    for repo, total, ok, timed_out, max_exec, over, not_timed, n_runs, avg_queue, e2e in rows:
         has_queue = avg_queue is not None and n_runs and _finite(avg_queue)
         out[repo] = L3Metrics(
             repo,

@@ -34,6 +34,7 @@ from crcr.handler import main as handler
 from crcr.handler.investigate import Rerunner, bisect_range
 from crcr.handler.runner import leg_suites, run_leg
 from crcr.handler.upstream import prepare
+from crcr.handler.workspace import workspace_root
 from crcr.upstream.bisect import Limits
 from testing.results.cliargs import Parser
 
@@ -113,7 +114,7 @@ def main(argv=None) -> int:
     p.parse_args(argv)
     console = Console(stderr=True, width=120)
     env = dict(os.environ)
-    ws = handler.workspace_root(env, None)
+    ws = workspace_root(env, None)
     with tempfile.TemporaryDirectory(prefix="bisect-bench-") as tmp:
         tmp = Path(tmp)
         args = _args(tmp / "state", tmp / "head-cache")

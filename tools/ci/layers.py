@@ -13,12 +13,16 @@ data a pipeline above writes for a reader below) are not module names. Imports w
 room, of a lower room, or of anything else (the standard library, torch, pytest...) are fine. Every BUILD.bazel of a
 room must also keep its package private by default (no `default_visibility` public): the
 public surface is listed target by target (each room's README, "Bazel targets").
+No circle either: modules of the rooms that import each other in a circle (at any depth,
+lazy imports inside functions included: a lazy import hides a circle from Python, not from a
+reader) are reported as `layers: import circle: a -> b -> a`.
 Exit 2: ROOT is not a workspace (no room found there).
 """
 
 from __future__ import annotations
 
 import ast
+import graphlib
 import re
 import sys
 from dataclasses import dataclass
@@ -129,6 +133,46 @@ def check(root: Path) -> tuple[int, list[Upward]]:
     return files, found
 
 
+def module_name(rel: str) -> str:
+    """`crcr/handler/main.py` -> `crcr.handler.main`; a package is its `__init__`; backend/'s
+    package is importable from inside the room (backend/torch_spyre -> torch_spyre)."""
+    parts = rel.removesuffix(".py").split("/")
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts[1:] if parts[0] == "backend" else parts)
+
+
+def import_edges(tree: ast.AST, modules: set[str]) -> set[str]:
+    """The modules of `modules` this tree imports (`from pkg import sub` is `pkg.sub` when
+    that is a module, else `pkg`)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found |= {
+                f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module
+                for a in node.names
+            }
+    return found & modules
+
+
+def circle(root: Path) -> list[str]:
+    """One import circle among the rooms' modules (its modules in order, the first again at
+    the end), or [] when there is none."""
+    files = {
+        module_name(p.relative_to(root).as_posix()): p for room in ROOMS for p in (root / room).rglob("*.py")
+    }
+    graph = {
+        m: import_edges(ast.parse(p.read_text(encoding="utf-8")), set(files)) - {m} for m, p in files.items()
+    }
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as err:
+        return list(reversed(err.args[1]))
+    return []
+
+
 def main(argv: list[str]) -> int:
     root = Path(argv[0]) if argv else Path.cwd()
     if not any((root / room).is_dir() for room in ROOMS):
@@ -136,15 +180,19 @@ def main(argv: list[str]) -> int:
         return 2
     files, found = check(root)
     public = public_by_default(root)
-    for problem in [*map(str, found), *public]:
+    loop = circle(root)
+    for problem in [*map(str, found), *public] + (
+        [f"layers: import circle: {' -> '.join(loop)}"] if loop else []
+    ):
         print(problem)
-    if found or public:
+    if found or public or loop:
         print(
-            f"layers: {len(found)} upward import(s) or name(s) in {files} files, {len(public)} public package(s)",
+            f"layers: {len(found)} upward import(s) or name(s) in {files} files, {len(public)} public package(s),"
+            f" {'an' if loop else 'no'} import circle",
             file=sys.stderr,
         )
         return 1
-    print(f"layers: {files} files, no upward import (testing/backend < crcr < tools)")
+    print(f"layers: {files} files, no upward import (testing/backend < crcr < tools), no import circle")
     return 0
 
 

@@ -64,6 +64,17 @@ def test_promotion_needs_k_passing_runs_in_a_row(wh):
     assert queries.promotion_candidates(wh, k=2) == []  # the latest run failed again
 
 
+def test_promotion_counts_every_run_not_only_the_promotable_ones(wh):
+    # the promotable runs alone would say "3 XPASSes"; the xfailed one between breaks the row
+    fill(wh, ["xpassed", "xpassed_strict", "xfailed", "xpassed_strict"], rule="configs/x.yaml:5")
+    assert queries.promotion_candidates(wh, k=2) == []
+    (p,) = queries.promotion_candidates(wh, k=1)
+    assert [o for _, _, o in p.last] == ["xpassed_strict"]
+    # the same start time: ingest order decides which run is the later one
+    ingest(wh, leg(7, [case("test_t", "xfailed", rule="configs/x.yaml:5")], started=NOW - DAY + 3 * 600))
+    assert queries.promotion_candidates(wh, k=1) == []
+
+
 def test_promotion_diff_is_the_plugins(wh, tmp_path):
     from crcr.warehouse.promote import candidate_diff
 
