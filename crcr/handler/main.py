@@ -37,7 +37,6 @@ from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run, c
 from crcr.handler.upstream import MODES, LegHooks, backend_id, open_store, prepare, resolve_mode
 from crcr.handler.workspace import workspace_root
 from crcr.upstream.gitcmd import check_sha
-from crcr.warehouse.cli import positive
 from testing.results.atomic import write_json
 from testing.results.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
 
@@ -143,7 +142,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--serve", action="store_true", help="keep the embedded HUD up after the cycle")
     p.add_argument(
         "--simulate-days",
-        type=positive,
+        type=positive_int,
         help="first add this many days of SIMULATED history to the warehouse (labelled on the page, "
         "never counted in real L3 numbers) so every HUD panel has data",
     )

@@ -21,17 +21,7 @@ from typing import Optional, Sequence
 from crcr.errors import CrcrError
 from crcr.warehouse import l3, queries
 from crcr.warehouse.backends import open_warehouse
-from testing.results.cliargs import Parser
-
-
-def positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
+from testing.results.cliargs import Parser, positive_int
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -41,7 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--simulate-days",
-        type=positive,
+        type=positive_int,
         help="first write this many days of SIMULATED history (labelled; never counted as real L3 data)",
     )
     p.add_argument("--seed", type=int, default=0, help="simulation seed")
@@ -51,12 +41,12 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--test", help="test id or a part of it (classname::name)")
     h.add_argument("--op", help="an OpInfo name, e.g. add")
     f = sub.add_parser("flaky", help="flaky tests with their evidence")
-    f.add_argument("--days", type=positive, default=14)
+    f.add_argument("--days", type=positive_int, default=14)
     pr = sub.add_parser("promotions", help="xfail tests that passed their last K runs, with the config diff")
-    pr.add_argument("-k", type=positive, default=3)
+    pr.add_argument("-k", type=positive_int, default=3)
     sub.add_parser("failing", help="failing tests: first seen, first failed, last passed")
     r = sub.add_parser("pass-rate", help="pass rate per feature per day")
-    r.add_argument("--days", type=positive, default=30)
+    r.add_argument("--days", type=positive_int, default=30)
     sub.add_parser("dispatches", help="the dispatch history")
     sub.add_parser("l3", help="L3 readiness gates (real legs only), as CRCR computes them")
     pg = sub.add_parser("page", help="write the HUD page (all panels) as one offline HTML file")
