@@ -9,15 +9,25 @@ policy, in order:
 1. never cut: the sentinels, the tests whose own test file or config changed, the tests a
    stale map widened to (they are the change, not what it reaches);
 2. cover: every changed line (every changed op) keeps the best-ranked test that executed it
-   (dispatched it), even past the budget: no changed line goes unexecuted;
+   (dispatched it) and can fail the leg, even past the budget: no changed line goes
+   unchecked;
 3. fill, up to `share` of the leg's recorded time: round-robin over families (one generic
    test on one op or module: the generated name without its dtype), families in the order
    of their best test, so the budget spreads over ops and tests before it spends on a
    second dtype of any of them; within a family, best-ranked first;
-4. rank: most specific first, i.e. the tests whose run through the changed functions is
-   least shared with other tests (the sum, over the lines of the changed functions each
-   test executed, of 1 / the number of tests that executed that line); then the quickest;
-   then by id (deterministic).
+4. rank: tests that can fail the leg first; then most specific first, i.e. the tests whose
+   run through the changed functions is least shared with other tests (the sum, over the
+   lines of the changed functions each test executed, of 1 / the number of tests that
+   executed that line); then the quickest; then by id (deterministic).
+
+Tests that cannot fail the leg are the ones the leg's config puts in `xfail` (a failure is
+reported as expected, a pass as XPASS: neither fails the leg) or `skip` (never run). They
+never satisfy the cover step: a changed line reached by an xfail test and a mandatory one
+keeps the mandatory one, however much dearer (else the budget keeps a test that cannot
+report the break and cuts the one that can). A line only they reach keeps none (running
+them could not catch the change). `skip` tests are never chosen under a budget; `xfail`
+ones only with time left after every test that can fail (they still report an XPASS, a
+promotion). `xfail_strict` and `mandatory_success` tests can fail (a strict XPASS fails).
 
 A budget that cuts says so in the selection's line (`budget 25 % ...: ran X of Y reached
 tests`); `None` runs every reached test. Full-leg fallbacks (a line run at import, unmapped
@@ -30,10 +40,21 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Sequence
 
+from testing.config.modes import Mode
+
 DEFAULT_SHARE = 0.25  # PyTorch's target determination runs the top 25 % of tests by default
 DTYPE_SUFFIX = re.compile(
     r"_(?:bfloat16|float8_e[0-9a-z]+|float\d+|u?int\d+|bool|complex\d+|half|double|long|cfloat|cdouble)$"
 )
+
+
+# config modes whose tests cannot fail the leg (the plugin's buckets; "" = no config decision)
+CANNOT_FAIL = frozenset({Mode.xfail.value, Mode.skip.value})
+NEVER_RUN = frozenset({Mode.skip.value})
+
+
+def cannot_fail(mode: str) -> bool:
+    return mode in CANNOT_FAIL
 
 
 class BudgetError(ValueError):
@@ -90,9 +111,15 @@ class Cut:
 
 
 def rank(
-    candidates: Iterable[str], specificity: Mapping[str, float], seconds: Mapping[str, float]
+    candidates: Iterable[str],
+    specificity: Mapping[str, float],
+    seconds: Mapping[str, float],
+    modes: Mapping[str, str] = {},
 ) -> list[str]:
-    return sorted(candidates, key=lambda t: (-specificity.get(t, 0.0), seconds.get(t, 0.0), t))
+    return sorted(
+        candidates,
+        key=lambda t: (cannot_fail(modes.get(t, "")), -specificity.get(t, 0.0), seconds.get(t, 0.0), t),
+    )
 
 
 def round_robin(ranked: Sequence[str]) -> list[str]:
@@ -115,31 +142,38 @@ def apply_budget(
     total_seconds: float,
     share: Optional[float],
     specificity: Mapping[str, float] = {},
+    modes: Mapping[str, str] = {},
 ) -> tuple[frozenset[str], Optional[Cut]]:
     """(the tests to run, the cut or None when the budget did not cut). `reached`: tests the
     change reached through the map; `fixed`: tests never cut; `covers`: per changed line or
-    op, the tests that executed it."""
+    op, the tests that executed it; `modes`: each test's config mode (absent: can fail)."""
     fixed = set(fixed)
     candidates = set(reached) - fixed
     every = fixed | candidates
     limit = (share or 0.0) * total_seconds
-    if share is None or sum(seconds.get(t, 0.0) for t in every) <= limit:
+    if share is None:
         return frozenset(every), None
-    order = rank(candidates, specificity, seconds)
+    runnable = {t for t in candidates if modes.get(t, "") not in NEVER_RUN}
+    if sum(seconds.get(t, 0.0) for t in every) <= limit:
+        return frozenset(fixed | runnable), None
+    order = rank(runnable, specificity, seconds, modes)
     position = {t: i for i, t in enumerate(order)}
     kept = set(fixed)
-    for tests in covers:  # every changed line keeps one test that executed it
-        own = [t for t in tests if t in position]
-        if own and not kept.intersection(tests):
+    for tests in covers:  # every changed line keeps one test that executed it and can fail
+        can = [t for t in tests if not cannot_fail(modes.get(t, ""))]
+        own = [t for t in can if t in position]
+        if own and not kept.intersection(can):
             kept.add(min(own, key=position.__getitem__))
     spent = sum(seconds.get(t, 0.0) for t in kept)
-    for t in round_robin(order):
+    last = [t for t in order if cannot_fail(modes.get(t, ""))]
+    first = order[: len(order) - len(last)]  # rank put them last
+    for t in round_robin(first) + round_robin(last):
         if t not in kept and spent + seconds.get(t, 0.0) <= limit:
             kept.add(t)
             spent += seconds.get(t, 0.0)
     ran = kept & candidates
-    if ran == candidates:  # the fixed tests alone were over the budget: nothing was cut
-        return frozenset(every), None
+    if ran == runnable:  # every reached test that runs fits: nothing was cut (skips never run)
+        return frozenset(kept), None
     return frozenset(kept), Cut(
         share,
         len(candidates),

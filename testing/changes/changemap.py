@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping, Optional
 
 from testing.results.atomic import write_json
 
-FORMAT = 2  # bumped when the layout changes; a reader refuses any other (2: per-line coverage)
+FORMAT = 3  # bumped when the layout changes; a reader refuses any other (2: per-line coverage, 3: test modes)
 ROOT_TOKENS = ("${REPO_ROOT}", "${TORCH_ROOT}")
 
 
@@ -73,6 +73,7 @@ class Lines:
 class Recorded:
     seconds: float  # recorded duration of the test (setup + call + teardown)
     ops: frozenset[str] = frozenset()  # aten ops it dispatches (repository memory's op index)
+    mode: str = ""  # its config bucket when recorded (testing/config/modes.py; "": no decision)
 
 
 @dataclass(frozen=True)
@@ -237,7 +238,8 @@ def to_json(m: ChangeMap) -> dict:
     features = {}
     for name, feat in sorted(m.features.items()):
         tests = {
-            tid: {"s": round(t.seconds, 4), "ops": sorted(t.ops)} for tid, t in sorted(feat.tests.items())
+            tid: {"s": round(t.seconds, 4), "ops": sorted(t.ops), **({"mode": t.mode} if t.mode else {})}
+            for tid, t in sorted(feat.tests.items())
         }
         features[name] = {
             "configs": dict(sorted(feat.configs.items())),
@@ -264,7 +266,7 @@ def _features(doc: dict) -> dict[str, Feature]:
     out = {}
     for name, f in doc["features"].items():
         tests = {
-            str(tid): Recorded(float(t["s"]), frozenset(map(str, t.get("ops", ()))))
+            str(tid): Recorded(float(t["s"]), frozenset(map(str, t.get("ops", ()))), str(t.get("mode", "")))
             for tid, t in f["tests"].items()
         }
         out[str(name)] = Feature(

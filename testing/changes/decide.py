@@ -307,6 +307,7 @@ def select_tests(
         feat.seconds,
         budget,
         _specificity(m, feature, acc.spots) if budget is not None else {},
+        {t: r.mode for t, r in feat.tests.items() if r.mode},
     )
     if cut:  # first, so the summary's truncation never hides it
         acc.reasons.insert(0, cut.reason(feat.seconds))

@@ -152,3 +152,69 @@ def test_family_strips_the_dtype_only():
     assert family(t("test_x_view_as_complex_spyre_complex64")) == t("test_x_view_as_complex_spyre")
     assert family(VIEW) == VIEW
     assert family(t("test_x_float_power_spyre_float32")) == t("test_x_float_power_spyre")
+
+
+# ------------------------------------------------------------------ tests that cannot fail
+CHEAP, DEAR, STRICT, SKIPPED = (
+    t(n) for n in ("test_mha_train_spyre", "test_mha_eval_spyre", "test_s_spyre", "test_k_spyre")
+)
+INIT = "torch/nn/init.py"
+
+
+def mode_map(modes: dict):
+    """One changed line reached by a cheap test and a dear one (the MultiheadAttention pair:
+    the cheap one in `xfail`), in a leg whose other tests make the pair far over 25 %."""
+    seconds = {CHEAP: 1.0, DEAR: 4.0, STRICT: 1.0, SKIPPED: 0.0, SENTINEL: 0.1}
+    seconds.update({t(f"test_other{i}_spyre"): 1.0 for i in range(6)})
+    tests = {tid: Recorded(s, mode=modes.get(tid, "mandatory_success")) for tid, s in seconds.items()}
+    feat = Feature({"${REPO_ROOT}/ops.yaml": "c"}, {FILE: "h"}, tests, (SENTINEL,))
+    reach = {CHEAP, DEAR, STRICT, SKIPPED} if STRICT in modes else {CHEAP, DEAR, SKIPPED}
+    coverage = {"ops": {INIT: {5: reach}}}
+    return map_from_coverage(
+        coverage,
+        {},
+        torch_version="2.13.0+cpu",
+        core_git_version="a" * 40,
+        suite_sha="b" * 40,
+        functions=(Function(INIT, "xavier_uniform_", 4, 8, True),),
+        features={"ops": feat},
+    )
+
+
+def pick_modes(modes: dict, budget=0.25):
+    return select_tests(
+        mode_map(modes), "ops", parse_diff(change(INIT, 5)), {FILE: "h"}, {"/x/ops.yaml": "c"}, budget=budget
+    )
+
+
+def test_a_changed_line_keeps_the_dear_mandatory_test_over_the_cheap_xfail_one():
+    s = pick_modes({CHEAP: "xfail", SKIPPED: "skip"})
+    assert DEAR in s.tests and CHEAP not in s.tests and SKIPPED not in s.tests
+    assert s.cut is not None and "ran 1 of 3 reached tests" in s.line()
+    # with the modes unknown (a map without them) the cheap one covered the line alone
+    unknown = pick_modes({CHEAP: "", DEAR: "", SKIPPED: ""})
+    assert CHEAP in unknown.tests and DEAR not in unknown.tests
+
+
+def test_an_xfail_strict_test_can_fail_and_covers_the_line():
+    s = pick_modes({CHEAP: "xfail", STRICT: "xfail_strict", SKIPPED: "skip"})
+    # the strict one covers the line (an XPASS fails it); the xfail one fills time left over
+    assert STRICT in s.tests and DEAR not in s.tests and SKIPPED not in s.tests
+    assert s.cut is not None and s.cut.kept == 2
+
+
+def test_tests_that_cannot_fail_run_only_with_time_left_and_skips_never():
+    seconds = {"x_float32": 1.0, "m_float32": 1.0, "m_float16": 1.0, "s_float32": 0.0}
+    modes = {"x_float32": "xfail", "s_float32": "skip"}
+    kept, cut = apply_budget(seconds, [], [], seconds, 10.0, 0.2, {"x_float32": 9.0}, modes)
+    assert kept == {"m_float32", "m_float16"} and cut.reached == 4  # xfail ranked last, skip never
+    kept, _ = apply_budget(seconds, [], [], seconds, 10.0, 0.3, {"x_float32": 9.0}, modes)
+    assert kept == {"m_float32", "m_float16", "x_float32"}  # time left after every one that can fail
+
+
+def test_a_line_only_tests_that_cannot_fail_reach_keeps_none_of_them():
+    seconds = {"x_float32": 1.0, "m_float32": 1.0, "n_float32": 8.0}
+    kept, _ = apply_budget(
+        seconds, [], [frozenset({"x_float32"})], seconds, 10.0, 0.15, {}, {"x_float32": "xfail"}
+    )
+    assert kept == {"m_float32"}

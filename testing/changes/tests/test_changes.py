@@ -96,8 +96,8 @@ def test_round_trip_and_shared_sets(tmp_path):
         (None, "no change map at"),
         ("{", "not JSON"),
         ('{"format": 99}', "format 99"),
-        ('{"format": 2}', "corrupt"),
-        ('{"format": 1}', "format 1, this reader reads 2"),
+        ('{"format": 3}', "corrupt"),
+        ('{"format": 2}', "format 2, this reader reads 3"),
     ],
 )
 def test_bad_map_is_one_line(tmp_path, content, words):

@@ -20,6 +20,7 @@ from typing import Callable, Mapping, Optional, Sequence
 
 from crcr.handler.plan import Candidate, Leg
 from crcr.handler.runner import Upstream, child_env, leg_suites, pytest_command, run_command
+from testing.changes.budget import cannot_fail
 from testing.changes.changemap import (
     ChangeMap,
     Feature,
@@ -44,7 +45,7 @@ class Run:
     feature: str
     configs: dict[str, Optional[str]]
     test_files: dict[str, Optional[str]]
-    tests: dict[str, dict] = field(default_factory=dict)  # id -> {seconds, outcome}
+    tests: dict[str, dict] = field(default_factory=dict)  # id -> {seconds, outcome, mode}
     data_dir: Optional[Path] = None  # holds .coverage (None: coverage off)
     torch_dirs: list[str] = field(default_factory=list)
     wall: float = 0.0
@@ -225,7 +226,12 @@ def ops_from_memory(memory: Optional[Path], test_ids: Sequence[str]) -> Optional
 
 
 def sentinels(run: Run) -> tuple[str, ...]:
-    passing = [(r["seconds"], t) for t, r in run.tests.items() if r.get("outcome") == "passed"]
+    """The quickest passing tests that can fail the leg (an xfail test's XPASS passes too)."""
+    passing = [
+        (r["seconds"], t)
+        for t, r in run.tests.items()
+        if r.get("outcome") == "passed" and not cannot_fail(str(r.get("mode") or ""))
+    ]
     return tuple(t for _, t in sorted(passing)[:SENTINELS])
 
 
@@ -259,7 +265,8 @@ def assemble(
         for file, lines in outside.items():
             imports.setdefault(file, set()).update(lines)
         tests = {
-            t: Recorded(float(r["seconds"]), (ops or {}).get(t, frozenset())) for t, r in run.tests.items()
+            t: Recorded(float(r["seconds"]), (ops or {}).get(t, frozenset()), str(r.get("mode") or ""))
+            for t, r in run.tests.items()
         }
         features[run.feature] = Feature(
             {k: v for k, v in run.configs.items() if v},

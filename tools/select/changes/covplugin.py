@@ -6,7 +6,8 @@ configures (and so before torch is imported): lines run at import and collection
 the empty context; each test (setup, call, teardown) runs in a context named by its test
 id. coverage.py's own `dynamic_context = test_function` names a context after the
 running function, which for generated device tests is the generic one: all op/dtype
-variants would share it. Durations and outcomes go to tests.json beside .coverage.
+variants would share it. Durations, outcomes and config buckets go to tests.json beside
+.coverage.
 
 Why coverage.py and not sys.monitoring: the interpreter is 3.11 (sys.monitoring is 3.12+),
 and coverage.py is a well-kept library already in the lock (CTracer: C speed).
@@ -80,7 +81,9 @@ def pytest_runtest_protocol(item, nextitem):
     cov = _state["cov"]
     tid = test_id(item, _state["roots"])
     _state["current"] = tid
-    _state["tests"][tid] = {"seconds": 0.0, "outcome": "passed"}
+    # the adaptation plugin's bucket (JUnit property `bucket`): whether the test can fail the leg
+    mode = dict(item.user_properties).get("bucket", "")
+    _state["tests"][tid] = {"seconds": 0.0, "outcome": "passed", "mode": str(mode)}
     if cov is not None:
         cov.switch_context(tid)
     yield

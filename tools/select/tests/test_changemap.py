@@ -26,6 +26,9 @@ NN_CONFIG = f"""test_suite_config:
     - path: {NN_FILE}
       tests:
         - names: "TestFlattenDevice::*"
+        - names: TestFlattenDevice::test_unflatten_round_trip
+          mode: xfail
+          reason: "the map records this bucket: the budget ranks a test that cannot fail last"
 """
 
 
@@ -88,6 +91,11 @@ def test_coverage_part(recorded):
         assert m.import_line(FLAT, range(f.start, f.end + 1)) is None  # the def line is its signature
     assert m.import_line(FLAT, range(1, 40)) is not None  # imports, the class statement
     assert list(feat.test_files) == [NN_FILE] and len(feat.sentinels) == 2
+    # each test's config bucket, as the plugin decided it (JUnit property `bucket`)
+    xfail = {tid for tid, t in feat.tests.items() if t.mode == "xfail"}
+    assert xfail and all("test_unflatten_round_trip" in tid for tid in xfail)
+    assert {t.mode for tid, t in feat.tests.items() if tid not in xfail} == {"mandatory_success"}
+    assert not xfail & set(feat.sentinels)  # a sentinel must be able to fail
     assert m.suite_sha == recorded["upstream"].sha and m.torch_version.startswith("2.")
 
 
