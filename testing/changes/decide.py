@@ -182,14 +182,15 @@ def _core_python(m: ChangeMap, name: str, c: FileChange, acc: _Acc, file_level: 
             f"{_where(m, c.path, at_import)} runs at import or collection, before every test"
         )
         return
-    hit = sorted({ln for ln in lines if m.tests_at(c.path, [ln])})
+    ran = {ln: m.tests_at(c.path, [ln]) for ln in set(lines)}  # per changed line: who executed it
+    hit = sorted(ln for ln, tests in ran.items() if tests)
     if not hit:
         acc.reasons.append(f"{c.path}: no test executes the changed lines (0 tests)")
         return
-    tests = m.of_feature(name, m.tests_at(c.path, hit))
+    covers = [frozenset(m.of_feature(name, ran[ln])) for ln in hit]
     names = sorted({(f.name if (f := m.function_at(c.path, ln)) else "module level") for ln in hit})
-    acc.add(f"{c.path}:{hit[0]} {', '.join(names[:3])}", tests, reached=True)
-    acc.covers += [frozenset(m.of_feature(name, m.tests_at(c.path, [ln]))) for ln in hit]
+    acc.add(f"{c.path}:{hit[0]} {', '.join(names[:3])}", set().union(*covers), reached=True)
+    acc.covers += covers
     acc.spots.setdefault(c.path, []).extend(hit)
 
 
@@ -202,8 +203,9 @@ def _native(m: ChangeMap, feat: Feature, c: FileChange, acc: _Acc) -> None:
         if not funcs or any(not any(ln.lstrip("+- ").startswith("func:") for ln in h.lines) for h in c.hunks):
             acc.unexplained = acc.unexplained or f"{c.path}: a hunk names no func: line"
             return
-        acc.add(f"native ops {', '.join(funcs[:3])}", _tests_with_ops(feat, funcs), reached=True)
-        acc.covers += [frozenset(_tests_with_ops(feat, [f])) for f in funcs]
+        covers = [frozenset(_tests_with_ops(feat, [f])) for f in funcs]
+        acc.add(f"native ops {', '.join(funcs[:3])}", set().union(*covers), reached=True)
+        acc.covers += covers
         return
     stem = PurePosixPath(c.path).stem
     known = {op_base(o) for t in m_all_ops(m) for o in t}
@@ -211,8 +213,9 @@ def _native(m: ChangeMap, feat: Feature, c: FileChange, acc: _Acc) -> None:
     if name is None:
         acc.unexplained = acc.unexplained or f"unmapped native code: {c.path}"
         return
-    acc.add(f"kernel {c.path} -> aten::{name}", _tests_with_ops(feat, [name]), reached=True)
-    acc.covers.append(frozenset(_tests_with_ops(feat, [name])))
+    tests = frozenset(_tests_with_ops(feat, [name]))
+    acc.add(f"kernel {c.path} -> aten::{name}", tests, reached=True)
+    acc.covers.append(tests)
 
 
 def m_all_ops(m: ChangeMap) -> Iterable[frozenset[str]]:
