@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
 from crcr.dispatch import Dispatch
+from crcr.errors import ConfigError
 from crcr.handler.plan import Leg
 from crcr.handler.runner import Upstream, leg_suites
 from crcr.upstream.gitcmd import UpstreamError
@@ -37,8 +38,6 @@ def select_on(given: Optional[str], env: Mapping[str, str]) -> tuple[str, ...]:
     events = tuple(e for e in raw.replace(",", " ").split() if e != "none")
     bad = [e for e in events if e not in EVENTS]
     if bad:
-        from crcr.errors import ConfigError
-
         raise ConfigError(f"--select-on {bad[0]!r}: events are {', '.join(EVENTS)} or none")
     return events
 
@@ -49,8 +48,6 @@ def select_budget(given: Optional[str], env: Mapping[str, str]) -> Optional[floa
     try:
         return parse_share(raw)
     except BudgetError as err:
-        from crcr.errors import ConfigError
-
         raise ConfigError(f"--select-budget: {err}") from None
 
 
