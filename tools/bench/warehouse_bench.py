@@ -4,23 +4,30 @@
 
 Each engine runs in its own child process (so each peak RSS is its own): it ingests the same
 generated test results and their legs (legs of 5000 tests; flaky, regressing and promotable
-tests seeded; each leg's counts the tally of its rows, as ingest.py writes them), then times
-the HUD page's queries, median of --repeat. chdb runs the warehouse's own code
-(crcr/warehouse/queries.py); SQLite the same questions, shaped the same way (legs where legs
-suffice, per-test decisions before per-test details), in its dialect, with the indexes a
-sensible user would add (printed). The ratios are chdb / SQLite (goal: every page query <=
-0.1); chdb also renders every panel of the page in its own session, as the HUD does (goal:
-<= 1 s). The answers are compared whole: a ratio over different answers would mean nothing.
+tests seeded; each leg's counts the tally of its rows, as ingest.py writes them), one engine
+after the other (each child times its own ingest), then stays alive and answers over a pipe
+(turns.py). The HUD page's queries are timed in --repeat interleaved rounds: each round times
+each question once on each engine, back to back, the first engine alternating by round and
+question, so a load spike on this shared machine hits both sides; the figures are medians over
+the rounds, and each question's lowest-highest round ratio says how steady the ratio was.
+chdb runs the warehouse's own code (crcr/warehouse/queries.py); SQLite the same questions,
+shaped the same way (legs where legs suffice, per-test decisions before per-test details), in
+its dialect, with the indexes a sensible user would add (printed). The ratios are chdb /
+SQLite (goal: every page query <= 0.1); chdb also renders every panel of the page in its own
+session, as the HUD does (goal: <= 1 s). The answers are compared whole: a ratio over
+different answers would mean nothing.
+
+Over 500 lines: the two engines' forms of each question sit in one file, to be read side by
+side (the pipe and the rounds live in turns.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
 import os
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from testing.results.cliargs import Parser
+from tools.bench.turns import TIMING, Child, ChildError, channel, rounds, serve, spreads
 
 TESTS_PER_LEG = 5000
 FEATURES = ("ops", "modules", "basics", "noncontig")
@@ -158,68 +166,83 @@ PAGE = ("dispatches", "pass_rate", "heatmap", "flaky", "promotions", "failing", 
 FLOOR_REPEAT = 51
 
 
-def run_chdb(args) -> dict:
+def run_chdb(args) -> tuple[dict, dict]:
+    """Ingest; (the ready line, the command handlers)."""
     from crcr.relay.panels import PageContext, render_panels
     from crcr.warehouse import queries
     from crcr.warehouse.backends import open_warehouse
 
     wh = open_warehouse(str(Path(args.dir) / "chdb"), {})
     n_dispatch, _ = plan(args.rows)
-    with wh.exclusive():
-        ingest_s, rows = 0.0, 0
-        for legs, results in chunks(n_dispatch, args.chunk // TESTS_PER_LEG):  # generated outside the clock
-            begun = time.perf_counter()
-            wh.insert_columns("results", results)
-            wh.insert_columns("legs", legs)  # the commit point, as ingest.py writes a leg
-            ingest_s += time.perf_counter() - begun
-            rows += len(results["test_id"])
-        page = {
-            "dispatches": lambda: [
-                (d.delivery_id, d.legs, d.legs_green, d.passed, d.failed) for d in queries.dispatches(wh, 30)
-            ],
-            "pass_rate": lambda: sorted(
-                (p.series, p.x, p.passed, p.failed) for p in queries.pass_rate_over_commits(wh, 40)
-            ),
-            "heatmap": lambda: [(c.op, c.dtype, c.passed, c.failed) for c in queries.heatmap_latest(wh)[1]],
-            "flaky": lambda: sorted(
-                (f.test_id, f.reason, f.runs) for f in queries.flaky(wh, NOW, 14, limit=10**6)
-            ),
-            "promotions": lambda: [p.test_id for p in queries.promotion_candidates(wh, 3, limit=10**6)],
-            "failing": lambda: [
-                (f.test_id, f.outcome, f.first_seen, f.first_failed, f.last_passed, f.last_passed_sha)
-                for f in queries.failing_tests(wh, 10**6)
-            ],
-            "l3": lambda: l3_answer(queries.l3_metrics(wh, NOW, 14)[REPO]),
-        }
-        timed = {k: timeit(page[k], args.repeat) for k in PAGE}
-        floor = timeit(lambda: wh.query("SELECT 1"), FLOOR_REPEAT)[0]
-    # the page as the HUD renders it: every panel, one embedded session of its own
-    whole = timeit(lambda: len(render_panels(wh, PageContext(NOW))), args.repeat)
-    return {
-        "rows": rows,
-        "ingest_s": ingest_s,
-        "queries": timed,
-        "page_s": whole[0],
-        "page_cpu_s": whole[2],
-        "floor_s": floor,
+    session = Held(wh)
+    session(True)
+    ingest_s, rows = 0.0, 0
+    for legs, results in chunks(n_dispatch, args.chunk // TESTS_PER_LEG):  # generated outside the clock
+        begun = time.perf_counter()
+        wh.insert_columns("results", results)
+        wh.insert_columns("legs", legs)  # the commit point, as ingest.py writes a leg
+        ingest_s += time.perf_counter() - begun
+        rows += len(results["test_id"])
+    page = {
+        "dispatches": lambda: [
+            (d.delivery_id, d.legs, d.legs_green, d.passed, d.failed) for d in queries.dispatches(wh, 30)
+        ],
+        "pass_rate": lambda: sorted(
+            (p.series, p.x, p.passed, p.failed) for p in queries.pass_rate_over_commits(wh, 40)
+        ),
+        "heatmap": lambda: [(c.op, c.dtype, c.passed, c.failed) for c in queries.heatmap_latest(wh)[1]],
+        "flaky": lambda: sorted(
+            (f.test_id, f.reason, f.runs) for f in queries.flaky(wh, NOW, 14, limit=10**6)
+        ),
+        "promotions": lambda: [p.test_id for p in queries.promotion_candidates(wh, 3, limit=10**6)],
+        "failing": lambda: [
+            (f.test_id, f.outcome, f.first_seen, f.first_failed, f.last_passed, f.last_passed_sha)
+            for f in queries.failing_tests(wh, 10**6)
+        ],
+        "l3": lambda: l3_answer(queries.l3_metrics(wh, NOW, 14)[REPO]),
     }
+
+    def in_session(fn):  # the questions in the one session they were always timed in
+        session(True)
+        return once(fn)
+
+    def whole(_):  # the page as the HUD renders it: every panel, one embedded session of its own
+        session(False)
+        return once(lambda: len(render_panels(wh, PageContext(NOW))))
+
+    return {"rows": rows, "ingest_s": ingest_s}, {
+        "time": lambda q: in_session(page[q]),
+        "floor": lambda _: in_session(lambda: wh.query("SELECT 1")),
+        "page": whole,
+    }
+
+
+class Held:
+    """`wh.exclusive()` held across commands: on for the questions, off for the page."""
+
+    def __init__(self, wh):
+        self.wh, self.stack = wh, None
+
+    def __call__(self, on: bool) -> None:
+        if on and self.stack is None:
+            self.stack = contextlib.ExitStack()
+            self.stack.enter_context(self.wh.exclusive())
+        elif not on and self.stack is not None:
+            self.stack.close()
+            self.stack = None
 
 
 def l3_answer(m) -> tuple:
     return (m.jobs, m.successes, round(m.pass_rate, 6), m.median_e2e_s)
 
 
-def timeit(fn, repeat: int) -> tuple[float, object, float]:
-    """(median wall seconds, the answer, median CPU seconds of this process, every thread:
-    chdb works in its own threads; on a shared machine CPU time is the work, wall time the
-    work plus the wait for a core)."""
-    times, cpu, answer = [], [], None
-    for _ in range(repeat):
-        t, c = time.perf_counter(), time.process_time()
-        answer = fn()
-        times.append(time.perf_counter() - t)
-        cpu.append(time.process_time() - c)
-    return statistics.median(times), answer, statistics.median(cpu)
+def once(fn) -> dict:
+    """One timing: wall seconds, CPU seconds of this process (every thread: chdb works in its
+    own threads; on a shared machine CPU time is the work, wall time the work plus the wait
+    for a core), and the answer."""
+    t, c = time.perf_counter(), time.process_time()
+    answer = fn()
+    return {"wall": time.perf_counter() - t, "cpu": time.process_time() - c, "answer": answer}
 
 
 # ------------------------------------------------------------------ SQLite (the same questions)
@@ -259,7 +282,8 @@ def sqlite_schema(db: sqlite3.Connection) -> None:
         db.execute(ddl)
 
 
-def run_sqlite(args) -> dict:
+def run_sqlite(args) -> tuple[dict, dict]:
+    """Ingest; (the ready line, the command handlers)."""
     from crcr.warehouse import queries
 
     db = sqlite3.connect(Path(args.dir) / "bench.sqlite")
@@ -396,16 +420,23 @@ def run_sqlite(args) -> dict:
         "failing": failing,
         "l3": l3,
     }
-    timed = {k: timeit(page[k], args.repeat) for k in PAGE}
-    floor = timeit(lambda: q("SELECT 1"), FLOOR_REPEAT)[0]
-    return {"rows": rows, "ingest_s": ingest_s, "queries": timed, "floor_s": floor}
+    return {"rows": rows, "ingest_s": ingest_s}, {
+        "time": lambda name: once(page[name]),
+        "floor": lambda _: once(lambda: q("SELECT 1")),
+    }
 
 
 # ------------------------------------------------------------------ the side-by-side run
 
 
-def child(engine: str, args) -> tuple[dict, float]:
-    """Run one engine in a child process; (its answer, its peak RSS in MB)."""
+# Deadlines that only catch a stuck child, never a working one at load 12: ingest at 5,000
+# rows/s (SQLite's slowest seen: 18,000) after 10 minutes of start-up, a question in 10 minutes.
+INGEST_TIMEOUT = (600, 1 / 5000)
+ASK_TIMEOUT = 600
+
+
+def spawn(engine: str, args) -> Child:
+    """One engine in its own process, so each peak RSS is its own."""
     argv = [
         sys.executable,
         __file__,
@@ -416,15 +447,55 @@ def child(engine: str, args) -> tuple[dict, float]:
         "--chunk",
         str(args.chunk),
     ]
-    argv += ["--repeat", str(args.repeat), "--dir", args.dir]
-    proc = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    argv += ["--dir", args.dir]
+    return Child(engine, argv, dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+
+
+def ingested(child: Child, rows: int) -> dict:
+    """The child's ready line: the rows it ingested and the seconds that took."""
+    return child.answer("ingest", INGEST_TIMEOUT[0] + rows * INGEST_TIMEOUT[1], ("rows", "ingest_s"))
+
+
+def medians(ready: dict, runs: dict[str, list[dict]]) -> dict:
+    """One engine's figures for report(): medians over the rounds, the last round's answer."""
+
+    def median(q, key):
+        return statistics.median(t[key] for t in runs[q])
+
+    return {
+        **ready,
+        "queries": {q: (median(q, "wall"), runs[q][-1]["answer"], median(q, "cpu")) for q in PAGE},
+        "floor_s": median("floor", "wall"),
+    }
+
+
+def side_by_side(args) -> tuple[dict, dict, dict, list]:
+    """(chdb's figures, SQLite's, the rounds' ratio spreads, the load average before and after
+    the rounds). Ingest runs one engine after the other (each its own rate); both children
+    then stay alive for the rounds. A child that fails raises ChildError; both are killed."""
+    with spawn("chdb", args) as ch:
+        ch_ready = ingested(ch, args.rows)
+        with spawn("sqlite", args) as sq:
+            sq_ready = ingested(sq, args.rows)
+            load = [os.getloadavg()]
+            runs = rounds((ch, sq), PAGE, args.repeat, FLOOR_REPEAT, ASK_TIMEOUT)
+            load.append(os.getloadavg())
+            sq_rss = sq.finish()
+        # the whole page is chdb's alone (no ratio); timed after the rounds, since it opens
+        # its own session and the questions are timed in one session that stays open
+        whole = [ch.ask("page", ASK_TIMEOUT, TIMING) for _ in range(args.repeat)]
+        ch_rss = ch.finish()
+    chdb = medians(ch_ready, runs["chdb"]) | {
+        "page_s": statistics.median(t["wall"] for t in whole),
+        "page_cpu_s": statistics.median(t["cpu"] for t in whole),
+        "rss": ch_rss,
+    }
+    return (
+        chdb,
+        medians(sq_ready, runs["sqlite"]) | {"rss": sq_rss},
+        spreads(runs["chdb"], runs["sqlite"]),
+        load,
     )
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"warehouse_bench: the {engine} run failed (exit {os.waitstatus_to_exitcode(status)})")
-    return json.loads(out.decode().strip().splitlines()[-1]), usage.ru_maxrss / 1024
 
 
 def same(a, b) -> str:
@@ -445,24 +516,31 @@ def main(argv=None) -> int:
     if args.rows < TESTS_PER_LEG * len(FEATURES) or args.chunk < TESTS_PER_LEG or args.repeat < 1:
         p.error(f"--rows >= {TESTS_PER_LEG * len(FEATURES)}, --chunk >= {TESTS_PER_LEG}, --repeat >= 1")
     if args.engine:
-        result = (run_chdb if args.engine == "chdb" else run_sqlite)(args)
-        print(json.dumps(result))
+        out = channel()
+        serve(out, *(run_chdb if args.engine == "chdb" else run_sqlite)(args))
         return 0
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="warehouse-bench-") as tmp:
         args.dir = tmp
         print(f"{args.rows:,} test rows requested; each engine in its own process ...", flush=True)
-        ch, ch_rss = child("chdb", args)
-        sq, sq_rss = child("sqlite", args)
+        try:
+            ch, sq, spread, rounds_load = side_by_side(args)
+        except ChildError as err:
+            print(f"warehouse_bench: {err}", file=sys.stderr)
+            return 1
     print(
         f"SQLite: WAL, synchronous=NORMAL, cache_size={SQLITE_CACHE}, ANALYZE, indexes: "
         + "; ".join(SQLITE_INDEXES)
     )
-    report(ch, sq)
+    report(ch, sq, spread)
+    print(
+        f"{args.repeat} rounds, load average (1, 5, 15 min) at the first: "
+        "{:.2f} {:.2f} {:.2f}, after the last: {:.2f} {:.2f} {:.2f}".format(*rounds_load[0], *rounds_load[1])
+    )
     print(
         f"whole HUD page (every panel rendered, chdb): {ch['page_s']:.3f} s, CPU {ch['page_cpu_s']:.3f} s (goal: <= 1 s)"
     )
-    print(f"peak RSS: chdb {ch_rss:,.0f} MB, SQLite {sq_rss:,.0f} MB")
+    print(f"peak RSS: chdb {ch['rss']:,.0f} MB, SQLite {sq['rss']:,.0f} MB")
     print(
         "load average (1, 5, 15 min) at the start: {:.2f} {:.2f} {:.2f}, at the end: {:.2f} {:.2f} {:.2f}".format(
             *load, *os.getloadavg()
@@ -471,35 +549,44 @@ def main(argv=None) -> int:
     return 0
 
 
-def report(ch: dict, sq: dict) -> None:
-    """The side-by-side table: wall-clock and CPU medians (chdb / SQLite). `best` = chdb's
+def report(ch: dict, sq: dict, spread: dict[str, tuple[float, float]]) -> None:
+    """The side-by-side table: wall-clock and CPU medians over the rounds (chdb / SQLite), and
+    the lowest-highest of the rounds' own ratios (how steady the ratio was). `best` = chdb's
     floor / SQLite's time: the ratio chdb would reach answering in its floor time; above 0.1
     the goal is out of reach for that question."""
     c_floor, s_floor = ch["floor_s"], sq["floor_s"]
     print(
-        f"\n{'':<14}{'chdb':>12}{'SQLite':>12}{'ratio':>9}{'cpu ratio':>11}{'best':>8}  same answer (goal: ratio <= 0.1)"
+        f"\n{'':<14}{'chdb':>12}{'SQLite':>12}{'ratio':>9}{'rounds':>16}{'cpu ratio':>11}{'best':>8}"
+        "  same answer (goal: ratio <= 0.1)"
     )
     c_rate, s_rate = ch["rows"] / ch["ingest_s"], sq["rows"] / sq["ingest_s"]
     print(
-        f"{'ingest rows/s':<14}{c_rate:>12,.0f}{s_rate:>12,.0f}{s_rate / c_rate:>9.3f}{'':>19}"
+        f"{'ingest rows/s':<14}{c_rate:>12,.0f}{s_rate:>12,.0f}{s_rate / c_rate:>9.3f}{'':>35}"
         f"  ({ch['rows']:,} rows; ratio = SQLite rate / chdb rate)"
     )
+    lo, hi = spread["floor"]
     print(
-        f"{'floor SELECT 1':<14}{c_floor * 1000:>10.3f}ms{s_floor * 1000:>10.3f}ms{c_floor / s_floor:>9.1f}{'':>19}"
-        f"  (median of {FLOOR_REPEAT}; best = chdb floor / SQLite time)"
+        f"{'floor SELECT 1':<14}{c_floor * 1000:>10.3f}ms{s_floor * 1000:>10.3f}ms{c_floor / s_floor:>9.1f}"
+        f"{f'{lo:.1f}-{hi:.1f}':>16}{'':>19}  (median of {FLOOR_REPEAT}; best = chdb floor / SQLite time)"
     )
     totals = [0.0, 0.0, 0.0, 0.0]  # chdb wall, SQLite wall, chdb CPU, SQLite CPU
     for name, (c_s, c_answer, c_cpu) in ch["queries"].items():
         s_s, s_answer, s_cpu = sq["queries"][name]
         totals = [a + b for a, b in zip(totals, (c_s, s_s, c_cpu, s_cpu))]
         best = c_floor / s_s
+        lo, hi = spread[name]
         print(
-            f"{name:<14}{c_s * 1000:>10.1f}ms{s_s * 1000:>10.1f}ms{c_s / s_s:>9.3f}{c_cpu / max(s_cpu, 1e-9):>11.3f}"
-            f"{best:>8.3f}{'*' if best > 0.1 else ' '} {same(c_answer, s_answer)}"
+            f"{name:<14}{c_s * 1000:>10.1f}ms{s_s * 1000:>10.1f}ms{c_s / s_s:>9.3f}{f'{lo:.3f}-{hi:.3f}':>16}"
+            f"{c_cpu / max(s_cpu, 1e-9):>11.3f}{best:>8.3f}{'*' if best > 0.1 else ' '} {same(c_answer, s_answer)}"
         )
     c_all, s_all, c_cpu_all, s_cpu_all = totals
     print(
-        f"{'all queries':<14}{c_all * 1000:>10.1f}ms{s_all * 1000:>10.1f}ms{c_all / s_all:>9.3f}{c_cpu_all / s_cpu_all:>11.3f}"
+        f"{'all queries':<14}{c_all * 1000:>10.1f}ms{s_all * 1000:>10.1f}ms{c_all / s_all:>9.3f}{'':>16}"
+        f"{c_cpu_all / s_cpu_all:>11.3f}"
+    )
+    print(
+        "rounds: the lowest-highest of the rounds' own ratios (each round times every question once on"
+        " each engine, back to back, the first alternating)"
     )
     print("* best > 0.1: SQLite answers in under 10 x chdb's floor; no chdb plan reaches the 0.1 goal there")
 
