@@ -83,9 +83,12 @@ def has_leg(wh: Backend, key: str) -> bool:
     return wh.query(f"SELECT count() FROM {wh.db}.legs WHERE leg_key = {quote(key)}")[0][0] > 0
 
 
-def ingest(wh: Backend, leg: LegRecord, *, between_batches: Optional[Callable[[int], None]] = None) -> bool:
+def ingest(
+    wh: Backend, leg: LegRecord, *, between_batches: Optional[Callable[[int], None]] = None, settle: bool = True
+) -> bool:
     """Store `leg` and its results; False when it was already there (nothing written).
-    `between_batches(n)` runs after each batch of test rows (tests use it to crash mid-ingest)."""
+    `between_batches(n)` runs after each batch of test rows (tests use it to crash mid-ingest);
+    `settle=False`: the caller writes more legs in this session and settles once at the end."""
     ingest_id = new_ingest_id()
     rows = result_rows(leg, ingest_id)
     with wh.exclusive():
@@ -98,4 +101,6 @@ def ingest(wh: Backend, leg: LegRecord, *, between_batches: Optional[Callable[[i
                 between_batches(start + BATCH)
         # the commit point: from here on readers see the leg and its results
         wh.insert("legs", [n for n, _ in LEG_COLUMNS], [leg_row(leg, ingest_id, time.time())])
+        if settle:
+            wh.settle()
     return True

@@ -207,4 +207,6 @@ def write_history(wh, days: int, now: float, seed: int = 0, workspace: Optional[
     from crcr.warehouse.ingest import ingest
 
     with wh.exclusive():  # one embedded session for every simulated leg
-        return sum(ingest(wh, leg) for leg in history(days, now, seed, workspace))
+        written = sum(ingest(wh, leg, settle=False) for leg in history(days, now, seed, workspace))
+        wh.settle()
+    return written

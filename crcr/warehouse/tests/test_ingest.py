@@ -128,6 +128,25 @@ def test_truncated_junit_marks_the_leg_results_incomplete(wh, tmp_path):
     assert note[0] == "incomplete" and "not readable JUnit XML" in note[1]
 
 
+def test_a_leg_per_session_keeps_every_table_at_few_parts(tmp_path, monkeypatch):
+    """Each ingest opens and closes its own chdb session, as a CI leg does: merges the session
+    started must not be dropped with it, or each leg leaves one more part per table."""
+    from crcr.warehouse import backends
+
+    monkeypatch.setattr(backends, "MAX_PARTS", 2)
+    wh = backends.open_warehouse(str(tmp_path / "warehouse"), {})
+    parts = f"""SELECT table, count() FROM system.parts WHERE active AND database = '{wh.db}'
+        GROUP BY table ORDER BY table"""
+    for run in range(8):
+        tests = [case(f"test_{i}", "failed" if i % 7 == run % 7 else "passed", op="add") for i in range(40)]
+        assert ingest(wh, leg(run, tests)) is True
+        counts = dict(wh.query(parts))
+        assert set(counts) == {"legs", "op_cells", "rare_results", "results"}
+        assert max(counts.values()) <= 2, counts
+    assert visible_results(wh) == 8 * 40
+    assert [f.test_id.rsplit("::", 1)[1] for f in queries.failing_tests(wh)] == ["test_0", "test_14", "test_21", "test_28", "test_35", "test_7"]
+
+
 def test_a_warehouse_of_the_older_schema_is_refused_in_one_line(wh):
     import pytest
 
