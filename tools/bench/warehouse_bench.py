@@ -185,6 +185,12 @@ def run_chdb(args) -> tuple[dict, dict]:
         wh.insert_columns("legs", legs)  # the commit point, as ingest.py writes a leg
         ingest_s += time.perf_counter() - begun
         rows += len(results["test_id"])
+    begun = time.perf_counter()
+    wh.settle()  # as ingest.py ends each leg: the merges the inserts started
+    ingest_s += time.perf_counter() - begun
+    parts = wh.query(
+        f"SELECT table, count() FROM system.parts WHERE active AND database = '{wh.db}' GROUP BY table ORDER BY table"
+    )
     page = {
         "dispatches": lambda: [
             (d.delivery_id, d.legs, d.legs_green, d.passed, d.failed) for d in queries.dispatches(wh, 30)
@@ -212,7 +218,7 @@ def run_chdb(args) -> tuple[dict, dict]:
         session(False)
         return once(lambda: len(render_panels(wh, PageContext(NOW))))
 
-    return {"rows": rows, "ingest_s": ingest_s}, {
+    return {"rows": rows, "ingest_s": ingest_s, "parts": parts}, {
         "time": lambda q: in_session(page[q]),
         "floor": lambda _: in_session(lambda: wh.query("SELECT 1")),
         "page": whole,
@@ -552,6 +558,7 @@ def main(argv=None) -> int:
         f"whole HUD page (every panel rendered, chdb): {ch['page_s']:.3f} s, CPU {ch['page_cpu_s']:.3f} s (goal: <= 1 s)"
     )
     print(f"peak RSS: chdb {ch['rss']:,.0f} MB, SQLite {sq['rss']:,.0f} MB")
+    print("chdb parts after its ingest settled: " + ", ".join(f"{t} {n}" for t, n in ch["parts"]))
     print(
         "load average (1, 5, 15 min) at the start: {:.2f} {:.2f} {:.2f}, at the end: {:.2f} {:.2f} {:.2f}".format(
             *load, *os.getloadavg()
