@@ -112,78 +112,84 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
             file=sys.stderr,
         )
     cmd = args.command
-    if cmd == "history":
-        if not (args.test or args.op):
-            raise CrcrCliError("history needs --test or --op")
-        _print(
-            args,
-            queries.history(wh, args.test, args.op),
-            lambda p: f"{p.upstream_sha[:12]} {p.backend_sha[:12]} {_when(p.at)} {p.outcomes}",
-        )
-    elif cmd == "flaky":
-        _print(
-            args,
-            queries.flaky(wh, now, args.days),
-            lambda f: (
-                f"{f.test_id}: {f.reason}, flip rate {f.flip_rate:.0%} over {f.runs} runs"
-                + "".join(f"\n  {_when(t)} {u[:10]}/{b[:10]} {j}: {o}" for t, u, b, j, o in f.evidence)
-            ),
-        )
-    elif cmd == "promotions":
-        found = queries.promotion_candidates(wh, args.k)
-        _print(
-            args,
-            found,
-            lambda p: f"{p.test_id} ({p.rule or 'no rule line'}): " + ", ".join(o for _, _, o in p.last),
-        )
-        if found and not args.json:
+    if cmd in LISTS:
+        ask, line = LISTS[cmd]
+        found = ask(wh, args, now)
+        _print(args, found, line)
+        if cmd == "promotions" and found and not args.json:
             from crcr.warehouse.promote import candidate_diff
 
             sys.stdout.write(candidate_diff(wh, found, ws))
-    elif cmd == "failing":
-        _print(
-            args,
-            queries.failing_tests(wh),
-            lambda f: (
-                f"{f.test_id}: {f.outcome}; first seen {_when(f.first_seen)}, first failed {_when(f.first_failed)}, last passed {_when(f.last_passed)} {f.last_passed_sha[:12]}"
-            ),
-        )
-    elif cmd == "pass-rate":
-        _print(
-            args,
-            queries.pass_rate_by_day(wh, now, args.days),
-            lambda p: (
-                f"{p.x} {p.series}{' (simulated)' if p.simulated else ''}: {p.passed}/{p.passed + p.failed}"
-            ),
-        )
-    elif cmd == "dispatches":
-        _print(
-            args,
-            queries.dispatches(wh, 50),
-            lambda d: (
-                f"{_when(d.started_at)} {d.event_type} {d.upstream_sha[:12]} legs {d.legs_green}/{d.legs} tests {d.passed}/{d.passed + d.failed}{' SIMULATED' if d.simulated else ''}"
-            ),
-        )
     elif cmd == "l3":
         return cmd_l3(wh, args, now)
     elif cmd == "page":
-        from crcr.relay.hud import render_page
-        from crcr.relay.panels import PageContext, head_assets, render_panels
-        from testing.results.atomic import write_text
-
-        page = render_page(
-            [], "CRCR HUD: results warehouse", render_panels(wh, PageContext(now, ws)), head_assets()
-        )
-        print(write_text(args.out, page))
-        if args.screenshot:
-            from crcr.relay.browser import screenshot
-
-            charts = screenshot(args.out.resolve().as_uri(), str(args.screenshot))
-            print(f"{args.screenshot}: " + ", ".join(f"{c['chart']} {c['drawn']} points" for c in charts))
+        cmd_page(wh, args, now, ws)
     elif not args.simulate_days:
         _parser().print_usage(sys.stderr)
         return 2
     return 0
+
+
+def _history(wh, args, now: float):
+    if not (args.test or args.op):
+        raise CrcrCliError("history needs --test or --op")
+    return queries.history(wh, args.test, args.op)
+
+
+def _flaky_line(f) -> str:
+    evidence = "".join(f"\n  {_when(t)} {u[:10]}/{b[:10]} {j}: {o}" for t, u, b, j, o in f.evidence)
+    return f"{f.test_id}: {f.reason}, flip rate {f.flip_rate:.0%} over {f.runs} runs{evidence}"
+
+
+# The commands that list rows: command -> (its question, one row's text line). --json prints
+# the rows themselves; promotions also print the config diff (run()).
+LISTS = {
+    "history": (
+        _history,
+        lambda p: f"{p.upstream_sha[:12]} {p.backend_sha[:12]} {_when(p.at)} {p.outcomes}",
+    ),
+    "flaky": (lambda wh, args, now: queries.flaky(wh, now, args.days), _flaky_line),
+    "promotions": (
+        lambda wh, args, now: queries.promotion_candidates(wh, args.k),
+        lambda p: f"{p.test_id} ({p.rule or 'no rule line'}): " + ", ".join(o for _, _, o in p.last),
+    ),
+    "failing": (
+        lambda wh, args, now: queries.failing_tests(wh),
+        lambda f: (
+            f"{f.test_id}: {f.outcome}; first seen {_when(f.first_seen)}, first failed {_when(f.first_failed)},"
+            f" last passed {_when(f.last_passed)} {f.last_passed_sha[:12]}"
+        ),
+    ),
+    "pass-rate": (
+        lambda wh, args, now: queries.pass_rate_by_day(wh, now, args.days),
+        lambda p: (
+            f"{p.x} {p.series}{' (simulated)' if p.simulated else ''}: {p.passed}/{p.passed + p.failed}"
+        ),
+    ),
+    "dispatches": (
+        lambda wh, args, now: queries.dispatches(wh, 50),
+        lambda d: (
+            f"{_when(d.started_at)} {d.event_type} {d.upstream_sha[:12]} legs {d.legs_green}/{d.legs}"
+            f" tests {d.passed}/{d.passed + d.failed}{' SIMULATED' if d.simulated else ''}"
+        ),
+    ),
+}
+
+
+def cmd_page(wh, args, now: float, ws: Path) -> None:
+    from crcr.relay.hud import render_page
+    from crcr.relay.panels import PageContext, head_assets, render_panels
+    from testing.results.atomic import write_text
+
+    page = render_page(
+        [], "CRCR HUD: results warehouse", render_panels(wh, PageContext(now, ws)), head_assets()
+    )
+    print(write_text(args.out, page))
+    if args.screenshot:
+        from crcr.relay.browser import screenshot
+
+        charts = screenshot(args.out.resolve().as_uri(), str(args.screenshot))
+        print(f"{args.screenshot}: " + ", ".join(f"{c['chart']} {c['drawn']} points" for c in charts))
 
 
 class CrcrCliError(CrcrError):
