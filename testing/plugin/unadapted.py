@@ -2,8 +2,8 @@
 
 A file is adapted when a config names it (``Plan.file_plan``: the lookup every decision of
 the run uses, so a file is reported exactly when its tests were generated without a plan).
-Such a file's tests run with every op and dtype the device supports as mandatory_success,
-so a directory passed with one feature's config fails in files nobody meant to run, for no
+Such a file's tests all run as mandatory_success, filtered only by the global supported ops
+and dtypes, so a directory passed with one feature's config fails in files nobody meant to run, for no
 visible reason. Said as a config problem (problems.py) at the file's first generated test:
 a warning, an error under ``--oot-strict``. Runs without a config adapt nothing on purpose:
 nothing to say there.
@@ -68,7 +68,7 @@ def problems(plan: Plan, generated: Iterable[Generated]) -> list[Problem]:
 def message(count: int, sources: Sequence[str]) -> str:
     return (
         f"no config adapts this file (configs given: {', '.join(sources)}): its {count} "
-        "generated device-generic test(s) run unadapted (every op and dtype the device supports, "
-        "as mandatory_success); pass the config that lists this file, list it under a config's "
+        "generated device-generic test(s) run unadapted (each one mandatory_success, filtered only "
+        "by the global supported ops and dtypes); pass the config that lists this file, list it under a config's "
         "files:, or name only the files your configs list"
     )
