@@ -83,3 +83,17 @@ def test_files_a_config_names_or_a_run_without_config_say_nothing(pytester, two_
     # named alone, the adapted file says nothing either
     result, problems = run(pytester, tmp_path, "--config", config_for(write_yaml, two_files), two_files)
     assert result.parseoutcomes() == {"passed": 3} and problems == []
+
+
+@pytest.mark.parametrize("mode", ["fork", "restart"])
+def test_isolated_runs_name_it_as_a_plain_run_does(
+    pytester, two_files, write_yaml, tmp_path, subprocess_env, mode
+):
+    """fork: the zygote collects in the invoked process; restart: a worker collects and sends
+    its config problems to the controller, which configured nothing itself."""
+    cfg = config_for(write_yaml, two_files)
+    _, plain = run(pytester, tmp_path, "--config", cfg)
+    result, problems = run(pytester, tmp_path, "--config", cfg, "--isolate", f"--isolate-mode={mode}")
+    assert problems == plain and len(problems) == 1
+    assert result.parseoutcomes() == {"passed": 6, "warnings": 1}
+    result.stdout.fnmatch_lines([f"*OotConfigWarning: test_unnamed.py:6: files: {WARNING} (configs given: *"])
