@@ -43,7 +43,7 @@ class Problem:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "Problem":
+    def from_json(cls, data: dict) -> Problem:
         return cls(
             Loc(data["file"], data["line"]),
             data["key"],

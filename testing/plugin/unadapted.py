@@ -2,11 +2,11 @@
 
 A file is adapted when a config names it (``Plan.file_plan``: the lookup every decision of
 the run uses, so a file is reported exactly when its tests were generated without a plan).
-Such a file's tests all run as mandatory_success, filtered only by the global supported ops
-and dtypes, so a directory passed with one feature's config fails in files nobody meant to run, for no
-visible reason. Said as a config problem (problems.py) at the file's first generated test:
-a warning, an error under ``--oot-strict``. Runs without a config adapt nothing on purpose:
-nothing to say there.
+Such a file's tests all run as mandatory_success, filtered only by the global supported
+ops and dtypes, so a directory passed with one feature's config fails in files nobody
+meant to run, for no visible reason. Said as a config problem (problems.py) at the file's
+first generated test: a warning, an error under ``--oot-strict``. Runs without a config
+adapt nothing on purpose: nothing to say there.
 
 Pure: no torch, no pytest (items are read by their ``cls`` and ``location``).
 
