@@ -25,8 +25,8 @@ from typing import Any, Iterator, Mapping, Optional, Protocol, Sequence
 from urllib.parse import unquote, urlsplit
 
 from crcr.errors import ConfigError, CrcrError
-from crcr.warehouse.sql import quote
 from crcr.warehouse.schema import SCHEMA_VERSION, backfill, create_statements, missing_derived, stale_tables
+from crcr.warehouse.sql import quote
 
 ENV = "OOT_WAREHOUSE"
 DEFAULT_DB = "oot_ci"

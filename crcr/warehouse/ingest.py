@@ -84,7 +84,11 @@ def has_leg(wh: Backend, key: str) -> bool:
 
 
 def ingest(
-    wh: Backend, leg: LegRecord, *, between_batches: Optional[Callable[[int], None]] = None, settle: bool = True
+    wh: Backend,
+    leg: LegRecord,
+    *,
+    between_batches: Optional[Callable[[int], None]] = None,
+    settle: bool = True,
 ) -> bool:
     """Store `leg` and its results; False when it was already there (nothing written).
     `between_batches(n)` runs after each batch of test rows (tests use it to crash mid-ingest);

@@ -166,6 +166,9 @@ PAGE = ("dispatches", "pass_rate", "heatmap", "flaky", "promotions", "failing", 
 # An engine's cost of any question at all: `SELECT 1` through the same connection, median of
 # this many. A question SQLite answers in under 10x chdb's floor cannot reach the 0.1 goal.
 FLOOR_REPEAT = 51
+# The least any page question reads in this schema: the committed ingests (schema.live), which
+# every question filters on (atomic, idempotent legs). Timed like a question; not on the page.
+COMMITTED = "committed"
 
 
 def run_chdb(args) -> tuple[dict, dict]:
@@ -173,6 +176,7 @@ def run_chdb(args) -> tuple[dict, dict]:
     from crcr.relay.panels import PageContext, render_panels
     from crcr.warehouse import queries
     from crcr.warehouse.backends import open_warehouse
+    from crcr.warehouse.schema import live
 
     wh = open_warehouse(str(Path(args.dir) / "chdb"), {})
     n_dispatch, _ = plan(args.rows)
@@ -185,6 +189,12 @@ def run_chdb(args) -> tuple[dict, dict]:
         wh.insert_columns("legs", legs)  # the commit point, as ingest.py writes a leg
         ingest_s += time.perf_counter() - begun
         rows += len(results["test_id"])
+    begun = time.perf_counter()
+    wh.settle()  # as ingest.py ends each leg: the merges the inserts started
+    ingest_s += time.perf_counter() - begun
+    parts = wh.query(
+        f"SELECT table, count() FROM system.parts WHERE active AND database = '{wh.db}' GROUP BY table ORDER BY table"
+    )
     page = {
         "dispatches": lambda: [
             (d.delivery_id, d.legs, d.legs_green, d.passed, d.failed) for d in queries.dispatches(wh, 30)
@@ -202,6 +212,7 @@ def run_chdb(args) -> tuple[dict, dict]:
             for f in queries.failing_tests(wh, 10**6)
         ],
         "l3": lambda: l3_answer(queries.l3_metrics(wh, NOW, 14)[REPO]),
+        COMMITTED: lambda: wh.query(f"SELECT count() FROM {wh.db}.legs WHERE {live(wh.db)}")[0][0],
     }
 
     def in_session(fn):  # the questions in the one session they were always timed in
@@ -212,7 +223,7 @@ def run_chdb(args) -> tuple[dict, dict]:
         session(False)
         return once(lambda: len(render_panels(wh, PageContext(NOW))))
 
-    return {"rows": rows, "ingest_s": ingest_s}, {
+    return {"rows": rows, "ingest_s": ingest_s, "parts": parts}, {
         "time": lambda q: in_session(page[q]),
         "floor": lambda _: in_session(lambda: wh.query("SELECT 1")),
         "page": whole,
@@ -429,6 +440,7 @@ def run_sqlite(args) -> tuple[dict, dict]:
         "promotions": promotions,
         "failing": failing,
         "l3": l3,
+        COMMITTED: lambda: q(f"SELECT count(*) FROM legs WHERE {LIVE}")[0][0],
     }
     return {"rows": rows, "ingest_s": ingest_s}, {
         "time": lambda name: warm(page[name]),
@@ -477,6 +489,7 @@ def medians(ready: dict, runs: dict[str, list[dict]]) -> dict:
         **ready,
         "queries": {q: (median(q, "wall"), runs[q][-1]["answer"], median(q, "cpu")) for q in PAGE},
         "floor_s": median("floor", "wall"),
+        "committed_s": median(COMMITTED, "wall"),
     }
 
 
@@ -489,7 +502,7 @@ def side_by_side(args) -> tuple[dict, dict, dict, list]:
         with spawn("sqlite", args) as sq:
             sq_ready = ingested(sq, args.rows)
             load = [os.getloadavg()]
-            runs = rounds((ch, sq), PAGE, args.repeat, FLOOR_REPEAT, ASK_TIMEOUT)
+            runs = rounds((ch, sq), (*PAGE, COMMITTED), args.repeat, FLOOR_REPEAT, ASK_TIMEOUT)
             load.append(os.getloadavg())
             sq_rss = sq.finish()
         # the whole page is chdb's alone (no ratio); timed after the rounds, since it opens
@@ -552,6 +565,7 @@ def main(argv=None) -> int:
         f"whole HUD page (every panel rendered, chdb): {ch['page_s']:.3f} s, CPU {ch['page_cpu_s']:.3f} s (goal: <= 1 s)"
     )
     print(f"peak RSS: chdb {ch['rss']:,.0f} MB, SQLite {sq['rss']:,.0f} MB")
+    print("chdb parts after its ingest settled: " + ", ".join(f"{t} {n}" for t, n in ch["parts"]))
     print(
         "load average (1, 5, 15 min) at the start: {:.2f} {:.2f} {:.2f}, at the end: {:.2f} {:.2f} {:.2f}".format(
             *load, *os.getloadavg()
@@ -564,10 +578,11 @@ def report(ch: dict, sq: dict, spread: dict[str, tuple[float, float]]) -> None:
     """The side-by-side table: wall-clock and CPU medians over the rounds (chdb / SQLite), and
     the lowest-highest of the rounds' own ratios (how steady the ratio was). `best` = chdb's
     floor / SQLite's time: the ratio chdb would reach answering in its floor time; above 0.1
-    the goal is out of reach for that question."""
+    the goal is out of reach for that question. `best live`: the same with chdb's time to read
+    the committed ingests, which every question of this schema reads."""
     c_floor, s_floor = ch["floor_s"], sq["floor_s"]
     print(
-        f"\n{'':<14}{'chdb':>12}{'SQLite':>12}{'ratio':>9}{'rounds':>16}{'cpu ratio':>11}{'best':>8}"
+        f"\n{'':<14}{'chdb':>12}{'SQLite':>12}{'ratio':>9}{'rounds':>16}{'cpu ratio':>11}{'best':>8}{'best live':>11}"
         "  same answer (goal: ratio <= 0.1)"
     )
     c_rate, s_rate = ch["rows"] / ch["ingest_s"], sq["rows"] / sq["ingest_s"]
@@ -578,17 +593,24 @@ def report(ch: dict, sq: dict, spread: dict[str, tuple[float, float]]) -> None:
     lo, hi = spread["floor"]
     print(
         f"{'floor SELECT 1':<14}{c_floor * 1000:>10.3f}ms{s_floor * 1000:>10.3f}ms{c_floor / s_floor:>9.1f}"
-        f"{f'{lo:.1f}-{hi:.1f}':>16}{'':>19}  (median of {FLOOR_REPEAT}; best = chdb floor / SQLite time)"
+        f"{f'{lo:.1f}-{hi:.1f}':>16}{'':>30}  (median of {FLOOR_REPEAT}; best = chdb floor / SQLite time)"
+    )
+    c_live, s_live = ch["committed_s"], sq["committed_s"]
+    lo, hi = spread[COMMITTED]
+    print(
+        f"{'floor live':<14}{c_live * 1000:>10.3f}ms{s_live * 1000:>10.3f}ms{c_live / s_live:>9.1f}"
+        f"{f'{lo:.1f}-{hi:.1f}':>16}{'':>30}  (the committed ingests alone; best live = this / SQLite time)"
     )
     totals = [0.0, 0.0, 0.0, 0.0]  # chdb wall, SQLite wall, chdb CPU, SQLite CPU
     for name, (c_s, c_answer, c_cpu) in ch["queries"].items():
         s_s, s_answer, s_cpu = sq["queries"][name]
         totals = [a + b for a, b in zip(totals, (c_s, s_s, c_cpu, s_cpu))]
-        best = c_floor / s_s
+        best, best_live = c_floor / s_s, c_live / s_s
         lo, hi = spread[name]
         print(
             f"{name:<14}{c_s * 1000:>10.1f}ms{s_s * 1000:>10.1f}ms{c_s / s_s:>9.3f}{f'{lo:.3f}-{hi:.3f}':>16}"
-            f"{c_cpu / max(s_cpu, 1e-9):>11.3f}{best:>8.3f}{'*' if best > 0.1 else ' '} {same(c_answer, s_answer)}"
+            f"{c_cpu / max(s_cpu, 1e-9):>11.3f}{best:>8.3f}{'*' if best > 0.1 else ' '}"
+            f"{best_live:>10.3f}{'*' if best_live > 0.1 else ' '} {same(c_answer, s_answer)}"
         )
     c_all, s_all, c_cpu_all, s_cpu_all = totals
     print(
@@ -599,7 +621,10 @@ def report(ch: dict, sq: dict, spread: dict[str, tuple[float, float]]) -> None:
         "rounds: the lowest-highest of the rounds' own ratios (each round times every question once on"
         " each engine, back to back, the first alternating)"
     )
-    print("* best > 0.1: SQLite answers in under 10 x chdb's floor; no chdb plan reaches the 0.1 goal there")
+    print(
+        "* > 0.1: SQLite answers in under 10 x chdb's floor (best: any query; best live: the committed"
+        " ingests every question reads); no chdb plan in this schema reaches the 0.1 goal there"
+    )
 
 
 if __name__ == "__main__":

@@ -144,7 +144,14 @@ def test_a_leg_per_session_keeps_every_table_at_few_parts(tmp_path, monkeypatch)
         assert set(counts) == {"legs", "op_cells", "rare_results", "results"}
         assert max(counts.values()) <= 2, counts
     assert visible_results(wh) == 8 * 40
-    assert [f.test_id.rsplit("::", 1)[1] for f in queries.failing_tests(wh)] == ["test_0", "test_14", "test_21", "test_28", "test_35", "test_7"]
+    assert [f.test_id.rsplit("::", 1)[1] for f in queries.failing_tests(wh)] == [
+        "test_0",
+        "test_14",
+        "test_21",
+        "test_28",
+        "test_35",
+        "test_7",
+    ]
 
 
 def test_a_warehouse_of_the_older_schema_is_refused_in_one_line(wh):
