@@ -112,10 +112,7 @@ def _collect(
         if not out.exists():
             return [_crash(configs, proc)]
         data = json.loads(out.read_text(encoding="utf-8"))
-    found = [
-        Finding(Loc(p["file"], p["line"]), p["key"], p["message"], p["severity"], tuple(p["closest"]))
-        for p in data["problems"]
-    ]
+    found = [Finding.from_json(p) for p in data["problems"]]
     found += [
         Finding(Loc(e["file"], 0), "", f"collection error: {e['message']}", ERROR)
         for e in data["collection_errors"]

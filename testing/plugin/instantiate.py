@@ -102,7 +102,7 @@ class Adapter:
             if fp is not None and fp.relax_only_for:
                 except_for = only_for = None
             adapter._record_left_out(cdt, generic_test_class, upstream, (except_for, only_for), kw)
-            file = adapter._file_of(generic_test_class)
+            file = adapter.file_of(generic_test_class)
             if adapter.out_of_scope(file, generic_test_class.__name__):
                 adapter.seen[file].update(_tests_of(generic_test_class))  # they exist, out of scope
                 if adapter.native is None:  # patched: the class is simply not instantiated
@@ -145,7 +145,7 @@ class Adapter:
             return
         names = [f"{generic_cls.__name__}{d.upper()}" for d in sorted(theirs - mine)]
         if names:
-            self.left_out_classes[self._file_of(generic_cls)].extend(names)
+            self.left_out_classes[self.file_of(generic_cls)].extend(names)
 
     # ------------------------------------------------------------ plans
 
@@ -156,12 +156,14 @@ class Adapter:
             self.hw.record(file, cls, found)
         return bool(found)
 
-    def _file_of(self, generic_cls) -> str:
+    def file_of(self, generic_cls) -> str:
+        """The real path of the module a (generic or device) test class was defined in: the file
+        whose plan decides its tests (torch gives each device class its generic class's module)."""
         mod = sys.modules.get(getattr(generic_cls, "__module__", ""), None)
         return os.path.realpath(getattr(mod, "__file__", "") or "<unknown>")
 
     def _file_plan_of(self, generic_cls) -> Optional[FilePlan]:
-        return self.plan.file_plan(self._file_of(generic_cls))
+        return self.plan.file_plan(self.file_of(generic_cls))
 
     def plan_for_file(self, path: str) -> FilePlan:
         """Files no config lists run everything the support allows."""
@@ -173,7 +175,7 @@ class Adapter:
     # ------------------------------------------------------------ generation
 
     def _instantiate(self, orig, cls, name, test, generic_cls):
-        file = self._file_of(generic_cls)
+        file = self.file_of(generic_cls)
         fp = self.plan_for_file(file)
         gcls = generic_cls.__name__
         self.seen[file].add((gcls, name))

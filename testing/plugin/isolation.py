@@ -102,8 +102,16 @@ class WorkerStream(ChildStream):
         self.plan(session.items)
         from testing.plugin import reporting
 
-        # the controller configured nothing: the adapter/provenance/scope listings are ours to send
-        self.send(Payload({"sections": reporting.sections_json(self.config)}))
+        # the controller configured nothing: the adapter/provenance/scope listings and the config
+        # problems are ours to send
+        self.send(
+            Payload(
+                {
+                    "sections": reporting.sections_json(self.config),
+                    "problems": reporting.problems_for_controller(self.config),
+                }
+            )
+        )
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self) -> None:
@@ -184,6 +192,7 @@ class Restarter:
             from testing.plugin import reporting
 
             reporting.receive_sections(self.config, data["sections"])
+            reporting.receive_problems(self.config, data.get("problems", []))
 
     def _spawn(self, progress: Progress) -> Spawned:
         n = self.started

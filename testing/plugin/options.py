@@ -47,7 +47,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="oot_strict",
         action="store_true",
         help="config hygiene: every config problem (reason only in a comment, unknown or duplicate name, "
-        "non-OpInfo op name, override) is an error with file:line",
+        "non-OpInfo op name, override, a collected file no config adapts) is an error with file:line",
     )
     g.addoption(
         "--oot-compat",

@@ -422,7 +422,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     from testing.plugin.selection import Variant, decide, marks_for
     from testing.plugin.wrapping import DECISION_ATTR, VARIANT_ATTR
 
-    kept, dropped, plain_seen, used = [], [], {}, set()
+    kept, dropped, plain_seen, used, generated = [], [], {}, set(), []
     for item in items:
         fn = (
             getattr(getattr(item, "cls", None), getattr(item, "name", ""), None)
@@ -431,7 +431,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         )
         decision = getattr(fn, DECISION_ATTR, None)
         variant = getattr(fn, VARIANT_ATTR, None)
-        if decision is None and item.cls is not None:
+        if decision is not None:
+            generated.append(item)  # a device-generic test the adapter generated
+        elif item.cls is not None:
             file = os.path.realpath(str(item.path))
             if adapter.out_of_scope(file, item.cls.__name__):  # a plain TestCase class (global.scope)
                 dropped.append(item)
@@ -461,7 +463,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         if config.option.oot_timeout and config.pluginmanager.hasplugin("timeout"):
             item.add_marker(pytest.mark.timeout(config.option.oot_timeout))
         kept.append(item)
-    _check_entries(config, adapter, plain_seen, used)
+    problems = _entry_problems(config, adapter, plain_seen, used) + _unadapted_problems(adapter, generated)
+    reporting.report_problems(config, problems, _strict(config), at_configure=False)
     reporting.report_left_out_classes(config, adapter.left_out_classes)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
@@ -470,10 +473,16 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         _isolation().worker_filter(config, items)
 
 
-def _check_entries(config: pytest.Config, adapter, plain_seen: dict, used: set) -> None:
+def _unadapted_problems(adapter, generated: list) -> list:
+    """Files whose generated tests no given config adapts (unadapted.py): a warning each."""
+    from testing.plugin import unadapted
+
+    return unadapted.problems(adapter.plan, unadapted.generated_by_file(generated, adapter.file_of))
+
+
+def _entry_problems(config: pytest.Config, adapter, plain_seen: dict, used: set) -> list:
     """Names a config lists that the checkout no longer has, and entries that name tests yet
     generate none (not when -m or --oot-only narrows the run on purpose): warnings (--oot-strict: errors)."""
-    from testing.plugin import reporting
     from testing.plugin.selection import idle_rule_problems, unknown_test_problems
 
     problems, checked = [], set()
@@ -487,4 +496,4 @@ def _check_entries(config: pytest.Config, adapter, plain_seen: dict, used: set) 
                 seen_all = {t for f, s in adapter.seen.items() if fp.matches(f) for t in s}
                 seen_all |= {t for f, s in plain_seen.items() if fp.matches(f) for t in s}
                 problems += idle_rule_problems(fp, seen_all, used, adapter.support, adapter.device_type)
-    reporting.report_problems(config, problems, _strict(config), at_configure=False)
+    return problems

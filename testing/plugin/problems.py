@@ -42,6 +42,16 @@ class Problem:
             "closest": list(self.closest),
         }
 
+    @classmethod
+    def from_json(cls, data: dict) -> Problem:
+        return cls(
+            Loc(data["file"], data["line"]),
+            data["key"],
+            data["message"],
+            data["severity"],
+            tuple(data.get("closest", ())),
+        )
+
     def __str__(self) -> str:
         return f"{self.loc}: {self.key}: {self.message}" if self.key else f"{self.loc}: {self.message}"
 

@@ -182,6 +182,7 @@ class Recorder:
         # The adapter, provenance and scope listings as a restart-mode worker reported them (this
         # process then configured nothing itself): the first worker's, after its collection.
         self.received: dict[str, Any] = {}
+        self.problems_received = False  # a restart-mode worker's config problems (receive_problems)
         self.plan = None  # the run's plan (use_plan), so the promotion report does not read it again
 
     @pytest.hookimpl(wrapper=True)
@@ -340,6 +341,11 @@ def use_plan(config: pytest.Config, plan) -> None:
         recorder.plan = plan
 
 
+# Config problems a restart-mode worker found (its controller configured and collected nothing):
+# sent to the controller after the worker's collection (isolation.WorkerStream).
+_FOR_CONTROLLER = pytest.StashKey[list]()
+
+
 def report_problems(
     config: pytest.Config, problems: Iterable[Problem], strict: bool, at_configure: bool
 ) -> None:
@@ -349,6 +355,8 @@ def report_problems(
     recorder = _recorder(config)
     if recorder is not None:
         recorder.found.extend(problems)
+    elif roles.is_worker(config):
+        config.stash.setdefault(_FOR_CONTROLLER, []).extend(problems)
     if strict and problems:
         raise pytest.UsageError(strict_report(problems))
     shown = warnings_of(problems)
@@ -362,6 +370,28 @@ def report_problems(
                 warnings.warn_explicit(OotConfigWarning(str(p)), OotConfigWarning, p.loc.file, p.loc.line)
         except OotConfigWarning as exc:  # -W error::...OotConfigWarning: a usage error, not a crash
             raise pytest.UsageError(str(exc)) from None
+
+
+def problems_for_controller(config: pytest.Config) -> list[dict]:
+    """What a restart-mode worker found, as JSON for its controller (receive_problems)."""
+    return [p.to_json() for p in config.stash.get(_FOR_CONTROLLER, [])]
+
+
+def receive_problems(config: pytest.Config, found: list) -> None:
+    """A restart-mode worker's config problems, recorded and warned here as the worker would have
+    (the first worker's: each restarted one finds them again)."""
+    recorder = _recorder(config)
+    if recorder is None or recorder.problems_received or not isinstance(found, list):
+        return
+    recorder.problems_received = True
+    problems = [Problem.from_json(p) for p in found]
+    recorder.found.extend(problems)
+    for p in warnings_of(problems):
+        recorder.problems.append(str(p))
+        message = warnings.WarningMessage(OotConfigWarning(str(p)), OotConfigWarning, p.loc.file, p.loc.line)
+        config.hook.pytest_warning_recorded.call_historic(
+            kwargs=dict(warning_message=message, when="collect", nodeid="", location=None)
+        )
 
 
 def report_left_out_classes(config: pytest.Config, left_out: dict[str, list[str]]) -> None:

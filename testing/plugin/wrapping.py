@@ -61,7 +61,8 @@ def wrap_generated(fn, kwargs: dict, d: Decision, device: str, v: Variant, xfail
     adapted.pytestmark = list(getattr(fn, "pytestmark", [])) + marks
     setattr(adapted, DECISION_ATTR, d)
     setattr(adapted, VARIANT_ATTR, v)
-    adapted.__dict__.pop("__wrapped__", None)
+    # functools.wraps left __wrapped__ (torch's generated method, which wraps the upstream test):
+    # pytest unwraps it for the item's location, so reports name the upstream file and line
     return adapted
 
 

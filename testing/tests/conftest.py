@@ -14,6 +14,18 @@ import torch.testing._internal.common_modules  # noqa: F401,E402
 
 pytest_plugins = ["pytester"]
 
+# The plugin as the pytester runs load it: unknown marks are errors (every mark it adds is registered).
+PLUGIN = (
+    "-p",
+    "testing.plugin",
+    "-p",
+    "no:cacheprovider",
+    "-W",
+    "error::pytest.PytestUnknownMarkWarning",
+    "-W",
+    "ignore::pytest.PytestAssertRewriteWarning",
+)
+
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 

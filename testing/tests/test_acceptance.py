@@ -6,16 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-PLUGIN = (
-    "-p",
-    "testing.plugin",
-    "-p",
-    "no:cacheprovider",
-    "-W",
-    "error::pytest.PytestUnknownMarkWarning",
-    "-W",
-    "ignore::pytest.PytestAssertRewriteWarning",
-)
+from testing.tests.conftest import PLUGIN
 
 
 def buckets_config(write_yaml, suite: str, extra: str = "") -> str:
