@@ -113,9 +113,9 @@ def _seconds(raw: Optional[str]) -> float:
 
 def test_record(case: junit.Case) -> TestRecord:
     props = case.properties
+    classname = case.classname
     # the module path of the class: reports written before the plugin kept `__wrapped__` name its
     # wrapper in xunit1's `file`, so the class path is the one that holds for every report
-    # the module path of the class (xunit1's `file` names where the plugin instantiated it)
     file = classname.rsplit(".", 1)[0].replace(".", "/") + ".py" if "." in classname else ""
     return TestRecord(
         test_id=case.key,
