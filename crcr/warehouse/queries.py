@@ -98,11 +98,12 @@ class RatePoint:
         return self.passed / n if n else None
 
 
-def _rate_query(wh: Backend, key: str, where: str) -> list[tuple]:
-    """From `legs` alone: a leg's passed/failed are the tally of its own rows (ingest.leg_row)."""
+def _rate_query(wh: Backend, key: str, where: str, since: str = "") -> list[tuple]:
+    """From `legs` alone: a leg's passed/failed are the tally of its own rows (ingest.leg_row).
+    `since`: the window on started_at that `where` holds, if any (schema.live)."""
     return wh.query(
         f"""SELECT feature, {key} AS x, toUnixTimestamp(min(started_at)) AS at, sum(passed), sum(failed), simulated
-        FROM {wh.db}.legs WHERE {live(wh.db)} AND passed + failed > 0 AND {where}
+        FROM {wh.db}.legs WHERE {live(wh.db, since)} AND passed + failed > 0 AND {where}
         GROUP BY feature, x, simulated ORDER BY at"""
     )
 
@@ -117,7 +118,8 @@ def pass_rate_over_commits(wh: Backend, commits: int = 30) -> list[RatePoint]:
 
 def pass_rate_by_day(wh: Backend, now: float, days: int = 30) -> list[RatePoint]:
     """Test pass rate per feature per UTC day over the last `days` days."""
-    rows = _rate_query(wh, "toString(toDate(started_at))", f"started_at > {ts(now - days * DAY)}")
+    since = f"started_at > {ts(now - days * DAY)}"
+    rows = _rate_query(wh, "toString(toDate(started_at))", since, since)
     return [RatePoint(f, x, at, p, n, bool(s)) for f, x, at, p, n, s in rows]
 
 
@@ -173,15 +175,15 @@ class Flake:
 EVIDENCE_RUNS = 20  # a flip-rate flake shows its latest runs; same-SHA evidence is shown whole
 
 
-def _of_tests(wh: Backend, where: str, rare: str) -> str:
+def _of_tests(wh: Backend, where: str, rare: str, since: str = "") -> str:
     """`where` on committed rows of the tests that ever had a `rare` result (bad, or passed
     though configured to fail). Those tests are found in `rare_results` (schema: a view
     keeps it at ingest), not among every result; then the rest of those few tests is read
     by primary key (results ORDER BY test_key) and decided on committed rows only.
     `rare` may name rare_results' columns; no liveness filter there: a superset of keys is
-    harmless."""
+    harmless. `since`: the window on started_at that `where` holds, if any (schema.live)."""
     keys = f"SELECT test_key FROM {wh.db}.rare_results WHERE {rare} GROUP BY test_key"
-    return f"test_key IN ({keys}) AND {live(wh.db)} AND {where}"
+    return f"test_key IN ({keys}) AND {live(wh.db, since)} AND {where}"
 
 
 def _per_test(wh: Backend, columns: str, select: str) -> str:
@@ -222,7 +224,7 @@ def flaky(
                            groupUniqArrayIf(pair, outcome IN {quote_list(PASSING)})) AS same,
             if(empty(same), arraySlice(seq, -{EVIDENCE_RUNS}), arrayFilter(x -> has(same, x.4), seq)) AS evidence
             FROM (SELECT test_key, started_at, ingest_id, outcome, simulated FROM {wh.db}.results
-                  WHERE {_of_tests(wh, window, f"{since} AND outcome IN {quote_list(BAD_VALUES)}")}) AS r
+                  WHERE {_of_tests(wh, window, f"{since} AND outcome IN {quote_list(BAD_VALUES)}", since)}) AS r
             ANY LEFT JOIN ({pairs}) AS p USING ingest_id
             GROUP BY test_key
             HAVING notEmpty(same) OR (flips >= 2 AND flips / (runs - 1) >= {float(min_flip_rate)})""",
@@ -291,11 +293,12 @@ def promotion_candidates(wh: Backend, k: int = 3, limit: int = 100) -> list[Prom
     if not cands:
         return []
     since = {key: tuple(last[0][:2]) for key, _, last in cands}
+    after = f"started_at >= {ts(min(t for t, _ in since.values()))}"
     later = wh.query(
         f"""SELECT test_key, argMax(rule, started_at), max(simulated),
         groupArray((toUnixTimestamp(started_at), ingest_id, toUInt8(outcome)))
         FROM {wh.db}.results WHERE test_key IN ({", ".join(str(int(key)) for key in since)})
-        AND started_at >= {ts(min(t for t, _ in since.values()))} AND {live(wh.db)} GROUP BY test_key"""
+        AND {after} AND {live(wh.db, after)} GROUP BY test_key"""
     )
     recent = {key: (rule, sim, runs) for key, rule, sim, runs in later}
     kept = [
@@ -414,10 +417,11 @@ class L3Metrics:
 def _deduped(wh: Backend, now: float, days: int, simulated: bool) -> str:
     """crcr_l3_summary's `deduped`: completed PR jobs started in the window, the highest
     attempt per (repo, run_id, job_name) among them."""
+    since = f"started_at > {ts(now - days * DAY)}"
     return f"""SELECT repo, run_id, job_name,
         argMax(conclusion, run_attempt) AS c, argMax(started_at, run_attempt) AS s,
         argMax(finished_at, run_attempt) AS f, argMax(queued_at, run_attempt) AS q
-        FROM {wh.db}.legs WHERE {live(wh.db)} AND started_at > {ts(now - days * DAY)}
+        FROM {wh.db}.legs WHERE {live(wh.db, since)} AND {since}
           AND pr_number > 0 AND simulated = {int(simulated)}
         GROUP BY repo, run_id, job_name"""
 

@@ -191,6 +191,10 @@ def stale_tables(db: str) -> str:
         AND name NOT IN (SELECT table FROM system.columns WHERE database = '{db}' AND name = 'test_key')"""
 
 
-def live(db: str) -> str:
-    """WHERE condition: rows of committed ingests, one ingest per leg."""
-    return f"ingest_id IN (SELECT min(ingest_id) FROM {db}.legs GROUP BY leg_key)"
+def live(db: str, since: str = "") -> str:
+    """WHERE condition: rows of committed ingests, one ingest per leg. `since`: a condition on
+    `started_at` that the caller's rows meet too: every copy of a leg (and each of its result
+    rows) carries the leg's start, so only the legs it selects need reading (a windowed
+    question then reads its window's legs, not every leg ever ingested)."""
+    where = f" WHERE {since}" if since else ""
+    return f"ingest_id IN (SELECT min(ingest_id) FROM {db}.legs{where} GROUP BY leg_key)"

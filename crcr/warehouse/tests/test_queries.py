@@ -148,3 +148,22 @@ def test_dispatches_carry_triage_verdict_and_bisection(wh):
         },
     )
     assert d.bisections[0]["first_bad"] == "c" * 40
+
+
+def test_a_leg_stored_twice_counts_once_in_the_windowed_questions(wh, monkeypatch):
+    """Two writers racing past the "already stored?" check (possible on a server) leave two
+    ingests of one leg; the windowed questions read only their window's legs for liveness
+    (schema.live's `since`) and must still take one of them."""
+    from crcr.warehouse import ingest as mod
+
+    fill(wh, ["passed", "failed", "passed", "failed"])
+    monkeypatch.setattr(mod, "has_leg", lambda wh, key: False)  # the race: both writers store it
+    ingest(wh, leg(3, [case("test_t", "failed"), case("test_steady", "passed")], started=NOW - DAY + 3 * 600))
+    old = leg(90, [case("test_t", "failed")], started=NOW - 20 * DAY)  # outside every window below
+    ingest(wh, old)
+    ingest(wh, old)
+    (flake,) = queries.flaky(wh, NOW, days=14)
+    assert (flake.runs, flake.flip_rate) == (4, 1.0)
+    by_day = queries.pass_rate_by_day(wh, NOW, days=14)
+    assert sum(p.passed + p.failed for p in by_day) == 8
+    assert queries.l3_metrics(wh, NOW, 14)["acme/oot-ci"].jobs == 4
