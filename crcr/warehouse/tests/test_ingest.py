@@ -154,6 +154,17 @@ def test_a_leg_per_session_keeps_every_table_at_few_parts(tmp_path, monkeypatch)
     ]
 
 
+def test_a_failed_settle_leaves_the_leg_stored(wh, monkeypatch):
+    from crcr.warehouse.backends import WarehouseError
+
+    def refuse():
+        raise WarehouseError("merges unavailable")
+
+    monkeypatch.setattr(wh, "settle", refuse)
+    assert ingest(wh, leg(1, [case("test_a", "passed")])) is True
+    assert visible_results(wh) == 1
+
+
 def test_a_warehouse_of_the_older_schema_is_refused_in_one_line(wh):
     import pytest
 
