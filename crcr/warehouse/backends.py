@@ -201,19 +201,30 @@ class Embedded:
                 f"INSERT INTO {self.db}.{table} ({cols}) SELECT * FROM Python(arrow_rows)", "TabSeparated"
             )
 
+    def parts(self) -> dict[str, int]:
+        """Table -> its active parts."""
+        return dict(
+            self.query(
+                f"""SELECT table, count() FROM system.parts WHERE active AND database = {quote(self.db)}
+                GROUP BY table ORDER BY table"""
+            )
+        )
+
     def settle(self, timeout: float = SETTLE_S) -> None:
-        """After a write: let the merges it started finish, then bound every table's parts."""
+        """After a write: let the merges it started finish, then bound every table's parts.
+        Best effort: the write is stored either way, and a failure here only leaves parts for
+        the next writer's settle to merge."""
         deadline = time.monotonic() + timeout
         in_flight = f"SELECT count() FROM system.merges WHERE database = {quote(self.db)}"
         with self.exclusive():
-            while self.query(in_flight)[0][0] and time.monotonic() < deadline:
-                time.sleep(0.05)
-            for table, parts in self.query(
-                f"""SELECT table, count() FROM system.parts WHERE active AND database = {quote(self.db)}
-                GROUP BY table"""
-            ):
-                if parts > MAX_PARTS:
-                    self._run(f"OPTIMIZE TABLE {self.db}.{table} FINAL", "TabSeparated")
+            try:
+                while self.query(in_flight)[0][0] and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                for table, parts in self.parts().items():
+                    if parts > MAX_PARTS:
+                        self._run(f"OPTIMIZE TABLE {self.db}.{table} FINAL", "TabSeparated")
+            except WarehouseError:
+                pass
 
     def close(self) -> None:
         pass  # nothing stays open between uses

@@ -9,7 +9,7 @@ import secrets
 import time
 from typing import Callable, Optional
 
-from crcr.warehouse.backends import Backend, WarehouseError
+from crcr.warehouse.backends import Backend
 from crcr.warehouse.records import LegRecord
 from crcr.warehouse.schema import LEG_COLUMNS, RESULT_COLUMNS
 from crcr.warehouse.sql import quote
@@ -106,8 +106,5 @@ def ingest(
         # the commit point: from here on readers see the leg and its results
         wh.insert("legs", [n for n, _ in LEG_COLUMNS], [leg_row(leg, ingest_id, time.time())])
         if settle:
-            try:
-                wh.settle()
-            except WarehouseError:
-                pass  # the leg is stored; its parts are merged by the next writer's settle
+            wh.settle()
     return True
