@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
-from crcr.dispatch import Dispatch
-from crcr.errors import ConfigError
-from crcr.handler.plan import Leg
+from crcr.callback_client.errors import ConfigError
+from crcr.dispatch.plan import Leg
+from crcr.dispatch.validation import Dispatch
 from crcr.handler.runner import Upstream, leg_suites
 from crcr.upstream.gitcmd import UpstreamError
 from testing.changes.budget import BudgetError, parse_share

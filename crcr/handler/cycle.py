@@ -15,22 +15,22 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from crcr.allowlist import Entry
-from crcr.api import client_from_env, default_state_dir
-from crcr.body import RunContext, completed_body, in_progress_body
-from crcr.budget import RateBudget
-from crcr.client import CallbackClient, Outcome, worst_label
-from crcr.dispatch import Dispatch
-from crcr.errors import ConfigError
-from crcr.handler.plan import Leg
+from crcr.callback_client.api import client_from_env, default_state_dir
+from crcr.callback_client.body import RunContext, completed_body, in_progress_body
+from crcr.callback_client.budget import RateBudget
+from crcr.callback_client.client import CallbackClient, Outcome, worst_label
+from crcr.callback_client.errors import ConfigError
+from crcr.callback_client.oidc import ActionsOidcToken
+from crcr.callback_client.outbox import Outbox
+from crcr.callback_client.transport import HttpTransport, fetch, fetch_json
+from crcr.dispatch.allowlist import Entry
+from crcr.dispatch.plan import Leg
+from crcr.dispatch.validation import Dispatch
 from crcr.handler.runner import LegResult, check_runner_can_run, choose_runner, run_leg
-from crcr.oidc import ActionsOidcToken
-from crcr.outbox import Outbox
-from crcr.transport import HttpTransport, fetch, fetch_json
 from testing.results.atomic import write_json, write_text
 
 if TYPE_CHECKING:  # imported lazily at run time: crcr.upstream is needed only by a cycle
-    from crcr.handler.upstream import LegHooks
+    from crcr.handler.upstream_setup import LegHooks
 
 LOCAL_REPO = "local/oot-ci"
 # In a log (not a terminal) rich would cut the table to 80 columns: job names and the
@@ -296,7 +296,7 @@ def run_cycle(
     ws: Path,
     hooks: Optional["LegHooks"] = None,
 ) -> int:
-    from crcr.handler.upstream import LegHooks, UpstreamSetup
+    from crcr.handler.upstream_setup import LegHooks, UpstreamSetup
 
     hooks = hooks or LegHooks(UpstreamSetup("none", "", dispatch.sha), None, "HEAD", Path("."))
     runner = choose_runner(args.runner, env)

@@ -20,11 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
-from crcr.api import default_state_dir
-from crcr.dispatch import Decision, Dispatch, decide, load_dispatch_text
-from crcr.errors import CallbackRejected, ConfigError, CrcrError, DeliveryPending
-from crcr.handler.investigate import Triage, limits_from
-from crcr.handler.plan import (
+from crcr.callback_client.api import default_state_dir
+from crcr.callback_client.errors import CallbackRejected, ConfigError, CrcrError, DeliveryPending
+from crcr.dispatch.plan import (
     Leg,
     auto_shards,
     check_core_configs,
@@ -33,8 +31,10 @@ from crcr.handler.plan import (
     plan_candidates,
     plan_legs,
 )
+from crcr.dispatch.validation import Decision, Dispatch, decide, load_dispatch_text
+from crcr.handler.investigate import Triage, limits_from
 from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run, choose_runner
-from crcr.handler.upstream import MODES, LegHooks, backend_id, open_store, prepare, resolve_mode
+from crcr.handler.upstream_setup import MODES, LegHooks, backend_id, open_store, prepare, resolve_mode
 from crcr.handler.workspace import workspace_root
 from crcr.upstream.gitcmd import check_sha
 from testing.results.atomic import write_json

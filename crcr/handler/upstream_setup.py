@@ -18,10 +18,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Optional
 
-from crcr.errors import ConfigError
+from crcr.callback_client.errors import ConfigError
+from crcr.dispatch.plan import Leg
 from crcr.handler.investigate import Triage
 from crcr.handler.newscope import NewInScope, configs_scope, file_scopes, measure
-from crcr.handler.plan import Leg
 from crcr.handler.runner import LegResult, Upstream, summary_path
 from crcr.handler.workspace import workspace_root
 from crcr.upstream.attribution import (
