@@ -14,7 +14,7 @@ from typing import Mapping, Optional
 from crcr.api import default_state_dir
 from crcr.body import RunContext
 from crcr.errors import ConfigError
-from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, LegSettings, choose_runner
+from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, LegSettings
 from crcr.handler.workspace import workspace_root
 from crcr.upstream.bisect import Limits
 from crcr.upstream.source import DEFAULT_URL, URL_ENV, default_cache
@@ -111,7 +111,7 @@ class Options:
     @property
     def emulator_state(self) -> Path:
         """The embedded emulator's private outbox and budget: --state-dir, else <default>/local."""
-        return self.given_state_dir or default_state_dir(self.env) / "local"
+        return self.given_state_dir or self.state_dir / "local"
 
     @property
     def green_store_path(self) -> Path:
@@ -197,6 +197,15 @@ def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
     if o.reporting:
         check_relay_extras(o)  # before the fixture and the legs: one line, nothing run
     return o
+
+
+def choose_runner(requested: str, env: Mapping[str, str]) -> str:
+    """--runner; `auto`: pytest inside `bazel run`/`bazel test` (the interpreter has our deps), else bazel."""
+    if requested == "auto":
+        return "pytest" if env.get("BUILD_WORKSPACE_DIRECTORY") or env.get("TEST_SRCDIR") else "bazel"
+    if requested not in ("pytest", "bazel"):
+        raise ConfigError(f"--runner must be auto, pytest or bazel, not {requested!r}")
+    return requested
 
 
 def upstream_mode(args: argparse.Namespace, env: Mapping[str, str]) -> str:

@@ -111,18 +111,6 @@ class LegResult:
         return self.report.failed_tests_detail().as_json()
 
 
-def inside_bazel(env: Mapping[str, str]) -> bool:
-    return bool(env.get("BUILD_WORKSPACE_DIRECTORY") or env.get("TEST_SRCDIR"))
-
-
-def choose_runner(requested: str, env: Mapping[str, str]) -> str:
-    if requested == "auto":
-        return "pytest" if inside_bazel(env) else "bazel"
-    if requested not in ("pytest", "bazel"):
-        raise ConfigError(f"--runner must be auto, pytest or bazel, not {requested!r}")
-    return requested
-
-
 def check_runner_can_run(legs: Sequence[Leg], runner: str, template: Optional[str]) -> None:
     """Before any callback: a leg on another core (--core-config) runs only through Bazel,
     since the pytest runner and command templates have just the handler's own torch."""

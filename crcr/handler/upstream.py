@@ -7,7 +7,7 @@ repository), `fetch` (git from `--upstream-url` / $OOT_UPSTREAM_URL, default
 GitHub), `none` (in-tree suites on the pinned wheel); `--upstream-root PATH`
 uses a checkout someone else made (actions/checkout, or by hand). `auto`: a
 given root, else fetch when a URL is configured, else the fixture when no
-event was given, else none.
+event was given, else none (resolved once, in options.py).
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ import pytest
 from crcr.dispatch import load_dispatch
 from crcr.errors import ConfigError
 from crcr.handler import main as handler
+from crcr.handler.options import choose_runner
 from crcr.handler.plan import Feature, auto_shards, discover_features, matrix, plan_candidates, plan_legs
-from crcr.handler.runner import choose_runner, conclusion_for, template_command
+from crcr.handler.runner import conclusion_for, template_command
 from testing.config import runs
 
 
