@@ -148,7 +148,7 @@ def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
     o = Options(
         mode=args.mode,
         workspace=workspace_root(env, args.workspace),
-        event=args.event or (Path(env["GITHUB_EVENT_PATH"]) if env.get("GITHUB_EVENT_PATH") else None),
+        event=args.event or env_path(env, "GITHUB_EVENT_PATH"),
         upstream=upstream_mode(args, env),
         upstream_root=args.upstream_root,
         upstream_url=args.upstream_url or env.get(URL_ENV),
@@ -171,12 +171,10 @@ def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
         warehouse=warehouse_spec(args.warehouse, env),
         select_on=select_on(args.select_on, env),
         select_budget=select_budget(args.select_budget, env),
-        change_map=args.change_map or (Path(env[MAP_ENV]) if env.get(MAP_ENV) else None),
+        change_map=args.change_map or env_path(env, MAP_ENV),
         default_change_map=select_dir(env) / "changemap.json",
-        select_memory=Path(env[SELECT_MEMORY_ENV])
-        if env.get(SELECT_MEMORY_ENV)
-        else select_dir(env) / "memory.db",
-        green_store=Path(env[GREEN_STORE_ENV]) if env.get(GREEN_STORE_ENV) else None,
+        select_memory=env_path(env, SELECT_MEMORY_ENV) or select_dir(env) / "memory.db",
+        green_store=env_path(env, GREEN_STORE_ENV),
         bisect=limits_from(args.bisect_max_runs, args.bisect_max_seconds, env),
         run_url=run_url(env),
         actions_ctx=RunContext.from_env(env, "local")
@@ -184,7 +182,7 @@ def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
         else None,
         level=env.get(LEVEL_ENV, ""),
         emulator_faults=emulator_faults(env),
-        github_output=Path(env["GITHUB_OUTPUT"]) if env.get("GITHUB_OUTPUT") else None,
+        github_output=env_path(env, "GITHUB_OUTPUT"),
         leg=args.leg,
         report=args.report,
         results_out=args.results_out,
@@ -197,6 +195,11 @@ def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
     if o.reporting:
         check_relay_extras(o)  # before the fixture and the legs: one line, nothing run
     return o
+
+
+def env_path(env: Mapping[str, str], name: str) -> Optional[Path]:
+    """$name as a path; None when unset or empty."""
+    return Path(env[name]) if env.get(name) else None
 
 
 def choose_runner(requested: str, env: Mapping[str, str]) -> str:
