@@ -1,5 +1,7 @@
-"""CRCR downstream integration: dispatch handler, callback client, relay/HUD emulator.
+"""CRCR downstream integration: the callback client (`callback_client/`), dispatch validation and plan
+(`dispatch/`), upstream at a SHA (`upstream/`), the results warehouse (`warehouse/`), the
+relay/HUD emulator (`relay/`) and the dispatch handler (`handler/`); see crcr/README.md.
 
-Public surface: `crcr.api` (report functions), `crcr.client.CallbackClient`,
-`crcr.errors.CrcrError`. Everything else is an implementation module.
+Public surface: `crcr.callback_client.api` (report functions), `crcr.callback_client.client.CallbackClient`,
+`crcr.callback_client.errors.CrcrError`. Everything else is an implementation module.
 """

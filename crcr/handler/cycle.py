@@ -14,23 +14,23 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from crcr.allowlist import Entry
-from crcr.api import client_from_env
-from crcr.body import RunContext, completed_body, in_progress_body
-from crcr.budget import RateBudget
-from crcr.client import CallbackClient, Outcome, worst_label
-from crcr.dispatch import Dispatch
-from crcr.errors import ConfigError
+from crcr.callback_client.api import client_from_env
+from crcr.callback_client.body import RunContext, completed_body, in_progress_body
+from crcr.callback_client.budget import RateBudget
+from crcr.callback_client.client import CallbackClient, Outcome, worst_label
+from crcr.callback_client.errors import ConfigError
+from crcr.callback_client.oidc import ActionsOidcToken
+from crcr.callback_client.outbox import Outbox
+from crcr.callback_client.transport import HttpTransport, fetch, fetch_json
+from crcr.dispatch.allowlist import Entry
+from crcr.dispatch.plan import Leg
+from crcr.dispatch.validation import Dispatch
 from crcr.handler.options import EMULATOR_FAULTS_ENV, LOCAL_REPO, Options
-from crcr.handler.plan import Leg
 from crcr.handler.runner import LegResult, LegSettings, check_runner_can_run, run_leg
-from crcr.oidc import ActionsOidcToken
-from crcr.outbox import Outbox
-from crcr.transport import HttpTransport, fetch, fetch_json
 from testing.results.atomic import write_json, write_text
 
 if TYPE_CHECKING:  # imported lazily at run time: crcr.upstream is needed only by a cycle
-    from crcr.handler.upstream import LegHooks
+    from crcr.handler.upstream_setup import LegHooks
 
 # In a log (not a terminal) rich would cut the table to 80 columns: job names and the
 # "recorded, HUD unconfirmed" label must be read whole there.
@@ -102,7 +102,7 @@ def reporting_session(options: Options, dispatch: Dispatch) -> Iterator[Session]
     """A Session on the relay --relay-url names (its extras checked at the entry), else on the
     embedded emulator, started here with this dispatch recorded."""
     if options.relay_url:
-        # the env: the client's credentials (OIDC request variables or CRCR_TOKEN), read by crcr.api
+        # the env: the client's credentials (OIDC request variables or CRCR_TOKEN), read by crcr.callback_client.api
         client = client_from_env(options.relay_url, None, options.repo, options.state_dir, options.env)
         client.flush()
         yield Session(client, dispatch, local_ctx(options), None)
@@ -236,7 +236,7 @@ def run_hooked_leg(leg: Leg, how: LegSettings, hooks: "LegHooks") -> LegResult:
 def run_cycle(
     options: Options, dispatch: Dispatch, legs: Sequence[Leg], hooks: Optional["LegHooks"] = None
 ) -> int:
-    from crcr.handler.upstream import LegHooks, UpstreamSetup
+    from crcr.handler.upstream_setup import LegHooks, UpstreamSetup
 
     hooks = hooks or LegHooks(UpstreamSetup("none", "", dispatch.sha), None, "HEAD", Path("."))
     check_runner_can_run(legs, options.runner, options.test_command)

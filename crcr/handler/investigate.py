@@ -1,5 +1,5 @@
 """Glue: gather a red leg's triage evidence by re-running only its failing tests at other
-upstream commits (the checkout + core overlay of `upstream.py`, the pytest runner),
+upstream commits (the checkout + core overlay of `upstream_setup.py`, the pytest runner),
 and bisect last-green..SHA to the first bad commit.
 
 Entry points:
@@ -20,12 +20,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
-from crcr.errors import one_line
-from crcr.handler.plan import Leg
+from crcr.callback_client.errors import one_line
+from crcr.callback_client.junit import read_report
+from crcr.dispatch.plan import Leg
 from crcr.handler.runner import LegResult, Upstream, child_env, locate_failures, pytest_command, run_command
 from crcr.handler.triage import Evidence, failures_of
 from crcr.handler.warm import WarmPytest
-from crcr.junit import read_report
 from crcr.upstream.attribution import Attribution
 from crcr.upstream.bisect import BAD, DEFAULT_LIMITS, GOOD, SKIP, Bisection, Limits, Probe, Step, bisect
 from crcr.upstream.gitcmd import UpstreamError
@@ -44,7 +44,7 @@ class Rerunner:
     out: Path
     env: Mapping[str, str]
     source: UpstreamSource
-    core_at: object  # (root, sha) -> (delta, overlay dir, note): upstream.py's core overlay
+    core_at: object  # (root, sha) -> (delta, overlay dir, note): upstream_setup.py's core overlay
     timeout: float = 900.0
     roots: Mapping[str, Path] = field(default_factory=dict)  # checkouts made already (the leg's own)
     whole_leg: bool = False  # run the leg's own files, not just `tests` (the benchmark's baseline)
@@ -310,8 +310,8 @@ class Triage:
         )
 
     def apply(self, setup, leg: Leg, result: LegResult, found: Optional[Attribution], out: Path) -> LegResult:
+        from crcr.callback_client.verdict_rules import fit
         from crcr.handler.triage import verdict
-        from crcr.verdict_rules import fit
 
         beyond = upstream_cannot_reach(leg, result)
         rerunner = None if beyond else self.rerunner(setup, leg, out)

@@ -20,11 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
-from crcr.dispatch import Decision, Dispatch, decide, load_dispatch_text
-from crcr.errors import CallbackRejected, ConfigError, CrcrError, DeliveryPending
-from crcr.handler.investigate import Triage
-from crcr.handler.options import MODES, SMOKE_SLICES, Options, options_from
-from crcr.handler.plan import (
+from crcr.callback_client.errors import CallbackRejected, ConfigError, CrcrError, DeliveryPending
+from crcr.dispatch.plan import (
     Leg,
     auto_shards,
     check_core_configs,
@@ -33,8 +30,11 @@ from crcr.handler.plan import (
     plan_candidates,
     plan_legs,
 )
+from crcr.dispatch.validation import Decision, Dispatch, decide, load_dispatch_text
+from crcr.handler.investigate import Triage
+from crcr.handler.options import MODES, SMOKE_SLICES, Options, options_from
 from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run
-from crcr.handler.upstream import LegHooks, backend_id, open_store, prepare
+from crcr.handler.upstream_setup import LegHooks, backend_id, open_store, prepare
 from crcr.upstream.gitcmd import check_sha
 from testing.results.atomic import write_json
 from testing.results.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path

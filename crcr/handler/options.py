@@ -11,9 +11,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Mapping, Optional
 
-from crcr.api import default_state_dir
-from crcr.body import RunContext
-from crcr.errors import ConfigError
+from crcr.callback_client.api import default_state_dir
+from crcr.callback_client.body import RunContext
+from crcr.callback_client.errors import ConfigError
 from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, LegSettings
 from crcr.handler.workspace import workspace_root
 from crcr.upstream.bisect import Limits
@@ -99,7 +99,7 @@ class Options:
 
     @cached_property
     def state_dir(self) -> Path:
-        """--state-dir, else $CRCR_STATE_DIR, $RUNNER_TEMP/crcr, the user cache (crcr.api); derived
+        """--state-dir, else $CRCR_STATE_DIR, $RUNNER_TEMP/crcr, the user cache (crcr.callback_client.api); derived
         on first use, since `plan` needs none and a machine without HOME may still plan."""
         return self.given_state_dir or default_state_dir(self.env)
 
@@ -213,7 +213,7 @@ def choose_runner(requested: str, env: Mapping[str, str]) -> str:
 
 def upstream_mode(args: argparse.Namespace, env: Mapping[str, str]) -> str:
     """`auto`: a given root, else fetch when a URL is configured, else the fixture when no
-    event was given, else none (handler/upstream.py says what each is)."""
+    event was given, else none (handler/upstream_setup.py says what each is)."""
     if args.upstream_root:
         return "root"
     if args.upstream != "auto":
@@ -293,7 +293,7 @@ def emulator_faults(env: Mapping[str, str]) -> Optional[object]:
 
 def check_relay_extras(o: Options) -> None:
     """--relay-url alone cannot report: say every missing extra at once, before any leg runs.
-    The token variables are the callback client's credentials (crcr.api reads them itself);
+    The token variables are the callback client's credentials (crcr.callback_client.api reads them itself);
     here they are only checked for presence, so the error comes before the legs."""
     if not o.relay_url:
         return

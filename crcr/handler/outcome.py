@@ -7,7 +7,7 @@ import signal
 from pathlib import Path
 from typing import Iterable, Optional
 
-from crcr.junit import Counts, Report
+from crcr.callback_client.junit import Counts, Report
 from testing.results.outcomes import PROMOTABLE, Outcome
 
 NO_TESTS_NOTE = "0 tests executed: neutral, not success"

@@ -9,10 +9,10 @@ from __future__ import annotations
 import time
 from typing import Mapping, Optional
 
-from crcr.body import RunContext
-from crcr.dispatch import Dispatch
-from crcr.errors import CrcrError
-from crcr.handler.plan import Leg
+from crcr.callback_client.body import RunContext
+from crcr.callback_client.errors import CrcrError
+from crcr.dispatch.plan import Leg
+from crcr.dispatch.validation import Dispatch
 from crcr.handler.runner import LegResult
 from crcr.warehouse.records import LegRecord, leg_report
 

@@ -24,7 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
-from crcr.errors import ConfigError
+from crcr.callback_client.errors import ConfigError
+from crcr.callback_client.junit import Counts, Report, read_report
+from crcr.dispatch.plan import Leg
 from crcr.handler.outcome import (
     NO_TESTS_NOTE,
     conclusion_for,
@@ -33,8 +35,6 @@ from crcr.handler.outcome import (
     promotion_note,
     pytest_status,
 )
-from crcr.handler.plan import Leg
-from crcr.junit import Counts, Report, read_report
 from crcr.upstream.bisect import Bisection
 from testing.config import runs
 from testing.config.features import Suites, config_suites

@@ -6,8 +6,8 @@ import errno
 import os
 import sys
 
-from crcr.allowlist import Entry, parse_allowlist
-from crcr.errors import CrcrError
+from crcr.callback_client.errors import CrcrError
+from crcr.dispatch.allowlist import Entry, parse_allowlist
 from crcr.relay.faults import FaultPlan
 from crcr.relay.server import DEFAULT_ALLOWLIST, RelayEmulator
 from testing.results.cliargs import Parser, fail, fraction, port, user_path, workspace_dir

@@ -12,7 +12,7 @@ import shutil
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from crcr.errors import ConfigError
+from crcr.callback_client.errors import ConfigError
 
 CHROMIUM_ENV = "OOT_CHROMIUM"
 # 4.8 MB of inlined plotly parses in about a second; a machine shared by many builds needs minutes

@@ -28,12 +28,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from crcr.allowlist import Entry, level_of
+from crcr.callback_client.verdict_rules import relay_keeps
+from crcr.dispatch.allowlist import Entry, level_of
 from crcr.relay.hud import HudRejected, HudStore, hud_record
 from crcr.relay.issuer import AuthFailed, Issuer
 from crcr.relay.ratelimit import SlidingWindow
 from crcr.relay.state import Rejected, StateStore, state_key
-from crcr.verdict_rules import relay_keeps
 
 NIGHTLY = frozenset({"nightly", "periodic"})
 ZOMBIE_TIMEOUT = 21600.0  # seconds in_progress before the sweeper times a job out

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Optional
 from urllib.parse import parse_qs, urlsplit
 
-from crcr.allowlist import Entry, parse_allowlist
+from crcr.dispatch.allowlist import Entry, parse_allowlist
 from crcr.relay.faults import HUD_KINDS, FaultPlan
 from crcr.relay.hud import render_page, with_stale
 from crcr.relay.pipeline import Relay
@@ -237,7 +237,7 @@ class RelayEmulator:
         self._panels: Optional[tuple] = None  # (warehouse version, rendered panels)
         self._page_lock = threading.Lock()
         if warehouse:
-            from crcr.errors import CrcrError
+            from crcr.callback_client.errors import CrcrError
             from crcr.warehouse.backends import open_warehouse
 
             try:

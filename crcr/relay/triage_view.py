@@ -12,7 +12,7 @@ import html
 import json
 from typing import Any, Optional
 
-from crcr.verdict_rules import relay_keeps
+from crcr.callback_client.verdict_rules import relay_keeps
 
 SHOWN_TESTS = 5  # a cell lists the first few; the JSON view has them all
 

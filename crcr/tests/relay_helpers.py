@@ -7,7 +7,7 @@ from typing import Iterator
 
 import requests
 
-from crcr.allowlist import parse_allowlist
+from crcr.dispatch.allowlist import parse_allowlist
 from crcr.relay.pipeline import HudLink
 from crcr.relay.server import RelayEmulator
 

@@ -1,8 +1,8 @@
 import pytest
 
-from crcr import allowlist_tool
-from crcr.allowlist import LEVELS, level_of, parse_allowlist, render_entry
-from crcr.errors import ConfigError
+from crcr.callback_client.errors import ConfigError
+from crcr.dispatch import allowlist_tool
+from crcr.dispatch.allowlist import LEVELS, level_of, parse_allowlist, render_entry
 
 REAL_SHAPE = """\
 L1:

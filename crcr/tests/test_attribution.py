@@ -115,12 +115,12 @@ def test_red_leg_lists_commits_touching_files_named_for_its_ops(tmp_path):
     attributed to the commit that changed the file named for the op it dispatches."""
     import sqlite3
 
-    from crcr.dispatch import load_dispatch
+    from crcr.callback_client.junit import Counts
+    from crcr.dispatch.plan import plan_candidates, plan_legs
+    from crcr.dispatch.validation import load_dispatch
     from crcr.handler.options import Options
-    from crcr.handler.plan import plan_candidates, plan_legs
     from crcr.handler.runner import LegResult
-    from crcr.handler.upstream import UpstreamSetup, after_leg
-    from crcr.junit import Counts
+    from crcr.handler.upstream_setup import UpstreamSetup, after_leg
 
     shas = build_repo(
         tmp_path / "u.git",
@@ -172,7 +172,7 @@ def test_ignored_outputs_do_not_make_the_backend_dirty(tmp_path):
     # the next run's backend into '<sha>-dirty-...' (which hid the upstream culprit).
     import subprocess
 
-    from crcr.handler.upstream import backend_id
+    from crcr.handler.upstream_setup import backend_id
 
     def git(*args):
         return subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True, text=True)

@@ -152,8 +152,8 @@ def test_unknown_last_green_commit_is_one_line_and_no_bisection(repo):
 def test_rerunner_runs_only_the_failing_tests_with_pytest_at_each_commit(repo, tmp_path):
     """The real re-run: checkout at the SHA, pytest on the failing node ids only (a plain
     workspace: no plugin), JUnit read back; a missing test file is a skip, not a pass."""
+    from crcr.dispatch.plan import Candidate, Leg
     from crcr.handler.investigate import bisect_range
-    from crcr.handler.plan import Candidate, Leg
 
     source, shas = repo
     test = (
@@ -215,11 +215,11 @@ def test_a_bazel_runner_leg_says_in_one_line_why_it_is_not_bisected(repo, tmp_pa
     the same leg from the pytest runner is re-run and bisected."""
     from dataclasses import replace as _replace
 
+    from crcr.callback_client.junit import read_report
+    from crcr.dispatch.plan import Candidate, Leg
     from crcr.handler.investigate import Triage
-    from crcr.handler.plan import Candidate, Leg
     from crcr.handler.runner import LegResult
-    from crcr.handler.upstream import UpstreamSetup
-    from crcr.junit import read_report
+    from crcr.handler.upstream_setup import UpstreamSetup
     from crcr.upstream.attribution import Attribution, Inputs
 
     source, shas = repo

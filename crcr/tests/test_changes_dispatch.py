@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from crcr.dispatch import load_dispatch
+from crcr.dispatch.plan import Candidate, Leg
+from crcr.dispatch.validation import load_dispatch
 from crcr.handler.changes import prepare_changes
 from crcr.handler.options import select_budget, select_on
-from crcr.handler.plan import Candidate, Leg
 from crcr.handler.runner import Upstream
 from crcr.upstream.localrepo import build_repo, file_url
 from crcr.upstream.source import UpstreamSource

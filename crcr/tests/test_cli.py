@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from crcr.allowlist import Entry
+from crcr.dispatch.allowlist import Entry
 from crcr.relay.issuer import new_key
 from crcr.relay.server import RelayEmulator
 from crcr.tests import actions
@@ -26,7 +26,11 @@ def cli(args, env):
     full.pop("GITHUB_EVENT_PATH", None)
     args = [*args, "--backoff", "0.05", "--max-retries", "3"]
     return subprocess.run(
-        [sys.executable, "-m", "crcr.cli", *args], env=full, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "crcr.callback_client", *args],
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 

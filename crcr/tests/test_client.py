@@ -3,14 +3,26 @@ import logging
 
 import pytest
 
-from crcr.body import RunContext, completed_body, in_progress_body
-from crcr.budget import RateBudget, wait_needed
-from crcr.client import DELIVERED, RECORDED_HUD_UNCONFIRMED, CallbackClient, callback_url, worst_label
-from crcr.errors import CallbackRejected, ConfigError, DeliveryPending, RelayError, TransportError
-from crcr.oidc import ActionsOidcToken, StaticToken
-from crcr.outbox import Outbox
-from crcr.retry import default_policy
-from crcr.transport import MockTransport, Request, Response
+from crcr.callback_client.body import RunContext, completed_body, in_progress_body
+from crcr.callback_client.budget import RateBudget, wait_needed
+from crcr.callback_client.client import (
+    DELIVERED,
+    RECORDED_HUD_UNCONFIRMED,
+    CallbackClient,
+    callback_url,
+    worst_label,
+)
+from crcr.callback_client.errors import (
+    CallbackRejected,
+    ConfigError,
+    DeliveryPending,
+    RelayError,
+    TransportError,
+)
+from crcr.callback_client.oidc import ActionsOidcToken, StaticToken
+from crcr.callback_client.outbox import Outbox
+from crcr.callback_client.retry import default_policy
+from crcr.callback_client.transport import MockTransport, Request, Response
 
 SECRET = "eyJ.secret-token-value.sig"
 CTX = RunContext("CRCR", "123", "test-ops", "77")
@@ -167,7 +179,7 @@ def test_oidc_minting_sends_audience_and_never_leaks(caplog):
 
 
 def test_transport_errors_do_not_carry_the_token(tmp_path, pr_payload):
-    from crcr.transport import HttpTransport
+    from crcr.callback_client.transport import HttpTransport
 
     req = Request(
         "POST", "http://127.0.0.1:9/github/callback", {"Authorization": f"Bearer {SECRET}"}, b"{}", 0.5
@@ -207,7 +219,7 @@ def test_worst_label_names_an_unconfirmed_callback(tmp_path, pr_payload):
 
 
 def test_fetch_raises_crcr_errors_not_http_errors():
-    from crcr.transport import fetch, fetch_json
+    from crcr.callback_client.transport import fetch, fetch_json
 
     transport = MockTransport(lambda req: Response(503 if "down" in req.url else 200, b"<html>"))
     with pytest.raises(RelayError, match="relay answered 503: GET http://h.invalid/down"):

@@ -1,8 +1,8 @@
 import pytest
 
-from crcr.dispatch import decide, load_dispatch, load_dispatch_text
-from crcr.errors import PayloadError
-from crcr.refs import ZERO_SHA, ref_problem
+from crcr.callback_client.errors import PayloadError
+from crcr.callback_client.refs import ZERO_SHA, ref_problem
+from crcr.dispatch.validation import decide, load_dispatch, load_dispatch_text
 
 
 def test_bundled_pr_example_runs(pr_event):

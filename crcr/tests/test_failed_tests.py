@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from crcr.failed_tests import (
+from crcr.callback_client.failed_tests import (
     MAX_ENTRIES,
     MAX_TOTAL_BYTES,
     MESSAGE_BYTES,
@@ -12,7 +12,7 @@ from crcr.failed_tests import (
     cut_utf8,
     from_inline,
 )
-from crcr.junit import read_report
+from crcr.callback_client.junit import read_report
 
 
 def junit(tmp_path, cases: str, name="j.xml", raw: bytes = b""):

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from crcr.dispatch import load_dispatch
-from crcr.errors import ConfigError
+from crcr.callback_client.errors import ConfigError
+from crcr.dispatch.plan import Feature, auto_shards, discover_features, matrix, plan_candidates, plan_legs
+from crcr.dispatch.validation import load_dispatch
 from crcr.handler import main as handler
 from crcr.handler.options import choose_runner
-from crcr.handler.plan import Feature, auto_shards, discover_features, matrix, plan_candidates, plan_legs
 from crcr.handler.runner import conclusion_for, template_command
 from testing.config import runs
 
@@ -236,7 +236,7 @@ def test_bazel_leg_targets_follow_testing_targets_naming(pr_event, tmp_path):
 
 
 def test_core_config_plans_newest_backend_on_that_core(pr_event, ws):
-    from crcr.handler.plan import check_core_configs
+    from crcr.dispatch.plan import check_core_configs
     from crcr.handler.runner import bazel_command
 
     d = load_dispatch(pr_event)
@@ -310,7 +310,7 @@ def test_hud_read_back_errors_are_crcr_errors_not_requests_ones(tmp_path):
     from http.server import BaseHTTPRequestHandler, HTTPServer
     from types import SimpleNamespace
 
-    from crcr.errors import CrcrError, RelayError
+    from crcr.callback_client.errors import CrcrError, RelayError
     from crcr.handler import cycle
 
     class Failing(BaseHTTPRequestHandler):

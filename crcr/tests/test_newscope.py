@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+from crcr.callback_client.junit import Counts
 from crcr.handler.newscope import measure
 from crcr.handler.options import Options
 from crcr.handler.runner import LegResult
-from crcr.handler.upstream import UpstreamSetup, after_leg
-from crcr.junit import Counts
+from crcr.handler.upstream_setup import UpstreamSetup, after_leg
 from crcr.upstream.attribution import GreenStore, Inputs
 from crcr.upstream.localrepo import build_repo, file_url
 from crcr.upstream.source import UpstreamSource

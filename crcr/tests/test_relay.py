@@ -5,7 +5,7 @@ sweeper (protocol: docs/crcr-protocol.md)."""
 import pytest
 import requests
 
-from crcr.body import RunContext, completed_body, in_progress_body, nightly_body
+from crcr.callback_client.body import RunContext, completed_body, in_progress_body, nightly_body
 from crcr.relay.issuer import AuthFailed, Issuer, new_key
 from crcr.relay.ratelimit import SlidingWindow
 from crcr.relay.server import RelayEmulator

@@ -6,8 +6,8 @@ import json
 import pytest
 import requests
 
-from crcr.allowlist import parse_allowlist
-from crcr.body import RunContext, completed_body, in_progress_body, nightly_body
+from crcr.callback_client.body import RunContext, completed_body, in_progress_body, nightly_body
+from crcr.dispatch.allowlist import parse_allowlist
 from crcr.relay.pipeline import HudLink, Relay
 from crcr.relay.server import RelayEmulator
 from crcr.tests.relay_helpers import ALLOW, dispatch, post

@@ -13,15 +13,15 @@ from pathlib import Path
 import pytest
 import requests
 
-from crcr.allowlist import Entry
-from crcr.body import RunContext, completed_body, in_progress_body
-from crcr.budget import RateBudget
-from crcr.client import DELIVERED, RECORDED_HUD_UNCONFIRMED, CallbackClient
-from crcr.oidc import ActionsOidcToken
-from crcr.outbox import Outbox
+from crcr.callback_client.body import RunContext, completed_body, in_progress_body
+from crcr.callback_client.budget import RateBudget
+from crcr.callback_client.client import DELIVERED, RECORDED_HUD_UNCONFIRMED, CallbackClient
+from crcr.callback_client.oidc import ActionsOidcToken
+from crcr.callback_client.outbox import Outbox
+from crcr.callback_client.retry import default_policy
+from crcr.dispatch.allowlist import Entry
 from crcr.relay.faults import FaultPlan
 from crcr.relay.server import RelayEmulator
-from crcr.retry import default_policy
 
 REPO = "acme/oot"
 N_DISPATCHES, M_LEGS = 6, 4
@@ -86,10 +86,10 @@ def test_dispatches_x_legs_with_30_percent_faults_complete_exactly_once(pr_paylo
 
 CHILD = r"""
 import sys, time, pathlib
-from crcr.body import RunContext, completed_body, in_progress_body
-from crcr.client import CallbackClient
-from crcr.oidc import ActionsOidcToken
-from crcr.outbox import Outbox
+from crcr.callback_client.body import RunContext, completed_body, in_progress_body
+from crcr.callback_client.client import CallbackClient
+from crcr.callback_client.oidc import ActionsOidcToken
+from crcr.callback_client.outbox import Outbox
 url, token_url, req_token, state, mode = sys.argv[1:6]
 import json
 cp = json.loads(pathlib.Path(state).parent.joinpath("cp.json").read_text())

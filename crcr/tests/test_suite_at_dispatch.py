@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from crcr.dispatch import load_dispatch
+from crcr.callback_client.junit import Counts, read_report
+from crcr.dispatch.plan import config_suites, discover_features, plan_candidates, plan_legs
+from crcr.dispatch.validation import load_dispatch
 from crcr.handler.outcome import file_of_testcase, leg_conclusion
-from crcr.handler.plan import config_suites, discover_features, plan_candidates, plan_legs
 from crcr.handler.runner import LegSettings, Upstream, locate_failures, pytest_command, run_leg
-from crcr.junit import Counts, read_report
 
 UPSTREAM_YAML = (
     "test_suite_config:\n  files:\n    - path: ${TORCH_ROOT}/test/nn/test_*.py\n"

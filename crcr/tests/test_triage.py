@@ -1,10 +1,10 @@
 """The triage verdict from evidence: one case per category (and the confidence rules),
 each checked to be what the relay keeps whole."""
 
+from crcr.callback_client.verdict_rules import relay_keeps
 from crcr.handler.triage import Evidence, Failure, verdict
 from crcr.upstream.bisect import BAD, GOOD, Bisection, Probe, Step
 from crcr.upstream.source import Commit
-from crcr.verdict_rules import relay_keeps
 
 CULPRIT = Commit("6a99c39d6d4532d1f4377b090999f16a02b85747", "nn.Flatten: dim 0 by default (#90001)", ())
 FAIL = (Failure("test/nn/test_flat.py::T::test_a", "AssertionError: 1 != 2"),)
@@ -103,9 +103,9 @@ def test_tests_that_flip_on_retry_are_named_flaky_and_the_rest_still_decide():
 
 
 def test_what_counts_as_failing_outside_the_tests(tmp_path):
+    from crcr.callback_client.junit import Counts, read_report
     from crcr.handler.investigate import outside_tests
     from crcr.handler.runner import LegResult
-    from crcr.junit import Counts, read_report
 
     junit = tmp_path / "j.xml"
     junit.write_text("<testsuite><testcase classname='m.T' name='ok'/></testsuite>")

@@ -14,8 +14,8 @@ import pytest
 import requests
 from ruamel.yaml import YAML
 
-from crcr.allowlist import Entry
-from crcr.body import RunContext, completed_body, in_progress_body
+from crcr.callback_client.body import RunContext, completed_body, in_progress_body
+from crcr.dispatch.allowlist import Entry
 from crcr.relay.server import RelayEmulator
 
 REPO = "acme/oot"
@@ -57,7 +57,7 @@ def action_run(tmp_path, emu, cp, status, **inputs):
     )
     shim = tmp_path / "bin" / "crcr-callback"
     shim.parent.mkdir(exist_ok=True)
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m crcr.cli "$@" --backoff 0.05\n')
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m crcr.callback_client "$@" --backoff 0.05\n')
     shim.chmod(0o755)
     env = {
         "PATH": f"{shim.parent}:/usr/bin:/bin",
@@ -192,7 +192,7 @@ def test_emulator_keeps_or_drops_the_verdict_as_the_relay(emu, cp, raw, kept):
 
 
 def test_missing_input_files_are_warnings_never_a_lost_callback(tmp_path, emu, cp):
-    from crcr import cli
+    from crcr.callback_client import __main__ as cli
 
     env = {
         "GITHUB_REPOSITORY": REPO,

@@ -13,8 +13,8 @@ import uuid
 import pytest
 from rich.console import Console
 
-from crcr.allowlist import Entry
-from crcr.dispatch import load_dispatch
+from crcr.dispatch.allowlist import Entry
+from crcr.dispatch.validation import load_dispatch
 from crcr.handler import cycle
 from crcr.handler import main as handler
 from crcr.relay.server import RelayEmulator
@@ -67,7 +67,7 @@ def cli(args, env):
     full = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), **env)
     full.pop("GITHUB_EVENT_PATH", None)
     return subprocess.run(
-        [sys.executable, "-m", "crcr.cli", *args, "--backoff", "0.01"],
+        [sys.executable, "-m", "crcr.callback_client", *args, "--backoff", "0.01"],
         env=full,
         capture_output=True,
         text=True,

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from crcr.verdict_rules import MAX_BYTES, fit, raw_size, relay_keeps
+from crcr.callback_client.verdict_rules import MAX_BYTES, fit, raw_size, relay_keeps
 
 
 def good(**over):

@@ -7,9 +7,9 @@ device-test harness before the plugin registered the backend collected no spyre 
 import shutil
 from pathlib import Path
 
+from crcr.callback_client.junit import read_report
+from crcr.dispatch.plan import Candidate, Leg
 from crcr.handler.investigate import Rerunner
-from crcr.handler.plan import Candidate, Leg
-from crcr.junit import read_report
 from crcr.upstream import fixture
 from crcr.upstream.bisect import BAD
 from crcr.upstream.overlay import CoreDelta, build_overlay, wheel_torch_dir

@@ -25,12 +25,17 @@ def test_wheel_contents(wheel):
         meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
         metadata = z.read(meta).decode()
         entry_points = z.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
-    assert {"crcr/cli.py", "crcr/client.py", "crcr/outbox.py", "crcr/oidc.py"} <= names
+    assert {
+        "crcr/callback_client/__main__.py",
+        "crcr/callback_client/client.py",
+        "crcr/callback_client/outbox.py",
+        "crcr/callback_client/oidc.py",
+    } <= names
     assert not [n for n in names if n.startswith(("crcr/relay/", "crcr/handler/", "crcr/tests/"))]
     assert "Name: crcr-callback" in metadata and "Requires-Dist: pydantic>=2,<3" in metadata
     assert "Requires-Dist: oot-ci-results>=0.1.0,<0.2" in metadata
     assert not [n for n in names if n.startswith("testing/")]  # the shared wheel ships results
-    assert "crcr-callback = crcr.cli:main" in entry_points
+    assert "crcr-callback = crcr.callback_client.__main__:main" in entry_points
 
 
 def test_pip_install_and_run_without_bazel(wheel, tmp_path):
@@ -53,7 +58,11 @@ def test_pip_install_and_run_without_bazel(wheel, tmp_path):
     )
     assert r.returncode == 0 and "--conclusion" in r.stdout, r.stderr
     r = subprocess.run(
-        [sys.executable, "-c", "import crcr.cli, crcr.client; print(crcr.cli.__file__)"],
+        [
+            sys.executable,
+            "-c",
+            "import crcr.callback_client.__main__, crcr.callback_client.client; print(crcr.callback_client.__main__.__file__)",
+        ],
         env=env,
         cwd=tmp_path,
         capture_output=True,

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
-from crcr.errors import CrcrError, one_line
+from crcr.callback_client.errors import CrcrError, one_line
 
 SHA_RE = re.compile(r"[0-9a-f]{40}")
 # https://, http://, ssh://, git://, file:// URLs or scp-like user@host:path; never "-..."

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Protocol, Sequence
 from urllib.parse import unquote, urlsplit
 
-from crcr.errors import ConfigError, CrcrError
+from crcr.callback_client.errors import ConfigError, CrcrError
 from crcr.warehouse.schema import SCHEMA_VERSION, backfill, create_statements, missing_derived, stale_tables
 from crcr.warehouse.sql import quote
 

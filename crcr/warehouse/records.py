@@ -1,7 +1,7 @@
 """Typed values the warehouse stores: a leg (who ran what, where, when, how it ended) and
 its test results, read once from the leg's JUnit through testing.results.
 
-The handler reads a leg's JUnit once (crcr.junit.read_report); `leg_report` turns that
+The handler reads a leg's JUnit once (crcr.callback_client.junit.read_report); `leg_report` turns that
 reading into the warehouse's rows. A truncated or invalid file makes the report
 `incomplete`, and an incomplete report never makes a leg pass.
 """
@@ -134,5 +134,5 @@ def test_record(case: junit.Case) -> TestRecord:
 
 
 def leg_report(report) -> LegReport:
-    """The warehouse's rows of the handler's one reading of a leg's JUnit (crcr.junit.Report)."""
+    """The warehouse's rows of the handler's one reading of a leg's JUnit (crcr.callback_client.junit.Report)."""
     return LegReport(tuple(test_record(c) for c in report.cases), tuple(report.problems))

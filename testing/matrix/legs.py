@@ -1,6 +1,6 @@
 """The one matrix planner: legs per (feature, shard), below both crcr and tools.
 
-The CRCR handler's plan (crcr/handler/plan.py) lays its legs out with `shard_slots`;
+The CRCR handler's plan (crcr/dispatch/plan.py) lays its legs out with `shard_slots`;
 tools/shard's `matrix` command builds GitHub Actions matrix JSON with `build_matrix`.
 Features are testing.config.features.Feature (the one feature type).
 

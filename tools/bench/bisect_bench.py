@@ -33,7 +33,7 @@ from rich.table import Table
 from crcr.handler import main as handler
 from crcr.handler.investigate import Rerunner, bisect_range
 from crcr.handler.runner import LegSettings, leg_suites, run_leg
-from crcr.handler.upstream import prepare
+from crcr.handler.upstream_setup import prepare
 from crcr.handler.workspace import workspace_root
 from crcr.upstream.bisect import Limits
 from testing.results.cliargs import Parser

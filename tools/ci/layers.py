@@ -6,7 +6,7 @@ Rooms, lowest first: testing/ and backend/ (its package is torch_spyre), then cr
 tools/. Every .py file under a room is read with ast; an import whose top-level name is a
 higher room's (`import tools.x`, `from crcr import y`, also inside functions) is reported
 as `file:line: ...`, and the exit status is 1. So is a string that names a higher room's
-module (`"tools.shard.plugin"`, `"-p crcr.relay"`, `"crcr.cli:main"`): a module loaded by
+module (`"tools.shard.plugin"`, `"-p crcr.relay"`, `"crcr.callback_client.__main__:main"`): a module loaded by
 name (`pytest -p`, `python -m`, importlib, an entry point) is an arrow up all the same.
 Docstrings may name anything (they explain, they load nothing), and paths (`tools/shard/...`,
 data a pipeline above writes for a reader below) are not module names. Imports within a
@@ -16,6 +16,11 @@ public surface is listed target by target (each room's README, "Bazel targets").
 No circle either: modules of the rooms that import each other in a circle (at any depth,
 lazy imports inside functions included: a lazy import hides a circle from Python, not from a
 reader) are reported as `layers: import circle: a -> b -> a`.
+Inside a room, its packages are floors too (SUBROOMS): in crcr/ the callback client is lowest
+(it imports nothing of crcr outside itself), then dispatch/, upstream/ and warehouse/, then
+relay/, then handler/ on top; a module importing (or naming) a higher floor's module is
+reported as `file:line: ... a higher floor`. A module may have a floor of its own (the
+warehouse's command line renders the relay's HUD); a room's tests sit on top.
 Exit 2: ROOT is not a workspace (no room found there).
 """
 
@@ -109,6 +114,78 @@ def upward_imports(source: str, path: str, room: str) -> list[Upward]:
     ]
 
 
+# Floors inside a room: module prefix -> rank, lowest first; the longest prefix names a module's
+# floor, a module of no prefix (the room's __init__) has none. Same floor: siblings, free to import
+# each other (the circle check still applies).
+SUBROOMS = {
+    "crcr": {
+        "crcr.callback_client": 0,  # the crcr-callback wheel: nothing of crcr outside itself
+        "crcr.dispatch": 1,
+        "crcr.upstream": 1,
+        "crcr.warehouse": 1,
+        "crcr.relay": 2,  # serves the warehouse's panels, reads the allowlist
+        "crcr.warehouse.__main__": 3,  # the warehouse's command line: its `page` renders the relay's HUD
+        "crcr.handler": 3,
+        "crcr.tests": 4,
+        "crcr.warehouse.tests": 4,
+    },
+}
+
+
+def floor(module: str, room: str) -> int | None:
+    """The rank of `module` (dotted) among its room's floors, None when it is on none."""
+    prefixes = [p for p in SUBROOMS.get(room, {}) if module == p or module.startswith(p + ".")]
+    return SUBROOMS[room][max(prefixes, key=len)] if prefixes else None
+
+
+@dataclass(frozen=True)
+class UpFloor:
+    path: str
+    line: int
+    module: str
+    how: str = "imports"  # or "names" (a string holding the module's name)
+
+    def __str__(self) -> str:
+        what = "imports" if self.how == "imports" else "names in a string"
+        room = self.path.split("/")[0]
+        order = " < ".join(
+            ", ".join(sorted(p.removeprefix(room + ".") for p, r in SUBROOMS[room].items() if r == rank))
+            for rank in sorted(set(SUBROOMS[room].values()))
+        )
+        return f"{self.path}:{self.line}: {what} {self.module}, a higher floor of {room}/ ({order})"
+
+
+def floor_imports(tree: ast.AST, room: str) -> list[tuple[int, str]]:
+    """(line, module) of every import; `from pkg import sub` is `pkg.sub` when that has a floor
+    of its own (the warehouse's `__main__`), else `pkg`."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                found.append(
+                    (node.lineno, sub if floor(sub, room) != floor(node.module, room) else node.module)
+                )
+    return found
+
+
+def upward_floors(source: str, path: str, room: str) -> list[UpFloor]:
+    """The imports and module names in strings of `source` that point to a higher floor of its room."""
+    rank = floor(module_name(path), room)
+    if rank is None:
+        return []
+    tree = ast.parse(source, filename=path)
+    found = [(line, module, "imports") for line, module in floor_imports(tree, room)]
+    found += [(line, module, "names") for line, module in named_modules(tree)]
+    return [
+        UpFloor(path, line, module, how)
+        for line, module, how in sorted(found)
+        if (floor(module, room) if floor(module, room) is not None else -1) > rank
+    ]
+
+
 PUBLIC_DEFAULT = re.compile(r"default_visibility\s*=\s*\[[^\]]*//visibility:public")
 
 
@@ -122,14 +199,15 @@ def public_by_default(root: Path) -> list[str]:
     ]
 
 
-def check(root: Path) -> tuple[int, list[Upward]]:
-    """(files read, every upward import) under the rooms of the workspace `root`."""
+def check(root: Path) -> tuple[int, list[Upward | UpFloor]]:
+    """(files read, every upward import, between rooms or floors) under the rooms of the workspace `root`."""
     files, found = 0, []
     for room in ROOMS:
         for path in sorted((root / room).rglob("*.py")):
             rel = path.relative_to(root).as_posix()
             files += 1
-            found += upward_imports(path.read_text(encoding="utf-8"), rel, room)
+            source = path.read_text(encoding="utf-8")
+            found += upward_imports(source, rel, room) + upward_floors(source, rel, room)
     return files, found
 
 

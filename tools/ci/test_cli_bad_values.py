@@ -36,12 +36,12 @@ CASES = [
     ("crcr.handler.main", ["--leg", "x", "run-leg"], "'x' is not a whole number"),
     ("crcr.handler.main", ["--relay-url", "http://127.0.0.1:9"], "ACTIONS_ID_TOKEN_REQUEST_URL"),
     ("crcr.handler.main", ["--nope"], "unrecognized arguments: --nope"),
-    ("crcr.cli", ["bogus"], "invalid choice: 'bogus'"),
-    ("crcr.cli", ["flush", "--timeout", "-1"], "must be > 0"),
-    ("crcr.cli", ["flush", "--max-retries", "many"], "not a whole number"),
-    ("crcr.allowlist_tool", ["bogus"], "invalid choice: 'bogus'"),
-    ("crcr.allowlist_tool", ["validate", "missing.yml"], "missing.yml"),
-    ("crcr.allowlist_tool", ["print", "--repo", "a/b", "--level", "L9"], "invalid choice: 'L9'"),
+    ("crcr.callback_client", ["bogus"], "invalid choice: 'bogus'"),
+    ("crcr.callback_client", ["flush", "--timeout", "-1"], "must be > 0"),
+    ("crcr.callback_client", ["flush", "--max-retries", "many"], "not a whole number"),
+    ("crcr.dispatch.allowlist_tool", ["bogus"], "invalid choice: 'bogus'"),
+    ("crcr.dispatch.allowlist_tool", ["validate", "missing.yml"], "missing.yml"),
+    ("crcr.dispatch.allowlist_tool", ["print", "--repo", "a/b", "--level", "L9"], "invalid choice: 'L9'"),
     ("tools.shard", ["bogus"], "invalid choice: 'bogus'"),
     ("tools.shard", ["plan", "missing.txt", "--shards", "2"], "missing.txt"),
     ("tools.shard", ["plan", "-", "--shards", "0"], "must be >= 1"),
@@ -55,11 +55,11 @@ CASES = [
     ("tools.select.cli", ["query"], "required: op"),
     ("testing.targets.generate", ["--root", "nowhere"], "no configs/ directory"),
     ("testing.targets.generate", ["--bogus"], "unrecognized arguments: --bogus"),
-    ("crcr.warehouse_tool", ["bogus"], "invalid choice: 'bogus'"),
-    ("crcr.warehouse_tool", ["flaky", "--days", "-2"], "must be >= 1"),
-    ("crcr.warehouse_tool", ["--warehouse", "clickhouse://h:99999/db", "flaky"], "bad port"),
-    ("crcr.warehouse_tool", ["--simulate-days", "x", "page"], "is not a whole number"),
-    ("crcr.core_sha", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("crcr.warehouse", ["bogus"], "invalid choice: 'bogus'"),
+    ("crcr.warehouse", ["flaky", "--days", "-2"], "must be >= 1"),
+    ("crcr.warehouse", ["--warehouse", "clickhouse://h:99999/db", "flaky"], "bad port"),
+    ("crcr.warehouse", ["--simulate-days", "x", "page"], "is not a whole number"),
+    ("crcr.upstream.core_sha", ["--bogus"], "unrecognized arguments: --bogus"),
     ("testing.check.cli", ["missing.yaml"], "missing.yaml: not a config file"),
     ("testing.check.cli", ["--bogus"], "unrecognized arguments: --bogus"),
     ("testing.config.schema", ["--bogus"], "unrecognized arguments: --bogus"),
@@ -145,7 +145,7 @@ def test_a_program_runs_over_its_own_runfiles_only(trees, scratch):
     assert (tree / "tools/bench/backend_bench.py").is_symlink()
     assert (tree / "testing/results/cliargs.py").exists()
     assert not (tree / "crcr").exists()  # another room's modules stay out
-    result = run("crcr.allowlist_tool", ["bogus"], scratch, tree)
+    result = run("crcr.dispatch.allowlist_tool", ["bogus"], scratch, tree)
     assert "ModuleNotFoundError: No module named 'crcr'" in result.stderr
 
 
@@ -158,7 +158,7 @@ def trees(tmp_path_factory):
     def tree(module: str) -> Path | None:
         label = BINARIES.get(module)
         if label is None:
-            return None  # no py_binary: a wheel's entry point (crcr.cli), run with the test's path
+            return None  # no py_binary: a wheel's entry point (crcr-callback), run with the test's path
         if label not in made:
             root = tmp_path_factory.mktemp(label.replace("/", "_").replace(":", "_"))
             for rel in OWN[label]:
@@ -241,7 +241,7 @@ def test_allowlist_and_shard_paths_are_read_where_the_user_stands(scratch, tmp_p
     user = tmp_path_factory.mktemp("user")
     (user / "allowlist.yml").write_text("L2:\n  - acme/acme-torch\n")
     result = run(
-        "crcr.allowlist_tool",
+        "crcr.dispatch.allowlist_tool",
         ["validate", "allowlist.yml", "--repo", "acme/acme-torch"],
         scratch,
         BUILD_WORKING_DIRECTORY=str(user),

@@ -22,7 +22,7 @@ def run(root: Path) -> subprocess.CompletedProcess:
 @pytest.fixture
 def tree(tmp_path):
     """A copy of the four rooms' Python sources, to break on purpose."""
-    if not (TREE / "crcr" / "handler" / "plan.py").is_file():
+    if not (TREE / "crcr" / "dispatch" / "plan.py").is_file():
         pytest.skip("run under Bazel (tools/bazel test //tools/ci:layers_test) or from the repo root")
     for room in ("backend", "testing", "crcr", "tools"):
         for path in (TREE / room).rglob("*.py"):
@@ -44,9 +44,9 @@ def test_the_tree_has_no_upward_import(tree):
     "room_file, line, culprit",
     [
         # crcr's dispatch plan reaching into tools again (what issue 23 removed)
-        ("crcr/handler/plan.py", "from tools.shard.runner import main\n", "tools.shard.runner"),
+        ("crcr/dispatch/plan.py", "from tools.shard.runner import main\n", "tools.shard.runner"),
         # the results vocabulary importing the callback client
-        ("testing/results/outcomes.py", "import crcr.junit\n", "crcr.junit"),
+        ("testing/results/outcomes.py", "import crcr.callback_client.junit\n", "crcr.callback_client.junit"),
         # the backend package importing the plugin is fine; importing tools is not
         ("backend/torch_spyre/device.py", "    from tools.select import cli\n", "tools.select"),
     ],
@@ -59,7 +59,7 @@ def test_a_deliberate_upward_import_fails_the_check(tree, room_file, line, culpr
     path.write_text(text + "\n\n" + line)
     result = run(tree)
     assert result.returncode == 1, result.stdout
-    # an arrow up may also close a circle (crcr.junit reads the outcomes): reported apart
+    # an arrow up may also close a circle (crcr.callback_client.junit reads the outcomes): reported apart
     (reported,) = [x for x in result.stdout.splitlines() if "import circle" not in x]
     assert reported.startswith(f"{room_file}:") and f"imports {culprit}, a higher room" in reported
 
@@ -77,7 +77,11 @@ def test_a_deliberate_upward_import_fails_the_check(tree, room_file, line, culpr
             'MOD = __import__("importlib").import_module("tools.select.cli")\n',
             "tools.select.cli",
         ),
-        ("testing/results/outcomes.py", 'ENTRY = "crcr-callback = crcr.cli:main"\n', "crcr.cli"),
+        (
+            "testing/results/outcomes.py",
+            'ENTRY = "crcr-callback = crcr.callback_client.__main__:main"\n',
+            "crcr.callback_client.__main__",
+        ),
     ],
 )
 def test_a_higher_module_named_in_a_string_fails_the_check(tree, room_file, line, culprit):
@@ -111,7 +115,7 @@ def test_a_package_public_by_default_fails_the_check(tree):
 
 def test_downward_and_sideways_imports_pass(tree):
     (tree / "tools" / "shard" / "extra.py").write_text(
-        "from crcr.junit import Counts\nimport testing.results\n"
+        "from crcr.callback_client.junit import Counts\nimport testing.results\n"
     )
     (tree / "crcr" / "extra.py").write_text("from testing.matrix import legs\nimport torch_spyre\n")
     assert run(tree).returncode == 0
@@ -119,17 +123,80 @@ def test_downward_and_sideways_imports_pass(tree):
 
 def test_an_import_circle_fails_the_check_even_through_a_lazy_import(tree):
     # the shape the handler had: upstream imported main inside a function, main imports upstream
-    (tree / "crcr" / "handler" / "upstream.py").write_text(
-        (tree / "crcr" / "handler" / "upstream.py").read_text()
+    (tree / "crcr" / "handler" / "upstream_setup.py").write_text(
+        (tree / "crcr" / "handler" / "upstream_setup.py").read_text()
         + "\n\ndef _late():\n    from crcr.handler.main import event_source  # noqa\n"
     )
     result = run(tree)
     assert result.returncode == 1
     (line,) = [x for x in result.stdout.splitlines() if "import circle" in x]
     circle = line.split(": ", 2)[2].split(" -> ")
-    assert circle[0] == circle[-1] and {"crcr.handler.main", "crcr.handler.upstream"} <= set(circle)
+    assert circle[0] == circle[-1] and {"crcr.handler.main", "crcr.handler.upstream_setup"} <= set(circle)
 
 
 def test_not_a_workspace_is_a_usage_error(tmp_path):
     result = run(tmp_path)
     assert result.returncode == 2 and "no room" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "room_file, line, culprit",
+    [
+        # the installable client reaching into dispatch (the wheel would no longer install alone)
+        (
+            "crcr/callback_client/api.py",
+            "from crcr.dispatch.validation import Dispatch\n",
+            "crcr.dispatch.validation",
+        ),
+        # the warehouse's queries rendering through the relay (only its command line may)
+        ("crcr/warehouse/queries.py", "    from crcr.relay import hud\n", "crcr.relay"),
+        # the leg plan calling back into the handler that runs it
+        ("crcr/dispatch/plan.py", "    from crcr.handler.runner import LegResult\n", "crcr.handler.runner"),
+    ],
+)
+def test_an_import_of_a_higher_crcr_package_fails_the_check(tree, room_file, line, culprit):
+    path = tree / room_file
+    if line.startswith("    "):  # inside a function: still an import
+        line = "def _late():\n" + line
+    path.write_text(path.read_text() + "\n\n" + line)
+    result = run(tree)
+    assert result.returncode == 1, result.stdout
+    # the plan importing the handler also closes a circle (the runner reads the plan): reported apart
+    (reported,) = [x for x in result.stdout.splitlines() if "import circle" not in x]
+    assert reported.startswith(f"{room_file}:") and f"imports {culprit}, a higher floor of crcr/" in reported
+
+
+def test_crcr_floors_on_a_synthetic_tree(tmp_path):
+    files = {
+        "crcr/__init__.py": "",
+        "crcr/callback_client/__init__.py": "",
+        "crcr/callback_client/errors.py": "import testing.results\n",
+        "crcr/dispatch/plan.py": "from crcr.callback_client import errors\nfrom crcr.upstream import source\n",
+        "crcr/upstream/source.py": "from crcr.dispatch import validation  # a sibling floor: fine\n",
+        "crcr/dispatch/validation.py": "",
+        "crcr/warehouse/queries.py": "from crcr.callback_client.errors import x\n",
+        "crcr/warehouse/__main__.py": "from crcr.relay import hud  # its page renders the HUD\n",
+        "crcr/relay/hud.py": "from crcr.dispatch import plan\n",
+        "crcr/relay/panels.py": "from crcr.warehouse import queries\n",
+        "crcr/handler/main.py": "import crcr.relay.hud\nfrom crcr.warehouse import __main__\n",
+        "crcr/tests/test_main.py": "from crcr.handler import main\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    assert run(tmp_path).returncode == 0, run(tmp_path).stdout
+    # the warehouse's command line may render the relay's HUD; the warehouse's library may not,
+    # nor may the relay name the warehouse's command line (one floor up) in a string
+    (tmp_path / "crcr/warehouse/queries.py").write_text("import crcr.relay.hud\n")
+    (tmp_path / "crcr/relay/server.py").write_text('ARGS = ["-m", "crcr.warehouse.__main__"]\n')
+    (tmp_path / "crcr/callback_client/api.py").write_text("from crcr.handler.main import x\n")
+    result = run(tmp_path)
+    assert result.returncode == 1
+    assert sorted(result.stdout.splitlines()) == [
+        "crcr/callback_client/api.py:1: imports crcr.handler.main, a higher floor of crcr/"
+        " (callback_client < dispatch, upstream, warehouse < relay < handler, warehouse.__main__ < tests, warehouse.tests)",
+        "crcr/relay/server.py:1: names in a string crcr.warehouse.__main__, a higher floor of crcr/"
+        " (callback_client < dispatch, upstream, warehouse < relay < handler, warehouse.__main__ < tests, warehouse.tests)",
+        "crcr/warehouse/queries.py:1: imports crcr.relay.hud, a higher floor of crcr/"
+        " (callback_client < dispatch, upstream, warehouse < relay < handler, warehouse.__main__ < tests, warehouse.tests)",
+    ]

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from crcr import warehouse_tool as cli
+from crcr.warehouse import __main__ as cli
 from crcr.warehouse.backends import open_warehouse
 from crcr.warehouse.ingest import ingest
 from crcr.warehouse.tests.history import DAY, case, leg

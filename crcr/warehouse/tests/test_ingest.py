@@ -8,9 +8,9 @@ import subprocess
 import sys
 import textwrap
 
+from crcr.callback_client.junit import Counts
+from crcr.callback_client.junit import read_report as read_junit
 from crcr.handler.outcome import leg_conclusion
-from crcr.junit import Counts
-from crcr.junit import read_report as read_junit
 from crcr.warehouse import queries
 from crcr.warehouse.ingest import ingest
 from crcr.warehouse.records import leg_report
@@ -172,7 +172,7 @@ def test_a_failed_settle_leaves_the_leg_stored(tmp_path, monkeypatch):
 def test_a_warehouse_of_the_older_schema_is_refused_in_one_line(wh):
     import pytest
 
-    from crcr.errors import ConfigError
+    from crcr.callback_client.errors import ConfigError
     from crcr.warehouse.backends import open_warehouse
 
     with wh.exclusive():  # schema 1's results: string ingest ids, no test_key

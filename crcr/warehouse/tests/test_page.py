@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from crcr import warehouse_tool as cli
 from crcr.relay import browser
 from crcr.relay.panels import PANELS
 from crcr.relay.server import RelayEmulator
+from crcr.warehouse import __main__ as cli
 from crcr.warehouse.backends import open_warehouse
 from crcr.warehouse.ingest import ingest
 from crcr.warehouse.tests.history import DAY, NOW, case, leg

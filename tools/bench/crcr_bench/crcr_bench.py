@@ -26,20 +26,20 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from crcr.allowlist import Entry
-from crcr.body import RunContext, completed_body, in_progress_body
-from crcr.budget import RateBudget
-from crcr.client import CallbackClient
-from crcr.dispatch import load_dispatch
+from crcr.callback_client.body import RunContext, completed_body, in_progress_body
+from crcr.callback_client.budget import RateBudget
+from crcr.callback_client.client import CallbackClient
+from crcr.callback_client.oidc import StaticToken
+from crcr.callback_client.outbox import Outbox
+from crcr.callback_client.retry import default_policy
+from crcr.callback_client.transport import HttpTransport
+from crcr.dispatch.allowlist import Entry
+from crcr.dispatch.validation import load_dispatch
 from crcr.handler.main import EXAMPLE
-from crcr.oidc import StaticToken
-from crcr.outbox import Outbox
 from crcr.relay.faults import FaultPlan
 from crcr.relay.pipeline import Relay
 from crcr.relay.ratelimit import SlidingWindow
 from crcr.relay.server import RelayEmulator
-from crcr.retry import default_policy
-from crcr.transport import HttpTransport
 from testing.results.cliargs import Parser
 
 REPO = "bench/oot"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence
 
-from crcr.handler.plan import Candidate, Leg
+from crcr.dispatch.plan import Candidate, Leg
 from crcr.handler.runner import Upstream, child_env, leg_suites, pytest_command, run_command
 from testing.changes.budget import cannot_fail
 from testing.changes.changemap import (

@@ -13,7 +13,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from crcr.handler.plan import Candidate, Leg
+from crcr.dispatch.plan import Candidate, Leg
 from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, bazel_command
 from crcr.upstream.fixture import CHANGE_MAP
 from testing.changes.changemap import read_map

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from crcr.handler.plan import Candidate, Leg
+from crcr.callback_client.junit import read_report
+from crcr.dispatch.plan import Candidate, Leg
 from crcr.handler.runner import LegSettings, run_leg
-from crcr.junit import read_report
 from crcr.warehouse.records import leg_report
 from testing.results import junit
 from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally

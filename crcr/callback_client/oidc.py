@@ -14,8 +14,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import jwt
 
-from crcr.errors import TokenError
-from crcr.transport import BaseTransport, HttpTransport, Request
+from crcr.callback_client.errors import TokenError
+from crcr.callback_client.transport import BaseTransport, HttpTransport, Request
 
 AUDIENCE = "pytorch-cross-repo-ci-relay"
 REFRESH_MARGIN = 60.0  # seconds of validity we want left when we use a token

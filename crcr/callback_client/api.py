@@ -8,14 +8,14 @@ from typing import Mapping, Optional
 
 from urllib3.util.retry import Retry
 
-from crcr.body import RunContext, completed_body, in_progress_body, nightly_body
-from crcr.budget import RateBudget
-from crcr.client import CallbackClient, Outcome
-from crcr.errors import ConfigError
-from crcr.oidc import provider_from_env
-from crcr.outbox import Outbox
-from crcr.refs import check_sha
-from crcr.transport import DEFAULT_TIMEOUT
+from crcr.callback_client.body import RunContext, completed_body, in_progress_body, nightly_body
+from crcr.callback_client.budget import RateBudget
+from crcr.callback_client.client import CallbackClient, Outcome
+from crcr.callback_client.errors import ConfigError
+from crcr.callback_client.oidc import provider_from_env
+from crcr.callback_client.outbox import Outbox
+from crcr.callback_client.refs import check_sha
+from crcr.callback_client.transport import DEFAULT_TIMEOUT
 
 
 def default_state_dir(env: Mapping[str, str]) -> Path:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from crcr.errors import ConfigError
+from crcr.callback_client.errors import ConfigError
 
 # The one YAML reader (testing/yamldoc): in oot-ci-results, which the relay emulator's wheel
 # requires with its `yaml` extra; never the plugin's wheel (tools/ci/test_wheels.py).

@@ -12,9 +12,9 @@ import time
 from dataclasses import dataclass, replace
 from typing import Mapping, Optional, get_args
 
-from crcr.errors import ConfigError
-from crcr.models import Conclusion, TestResults, WorkflowBlock, parse
-from crcr.verdict_rules import fit
+from crcr.callback_client.errors import ConfigError
+from crcr.callback_client.models import Conclusion, TestResults, WorkflowBlock, parse
+from crcr.callback_client.verdict_rules import fit
 
 log = logging.getLogger("crcr")
 
@@ -101,7 +101,7 @@ def completed_body(
     failed_tests_detail: Optional[list] = None,
     triage_verdict: Optional[dict] = None,
 ) -> dict:
-    """`failed_tests_detail` comes capped (crcr.failed_tests); `triage_verdict` is fitted to
+    """`failed_tests_detail` comes capped (crcr.callback_client.failed_tests); `triage_verdict` is fitted to
     the relay's rules here, so what is sent is what the relay keeps (warnings logged)."""
     if conclusion not in CONCLUSIONS:
         raise ConfigError(f"conclusion {conclusion!r} is not one of {sorted(CONCLUSIONS)}")

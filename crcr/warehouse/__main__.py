@@ -18,7 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Optional, Sequence
 
-from crcr.errors import CrcrError
+from crcr.callback_client.errors import CrcrError
 from crcr.warehouse import l3, queries
 from crcr.warehouse.backends import open_warehouse
 from testing.results.cliargs import Parser, positive_int

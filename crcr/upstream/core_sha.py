@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from crcr.refs import check_sha
+from crcr.callback_client.refs import check_sha
 from testing.results.cliargs import Parser
 
 

@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from crcr.errors import PayloadError, one_line
-from crcr.refs import check_ref, check_sha
+from crcr.callback_client.errors import PayloadError, one_line
+from crcr.callback_client.refs import check_ref, check_sha
 
 Sha = Annotated[str, AfterValidator(check_sha)]
 FullRef = Annotated[str, AfterValidator(lambda v: check_ref(v, full=True))]
@@ -106,7 +106,7 @@ class WorkflowBlock(BaseModel):
     completed_at: Optional[str] = Field(default=None, pattern=_ISO_Z)
     test_results: Optional[TestResults] = None
     artifact_url: Optional[str] = None
-    # completed only (the relay's callback action): checked by crcr.failed_tests / crcr.verdict_rules
+    # completed only (the relay's callback action): checked by crcr.callback_client.failed_tests / crcr.callback_client.verdict_rules
     failed_tests_detail: Optional[list[dict[str, Any]]] = None
     triage_verdict: Optional[dict[str, Any]] = None
 

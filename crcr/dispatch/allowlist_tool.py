@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import sys
 
-from crcr.allowlist import LEVELS, parse_allowlist, render_entry
-from crcr.errors import ConfigError, CrcrError
+from crcr.callback_client.errors import ConfigError, CrcrError
+from crcr.dispatch.allowlist import LEVELS, parse_allowlist, render_entry
 from testing.results.cliargs import Parser, user_path
 
 WHAT_LEVEL_MEANS = {

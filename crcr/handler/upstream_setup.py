@@ -18,10 +18,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from crcr.errors import ConfigError
+from crcr.callback_client.errors import ConfigError
+from crcr.dispatch.plan import Leg
 from crcr.handler.investigate import Triage
 from crcr.handler.newscope import NewInScope, configs_scope, file_scopes, measure
-from crcr.handler.plan import Leg
 from crcr.handler.runner import LegResult, LegSettings, Upstream, summary_path
 from crcr.upstream.attribution import (
     Attribution,

@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from crcr.errors import PayloadError, one_line
-from crcr.models import ClientPayload, PullRequestEvent, PushEvent, parse
-from crcr.refs import ZERO_SHA
+from crcr.callback_client.errors import PayloadError, one_line
+from crcr.callback_client.models import ClientPayload, PullRequestEvent, PushEvent, parse
+from crcr.callback_client.refs import ZERO_SHA
 
 RUN_ACTIONS = frozenset({"opened", "reopened", "synchronize"})
 LANDED_LABEL = "Merged"

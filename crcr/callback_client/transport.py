@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping
 import requests
 from requests.adapters import HTTPAdapter
 
-from crcr.errors import RelayError, TransportError
+from crcr.callback_client.errors import RelayError, TransportError
 
 DEFAULT_TIMEOUT = 10.0  # seconds; the action's curl --max-time default
 

@@ -23,14 +23,14 @@ from typing import Callable, Optional
 from urllib3.exceptions import MaxRetryError
 from urllib3.util.retry import Retry
 
-from crcr import retry as retries
-from crcr.budget import RateBudget
-from crcr.errors import CallbackRejected, DeliveryPending, TransportError
-from crcr.oidc import TokenProvider
-from crcr.outbox import Item, Outbox
-from crcr.transport import DEFAULT_TIMEOUT, BaseTransport, HttpTransport, Request, Response
+from crcr.callback_client import retry as retries
+from crcr.callback_client.budget import RateBudget
+from crcr.callback_client.errors import CallbackRejected, DeliveryPending, TransportError
+from crcr.callback_client.oidc import TokenProvider
+from crcr.callback_client.outbox import Item, Outbox
+from crcr.callback_client.transport import DEFAULT_TIMEOUT, BaseTransport, HttpTransport, Request, Response
 
-log = logging.getLogger("crcr.client")
+log = logging.getLogger("crcr.callback_client.client")
 CALLBACK_PATH = "/github/callback"
 _ALREADY = re.compile(r"state transition|replay|duplicate|already", re.I)
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
-from crcr.errors import one_line
-from crcr.failed_tests import MAX_ENTRIES, Detail, capped, entry
+from crcr.callback_client.errors import one_line
+from crcr.callback_client.failed_tests import MAX_ENTRIES, Detail, capped, entry
 from testing.results import junit
 from testing.results.junit import Case
 from testing.results.outcomes import tally

@@ -21,13 +21,19 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from crcr.api import client_from_env, report_completed, report_in_progress, self_report
-from crcr.body import RunContext
-from crcr.errors import CallbackRejected, ConfigError, CrcrError, DeliveryPending, PayloadError
-from crcr.failed_tests import from_inline
-from crcr.junit import read_report
-from crcr.models import ClientPayload, parse
-from crcr.retry import default_policy
+from crcr.callback_client.api import client_from_env, report_completed, report_in_progress, self_report
+from crcr.callback_client.body import RunContext
+from crcr.callback_client.errors import (
+    CallbackRejected,
+    ConfigError,
+    CrcrError,
+    DeliveryPending,
+    PayloadError,
+)
+from crcr.callback_client.failed_tests import from_inline
+from crcr.callback_client.junit import read_report
+from crcr.callback_client.models import ClientPayload, parse
+from crcr.callback_client.retry import default_policy
 from testing.results.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
 
 EXIT_BAD_INPUT, EXIT_REJECTED, EXIT_PENDING = 2, 3, 4
