@@ -12,43 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
+from typing import Optional, Sequence
 
-from crcr.callback_client.errors import ConfigError
 from crcr.dispatch.plan import Leg
 from crcr.dispatch.validation import Dispatch
 from crcr.handler.runner import Upstream, leg_suites
 from crcr.upstream.gitcmd import UpstreamError
-from testing.changes.budget import BudgetError, parse_share
-from testing.changes.changemap import ChangeMap, ChangeMapError, default_map_path, digests, read_map
+from testing.changes.changemap import ChangeMap, ChangeMapError, digests, read_map
 from testing.changes.decide import NATIVE_YAML, Selection, full_leg, select_tests
 from testing.changes.diff import DiffError, FileChange, parse_diff, rebase
 from testing.changes.only import resolve, write_only
-
-SELECT_ON_ENV = "CRCR_SELECT_ON"
-SELECT_BUDGET_ENV = "CRCR_SELECT_BUDGET"
-DEFAULT_SELECT_ON = ("pull_request",)
-EVENTS = ("pull_request", "push", "nightly", "periodic")
-
-
-def select_on(given: Optional[str], env: Mapping[str, str]) -> tuple[str, ...]:
-    raw = given if given is not None else env.get(SELECT_ON_ENV)
-    if raw is None:
-        return DEFAULT_SELECT_ON
-    events = tuple(e for e in raw.replace(",", " ").split() if e != "none")
-    bad = [e for e in events if e not in EVENTS]
-    if bad:
-        raise ConfigError(f"--select-on {bad[0]!r}: events are {', '.join(EVENTS)} or none")
-    return events
-
-
-def select_budget(given: Optional[str], env: Mapping[str, str]) -> Optional[float]:
-    """--select-budget, else $CRCR_SELECT_BUDGET, else the default share (None: no cap)."""
-    raw = given if given is not None else env.get(SELECT_BUDGET_ENV)
-    try:
-        return parse_share(raw)
-    except BudgetError as err:
-        raise ConfigError(f"--select-budget: {err}") from None
 
 
 @dataclass
@@ -112,20 +85,19 @@ def prepare_changes(
     dispatch: Dispatch,
     source,
     events: Sequence[str],
-    env: Mapping[str, str],
-    map_path: Optional[Path] = None,
+    map_path: Path,
     core_base: str = "",
     budget: Optional[float] = None,
 ) -> DispatchChanges:
     """`core_base`: the commit the pinned wheel's Python stands for (the core overlay's base),
-    whose line numbers the map's coverage uses; `budget`: select_budget's share."""
+    whose line numbers the map's coverage uses; `map_path`: the change map (Options says which);
+    `budget`: the share of a leg's recorded time its reached tests may take (None: no cap)."""
     if dispatch.event_type not in events:
         return DispatchChanges(
             why=f"{dispatch.event_type} dispatches run full (--select-on {' '.join(events) or 'none'})"
         )
-    path = map_path or default_map_path(env)
     try:
-        m = read_map(path)
+        m = read_map(map_path)
     except ChangeMapError as err:
         return DispatchChanges(why=str(err))
     base = str(dispatch.base_sha or (dispatch.client_payload.get("payload") or {}).get("before"))

@@ -4,18 +4,17 @@ local cycle that runs every leg with its own in_progress -> completed pair."""
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from crcr.callback_client.api import client_from_env, default_state_dir
+from crcr.callback_client.api import client_from_env
 from crcr.callback_client.body import RunContext, completed_body, in_progress_body
 from crcr.callback_client.budget import RateBudget
 from crcr.callback_client.client import CallbackClient, Outcome, worst_label
@@ -26,13 +25,13 @@ from crcr.callback_client.transport import HttpTransport, fetch, fetch_json
 from crcr.dispatch.allowlist import Entry
 from crcr.dispatch.plan import Leg
 from crcr.dispatch.validation import Dispatch
-from crcr.handler.runner import LegResult, check_runner_can_run, choose_runner, run_leg
+from crcr.handler.options import EMULATOR_FAULTS_ENV, LOCAL_REPO, Options
+from crcr.handler.runner import LegResult, LegSettings, check_runner_can_run, run_leg
 from testing.results.atomic import write_json, write_text
 
 if TYPE_CHECKING:  # imported lazily at run time: crcr.upstream is needed only by a cycle
     from crcr.handler.upstream_setup import LegHooks
 
-LOCAL_REPO = "local/oot-ci"
 # In a log (not a terminal) rich would cut the table to 80 columns: job names and the
 # "recorded, HUD unconfirmed" label must be read whole there.
 LOG_WIDTH = 160
@@ -42,8 +41,6 @@ console = Console(stderr=True, width=None if sys.stderr.isatty() else LOG_WIDTH)
 PAGE_TIMEOUT = 180.0  # seconds for the HUD page (warehouse queries and charts on a busy machine)
 # Exit code when HUD lacks a completed row of a leg (or a callback went unconfirmed and HUD shows it stale).
 EXIT_HUD_MISSING = 5
-# JSON for the embedded emulator's POST /_emulator/faults, e.g. {"script": ["none", "hud_5xx"], "hud_backoff": 0}
-EMULATOR_FAULTS_ENV = "CRCR_EMULATOR_FAULTS"
 
 
 class Session:
@@ -92,60 +89,35 @@ class Session:
         return result
 
 
-def local_ctx(env: Mapping[str, str]) -> RunContext:
-    if env.get("GITHUB_RUN_ID") and env.get("GITHUB_WORKFLOW"):
-        return RunContext.from_env(env, "local")
+def local_ctx(options: Options) -> RunContext:
+    """The Actions run's context in CI; a fresh local one (its time as the run id) otherwise."""
+    if options.actions_ctx is not None:
+        return options.actions_ctx
     run_id = str(int(time.time()))
     return RunContext("CRCR local", run_id, "local", run_id)
 
 
-# What a relay you started needs besides its URL (crcr/README.md, "A relay you started").
-RELAY_EXTRAS_DOC = 'crcr/README.md, "A relay you started"'
-
-
-def check_relay_extras(args, env: Mapping[str, str]) -> None:
-    """--relay-url alone cannot report: say every missing extra at once, before any leg runs."""
-    url = args.relay_url or env.get("CRCR_CALLBACK_URL")
-    if not url:
-        return
-    missing = []
-    if not (args.repo or env.get("GITHUB_REPOSITORY")):
-        missing.append("--repo OWNER/NAME (or GITHUB_REPOSITORY)")
-    actions = env.get("ACTIONS_ID_TOKEN_REQUEST_URL") and env.get("ACTIONS_ID_TOKEN_REQUEST_TOKEN")
-    if not (actions or env.get("CRCR_TOKEN")):
-        missing.append(
-            "ACTIONS_ID_TOKEN_REQUEST_URL and ACTIONS_ID_TOKEN_REQUEST_TOKEN "
-            "(the emulator prints both for each --repo it is given)"
-        )
-    if missing:
-        raise ConfigError(
-            f"--relay-url {url} needs {'; '.join(missing)}; and the relay must have recorded "
-            f"the dispatch (--event) before its callbacks: see {RELAY_EXTRAS_DOC}"
-        )
-
-
 @contextlib.contextmanager
-def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Iterator[Session]:
-    url = args.relay_url or env.get("CRCR_CALLBACK_URL")
-    if url:
-        check_relay_extras(args, env)
-        client = client_from_env(url, None, args.repo, args.state_dir, env)
+def reporting_session(options: Options, dispatch: Dispatch) -> Iterator[Session]:
+    """A Session on the relay --relay-url names (its extras checked at the entry), else on the
+    embedded emulator, started here with this dispatch recorded."""
+    if options.relay_url:
+        # the env: the client's credentials (OIDC request variables or CRCR_TOKEN), read by crcr.callback_client.api
+        client = client_from_env(options.relay_url, None, options.repo, options.state_dir, options.env)
         client.flush()
-        yield Session(client, dispatch, local_ctx(env), None)
+        yield Session(client, dispatch, local_ctx(options), None)
         client.close()
         return
     from crcr.relay.server import RelayEmulator
 
-    repo = args.repo or env.get("GITHUB_REPOSITORY") or LOCAL_REPO
-    state = args.state_dir or default_state_dir(env) / "local"
+    repo = options.repo or LOCAL_REPO
+    state = options.emulator_state
     with RelayEmulator(
-        {repo: Entry(repo, "L2")},
-        warehouse=warehouse_spec(args, env),
-        workspace=getattr(args, "workspace", None) or Path(env.get("BUILD_WORKSPACE_DIRECTORY") or "."),
+        {repo: Entry(repo, "L2")}, warehouse=options.warehouse, workspace=options.workspace
     ) as emu:
-        if env.get(EMULATOR_FAULTS_ENV):  # reproduce a relay/HUD failure in the local cycle
+        if options.emulator_faults is not None:  # reproduce a relay/HUD failure in the local cycle
             try:
-                emu.configure_faults(json.loads(env[EMULATOR_FAULTS_ENV]))
+                emu.configure_faults(options.emulator_faults)
             except (ValueError, TypeError, AttributeError) as err:
                 raise ConfigError(f"${EMULATOR_FAULTS_ENV}: {err}") from None
         transport = HttpTransport()
@@ -174,8 +146,8 @@ def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Itera
         for stale in client.outbox.pending():
             client.outbox.bury(stale, "left by an earlier emulator session")
         try:
-            yield Session(client, dispatch, local_ctx(env), f"{emu.url}/hud")
-            if getattr(args, "serve", False):
+            yield Session(client, dispatch, local_ctx(options), f"{emu.url}/hud")
+            if options.serve:
                 console.print(f"HUD: {emu.url}/hud  (Ctrl-C to stop)")
                 with contextlib.suppress(KeyboardInterrupt):
                     while True:
@@ -184,30 +156,19 @@ def reporting_session(args, dispatch: Dispatch, env: Mapping[str, str]) -> Itera
             client.close()
 
 
-def warehouse_spec(args, env: Mapping[str, str]) -> Optional[str]:
-    """--warehouse, else $OOT_WAREHOUSE, else the default directory; None when there is no
-    HOME to put the default under (the legs then say "not recorded")."""
-    from crcr.warehouse.backends import describe
-
-    try:
-        return describe(getattr(args, "warehouse", None), env)
-    except ConfigError:
-        return None
-
-
-def leg_recorder(args, dispatch: Dispatch, env: Mapping[str, str], session: Session, hooks, runner: str):
+def leg_recorder(options: Options, dispatch: Dispatch, session: Session, hooks):
     """The warehouse hook for this cycle or run-leg (crcr/handler/record.py)."""
     from crcr.handler.record import LegRecorder
 
     return LegRecorder(
-        warehouse_spec(args, env),
-        env,
+        options.warehouse,
+        options.env,
         dispatch,
         session.ctx,
-        repo=args.repo or env.get("GITHUB_REPOSITORY") or LOCAL_REPO,
+        repo=options.repo or LOCAL_REPO,
         backend=hooks.backend,
-        runner=runner,
-        level="L2" if session.hud_url else None,  # the embedded emulator allowlists us at L2
+        runner=options.runner,
+        level="L2" if session.hud_url else options.level,  # the embedded emulator allowlists us at L2
         queued_at=session.started,
     )
 
@@ -259,28 +220,12 @@ def _notes(legs: Sequence[Leg], results: dict[int, LegResult]) -> list[str]:
     return lines
 
 
-def run_hooked_leg(
-    args, leg: Leg, ws: Path, out: Path, runner: str, env: Mapping[str, str], hooks: "LegHooks", smoke: int
-) -> LegResult:
-    """One leg as the CLI's options say, on its upstream, finished by the hooks (attribution);
-    `smoke`: run 1/N of it (the local cycle), 1 = the whole leg (run-leg on a real runner).
+def run_hooked_leg(leg: Leg, how: LegSettings, hooks: "LegHooks") -> LegResult:
+    """One leg as the run's settings say, on its upstream, finished by the hooks (attribution);
+    `how.smoke`: run 1/N of it (the local cycle), 1 = the whole leg (run-leg on a real runner).
     A leg the change-aware selection narrows runs only its selection, whole."""
-    upstream = hooks.upstream_for(leg)
-    selection, selection_file = hooks.selection_for(leg, out, ws, args.test_command)
-    result = run_leg(
-        leg,
-        ws,
-        out,
-        runner=runner,
-        env=env,
-        timeout=args.leg_timeout,
-        select=args.select,
-        template=args.test_command,
-        target_template=args.target_template,
-        smoke=smoke,
-        upstream=upstream,
-        selection=selection_file,
-    )
+    selection, selection_file = hooks.selection_for(leg, how)
+    result = run_leg(leg, how, hooks.upstream_for(leg), selection_file)
     if selection is not None:
         notes = list(result.notes)
         notes.insert(1 if notes and notes[0].startswith("core:") else 0, selection.line())
@@ -289,23 +234,17 @@ def run_hooked_leg(
 
 
 def run_cycle(
-    args,
-    dispatch: Dispatch,
-    legs: Sequence[Leg],
-    env: Mapping[str, str],
-    ws: Path,
-    hooks: Optional["LegHooks"] = None,
+    options: Options, dispatch: Dispatch, legs: Sequence[Leg], hooks: Optional["LegHooks"] = None
 ) -> int:
     from crcr.handler.upstream_setup import LegHooks, UpstreamSetup
 
     hooks = hooks or LegHooks(UpstreamSetup("none", "", dispatch.sha), None, "HEAD", Path("."))
-    runner = choose_runner(args.runner, env)
-    check_runner_can_run(legs, runner, args.test_command)
-    out = args.out or (args.state_dir or default_state_dir(env)) / "out"
+    check_runner_can_run(legs, options.runner, options.test_command)
+    how = options.leg_settings(options.smoke)
     results: dict[int, LegResult] = {}
-    console.print(f"{len(legs)} legs, runner={runner}, outputs in {out}")
-    with reporting_session(args, dispatch, env) as session:
-        recorder = leg_recorder(args, dispatch, env, session, hooks, runner)
+    console.print(f"{len(legs)} legs, runner={how.runner}, outputs in {how.out}")
+    with reporting_session(options, dispatch) as session:
+        recorder = leg_recorder(options, dispatch, session, hooks)
         with Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -316,9 +255,7 @@ def run_cycle(
             task = progress.add_task("legs", total=len(legs))
             for leg in legs:
                 progress.update(task, description=f"leg {leg.job_name}")
-                results[leg.index] = session.run(
-                    leg, lambda: run_hooked_leg(args, leg, ws, out, runner, env, hooks, args.smoke)
-                )
+                results[leg.index] = session.run(leg, lambda: run_hooked_leg(leg, how, hooks))
                 progress.console.print(recorder.record(leg, results[leg.index]), markup=False)
                 progress.advance(task)
         recorder.close()
@@ -332,7 +269,7 @@ def run_cycle(
         missing = []
         if session.hud_url:
             _annotate_hud(session, legs, results)
-            missing = _check_hud(session, legs, out)
+            missing = _check_hud(session, legs, how.out)
     if missing:
         return EXIT_HUD_MISSING
     ok = all(r.conclusion in ("success", "neutral") for r in results.values())

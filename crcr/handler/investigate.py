@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
-from crcr.callback_client.errors import ConfigError, one_line
+from crcr.callback_client.errors import one_line
 from crcr.callback_client.junit import read_report
 from crcr.dispatch.plan import Leg
 from crcr.handler.runner import LegResult, Upstream, child_env, locate_failures, pytest_command, run_command
@@ -32,25 +32,7 @@ from crcr.upstream.gitcmd import UpstreamError
 from crcr.upstream.overlay import is_native
 from crcr.upstream.source import UpstreamSource
 
-BISECT_RUNS_ENV = "CRCR_BISECT_MAX_RUNS"
-BISECT_SECONDS_ENV = "CRCR_BISECT_MAX_SECONDS"
 SIGNAL_EXITS = {137: "SIGKILL (out of memory or runner lost)", 143: "SIGTERM"}
-
-
-def limits_from(max_runs: Optional[int], max_seconds: Optional[float], env: Mapping[str, str]) -> Limits:
-    """--bisect-max-runs/--bisect-max-seconds, else $CRCR_BISECT_MAX_RUNS/_SECONDS, else Limits()."""
-    try:
-        runs = max_runs if max_runs is not None else int(env.get(BISECT_RUNS_ENV) or Limits.max_steps)
-        secs = (
-            max_seconds
-            if max_seconds is not None
-            else float(env.get(BISECT_SECONDS_ENV) or Limits.max_seconds)
-        )
-    except ValueError as err:
-        raise ConfigError(f"bisection limit: {err}") from None
-    if runs < 0 or secs < 0:
-        raise ConfigError("bisection limits must be >= 0")
-    return Limits(runs, secs)
 
 
 @dataclass

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
-from crcr.callback_client.api import default_state_dir
 from crcr.callback_client.errors import CallbackRejected, ConfigError, CrcrError, DeliveryPending
 from crcr.dispatch.plan import (
     Leg,
@@ -32,19 +31,15 @@ from crcr.dispatch.plan import (
     plan_legs,
 )
 from crcr.dispatch.validation import Decision, Dispatch, decide, load_dispatch_text
-from crcr.handler.investigate import Triage, limits_from
-from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run, choose_runner
-from crcr.handler.upstream_setup import MODES, LegHooks, backend_id, open_store, prepare, resolve_mode
-from crcr.handler.workspace import workspace_root
+from crcr.handler.investigate import Triage
+from crcr.handler.options import MODES, SMOKE_SLICES, Options, options_from
+from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run
+from crcr.handler.upstream_setup import LegHooks, backend_id, open_store, prepare
 from crcr.upstream.gitcmd import check_sha
 from testing.results.atomic import write_json
 from testing.results.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pull_request_synchronize.json"
-# The local cycle runs one duration-balanced tenth of every leg (tools/shard),
-# so dispatch -> legs -> HUD takes a few minutes on 2 cores and every leg
-# runs real tests. `--full` (and CI's bazel runner) runs everything.
-SMOKE_SLICES = 10
 
 
 @dataclass(frozen=True)
@@ -54,17 +49,9 @@ class Planned:
     legs: list[Leg]
 
 
-def event_source(args, env: Mapping[str, str], fixture=None) -> Path:
+def event_source(options: Options, fixture=None) -> Path:
     """--event, else $GITHUB_EVENT_PATH, else the generated fixture's dispatch, else the bundled example."""
-    if args.event:
-        return args.event
-    if env.get("GITHUB_EVENT_PATH"):
-        return Path(env["GITHUB_EVENT_PATH"])
-    return fixture.event if fixture else EXAMPLE
-
-
-# Space-separated --core-config default, so a workflow sets it once for plan and run-leg.
-CORE_CONFIGS_ENV = "CRCR_CORE_CONFIGS"
+    return options.event or (fixture.event if fixture else EXAMPLE)
 
 
 def read_bazelrc(ws: Path) -> str:
@@ -74,8 +61,9 @@ def read_bazelrc(ws: Path) -> str:
         raise ConfigError(f"--core-config needs {ws / '.bazelrc'}: {err.strerror}") from None
 
 
-def load_plan(args, env: Mapping[str, str], ws: Path, fixture=None, event: Optional[Path] = None) -> Planned:
-    path = event or event_source(args, env, fixture)
+def load_plan(options: Options, fixture=None, event: Optional[Path] = None) -> Planned:
+    """The dispatch read from `event` (else the run's), its decision and its legs: once per event."""
+    path = event or event_source(options, fixture)
     try:
         text = path.read_bytes()
     except OSError as err:
@@ -84,13 +72,15 @@ def load_plan(args, env: Mapping[str, str], ws: Path, fixture=None, event: Optio
     decision = decide(d)
     legs = []
     if decision.run:
-        extra = list(args.extra_configs or []) + ([fixture.configs] if fixture else [])
+        ws = options.workspace
+        extra = list(options.extra_configs) + ([fixture.configs] if fixture else [])
         features = discover_features(ws, [Path(e).resolve() for e in extra])
-        cores = args.core_config or env.get(CORE_CONFIGS_ENV, "").split()
-        if cores:
-            check_core_configs(cores, read_bazelrc(ws))
+        if options.core_configs:
+            check_core_configs(options.core_configs, read_bazelrc(ws))
         legs = plan_legs(
-            plan_candidates(d, args.backend or ["HEAD"], cores), features, auto_shards(features, args.shards)
+            plan_candidates(d, options.backends, options.core_configs),
+            features,
+            auto_shards(features, options.shards),
         )
     return Planned(d, decision, legs)
 
@@ -218,12 +208,12 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def cmd_plan(planned: Planned, env: Mapping[str, str]) -> int:
+def cmd_plan(planned: Planned, options: Options) -> int:
     m = matrix(planned.legs)
     print(json.dumps(m))
     print(f"{'run' if planned.decision.run else 'skip'}: {planned.decision.reason}", file=sys.stderr)
-    if env.get("GITHUB_OUTPUT"):
-        with open(env["GITHUB_OUTPUT"], "a") as out:
+    if options.github_output:
+        with open(options.github_output, "a") as out:
             out.write(
                 f"matrix={json.dumps(m)}\nrun={'true' if planned.decision.run else 'false'}\n"
                 f"upstream_sha={check_sha(planned.dispatch.sha)}\n"
@@ -232,99 +222,72 @@ def cmd_plan(planned: Planned, env: Mapping[str, str]) -> int:
 
 
 def make_hooks(
-    args,
-    planned: Planned,
-    env: Mapping[str, str],
-    ws: Path,
-    mode: str,
-    fixture,
-    out: Path,
-    backend: Optional[str] = None,
+    options: Options, planned: Planned, fixture, out: Path, backend: Optional[str] = None
 ) -> LegHooks:
     """The checkout and core overlay for this dispatch, and the last-green store."""
-    from crcr.handler.changes import prepare_changes, select_budget, select_on
+    from crcr.handler.changes import prepare_changes
 
-    setup = prepare(mode, args, planned.dispatch.sha, env, fixture)
+    setup = prepare(options, planned.dispatch.sha, fixture)
     print(setup.describe(), file=sys.stderr)
-    state = args.state_dir or default_state_dir(env)
-    backend = backend or backend_id(ws, (args.backend or ["HEAD"])[0])
+    backend = backend or backend_id(options.workspace, options.backends[0])
     changes = prepare_changes(
         planned.dispatch,
         setup.source,
-        select_on(args.select_on, env),
-        env,
-        change_map(args, env, fixture),
+        options.select_on,
+        change_map(options, fixture),
         core_base=setup.core_base or "",
-        budget=select_budget(args.select_budget, env),
+        budget=options.select_budget,
     )
-
-    triage = Triage(
-        ws,
-        env,
-        limits_from(args.bisect_max_runs, args.bisect_max_seconds, env),
-        args.leg_timeout,
-        run_url(env),
-    )
-    return LegHooks(setup, open_store(args, env, state), backend, out, env, triage, changes)
+    # the env is the re-runs' child processes' (runner.child_env), not a source of options
+    triage = Triage(options.workspace, options.env, options.bisect, options.leg_timeout, options.run_url)
+    return LegHooks(setup, open_store(options), backend, out, options, triage, changes)
 
 
-def run_url(env: Mapping[str, str]) -> str:
-    """The Actions run's page (the verdict's evidence links to it); "" outside Actions."""
-    if not (env.get("GITHUB_REPOSITORY") and env.get("GITHUB_RUN_ID")):
-        return ""
-    server = env.get("GITHUB_SERVER_URL") or "https://github.com"
-    return f"{server}/{env['GITHUB_REPOSITORY']}/actions/runs/{env['GITHUB_RUN_ID']}"
-
-
-def change_map(args, env: Mapping[str, str], fixture) -> Optional[Path]:
+def change_map(options: Options, fixture) -> Path:
     """--change-map, else $OOT_CHANGE_MAP, else (embedded default) the fixture's own map,
-    else None: beside the repository memory (testing/changes/changemap.py)."""
-    from testing.changes.changemap import MAP_ENV
-
-    if args.change_map or env.get(MAP_ENV) or not fixture:
-        return args.change_map
+    else beside the repository memory (testing/changes/changemap.py)."""
+    if options.change_map or not fixture:
+        return options.change_map or options.default_change_map
     from crcr.upstream.fixture import CHANGE_MAP
 
     return CHANGE_MAP
 
 
-def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path, hooks: LegHooks) -> int:
-    if args.leg is None or not 0 <= args.leg < len(planned.legs):
+def cmd_run_leg(options: Options, planned: Planned, hooks: LegHooks) -> int:
+    if options.leg is None or not 0 <= options.leg < len(planned.legs):
         raise ConfigError(f"--leg must be 0..{len(planned.legs) - 1}")
-    leg = planned.legs[args.leg]
-    out = hooks.out
-    runner = choose_runner(args.runner, env)
-    check_runner_can_run([leg], runner, args.test_command)
+    leg = planned.legs[options.leg]
+    check_runner_can_run([leg], options.runner, options.test_command)
     callback = None  # how the leg's own callbacks went (--report only)
 
     from crcr.handler.cycle import run_hooked_leg
 
     def work():
-        return run_hooked_leg(args, leg, ws, out, runner, env, hooks, smoke=1)  # --smoke is the cycle's
+        return run_hooked_leg(leg, options.leg_settings(smoke=1), hooks)  # --smoke is the cycle's
 
     from crcr.handler.cycle import Session, leg_recorder, local_ctx, reporting_session
 
-    if args.report:
-        with reporting_session(args, planned.dispatch, env) as session:
+    if options.report:
+        with reporting_session(options, planned.dispatch) as session:
             result = session.run(leg, work)
             callback = session.callback_label(leg.job_name)
     else:
-        session = Session(None, planned.dispatch, local_ctx(env), None)
+        session = Session(None, planned.dispatch, local_ctx(options), None)
         result = work()
-    recorder = leg_recorder(args, planned.dispatch, env, session, hooks, runner)
+    recorder = leg_recorder(options, planned.dispatch, session, hooks)
     print(recorder.record(leg, result), file=sys.stderr)
     recorder.close()
-    if args.results_out:
+    if options.results_out:
         write_json(
-            args.results_out,
+            options.results_out,
             {**result.counts.as_results(), **({"callback": callback} if callback else {})},
             sort_keys=True,
             durable=True,
         )
-    if args.failed_tests_out:
-        write_json(args.failed_tests_out, result.failed_tests_detail(), durable=True)
-    if args.verdict_out and result.verdict:
-        write_json(args.verdict_out, result.verdict, sort_keys=True, durable=True)
+    if options.failed_tests_out:
+        write_json(options.failed_tests_out, result.failed_tests_detail(), durable=True)
+    if options.verdict_out and result.verdict:
+        write_json(options.verdict_out, result.verdict, sort_keys=True, durable=True)
     print(
         f"{leg.job_name}: {result.conclusion} ({result.counts.passed} passed, {result.counts.failed} failed, "
         f"{result.counts.skipped} skipped) in {result.seconds:.1f}s"
@@ -337,13 +300,15 @@ def cmd_run_leg(args, planned: Planned, env: Mapping[str, str], ws: Path, hooks:
     return 0 if result.conclusion in ("success", "neutral") else 1
 
 
-def make_fixture(args, env: Mapping[str, str]):
+def make_fixture(options: Options):
     from crcr.upstream.fixture import generate
     from crcr.upstream.overlay import wheel_torch_dir, wheel_version
 
     torch_dir = wheel_torch_dir()
-    dest = (args.state_dir or default_state_dir(env)) / "upstream-fixture"
-    fixture = generate(dest, torch_dir, wheel_version(torch_dir), env)
+    # the env is the fixture's git processes' (fixed author and dates are set on top of it)
+    fixture = generate(
+        options.state_dir / "upstream-fixture", torch_dir, wheel_version(torch_dir), options.env
+    )
     print(
         f"upstream fixture: {fixture.url} base {fixture.base[:12]} head {fixture.head[:12]} "
         f"(dispatch {fixture.event})",
@@ -352,76 +317,64 @@ def make_fixture(args, env: Mapping[str, str]):
     return fixture
 
 
-def simulate(args, env: Mapping[str, str], ws: Path) -> None:
+def simulate(options: Options) -> None:
     import time
 
-    from crcr.handler.cycle import warehouse_spec
     from crcr.warehouse.backends import open_warehouse
     from crcr.warehouse.simulate import write_history
 
-    wh = open_warehouse(warehouse_spec(args, env), env)
-    added = write_history(wh, args.simulate_days, time.time(), 0, ws)
-    print(f"warehouse: {added} SIMULATED legs over {args.simulate_days} days in {wh.where}", file=sys.stderr)
+    # the env: the warehouse backend's own (its spec is resolved already; None: its one-line error)
+    wh = open_warehouse(options.warehouse, options.env)
+    added = write_history(wh, options.simulate_days, time.time(), 0, options.workspace)
+    print(
+        f"warehouse: {added} SIMULATED legs over {options.simulate_days} days in {wh.where}", file=sys.stderr
+    )
+
+
+def parse_options(argv: Optional[Sequence[str]], env: Mapping[str, str]) -> Options:
+    """The handler's entry: its command line and environment, read once into one Options."""
+    return options_from(_parser().parse_args(argv), env)
 
 
 def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] = None) -> int:
-    env = dict(os.environ if env is None else env)
-    args = _parser().parse_args(argv)
-    if args.mode == "cycle" or args.report:
-        from crcr.handler.cycle import check_relay_extras
-
-        check_relay_extras(args, env)  # before the fixture and the legs: one line, nothing run
-    ws = workspace_root(env, args.workspace)
-    mode = resolve_mode(args, env)
-    fixture = make_fixture(args, env) if mode == "fixture" else None
-    planned = load_plan(args, env, ws, fixture)
-    if args.mode == "plan":
-        return cmd_plan(planned, env)
+    options = parse_options(argv, os.environ if env is None else env)
+    fixture = make_fixture(options) if options.upstream == "fixture" else None
+    planned = load_plan(options, fixture)
+    if options.mode == "plan":
+        return cmd_plan(planned, options)
     if not planned.decision.run:
         print(f"skip: {planned.decision.reason}")
         return 0
-    out = args.out or (args.state_dir or default_state_dir(env)) / "out"
-    if args.simulate_days and args.mode == "cycle":
-        simulate(args, env, ws)
-    if args.mode == "run-leg":
-        hooks = make_hooks(args, planned, env, ws, mode, fixture, out)
+    out = options.out
+    if options.simulate_days and options.mode == "cycle":
+        simulate(options)
+    if options.mode == "run-leg":
+        hooks = make_hooks(options, planned, fixture, out)
         try:
-            return cmd_run_leg(args, planned, env, ws, hooks)
+            return cmd_run_leg(options, planned, hooks)
         finally:
             hooks.close()
     from crcr.handler.cycle import run_cycle
 
-    if args.full:
-        args.smoke = 1
-    if args.smoke < 1:
-        raise ConfigError("--smoke must be >= 1")
-    backend = backend_id(ws, (args.backend or ["HEAD"])[0])  # once: both runs test the same tree
+    backend = backend_id(options.workspace, options.backends[0])  # once: both runs test the same tree
     if fixture:
-        run_baseline(args, env, ws, mode, fixture, out, backend)
-    hooks = make_hooks(args, planned, env, ws, mode, fixture, out, backend)
+        run_baseline(options, fixture, backend)
+    hooks = make_hooks(options, planned, fixture, out, backend)
     try:
-        code = run_cycle(args, planned.dispatch, planned.legs, env, ws, hooks)
+        code = run_cycle(options, planned.dispatch, planned.legs, hooks)
         hooks.store.record_run(hooks.setup.url, hooks.setup.sha)
         return code
     finally:
         hooks.close()
 
 
-def run_baseline(args, env: Mapping[str, str], ws: Path, mode: str, fixture, out: Path, backend: str) -> None:
+def run_baseline(options: Options, fixture, backend: str) -> None:
     """Embedded default: upstream main at the fixture's base is dispatched first (as
     the relay would have), once, so the upstream legs have a last green to attribute against."""
     from crcr.handler.cycle import console, run_cycle
 
-    hooks = make_hooks(
-        args,
-        load_plan(args, env, ws, fixture, fixture.baseline_event),
-        env,
-        ws,
-        mode,
-        fixture,
-        out / "baseline",
-        backend,
-    )
+    planned = load_plan(options, fixture, fixture.baseline_event)
+    hooks = make_hooks(options, planned, fixture, options.out / "baseline", backend)
     try:
         if hooks.store.has_run(hooks.setup.url, fixture.base):
             console.print(f"baseline: {fixture.base[:12]} already run (last green results recorded)")
@@ -429,15 +382,15 @@ def run_baseline(args, env: Mapping[str, str], ws: Path, mode: str, fixture, out
         console.print(
             f"baseline: upstream main at {fixture.base[:12]} first, to record each job's last green"
         )
-        planned = load_plan(args, env, ws, fixture, fixture.baseline_event)
         # only the legs on upstream's files: in-tree legs record their last green
         # from this and later cycles (running them twice would double the wait)
+        ws = options.workspace
         legs = [
             leg
             for leg in planned.legs
             if leg.config and (ws / leg.config).resolve().is_relative_to(fixture.configs)
         ] or planned.legs
-        run_cycle(args, planned.dispatch, legs, env, ws, hooks)
+        run_cycle(options, planned.dispatch, legs, hooks)
         hooks.store.record_run(hooks.setup.url, fixture.base)
     finally:
         hooks.close()
@@ -449,7 +402,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except CallbackRejected as err:
         hint = ""
         if "no matching dispatch record" in str(err):
-            from crcr.handler.cycle import RELAY_EXTRAS_DOC
+            from crcr.handler.options import RELAY_EXTRAS_DOC
 
             hint = f" (the relay never recorded this dispatch: see {RELAY_EXTRAS_DOC})"
         print(f"dispatch_handler: {err}{hint}", file=sys.stderr)

@@ -16,8 +16,6 @@ from crcr.dispatch.validation import Dispatch
 from crcr.handler.runner import LegResult
 from crcr.warehouse.records import LegRecord, leg_report
 
-LEVEL_ENV = "CRCR_LEVEL"  # the repo's CRCR level in a CI leg (the emulator's repo is L2)
-
 
 def core_version() -> str:
     from crcr.upstream.overlay import wheel_torch_dir, wheel_version
@@ -41,18 +39,19 @@ class LegRecorder:
         repo: str,
         backend: str,
         runner: str,
-        level: Optional[str] = None,
+        level: str = "",
         queued_at: Optional[float] = None,
     ):
         from crcr.warehouse.backends import open_warehouse
 
         self.dispatch, self.ctx, self.repo, self.backend, self.runner = dispatch, ctx, repo, backend, runner
-        self.level = level if level is not None else env.get(LEVEL_ENV, "")
+        self.level = level
         self.queued_at = queued_at
         self.core = core_version()
         self.error: Optional[str] = None
         try:
-            self.wh = open_warehouse(spec, env)  # spec None: the default, or a one-line error
+            # spec None: no default (no HOME), a one-line error; the env is the backend library's own
+            self.wh = open_warehouse(spec, env)
         except CrcrError as err:
             self.wh, self.error = None, str(err)
 

@@ -40,7 +40,7 @@ from testing.config import runs
 from testing.config.features import Suites, config_suites
 from testing.supervisor.children import stop_group
 
-__all__ = ["conclusion_for", "run_leg", "LegResult", "Upstream"]
+__all__ = ["conclusion_for", "run_leg", "LegResult", "LegSettings", "Upstream"]
 
 SUITES = "testing/suites"
 # The generated target of a leg's config (testing/config/runs.py names them).
@@ -75,6 +75,21 @@ NO_UPSTREAM = Upstream()
 
 
 @dataclass(frozen=True)
+class LegSettings:
+    """How each leg of a run is run and where it writes (the handler's Options.leg_settings)."""
+
+    ws: Path  # the workspace: configs, and the leg's working directory
+    out: Path  # logs and JUnit
+    runner: str  # pytest | bazel
+    env: Mapping[str, str]  # the leg process's environment (child_env puts our paths first)
+    timeout: float = 900.0
+    select: Optional[str] = None  # pytest -m expression (pytest runner)
+    template: Optional[str] = None  # --test-command: a command template instead of either runner
+    target_template: str = DEFAULT_TARGET_TEMPLATE
+    smoke: int = 1  # run 1/N of the leg (the local cycle); 1 = the whole leg
+
+
+@dataclass(frozen=True)
 class LegResult:
     conclusion: str
     exit_code: int
@@ -94,18 +109,6 @@ class LegResult:
 
     def failed_tests_detail(self) -> list[dict]:
         return self.report.failed_tests_detail().as_json()
-
-
-def inside_bazel(env: Mapping[str, str]) -> bool:
-    return bool(env.get("BUILD_WORKSPACE_DIRECTORY") or env.get("TEST_SRCDIR"))
-
-
-def choose_runner(requested: str, env: Mapping[str, str]) -> str:
-    if requested == "auto":
-        return "pytest" if inside_bazel(env) else "bazel"
-    if requested not in ("pytest", "bazel"):
-        raise ConfigError(f"--runner must be auto, pytest or bazel, not {requested!r}")
-    return requested
 
 
 def check_runner_can_run(legs: Sequence[Leg], runner: str, template: Optional[str]) -> None:
@@ -308,21 +311,16 @@ def skipped_leg(leg: Leg, upstream: Upstream, suites: Suites) -> Optional[str]:
 
 
 def run_leg(
-    leg: Leg,
-    ws: Path,
-    out_dir: Path,
-    *,
-    runner: str,
-    env: Mapping[str, str],
-    timeout: float,
-    select: Optional[str] = None,
-    template: Optional[str] = None,
-    target_template: str = DEFAULT_TARGET_TEMPLATE,
-    smoke: int = 1,
-    upstream: Upstream = NO_UPSTREAM,
-    selection: Optional[Path] = None,
+    leg: Leg, how: LegSettings, upstream: Upstream = NO_UPSTREAM, selection: Optional[Path] = None
 ) -> LegResult:
     """`selection`: the change-aware selection file (testing/changes/only.py); None runs the leg whole."""
+    ws, out_dir, runner, template, target_template = (
+        how.ws,
+        how.out,
+        how.runner,
+        how.template,
+        how.target_template,
+    )
     out_dir.mkdir(parents=True, exist_ok=True)
     junit = out_dir / f"{leg.job_name}.xml"
     junit.unlink(missing_ok=True)
@@ -337,13 +335,15 @@ def run_leg(
     if template:
         argv = template_command(template, leg, ws, junit, upstream)
     elif runner == "pytest":
-        argv = pytest_command(leg, ws, junit, select, smoke=smoke, upstream=upstream, selection=selection)
+        argv = pytest_command(
+            leg, ws, junit, how.select, smoke=how.smoke, upstream=upstream, selection=selection
+        )
     else:
         argv = bazel_command(leg, ws, target_template, upstream, selection)
         if upstream.core_path:
             notes.append("core overlay not applied by the bazel runner (use --runner pytest)")
     code, timed_out = run_command(
-        argv, ws, child_env(ws, env, upstream.core_path), timeout, out_dir / f"{leg.job_name}.log"
+        argv, ws, child_env(ws, how.env, upstream.core_path), how.timeout, out_dir / f"{leg.job_name}.log"
     )
     bazel = runner == "bazel" and not template
     files = [junit] if junit.exists() else []

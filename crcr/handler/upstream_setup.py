@@ -7,7 +7,7 @@ repository), `fetch` (git from `--upstream-url` / $OOT_UPSTREAM_URL, default
 GitHub), `none` (in-tree suites on the pinned wheel); `--upstream-root PATH`
 uses a checkout someone else made (actions/checkout, or by hand). `auto`: a
 given root, else fetch when a URL is configured, else the fixture when no
-event was given, else none.
+event was given, else none (resolved once, in options.py).
 """
 
 from __future__ import annotations
@@ -16,14 +16,13 @@ import hashlib
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Optional
+from typing import TYPE_CHECKING, Optional
 
 from crcr.callback_client.errors import ConfigError
 from crcr.dispatch.plan import Leg
 from crcr.handler.investigate import Triage
 from crcr.handler.newscope import NewInScope, configs_scope, file_scopes, measure
-from crcr.handler.runner import LegResult, Upstream, summary_path
-from crcr.handler.workspace import workspace_root
+from crcr.handler.runner import LegResult, LegSettings, Upstream, summary_path
 from crcr.upstream.attribution import (
     Attribution,
     GreenStore,
@@ -35,27 +34,12 @@ from crcr.upstream.attribution import (
 )
 from crcr.upstream.gitcmd import UpstreamError, check_sha, git
 from crcr.upstream.overlay import CoreDelta, build_overlay, core_delta, wheel_git_version, wheel_torch_dir
-from crcr.upstream.source import URL_ENV, UpstreamSource, default_cache
+from crcr.upstream.source import UpstreamSource
 from testing.results.atomic import write_json, write_text
 
 if TYPE_CHECKING:
     from crcr.handler.changes import DispatchChanges
-
-MODES = ("auto", "fetch", "fixture", "none")
-GREEN_STORE_ENV = "CRCR_GREEN_STORE"
-SELECT_MEMORY_ENV = "CRCR_SELECT_MEMORY"
-
-
-def resolve_mode(args, env: Mapping[str, str]) -> str:
-    if args.upstream_root:
-        return "root"
-    if args.upstream != "auto":
-        return args.upstream
-    if args.upstream_url or env.get(URL_ENV):
-        return "fetch"
-    if not args.event and not env.get("GITHUB_EVENT_PATH"):
-        return "fixture"
-    return "none"
+    from crcr.handler.options import Options
 
 
 @dataclass(frozen=True)
@@ -119,16 +103,18 @@ def _core(source: UpstreamSource, root: Path, base: Optional[str], sha: str, cac
     return delta, build_overlay(torch_dir, root, delta, cache), delta.note()
 
 
-def prepare(mode: str, args, sha: str, env: Mapping[str, str], fixture=None) -> UpstreamSetup:
-    """Make the checkout and the core overlay for this run (one per run, shared by its legs)."""
+def prepare(options: "Options", sha: str, fixture=None) -> UpstreamSetup:
+    """Make the checkout and the core overlay for this run (one per run, shared by its legs);
+    `options.upstream` says which upstream (resolved at the entry)."""
+    mode = options.upstream
     if mode == "none":
         return UpstreamSetup("none", "", sha)
-    cache = args.upstream_cache or default_cache(env)
+    cache = options.upstream_cache
     if mode == "root":
-        root = args.upstream_root.resolve()
+        root = options.upstream_root.resolve()
         if not root.is_dir():
-            raise ConfigError(f"--upstream-root {args.upstream_root}: not a directory")
-        url = args.upstream_url or env.get(URL_ENV)
+            raise ConfigError(f"--upstream-root {options.upstream_root}: not a directory")
+        url = options.upstream_url
         source = UpstreamSource(url, cache) if url else None
         head = _root_head(root)
         if head and head != sha:
@@ -137,13 +123,9 @@ def prepare(mode: str, args, sha: str, env: Mapping[str, str], fixture=None) -> 
         if not source:
             return replace(setup, core_note="core: pinned wheel (set --upstream-url for the core diff)")
     else:
-        source = (
-            UpstreamSource(fixture.url, cache)
-            if mode == "fixture"
-            else UpstreamSource.from_settings(args.upstream_url, args.upstream_cache, env)
-        )
+        source = UpstreamSource(fixture.url if mode == "fixture" else options.fetch_url, cache)
         setup = UpstreamSetup(mode, source.url, sha, source.checkout(sha), source)
-    base = args.core_base or (fixture.base if fixture else None)
+    base = options.core_base or (fixture.base if fixture else None)
     delta, core_path, note = _core(source, setup.root, base, sha, cache)
     return replace(
         setup,
@@ -172,18 +154,9 @@ def backend_id(ws: Path, ref: str) -> str:
     return f"{sha}-dirty-{hashlib.sha256(diff.encode()).hexdigest()[:12]}" if diff else sha
 
 
-def open_store(args, env: Mapping[str, str], state_dir: Path) -> GreenStore:
-    path = Path(env[GREEN_STORE_ENV]) if env.get(GREEN_STORE_ENV) else state_dir / "last_green.sqlite"
-    return GreenStore(path)
-
-
-def select_memory(env: Mapping[str, str]) -> Path:
-    """tools/select's repository memory (its op index), where present."""
-    if env.get(SELECT_MEMORY_ENV):
-        return Path(env[SELECT_MEMORY_ENV])
-    from testing.changes.changemap import select_dir
-
-    return select_dir(env) / "memory.db"
+def open_store(options: "Options") -> GreenStore:
+    """The last-green store: $CRCR_GREEN_STORE, else beside the state (Options says which)."""
+    return GreenStore(options.green_store_path)
 
 
 def after_leg(
@@ -193,7 +166,7 @@ def after_leg(
     result: LegResult,
     backend: str,
     out: Path,
-    env: Mapping[str, str],
+    options: "Options",
     triage: Optional[Triage] = None,
 ) -> tuple[LegResult, Optional[Attribution]]:
     """Record a green leg; explain a red one. Writes <out>/<job>.results.json either way.
@@ -203,7 +176,9 @@ def after_leg(
     found = None
     key = setup.url or "none"
     now = setup.inputs(leg, backend)
-    scope = leg_new_in_scope(setup, store.last_green(key, leg.job_name), result, leg.configs, env)
+    scope = leg_new_in_scope(
+        setup, store.last_green(key, leg.job_name), result, options.workspace, leg.configs
+    )
     if scope is not None:
         result = replace(result, notes=result.notes + (scope.line(),))
         fragment = out / f"{leg.job_name}.new_in_scope.diff"
@@ -229,7 +204,7 @@ def after_leg(
         if found.range and setup.source:
             core_files = [p for _, p in setup.delta.python] + list(setup.delta.native) if setup.delta else []
             paths = suspect_paths(result.failing_files, core_files)
-            ops = ops_of_failures(select_memory(env), result.failing_tests)
+            ops = ops_of_failures(options.select_memory, result.failing_tests)
             try:
                 commits = setup.source.commits_between(*found.range, paths) if paths else []
                 if ops:  # and the commits touching files named for an op the failing tests dispatch
@@ -279,11 +254,12 @@ def leg_new_in_scope(
     setup: UpstreamSetup,
     last: Optional[Inputs],
     result: LegResult,
+    ws: Path,
     configs: tuple[str, ...] = (),
-    env: Optional[Mapping[str, str]] = None,
 ) -> Optional[NewInScope]:
     """What of this leg's upstream files is new since the job's last green suite (None: nothing,
-    or nothing to compare with); `configs` (workspace-relative): the leg's, for the config diff."""
+    or nothing to compare with); `configs` (relative to the workspace `ws`): the leg's, for the
+    config diff."""
     if not (setup.root and setup.source and last and last.suite != setup.sha and result.junit):
         return None
     summary = summary_path(result.junit[0])
@@ -298,7 +274,6 @@ def leg_new_in_scope(
             if (setup.root / t["nodeid"].split("::", 1)[0]).is_file()
         }
     )
-    ws = workspace_root(env or {}, None)
     paths = tuple(ws / c for c in configs)
     try:
         scopes = file_scopes(setup.source, setup.root, last.suite, setup.sha, files, configs_scope(paths))
@@ -317,11 +292,12 @@ class LegHooks:
         store: Optional[GreenStore],
         backend: str,
         out: Path,
-        env: Optional[Mapping[str, str]] = None,
+        options: Optional["Options"] = None,
         triage: Optional[Triage] = None,
         changes: Optional["DispatchChanges"] = None,
     ):
-        self.setup, self.store, self.backend, self.out, self.env = setup, store, backend, out, dict(env or {})
+        # options: the run's (workspace, select memory) for after_leg; None only without a store
+        self.setup, self.store, self.backend, self.out, self.options = setup, store, backend, out, options
         self.triage = triage
         self.changes = changes  # the dispatch's diff and change map (None: no selection at all)
         self.attributions: list[Attribution] = []
@@ -329,7 +305,7 @@ class LegHooks:
     def upstream_for(self, leg: Leg) -> Upstream:
         return self.setup.for_leg(leg)
 
-    def selection_for(self, leg: Leg, out: Path, ws: Path, template: Optional[str]):
+    def selection_for(self, leg: Leg, how: LegSettings):
         """(Selection, --oot-only file or None) for a leg; (None, None) without selection."""
         if self.changes is None:
             return None, None
@@ -337,16 +313,16 @@ class LegHooks:
         from testing.changes.decide import full_leg
 
         upstream = self.upstream_for(leg)
-        if template:
+        if how.template:
             return full_leg(leg.feature, "a --test-command template runs whole legs"), None
-        sel = self.changes.for_leg(leg, ws, upstream)
-        return sel, only_file(sel, out, leg.job_name, ws, upstream)
+        sel = self.changes.for_leg(leg, how.ws, upstream)
+        return sel, only_file(sel, how.out, leg.job_name, how.ws, upstream)
 
     def finish(self, leg: Leg, result: LegResult) -> LegResult:
         if self.store is None:
             return result
         result, found = after_leg(
-            self.setup, self.store, leg, result, self.backend, self.out, self.env, self.triage
+            self.setup, self.store, leg, result, self.backend, self.out, self.options, self.triage
         )
         if found:
             self.attributions.append(found)

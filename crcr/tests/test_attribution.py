@@ -118,6 +118,7 @@ def test_red_leg_lists_commits_touching_files_named_for_its_ops(tmp_path):
     from crcr.callback_client.junit import Counts
     from crcr.dispatch.plan import plan_candidates, plan_legs
     from crcr.dispatch.validation import load_dispatch
+    from crcr.handler.options import Options
     from crcr.handler.runner import LegResult
     from crcr.handler.upstream_setup import UpstreamSetup, after_leg
 
@@ -158,7 +159,7 @@ def test_red_leg_lists_commits_touching_files_named_for_its_ops(tmp_path):
         failing_files=("test/test_t.py",),
         failing_tests=("test/test_t.py::TestTSPYRE::test_x_spyre_float32",),
     )
-    result, found = after_leg(setup, store, leg, red, "be", tmp_path / "out", {"CRCR_SELECT_MEMORY": str(db)})
+    result, found = after_leg(setup, store, leg, red, "be", tmp_path / "out", Options(select_memory=Path(db)))
     assert found.verdict == "only_upstream" and found.ops == ("aten::flatten.using_ints",)
     assert [c.subject for c in found.commits] == ["change flatten"]
     details = json.loads(result.details.read_text())

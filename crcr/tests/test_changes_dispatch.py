@@ -11,7 +11,8 @@ import pytest
 
 from crcr.dispatch.plan import Candidate, Leg
 from crcr.dispatch.validation import load_dispatch
-from crcr.handler.changes import prepare_changes, select_budget, select_on
+from crcr.handler.changes import prepare_changes
+from crcr.handler.options import select_budget, select_on
 from crcr.handler.runner import Upstream
 from crcr.upstream.localrepo import build_repo, file_url
 from crcr.upstream.source import UpstreamSource
@@ -82,9 +83,7 @@ def setup_leg(tmp_path, source, sha, map_sha, pr_event, base, budget=None):
     (ws / "nn.yaml").write_text("test_suite_config:\n  files: ['${TORCH_ROOT}/test/nn/test_flat.py']\n")
     root = source.checkout(sha)
     path = write_map(tmp_path / "map.json", the_map(map_sha, root, ws))
-    changes = prepare_changes(
-        dispatch(pr_event, base, sha), source, ("pull_request",), {}, path, budget=budget
-    )
+    changes = prepare_changes(dispatch(pr_event, base, sha), source, ("pull_request",), path, budget=budget)
     return changes, ws, Upstream(root, sha)
 
 
@@ -127,20 +126,20 @@ def test_falls_back_to_the_full_leg_in_one_line(tmp_path, upstream, pr_event, ca
     d = dispatch(pr_event, base, head)
     if case == "push":
         d = dispatch(pr_event, base, head)
-        changes = prepare_changes(d, source, select_on("none", {}), {}, path)
+        changes = prepare_changes(d, source, select_on("none", {}), path)
         want = "pull_request dispatches run full (--select-on none)"
     elif case == "missing":
-        changes = prepare_changes(d, source, ("pull_request",), {}, tmp_path / "nope.json")
+        changes = prepare_changes(d, source, ("pull_request",), tmp_path / "nope.json")
         want = f"no change map at {tmp_path / 'nope.json'}"
     elif case == "corrupt":
         path.write_text('{"format": 2, "functions": [')
-        changes = prepare_changes(d, source, ("pull_request",), {}, path)
+        changes = prepare_changes(d, source, ("pull_request",), path)
         want = "corrupt change map (not JSON"
     elif case == "unknown_base":
-        changes = prepare_changes(dispatch(pr_event, "f" * 40, head), source, ("pull_request",), {}, path)
+        changes = prepare_changes(dispatch(pr_event, "f" * 40, head), source, ("pull_request",), path)
         want = f"no diff {'f' * 12}..{head[:12]}: upstream has no commit"
     else:
-        changes = prepare_changes(d, None, ("pull_request",), {}, path)
+        changes = prepare_changes(d, None, ("pull_request",), path)
         want = "no upstream history to diff"
     sel = changes.for_leg(leg(), tmp_path, Upstream(Path(tmp_path), head))
     assert sel.full and want in sel.line() and "\n" not in sel.line()
@@ -192,9 +191,9 @@ def test_lines_follow_the_map_core_to_the_pr_base(tmp_path, pr_event, monkeypatc
     root = source.checkout(head)
     path = write_map(tmp_path / "map.json", the_map(base, root, ws))
     d = dispatch(pr_event, base, head)
-    sel = prepare_changes(d, source, ("pull_request",), {}, path, core_base=core).for_leg(
+    sel = prepare_changes(d, source, ("pull_request",), path, core_base=core).for_leg(
         leg(), ws, Upstream(root, head)
     )
     assert sel.tests == {tid("test_fwd_spyre_float32")} and "flatten.py:6 Flatten.forward" in sel.line()
-    unmoved = prepare_changes(d, source, ("pull_request",), {}, path).for_leg(leg(), ws, Upstream(root, head))
+    unmoved = prepare_changes(d, source, ("pull_request",), path).for_leg(leg(), ws, Upstream(root, head))
     assert "flatten.py:6" not in unmoved.line()  # read as the map's line 8: past the file's end

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 from crcr.callback_client.junit import Counts
 from crcr.handler.newscope import measure
+from crcr.handler.options import Options
 from crcr.handler.runner import LegResult
 from crcr.handler.upstream_setup import UpstreamSetup, after_leg
 from crcr.upstream.attribution import GreenStore, Inputs
@@ -68,9 +69,7 @@ def test_new_class_failing_is_new_in_scope_not_red(tmp_path):
         job_name="job", candidate=SimpleNamespace(bazel_config=None), configs=("configs/leg.yaml",)
     )  # what after_leg reads
     result = LegResult("failure", 1, Counts(), 1.0, (junit,), failing_tests=failing)
-    got, found = after_leg(
-        setup, store, leg, result, "be", tmp_path / "out", {"BUILD_WORKSPACE_DIRECTORY": str(tmp_path)}
-    )
+    got, found = after_leg(setup, store, leg, result, "be", tmp_path / "out", Options(workspace=tmp_path))
     data = json.loads((tmp_path / "out" / "job.results.json").read_text())
     scope = data["new_in_scope"]
     assert got.conclusion == "success" and found is None

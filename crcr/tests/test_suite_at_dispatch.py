@@ -10,7 +10,7 @@ from crcr.callback_client.junit import Counts, read_report
 from crcr.dispatch.plan import config_suites, discover_features, plan_candidates, plan_legs
 from crcr.dispatch.validation import load_dispatch
 from crcr.handler.outcome import file_of_testcase, leg_conclusion
-from crcr.handler.runner import Upstream, locate_failures, pytest_command, run_leg
+from crcr.handler.runner import LegSettings, Upstream, locate_failures, pytest_command, run_leg
 
 UPSTREAM_YAML = (
     "test_suite_config:\n  files:\n    - path: ${TORCH_ROOT}/test/nn/test_*.py\n"
@@ -75,18 +75,20 @@ def test_a_config_file_the_checkout_lacks_is_a_neutral_leg(pr_event, tree, tmp_p
     marker = tmp_path / "ran"
     r = run_leg(
         leg,
-        ws,
-        tmp_path / "out",
-        runner="pytest",
-        env={},
-        timeout=60,
-        template=f"{{python}} -c \"open('{marker}', 'w')\"",
+        LegSettings(
+            ws,
+            tmp_path / "out",
+            "pytest",
+            {},
+            timeout=60,
+            template=f"{{python}} -c \"open('{marker}', 'w')\"",
+        ),
         upstream=Upstream(root=checkout, sha="b" * 40, core_note="core: wheel as is"),
     )
     assert r.conclusion == "neutral" and r.counts == Counts() and not marker.exists()
     assert r.notes[-1] == f"{extra / 'only_gone.yaml'}: the checkout at bbbbbbbbbbbb lacks test/test_gone.py"
     assert r.notes[0] == "core: wheel as is"
-    r = run_leg(leg, ws, tmp_path / "out", runner="pytest", env={}, timeout=60, template="{python} -c pass")
+    r = run_leg(leg, LegSettings(ws, tmp_path / "out", "pytest", {}, timeout=60, template="{python} -c pass"))
     assert r.conclusion == "neutral" and "no upstream checkout lacks test/test_gone.py" in r.notes[-1]
 
 
@@ -113,12 +115,7 @@ def test_zero_test_leg_end_to_end_is_neutral(pr_event, tree, tmp_path):
     )
     r = run_leg(
         leg,
-        ws,
-        tmp_path / "out",
-        runner="pytest",
-        env={},
-        timeout=60,
-        template=write_skips,
+        LegSettings(ws, tmp_path / "out", "pytest", {}, timeout=60, template=write_skips),
         upstream=Upstream(root=checkout),
     )
     assert (r.conclusion, r.exit_code, r.counts) == ("neutral", 0, Counts(0, 0, 1))
@@ -248,7 +245,7 @@ def test_a_given_checkout_at_another_commit_is_refused(pr_event, tree, tmp_path,
 def test_mode_resolution():
     from argparse import Namespace
 
-    from crcr.handler.upstream_setup import resolve_mode
+    from crcr.handler.options import upstream_mode as resolve_mode
 
     def a(**kw):
         return Namespace(

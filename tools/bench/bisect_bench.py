@@ -32,7 +32,7 @@ from rich.table import Table
 
 from crcr.handler import main as handler
 from crcr.handler.investigate import Rerunner, bisect_range
-from crcr.handler.runner import leg_suites, run_leg
+from crcr.handler.runner import LegSettings, leg_suites, run_leg
 from crcr.handler.upstream_setup import prepare
 from crcr.handler.workspace import workspace_root
 from crcr.upstream.bisect import Limits
@@ -42,8 +42,8 @@ JOB = "test-upstream-spyre-nn"
 PARTS = ("checkout", "overlay", "process", "tests")
 
 
-def _args(state: Path, cache: Path):
-    return handler._parser().parse_args(
+def _options(state: Path, cache: Path, env):
+    return handler.parse_options(
         [
             "--state-dir",
             str(state),
@@ -53,7 +53,8 @@ def _args(state: Path, cache: Path):
             str(cache),
             "--runner",
             "pytest",
-        ]
+        ],
+        env,
     )
 
 
@@ -62,8 +63,7 @@ class Way:
 
     def __init__(self, name: str, tmp: Path, fixture, env, ws: Path, leg, whole: bool, warm: bool):
         self.name = name
-        args = _args(tmp / "state", tmp / name / "cache")
-        self.setup = prepare("fixture", args, fixture.head, env, fixture)
+        self.setup = prepare(_options(tmp / "state", tmp / name / "cache", env), fixture.head, fixture)
         self.rerunner = Rerunner(
             leg, ws, tmp / name, env, self.setup.source, self.setup.core_at, 900, whole_leg=whole, warm=warm
         )
@@ -117,16 +117,14 @@ def main(argv=None) -> int:
     ws = workspace_root(env, None)
     with tempfile.TemporaryDirectory(prefix="bisect-bench-") as tmp:
         tmp = Path(tmp)
-        args = _args(tmp / "state", tmp / "head-cache")
+        options = _options(tmp / "state", tmp / "head-cache", env)
         t0 = time.monotonic()
-        fixture = handler.make_fixture(args, env)
+        fixture = handler.make_fixture(options)
         gen = time.monotonic() - t0
-        planned = handler.load_plan(args, env, ws, fixture)
+        planned = handler.load_plan(options, fixture)
         leg = next(leg for leg in planned.legs if leg.job_name == JOB)
-        setup = prepare("fixture", args, fixture.head, env, fixture)
-        red = run_leg(
-            leg, ws, tmp / "out", runner="pytest", env=env, timeout=900, upstream=setup.for_leg(leg)
-        )
+        setup = prepare(options, fixture.head, fixture)
+        red = run_leg(leg, LegSettings(ws, tmp / "out", "pytest", env, timeout=900), setup.for_leg(leg))
         tests = red.failing_tests
         if not tests:
             console.print(f"[red]{JOB} did not fail at the fixture's head: nothing to bisect[/red]")

@@ -19,7 +19,7 @@ import pytest
 
 from crcr.callback_client.junit import read_report
 from crcr.dispatch.plan import Candidate, Leg
-from crcr.handler.runner import run_leg
+from crcr.handler.runner import LegSettings, run_leg
 from crcr.warehouse.records import leg_report
 from testing.results import junit
 from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
@@ -173,7 +173,7 @@ def test_a_strict_xpass_alone_keeps_a_crcr_pytest_leg_green(tmp_path, monkeypatc
     monkeypatch.setattr(sys, "path", [p for p in sys.path if Path(p).name != "tools"])
     candidate = Candidate("primary", "HEAD", "a" * 40, "a" * 40, True)
     leg = Leg(0, candidate, "strict", ("configs/strict.yaml",), 0, 1, "strict")
-    result = run_leg(leg, ws, tmp_path / "out", runner="pytest", env=child_env(), timeout=300)
+    result = run_leg(leg, LegSettings(ws, tmp_path / "out", "pytest", child_env(), timeout=300))
     assert result.exit_code == 1  # what pytest said
     assert result.conclusion == "success", (result.notes, (tmp_path / "out" / "strict.log").read_text())
     assert (result.counts.passed, result.counts.failed) == (1, 0) and not result.failing_tests
