@@ -99,7 +99,8 @@ def configure(config: pytest.Config, test_type: Optional[str]) -> Adaptation:
     adapter = Adapter(plan, support, device, mark_filter, only=_only(opt.oot_only), way=way, hw=hw)
     adapter._restore.append(
         when_imported(
-            _DEVICE_TYPE_MODULE, lambda: (adapter.install(), _register_database_marks_when_needed(config, known))
+            _DEVICE_TYPE_MODULE,
+            lambda: (adapter.install(), _register_database_marks_when_needed(config, known)),
         )
     )
     input_config = plan.setting("input_config")
@@ -238,7 +239,11 @@ class Adaptation:
     """The run's adapter and the collection hooks that apply it."""
 
     def __init__(
-        self, config: pytest.Config, adapter: Adapter, test_type: Optional[str], report: native_setup.AdapterReport
+        self,
+        config: pytest.Config,
+        adapter: Adapter,
+        test_type: Optional[str],
+        report: native_setup.AdapterReport,
     ) -> None:
         self.config = config
         self.adapter = adapter
@@ -276,7 +281,9 @@ class Adaptation:
         lines.append(self.native_report.choice.line)
         left_out = adapter.plan.left_out_sources
         if left_out:
-            lines.append(f"oot: configs left out (labels exclude test type '{test_type}'): {', '.join(left_out)}")
+            lines.append(
+                f"oot: configs left out (labels exclude test type '{test_type}'): {', '.join(left_out)}"
+            )
         lines += upstream.header_lines(default_roots(config.option.oot_upstream_root).get("TORCH_ROOT"))
         return lines
 
@@ -303,7 +310,9 @@ class Adaptation:
             if config.option.oot_timeout and config.pluginmanager.hasplugin("timeout"):
                 item.add_marker(pytest.mark.timeout(config.option.oot_timeout))
             kept.append(item)
-        problems = _entry_problems(config, adapter, plain_seen, used) + _unadapted_problems(adapter, generated)
+        problems = _entry_problems(config, adapter, plain_seen, used) + _unadapted_problems(
+            adapter, generated
+        )
         reporting.report_problems(config, problems, strict(config), at_configure=False)
         reporting.report_left_out_classes(config, adapter.left_out_classes)
         if dropped:

@@ -41,7 +41,8 @@ if TYPE_CHECKING:
 # The concerns (pydantic models, ruamel, the supervisor, torch) load in pytest_configure,
 # and not at all when the plugin is inactive (_active).
 
-ADAPTATION = pytest.StashKey["Adaptation"]()  # the run's adapter; absent in a restart-mode controller
+# the run's adapter and its collection hooks; absent in a restart-mode controller
+ADAPTATION: pytest.StashKey[Adaptation] = pytest.StashKey()
 
 
 def _active(config: pytest.Config) -> bool:

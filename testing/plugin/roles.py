@@ -7,18 +7,22 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import pytest
 
-if TYPE_CHECKING:  # the supervisor loads only in --isolate runs
-    from testing.plugin.isolation import WorkerStream
-
 # testing/supervisor/children.py's ENV_FD, spelled out so asking needs no supervisor
-# (test_isolation_unit.py checks they agree).
+# (tests/test_roles.py checks they agree).
 EVENTS_FD = "OOT_EVENTS_FD"
 
-WORKER = pytest.StashKey["WorkerStream"]()  # a spawned or forked worker's event stream
+
+class Worker(Protocol):
+    """What is asked of a worker's event stream here (isolation.WorkerStream)."""
+
+    skip: set[str]  # node ids its predecessors finished
+
+
+WORKER = pytest.StashKey[Worker]()  # a spawned or forked worker's event stream
 
 
 def is_worker(config: pytest.Config) -> bool:
