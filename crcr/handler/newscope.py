@@ -21,6 +21,7 @@ from crcr.upstream.gitcmd import UpstreamError
 from crcr.upstream.scope import Scope, diff_renames, new_in_scope, read_tests, reclassified_into
 from testing.config import edit, hwclass
 from testing.config.errors import ConfigError
+from testing.proposals.diff import render
 
 
 @dataclass(frozen=True)
@@ -193,9 +194,7 @@ def config_diff(scopes: dict[str, Scope], sha: str, configs: tuple[Path, ...], r
         for cfg in naming or ([home] if home else []):
             tests = [f"{c}::{t}" for c, t in scope.new] if cfg == home else []
             after[cfg] = edit.bucket_new(after[cfg], rel, tests, renamed, sha)
-    return "".join(
-        edit.unified(_rel(cfg, repo), texts[cfg], after[cfg]) for cfg in texts if after[cfg] != texts[cfg]
-    )
+    return render((_rel(cfg, repo), texts[cfg], after[cfg]) for cfg in texts)
 
 
 def _names_file(text: str, rel: str) -> bool:

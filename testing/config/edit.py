@@ -16,7 +16,6 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import io
 import json
@@ -198,14 +197,6 @@ def _round_trip(text: str, flips: list, adds: list) -> str:
     out = io.StringIO()
     yaml.dump(raw, out)
     return out.getvalue()
-
-
-# ---------------------------------------------------------------- diffs
-
-
-def unified(name: str, before: str, after: str) -> str:
-    """One config's unified diff, `name` on both sides (applied with `patch -p0` where it is valid)."""
-    return "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True), name, name))
 
 
 # ---------------------------------------------------------------- new in scope: bucket and re-key

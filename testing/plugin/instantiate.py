@@ -17,6 +17,10 @@ Installed once (pytest_configure), before any test module is imported:
   for an op (``supported_ops[].dtypes``) or a test (``edits.dtypes.include``)
   that the OpInfo lacks are added to a per-test copy of the OpInfo.
 
+Where the native adapter runs, torch's own test-reuse API says part of the config first:
+``Adapter.way`` (adapters.py, the one seam between the two adapters) tells these patches what
+it already did.
+
 The device name comes from the backend (privateuse1 name) or the config.
 
 PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
@@ -37,6 +41,7 @@ from typing import Any, Callable, Iterator, Optional
 
 from testing.config.errors import Loc
 from testing.config.modes import Mode
+from testing.plugin.adapters import PATCHES, Generation
 from testing.plugin.plan import FilePlan, Plan
 from testing.plugin.selection import (
     Decision,
@@ -65,9 +70,9 @@ class Adapter:
     _restore: list[Callable[[], None]] = field(default_factory=list)
     _current: Optional[tuple[FilePlan, str, str]] = None
     _file: str = ""  # the file whose tests are being generated (for --oot-only)
-    # The native adapter (testing/plugin/native): torch's own settings do what they can say;
-    # None: the patches do everything.
-    native: Optional[Any] = None
+    # How much torch's own test-reuse API says (adapters.py, the seam between the two
+    # adapters): Patches (nothing) or the native adapter's NativeRuntime.
+    way: Generation = PATCHES
     # global.scope against the checkout (testing/config/hwclass.ScopeReport); None: no scope asked
     hw: Optional[Any] = None
 
@@ -105,15 +110,12 @@ class Adapter:
             file = adapter.file_of(generic_test_class)
             if adapter.out_of_scope(file, generic_test_class.__name__):
                 adapter.seen[file].update(_tests_of(generic_test_class))  # they exist, out of scope
-                if adapter.native is None:  # patched: the class is simply not instantiated
-                    del scope[generic_test_class.__name__]
+                if not adapter.way.leave_out_class(scope, generic_test_class):
                     return None
-                adapter.native.exclude_class(generic_test_class.__name__)  # native: {Class: "*"}
                 return orig_idtt(generic_test_class, scope, except_for=except_for, only_for=only_for, **kw)
-            if adapter.native is not None:
+            if adapter.way.before_class(adapter.plan_for_file(file), generic_test_class):
                 # tests torch's test_exclusions keeps out never reach instantiate_test: seen here
                 adapter.seen[file].update(_tests_of(generic_test_class))
-                adapter.native.before_class(adapter.plan_for_file(file), generic_test_class)
             return orig_idtt(generic_test_class, scope, except_for=except_for, only_for=only_for, **kw)
 
         base.instantiate_test = classmethod(instantiate_test)
@@ -124,8 +126,8 @@ class Adapter:
             lambda: setattr(base, "_get_dtypes", orig_dtypes),
             lambda: setattr(cdt, "instantiate_device_type_tests", orig_idtt),
         ]
-        if self.native is not None and not self.native.install(cdt, self._restore):
-            self.native = None  # the core lacks the API: the patches do everything (said in the report)
+        if not self.way.install(cdt, self._restore):
+            self.way = PATCHES  # the core lacks the API: the patches do everything (said in the report)
 
     def uninstall(self) -> None:
         while self._restore:
@@ -179,7 +181,7 @@ class Adapter:
         fp = self.plan_for_file(file)
         gcls = generic_cls.__name__
         self.seen[file].add((gcls, name))
-        if self.native is None and not should_instantiate(fp, gcls, name):
+        if not self.way.uses_torch_api and not should_instantiate(fp, gcls, name):
             return None  # native: test_exclusions kept it from being instantiated at all
         if self.only is not None and not self.only.may_have(file, gcls, name):
             return None  # not in the change-aware selection: never instantiated
@@ -191,16 +193,15 @@ class Adapter:
         before = set(cls.__dict__)
         self._current = (fp, gcls, name)
         try:
-            runnable = self.native.allowed if self.native is not None else None
             cases = self._model_cases(fp, gcls, name)
-            if cases and self.native is not None:
-                self.native.admit(cases)  # torch's op_allowlist would drop the cases' own OpInfos
+            if cases:
+                self.way.admit(cases)  # torch's op_allowlist would drop the cases' own OpInfos
             with _narrowed(
                 inner,
                 self._op_prefilter(fp),
                 self._module_prefilter(fp),
                 self._widener(fp, gcls, name),
-                runnable,
+                self.way.allowed,
                 cases,
             ) as empty:
                 if empty:
@@ -232,7 +233,7 @@ class Adapter:
     def _op_prefilter(self, fp: FilePlan) -> Callable[[Any], bool]:
         widened = any(r.entry.edits and r.entry.edits.ops and r.entry.edits.ops.include for r in fp.rules)
 
-        native = self.native is not None  # op_allowlist filters instead
+        native = self.way.uses_torch_api  # op_allowlist filters instead
 
         def keep(op) -> bool:
             case = _case_fields(op)
@@ -374,9 +375,7 @@ class Adapter:
         if d is None:
             delattr(cls, attr)
             return
-        native_xfail = False
-        if self.native is not None:
-            d, native_xfail = self.native.layer(fn, d, v)
+        d, native_xfail = self.way.layer(fn, d, v)
         setattr(cls, attr, wrap_generated(fn, kwargs, d, self.device_type, v, not native_xfail))
 
 

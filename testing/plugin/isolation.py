@@ -27,7 +27,7 @@ from typing import Optional
 
 import pytest
 
-from testing.plugin import roles
+from testing.plugin import registry, reporting, roles
 from testing.supervisor import forksafety, supervisor, zygote
 from testing.supervisor.children import Spawned, inherited_events_fd, tail
 from testing.supervisor.events import Payload, Writer
@@ -57,7 +57,7 @@ def is_controller(config: pytest.Config) -> bool:
     """The restart-mode process that collects nothing (decided before configuration)."""
     return (
         bool(config.option.oot_isolate)
-        and not os.environ.get("OOT_EVENTS_FD")
+        and not os.environ.get(roles.EVENTS_FD)
         and not is_worker(config)
         and _mode(config) == "restart"
     )
@@ -80,12 +80,7 @@ def configure(config: pytest.Config) -> None:
 
 def configure_controller(config: pytest.Config) -> None:
     policy = _register_policy(config)
-    config.pluginmanager.register(Controller(config, policy), "oot-controller")
-
-
-def skip_collection(session: pytest.Session) -> bool:
-    session.items = []
-    return True
+    registry.register(config, Controller(config, policy), "oot-controller")
 
 
 # ---------------------------------------------------------------- worker side
@@ -100,8 +95,6 @@ class WorkerStream(ChildStream):
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.plan(session.items)
-        from testing.plugin import reporting
-
         # the controller configured nothing: the adapter/provenance/scope listings and the config
         # problems are ours to send
         self.send(
@@ -125,13 +118,7 @@ def _configure_worker(config: pytest.Config, fd: int) -> None:
     config.stash[roles.WORKER] = stream
     config.workerinput = {"oot_worker": True}  # junitxml & friends: only the supervising process writes
     config.option.continue_on_collection_errors = True  # one file's ImportError must not stop the others
-    config.pluginmanager.register(stream, "oot-worker")
-
-
-def worker_filter(config: pytest.Config, items: list) -> None:
-    stream = config.stash.get(roles.WORKER, None)
-    if stream is not None and stream.skip:
-        items[:] = [i for i in items if i.nodeid not in stream.skip]
+    registry.register(config, stream, "oot-worker")
 
 
 # ---------------------------------------------------------------- supervising side
@@ -161,7 +148,7 @@ class ExitPolicy:
 def _register_policy(config: pytest.Config) -> ExitPolicy:
     policy = ExitPolicy()
     config.stash[_POLICY] = policy
-    config.pluginmanager.register(policy, "oot-isolation-exit")
+    registry.register(config, policy, "oot-isolation-exit")
     return policy
 
 
@@ -189,8 +176,6 @@ class Restarter:
 
     def _data(self, data: dict) -> None:
         if "sections" in data:
-            from testing.plugin import reporting
-
             reporting.receive_sections(self.config, data["sections"])
             reporting.receive_problems(self.config, data.get("problems", []))
 
@@ -219,6 +204,15 @@ class Controller:
 
     def __init__(self, config: pytest.Config, policy: ExitPolicy) -> None:
         self.restarter = Restarter(config, policy, collected_here=False)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection(self, session: pytest.Session) -> bool:
+        """The workers collect; this process collects nothing."""
+        session.items = []
+        return True
+
+    def pytest_report_header(self) -> list[str]:
+        return ["oot: isolated controller (tests run in a worker process)"]
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:

@@ -1,14 +1,12 @@
-"""Promotion report: xfail tests that passed, as JSON plus a ready-to-apply YAML diff.
+"""Promotion report (``--oot-promotion PATH``): xfail tests that passed, as JSON plus a
+ready-to-apply YAML diff.
 
-For each config entry whose every variant in this run passed, the diff flips
-its mode to mandatory_success (and drops the reason). When only some variants
-passed, it adds one exact-variant entry per passing variant instead; an exact
-variant name is more specific than the entry, so it takes precedence.
-
-The edits are the config contract's text edits (testing/config/edit.py:
-only the changed lines differ, whatever the file's indentation and comments).
-Paths in the diff are relative to where
-pytest ran: ``patch -p0 < PATH.diff`` applies there.
+Registered by plugin.py only with the option and only where the run's results are written
+(the supervising process under --isolate), next to reporting's Recorder, whose summary it
+reads. Which edits the candidates propose and the diff they are shown as are the proposals'
+(testing/proposals: promotions.py, diff.py), shared with the skip audit, crcr's warehouse
+and tools/select. Paths in the diff are relative to where pytest ran: ``patch -p0 <
+PATH.diff`` applies there.
 
 PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
@@ -16,81 +14,31 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 from __future__ import annotations
 
 import os
-from collections import defaultdict
-from typing import Any
 
-from testing.config import edit
-from testing.config.load import parse_yaml
+import pytest
+
 from testing.config.paths import default_roots
 from testing.plugin.plan import load_plan
+from testing.plugin.reporting import Recorder
+from testing.proposals.diff import config_diff
+from testing.proposals.promotions import plan_changes
 from testing.results.atomic import write_json, write_text
 
-PASSING = ("xpassed", "xpassed_strict")
+NAME = "oot-promotion"
 
 
-def plan_changes(summary: dict, locate_file) -> dict[str, list[tuple[str, int, str, str]]]:
-    """config path -> [(action, line, class::variant, nodeid)]; action 'flip' or 'add'."""
-    by_rule: dict[str, list[dict]] = defaultdict(list)
-    for t in summary["tests"]:
-        if t.get("rule"):
-            by_rule[t["rule"]].append(t)
-    changes: dict[str, list] = defaultdict(list)
-    for t in summary["tests"]:
-        if t["outcome"] not in PASSING:
-            continue
-        name = f"{t.get('class', '')}::{t.get('variant', t['nodeid'].split('::')[-1])}"
-        if t.get("rule"):
-            path, line = t["rule"].rsplit(":", 1)
-            siblings = by_rule[t["rule"]]
-            action = "flip" if all(s["outcome"] in PASSING for s in siblings) else "add"
-            changes[path].append((action, int(line), name, t["nodeid"]))
-        else:
-            where = locate_file(t["nodeid"])
-            if where:
-                changes[where[0]].append(("add", where[1], name, t["nodeid"]))
-    return changes
+class Promotion:
+    """Writes the report when the session ends, from the Recorder's summary and plan."""
+
+    def __init__(self, config: pytest.Config, recorder: Recorder) -> None:
+        self.config = config
+        self.recorder = recorder
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        write(self.config.option.oot_promotion, self.recorder.summary(), self.config, self.recorder.plan)
 
 
-def _apply(path: str, edits: list[tuple[str, int, str, str]]) -> tuple[str, str]:
-    """(before, after) text of one config with the edits made; the file itself is not written."""
-    with open(path, encoding="utf-8") as f:
-        before = f.read()
-    raw = parse_yaml(before, path)
-    flips: dict[int, Any] = {}
-    adds: dict[int, tuple[Any, list[str]]] = {}
-    for action, line, name, _ in edits:
-        entry = edit.entry_at(raw, line) if action == "flip" else None
-        if entry is not None:
-            flips[line] = entry
-            continue
-        fe = edit.file_entry_at(raw, line)
-        if fe is None:  # the rule line: add next to its file entry
-            fe = next((f for f in edit.file_entries(raw) if edit.holds_entry_at(f, line)), None)
-        if fe is not None:
-            names = adds.setdefault(id(fe), (fe, []))[1]
-            if name not in names:
-                names.append(name)
-    return before, edit.promote(before, list(flips.values()), list(adds.values()))
-
-
-def diff_path(cfg_path: str, invocation_dir: str) -> str:
-    """The config's path as `patch -p0` run in `invocation_dir` finds it."""
-    return os.path.relpath(os.path.join(invocation_dir, cfg_path), invocation_dir)
-
-
-def config_diff(changes: dict[str, list[tuple[str, int, str, str]]], here: str) -> str:
-    """The unified diff of ``changes`` (plan_changes) to the configs, paths relative to ``here``
-    (also used by crcr's results warehouse for candidates that passed K runs in a row)."""
-    diff: list[str] = []
-    for cfg_path, edits in sorted(changes.items()):
-        before, after = _apply(os.path.join(here, cfg_path), edits)
-        # relative to where pytest ran, so `patch -p0 < PATH.diff` applies from there
-        name = diff_path(cfg_path, here)
-        diff.append(edit.unified(name, before, after))
-    return "".join(diff)
-
-
-def write(path: str, summary: dict, config, plan=None) -> None:
+def write(path: str, summary: dict, config: pytest.Config, plan=None) -> None:
     """`plan`: the run's own; None in an isolating controller, which has read no config yet."""
     if plan is None:
         plan = load_plan(list(config.option.oot_configs), default_roots(config.option.oot_upstream_root))

@@ -11,15 +11,18 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 import pytest
+from _pytest.junitxml import xml_key  # the one internal: junitxml's object, for testsuite properties
 
-from testing.plugin import roles
+from testing.plugin import registry, roles
 from testing.plugin.problems import Problem, strict_report, warnings_of
+from testing.plugin.provenance import Provenance
 from testing.plugin.selection import Decision, Variant, marks_for
 from testing.results import models
 from testing.results.atomic import write_json
@@ -170,7 +173,7 @@ def keep_outcome_in_junit(item: pytest.Item, report: pytest.TestReport) -> None:
 
 
 class Recorder:
-    """Collects every report; writes the summary and the promotion report at the end."""
+    """Collects every report; writes the summary at the end (promotion.py reads it too)."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
@@ -217,10 +220,6 @@ class Recorder:
         opt = self.config.option
         if opt.oot_summary:
             write_json(opt.oot_summary, summary)
-        if opt.oot_promotion:
-            from testing.plugin import promotion  # ruamel and the config loader: only for this report
-
-            promotion.write(opt.oot_promotion, summary, self.config, self.plan)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         summary = self.summary()
@@ -247,8 +246,6 @@ class Recorder:
                     f"  {row['way']:8} {row['setting']:26} {row['rule']}: {row['what']}: {row['why']}"
                 )
         if "provenance" in summary:
-            from testing.plugin.provenance import Provenance
-
             tr.write_line(Provenance.from_json(summary["provenance"]).line())
         if "scope" in summary:
             tr.write_line(summary["scope"]["line"])
@@ -263,17 +260,18 @@ class Recorder:
 
 def _junit_model_properties(config: pytest.Config, summary: dict) -> None:
     """Per-model counts as JUnit testsuite properties (model.<name>: the report line)."""
-    from _pytest.junitxml import xml_key
-
     xml = config.stash.get(xml_key, None)
     for m in models.from_summary(summary) if xml is not None else ():
         xml.add_global_property(f"model.{m.model}", m.line())
 
 
-def configure(config: pytest.Config) -> None:
+def configure(config: pytest.Config) -> Optional[Recorder]:
+    """The Recorder, registered where the run's results are written (not in a worker)."""
     if roles.is_worker(config):
-        return
-    config.pluginmanager.register(Recorder(config), RECORDER)
+        return None
+    recorder = Recorder(config)
+    registry.register(config, recorder, RECORDER)
+    return recorder
 
 
 # What this process configured for the report's listings (kept in every process, workers too,
@@ -403,8 +401,6 @@ def report_left_out_classes(config: pytest.Config, left_out: dict[str, list[str]
         recorder.left_out_classes.update({f: sorted(set(c)) for f, c in left_out.items()})
     tr = config.pluginmanager.get_plugin("terminalreporter")
     if tr is not None:
-        import os
-
         for file, classes in sorted(left_out.items()):
             tr.write_line(
                 f"oot: device classes left out of {os.path.basename(file)}: {', '.join(sorted(set(classes)))}"

@@ -5,8 +5,8 @@ removing those that now pass.
         --config configs/spyre/op_consistency.yaml -o out/skip-audit.json [--upstream-root PATH] [FILE ...]
 
 Each config with ``mode: skip`` entries is copied to a temp dir with those entries flipped
-to mandatory_success (the config contract's comment-preserving promotion edit,
-testing/config/edit.py), and one ``pytest --isolate`` runs them (a skip is often there
+to mandatory_success (the proposals' flip, testing/proposals/diff.py, through the config
+contract's comment-preserving promotion edit), and one ``pytest --isolate`` runs them (a skip is often there
 because the test crashes). An entry all of whose variants passed (at least one) is a
 removal candidate: ``OUT.diff`` flips it in the real config, through the same edit as the
 xfail_strict promotion, and ``OUT`` (JSON) lists every entry with its variants' outcomes.
@@ -16,6 +16,7 @@ The nightly workflow's ``skip-audit`` job runs it.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import subprocess
@@ -31,6 +32,7 @@ from testing.config.errors import ConfigError
 from testing.config.modes import Mode
 from testing.config.paths import default_roots
 from testing.plugin.plan import load_plan
+from testing.proposals import diff
 from testing.results.atomic import write_json, write_text
 from testing.results.cliargs import Parser
 
@@ -57,8 +59,7 @@ def _entry_lines(text: str) -> list[list[int]]:
 def flipped(path: str, lines: list[int]) -> tuple[str, str, dict[int, int]]:
     """(before, after, original line -> line in `after`) with those entries made mandatory."""
     before = open(path, encoding="utf-8").read()
-    raw = YAML(typ="rt").load(before)
-    after = edit.promote(before, [edit.entry_at(raw, line) for line in lines], [])
+    after = diff.flip(before, lines, path)
     moved = {
         old: new
         for olds, news in zip(_entry_lines(before), _entry_lines(after))
@@ -127,23 +128,17 @@ def run_audit(
 
 
 def _glob(path: str) -> list[str]:
-    import glob
-
     return sorted(glob.glob(path))
 
 
 def write_report(out: str, audit: dict) -> str:
     """OUT (JSON) and OUT.diff; returns the diff text."""
-    diff = []
+    configs = []
     for cfg, before in sorted(audit["texts"].items()):
         lines = [e["line"] for e in audit["entries"] if e["config"] == cfg and e["remove"]]
-        if not lines:
-            continue
-        raw = YAML(typ="rt").load(before)
-        after = edit.promote(before, [edit.entry_at(raw, line) for line in lines], [])
-        name = os.path.relpath(cfg)
-        diff.append(edit.unified(name, before, after))
-    text = "".join(diff)
+        if lines:
+            configs.append((os.path.relpath(cfg), before, diff.flip(before, lines, cfg)))
+    text = diff.render(configs)
     write_text(out + ".diff", text)
     write_json(out, {"version": 1, "entries": audit["entries"], "diff": out + ".diff"})
     return text

@@ -6,7 +6,7 @@ import subprocess
 import textwrap
 
 from testing.config.runs import PLUGIN, PytestCommand
-from testing.tests.conftest import REPO_ROOT, subprocess_environ
+from testing.plugin.tests.helpers import REPO_ROOT, subprocess_environ
 
 SPYRE_SUITE = """
 import os

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from testing.tests.conftest import REPO_ROOT
+from testing.plugin.tests.helpers import REPO_ROOT
 from testing.tests.spyre_helpers import run_plugin
 
 HERE = os.path.join(REPO_ROOT, "testing", "tests", "model_ops")

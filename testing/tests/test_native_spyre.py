@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 from testing.config.features import suite_configs
-from testing.tests.conftest import REPO_ROOT
-from testing.tests.native_helpers import outcomes, run_adapter
+from testing.plugin.tests.helpers import REPO_ROOT
+from testing.plugin.tests.native_helpers import outcomes, run_adapter
 
 CONFIGS = suite_configs(Path(REPO_ROOT) / "configs" / "spyre")
 

@@ -86,7 +86,7 @@ def test_wheel_holds_the_plugin_and_its_schema_only():
     # package __init__.
     expected = {
         f"{PACKAGE}/{pkg}/{f.name}"
-        for pkg in ("changes", "config", "plugin", "plugin/native", "supervisor")
+        for pkg in ("changes", "config", "plugin", "plugin/native", "proposals", "supervisor")
         for f in Path("testing", pkg).glob("*.py")
     }
     assert f"{PACKAGE}/plugin/plugin.py" in expected and code == expected, sorted(code ^ expected)

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from testing.tests.conftest import REPO_ROOT
+from testing.plugin.tests.helpers import REPO_ROOT
 from testing.tests.spyre_helpers import outcomes, run
 
 

@@ -92,6 +92,10 @@ def op_overrides(native: NativePlan) -> dict[str, list]:
 
 @dataclass
 class NativeRuntime:
+    """The native way of testing/plugin/adapters.py's Generation (the seam the patches ask)."""
+
+    uses_torch_api = True  # not a field: the Generation protocol's flag
+
     native: NativePlan
     device_type: str
     base: Any = None
@@ -141,7 +145,7 @@ class NativeRuntime:
             op_allowlist=allow, op_overrides=self.overrides, test_exclusions=test_exclusions
         )
 
-    def before_class(self, fp, generic_cls) -> None:
+    def before_class(self, fp, generic_cls) -> bool:
         """Right before torch instantiates this class: its exclusions, the rest unchanged."""
         cls = generic_cls.__name__
         tests = [n for n in generic_cls.__dict__ if n.startswith("test")]
@@ -150,6 +154,7 @@ class NativeRuntime:
         value = by_dtype if by_dtype and not out else out
         self.exclusions[cls] = value
         self.configure({cls: value} if value else {})
+        return True  # the excluded tests never reach instantiate_test
 
     def _by_dtype(self, fp, generic_cls, tests: list, whole) -> dict:
         """{test: {"dtypes": [...]}} where the core's dtype-level form says our decision; each
@@ -170,10 +175,13 @@ class NativeRuntime:
                 out[test] = {"dtypes": [getattr(torch, d) for d in dtypes if hasattr(torch, d)]}
         return out
 
-    def exclude_class(self, name: str) -> None:
-        """A whole class out of the run's scope (global.scope): test_exclusions {name: "*"}."""
+    def leave_out_class(self, scope: dict, generic_cls) -> bool:
+        """A whole class out of the run's scope (global.scope): test_exclusions {name: "*"};
+        torch still instantiates the class, with none of its tests."""
+        name = generic_cls.__name__
         self.exclusions[name] = "*"
         self.configure({name: "*"})
+        return True
 
     def allowed(self, op) -> bool:
         return self._allow is None or op.full_name in self._allow

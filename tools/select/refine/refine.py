@@ -8,7 +8,6 @@ comments stay), render the diff, write only on request.
 
 from __future__ import annotations
 
-import difflib
 import math
 import os
 import textwrap
@@ -21,6 +20,7 @@ from testing.config import edit
 from testing.config.errors import ConfigError
 from testing.config.load import read_yaml
 from testing.config.modes import Mode
+from testing.proposals.diff import unified
 from testing.results.atomic import write_text
 from tools.select.common import yamlio
 from tools.select.common.errors import SelectError
@@ -237,7 +237,5 @@ def refine(
         new = edit.dump(doc)
         if new != old:
             texts[path] = new
-            diffs[path] = "".join(
-                difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}")
-            )
+            diffs[path] = unified(f"a/{path}", old, new, f"b/{path}")
     return Refinement(proposals, unmatched, diffs, texts)

@@ -7,8 +7,8 @@ import subprocess
 import sys
 import textwrap
 
-from testing.tests.conftest import REPO_ROOT, subprocess_environ
-from testing.tests.native_helpers import outcomes, run_adapter, suite
+from testing.plugin.tests.helpers import REPO_ROOT, subprocess_environ
+from testing.plugin.tests.native_helpers import outcomes, run_adapter, suite
 
 FIXTURE = os.path.join(REPO_ROOT, "crcr", "upstream", "fixture", "base")
 

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import textwrap
 
-from testing.tests.conftest import subprocess_environ
+from testing.plugin.tests.helpers import subprocess_environ
 
 LIGHT_FILE = """
 import torch

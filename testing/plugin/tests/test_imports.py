@@ -3,7 +3,7 @@
 import ast
 from pathlib import Path
 
-PLUGIN = Path(__file__).resolve().parents[1] / "plugin"
+PLUGIN = Path(__file__).resolve().parents[1]
 
 
 def imports_of(path: Path) -> set[str]:

@@ -3,7 +3,7 @@
 
 import pytest
 
-from testing.tests.isolation_helpers import EXPECTED, SUITE, outcomes, run
+from testing.plugin.tests.isolation_helpers import EXPECTED, SUITE, outcomes, run
 
 
 def test_a_python_thread_in_the_zygote_falls_back_to_fresh_workers(tmp_path):

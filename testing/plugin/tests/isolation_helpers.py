@@ -8,7 +8,7 @@ import textwrap
 import xml.etree.ElementTree as ET
 
 from testing.config.runs import PLUGIN, PytestCommand
-from testing.tests.conftest import subprocess_environ
+from testing.plugin.tests.helpers import subprocess_environ
 
 SUITE = """
 import os, pathlib, signal

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from testing.tests.conftest import PLUGIN
+from testing.plugin.tests.helpers import PLUGIN
 
 DEVICE_TESTS = """
 import torch

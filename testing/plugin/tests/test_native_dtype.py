@@ -6,8 +6,8 @@ import textwrap
 
 import pytest
 
-from testing.tests.native_helpers import both as _both
-from testing.tests.native_helpers import outcomes, suite
+from testing.plugin.tests.native_helpers import both as _both
+from testing.plugin.tests.native_helpers import outcomes, suite
 
 DTYPE_SKIP = """
 test_suite_config:
@@ -35,7 +35,7 @@ def test_dtype_level_skip_native_where_the_core_has_the_form(tmp_path, core):
     adapters give the same ids, buckets and outcomes either way."""
     cfg = tmp_path / "dtype.yaml"
     cfg.write_text(textwrap.dedent(DTYPE_SKIP))
-    shim = ("-p", "testing.tests.main_core_shim") if core == "main" else ()
+    shim = ("-p", "testing.plugin.tests.main_core_shim") if core == "main" else ()
     native, patch = _both(tmp_path, [cfg], [suite("test_tensor_basics.py")], *shim)
     assert outcomes(native) == outcomes(patch)
     got = outcomes(native)

@@ -6,7 +6,7 @@ import os
 import subprocess
 
 from testing.config import runs
-from testing.tests.conftest import REPO_ROOT, subprocess_environ
+from testing.plugin.tests.helpers import REPO_ROOT, subprocess_environ
 
 
 def run_adapter(tmp_path, adapter, configs, files, *extra, env=None, roots=()):

@@ -7,9 +7,9 @@ import textwrap
 
 import pytest
 
-from testing.tests.conftest import REPO_ROOT
-from testing.tests.native_helpers import both as _both
-from testing.tests.native_helpers import outcomes, run_adapter, suite
+from testing.plugin.tests.helpers import REPO_ROOT
+from testing.plugin.tests.native_helpers import both as _both
+from testing.plugin.tests.native_helpers import outcomes, run_adapter, suite
 
 FIXTURE_TESTS = os.path.join(REPO_ROOT, "crcr", "upstream", "fixture", "base", "test")
 

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from testing.tests.conftest import PLUGIN
+from testing.plugin.tests.helpers import PLUGIN
 
 
 def buckets_config(write_yaml, suite: str, extra: str = "") -> str:

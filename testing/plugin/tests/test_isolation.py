@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from testing.tests.isolation_helpers import EXPECTED, junit, outcomes, run, summary
+from testing.plugin.tests.isolation_helpers import EXPECTED, junit, outcomes, run, summary
 
 
 def test_fork_and_restart_modes_give_identical_results(tmp_path):

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from testing.tests.conftest import PLUGIN
+from testing.plugin.tests.helpers import PLUGIN
 
 DEVICE_TESTS = """
 from torch.testing._internal.common_device_type import instantiate_device_type_tests

@@ -1,7 +1,7 @@
-"""Shared fixtures: config files written into tmp dirs, an upstream-style fake test file."""
+"""Shared fixtures of the plugin's tests: config files written into tmp dirs, an upstream-style
+fake test file (the constants and the subprocess environment: helpers.py)."""
 
 import os
-import sys
 import textwrap
 
 import pytest
@@ -12,29 +12,9 @@ import torch.testing._internal.common_device_type  # noqa: F401,E402
 import torch.testing._internal.common_methods_invocations  # noqa: F401,E402
 import torch.testing._internal.common_modules  # noqa: F401,E402
 
+from testing.plugin.tests.helpers import REPO_ROOT
+
 pytest_plugins = ["pytester"]
-
-# The plugin as the pytester runs load it: unknown marks are errors (every mark it adds is registered).
-PLUGIN = (
-    "-p",
-    "testing.plugin",
-    "-p",
-    "no:cacheprovider",
-    "-W",
-    "error::pytest.PytestUnknownMarkWarning",
-    "-W",
-    "ignore::pytest.PytestAssertRewriteWarning",
-)
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def subprocess_environ(*import_roots: str, **variables: str) -> dict:
-    """os.environ for a python subprocess that imports this repository (testing.plugin and
-    `import_roots`) and everything this interpreter can, plus `variables`."""
-    paths = [REPO_ROOT, *import_roots, *sys.path]
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p), **variables)
-
 
 # An upstream-style device-generic test file, used as the "suite" in acceptance tests.
 FAKE_SUITE = """

@@ -1,32 +1,8 @@
-"""promotion.py: which config edits a run proposes."""
+"""diff.py: proposed edits made on a config's text (only the changed lines differ), diff paths."""
 
 import difflib
 
-from testing.plugin.promotion import _apply, diff_path, plan_changes
-
-
-def t(nodeid, outcome, rule=None, cls="T", variant=None):
-    return {"nodeid": nodeid, "outcome": outcome, "rule": rule, "class": cls, "variant": variant or nodeid}
-
-
-def test_flip_when_every_variant_passed_else_add_exact_variants():
-    summary = {
-        "tests": [
-            t("a1", "xpassed", "c.yaml:5"),
-            t("a2", "xpassed_strict", "c.yaml:5"),
-            t("b1", "xpassed", "c.yaml:9"),
-            t("b2", "xfailed", "c.yaml:9"),
-            t("u1", "xpassed"),
-            t("p", "passed", "c.yaml:3"),
-        ]
-    }
-    changes = plan_changes(summary, lambda nodeid: ("c.yaml", 2))
-    assert sorted(changes["c.yaml"]) == [
-        ("add", 2, "T::u1", "u1"),
-        ("add", 9, "T::b1", "b1"),
-        ("flip", 5, "T::a1", "a1"),
-        ("flip", 5, "T::a2", "a2"),
-    ]
+from testing.proposals.diff import apply_edits, diff_path, flip, render, unified
 
 
 def test_apply_edits_yaml(tmp_path):
@@ -43,7 +19,7 @@ def test_apply_edits_yaml(tmp_path):
         "          mode: xfail\n"
         "          reason: flaky numerics\n"
     )
-    before, after = _apply(str(cfg), [("flip", 5, "T::a_x", "n"), ("add", 8, "T::b_x", "m")])
+    before, after = apply_edits(str(cfg), [("flip", 5, "T::a_x", "n"), ("add", 8, "T::b_x", "m")])
     assert after == (
         "test_suite_config:\n"
         "  files:\n"
@@ -88,7 +64,7 @@ test_suite_config:
 def test_only_changed_lines_differ_in_a_file_indented_its_own_way(tmp_path):
     cfg = tmp_path / "spyre.yaml"
     cfg.write_text(SPYRE_STYLE)
-    before, after = _apply(
+    before, after = apply_edits(
         str(cfg),
         [
             ("flip", 8, "TestUnaryUfuncs::test_abs_zero_cpu_float32", "n"),
@@ -119,7 +95,7 @@ def test_flow_style_falls_back_to_a_round_trip(tmp_path):
     cfg.write_text(
         "test_suite_config:\n  files:\n    - path: t.py\n      tests: [{names: T::a, mode: xfail, reason: r}]\n"
     )
-    _, after = _apply(str(cfg), [("flip", 4, "T::a_x", "n")])
+    _, after = apply_edits(str(cfg), [("flip", 4, "T::a_x", "n")])
     assert (
         "mode: mandatory_success" in after
         and "reason" not in after
@@ -131,3 +107,17 @@ def test_diff_paths_are_relative_to_where_pytest_ran(tmp_path):
     assert diff_path(str(tmp_path / "configs" / "c.yaml"), str(tmp_path)) == "configs/c.yaml"
     assert diff_path("configs/c.yaml", str(tmp_path)) == "configs/c.yaml"
     assert diff_path(str(tmp_path / "c.yaml"), str(tmp_path / "sub")) == "../c.yaml"
+
+
+def test_render_names_only_changed_configs_and_unified_takes_git_labels():
+    assert render([("same.yaml", "a: 1\n", "a: 1\n")]) == ""
+    assert render([("c.yaml", "a: 1\n", "a: 2\n")]) == "--- c.yaml\n+++ c.yaml\n@@ -1 +1 @@\n-a: 1\n+a: 2\n"
+    labelled = unified("a/c.yaml", "a: 1\n", "a: 2\n", "b/c.yaml")
+    assert labelled.startswith("--- a/c.yaml\n+++ b/c.yaml\n")
+
+
+def test_flip_makes_the_entries_at_those_lines_mandatory():
+    text = "test_suite_config:\n  files:\n    - path: t.py\n      tests:\n        - names: T::a\n          mode: skip\n          reason: crashed  # keep\n"
+    assert flip(text, [5]) == (
+        "test_suite_config:\n  files:\n    - path: t.py\n      tests:\n        - names: T::a\n          mode: mandatory_success\n"
+    )

@@ -6,7 +6,7 @@ import subprocess
 import sys
 import textwrap
 
-from testing.tests.conftest import REPO_ROOT, subprocess_environ
+from testing.plugin.tests.helpers import REPO_ROOT, subprocess_environ
 
 SUITE = """
 import torch
