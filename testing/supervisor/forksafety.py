@@ -67,15 +67,11 @@ def probe(forbidden: Sequence[str] = ()) -> Probe:
     """This process, now; ``forbidden``: packages that must not be imported yet."""
     main = threading.main_thread()
     others = tuple(t.name for t in threading.enumerate() if t is not main and t.is_alive())
-    return Probe(
-        sys.platform, hasattr(os, "fork"), others, _initialised_accelerators(), _imported(forbidden)
-    )
+    return Probe(sys.platform, hasattr(os, "fork"), others, _initialised_accelerators(), _imported(forbidden))
 
 
 def _imported(packages: Sequence[str]) -> tuple[str, ...]:
-    return tuple(
-        sorted(m for m in sys.modules for p in packages if m == p or m.startswith(p + "."))
-    )
+    return tuple(sorted(m for m in sys.modules for p in packages if m == p or m.startswith(p + ".")))
 
 
 def _initialised_accelerators() -> tuple[str, ...]:

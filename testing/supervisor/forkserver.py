@@ -24,6 +24,8 @@ the caller's fields and ``"log"``, where the fork's output goes) is answered ``{
 when the fork starts (its process group) and ``{"exit": code, "cpu": s, "layer": how,
 "why": problem}`` when it ends; ``how``: ``new`` or ``reused`` layer, else ``""`` with
 ``why`` the layer's problem (no layering: both empty).
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations
@@ -288,7 +290,9 @@ class Client:
             self.close()
             return None
         cpu = float(done.get("cpu") or 0.0)
-        return Done(done.get("exit", -9), timed_out, cpu, str(done.get("layer") or ""), str(done.get("why") or ""))
+        return Done(
+            done.get("exit", -9), timed_out, cpu, str(done.get("layer") or ""), str(done.get("why") or "")
+        )
 
     def close(self) -> None:
         if self.proc is None:
