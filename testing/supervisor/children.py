@@ -1,5 +1,5 @@
 """The two kinds of child a supervisor runs: a fork of this process, or a fresh interpreter;
-and stopping a child's whole process group (``stop_group``).
+and stopping a child's whole process group (``stop_group``, ``stop_process_group``).
 
 Both hand the supervisor the read end of a pipe carrying the child's events
 and a log of its output (the tail goes into crash reports).
@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import traceback
 from typing import Callable, Optional, Union
 
@@ -34,26 +35,34 @@ def tail(path: Optional[str], lines: int = 15) -> str:
 class Forked:
     """``run(fd)`` in a fork of this process, its stdout/stderr appended to ``log_path``.
 
-    The child never returns into the caller: it leaves with ``os._exit`` (no atexit
-    handlers, no buffered files of the parent flushed twice)."""
+    The one way anything here forks: the pytest zygote's children and the fork server's
+    (forkserver.py). The child has its own process group, so killing the group ends
+    whatever it started too. It never returns into the caller: it leaves with ``os._exit``
+    (no atexit handlers, no buffered files of the parent flushed twice). ``as_fresh``: the
+    child starts as a fresh interpreter would (stdin from /dev/null, SIGINT and SIGTERM as
+    Python sets them, the log written anew), for forks that stand in for a new process."""
 
-    def __init__(self, run: Callable[[int], int], log_path: str) -> None:
+    def __init__(self, run: Callable[[int], int], log_path: str, as_fresh: bool = False) -> None:
         self.log_path = log_path
+        self.cpu = 0.0  # the child's CPU seconds, once it is reaped
         self.fd, w = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
         self.pid = os.fork()
         if self.pid == 0:
-            self._child(run, w)
+            self._child(run, w, as_fresh)
         os.close(w)
         self._status: Optional[int] = None
 
-    def _child(self, run: Callable[[int], int], w: int) -> None:
+    def _child(self, run: Callable[[int], int], w: int, as_fresh: bool) -> None:
         code = CHILD_FAILED
         try:
             os.setpgid(0, 0)  # the watchdog kills the test's own subprocesses with it
             os.close(self.fd)
-            log = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            if as_fresh:
+                _as_fresh_interpreter()
+            flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if as_fresh else os.O_APPEND)
+            log = os.open(self.log_path, flags, 0o644)
             os.dup2(log, 1)
             os.dup2(log, 2)
             os.close(log)
@@ -70,21 +79,23 @@ class Forked:
                     pass
             os._exit(code)
 
-    def poll(self) -> Optional[int]:
+    def _reap(self, flags: int) -> Optional[int]:
         if self._status is None:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            pid, status, usage = os.wait4(self.pid, flags)
             if pid:
                 self._status = os.waitstatus_to_exitcode(status)
+                self.cpu = usage.ru_utime + usage.ru_stime
         return self._status
 
+    def poll(self) -> Optional[int]:
+        return self._reap(os.WNOHANG)
+
     def wait(self) -> int:
-        if self._status is None:
-            _, status = os.waitpid(self.pid, 0)
-            self._status = os.waitstatus_to_exitcode(status)
+        status = self._reap(0)
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
-        return self._status
+        return status
 
     def kill(self) -> None:
         for target in (
@@ -99,6 +110,15 @@ class Forked:
 
     def tail(self, lines: int = 15) -> str:
         return tail(self.log_path, lines)
+
+
+def _as_fresh_interpreter() -> None:
+    """In a fork: stdin and the signals a new `python` process starts with."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
 
 
 class Spawned:
@@ -178,6 +198,23 @@ def stop_group(proc: subprocess.Popen, grace: float, first: int = signal.SIGTERM
         except subprocess.TimeoutExpired:
             continue
     return proc.wait()
+
+
+def stop_process_group(pgid: int, grace: float = 10.0) -> None:
+    """Stop a process group that is not our child's Popen (a fork server's run): SIGTERM,
+    `grace` seconds for it to end, then SIGKILL; returns once the group is gone or killed."""
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 0.0)):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            return
+        end = time.monotonic() + wait
+        while time.monotonic() < end:
+            try:
+                os.killpg(pgid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.1)
 
 
 def inherited_events_fd(environ=os.environ) -> Optional[int]:

@@ -1,7 +1,9 @@
-"""When a pre-imported process may be forked, and how the zygote keeps that true.
+"""The one fork-safety rule: when a pre-imported process may be forked, and how it stays so.
 
-A forked child has only the forking thread. Fork is unsafe (the child would
-hang or misbehave) when, in the zygote:
+Every process here that forks pre-imported children asks this module first: the
+pytest zygote (zygote.py, ``--isolate``) and the fork server (forkserver.py, the
+handler's warm interpreter). A forked child has only the forking thread. Fork is
+unsafe (the child would hang or misbehave) when, in the forking process:
   * the platform's libraries do not survive fork (macOS: Objective-C runtime,
     Accelerate) or there is no fork (Windows);
   * Python threads other than the main one are running (their locks are held
@@ -10,7 +12,11 @@ hang or misbehave) when, in the zygote:
     fork"), or a privateuse1 backend says so through ``_is_in_bad_fork()``;
   * torch's intra-op pool (OpenMP) has run a parallel region: the child's next
     parallel op waits forever for threads that did not survive fork (measured
-    with the pinned torch 2.13.0+cpu).
+    with the pinned torch 2.13.0+cpu);
+  * a package its caller must import after the fork is imported already (the
+    warm interpreter's ``torch``: each run puts its own core overlay of torch's
+    Python files first on ``sys.path``, so torch imported before the fork would
+    be the wrong one). Which packages is the caller's to say (``forbidden``).
 The zygote prevents the last one by pinning torch to one intra-op thread until
 it forks (``pin_torch_threads``; each child restores the setting), and checks
 it in every child (``canary``) in case torch ran parallel work before the pin.
@@ -26,7 +32,7 @@ import signal
 import sys
 import threading
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Sequence
 
 CANARY_FAILED = 75  # a child found itself unable to run torch work: fork is unsafe here
 CANARY_SECONDS = 10  # a parallel op that has not returned by then never will
@@ -38,6 +44,7 @@ class Probe:
     has_fork: bool
     python_threads: tuple[str, ...]  # names of live threads other than the main one
     accelerators: tuple[str, ...]  # initialised runtimes that do not survive fork
+    imported: tuple[str, ...] = ()  # modules of packages that must be imported after the fork
 
 
 def hazards(p: Probe) -> list[str]:
@@ -51,13 +58,20 @@ def hazards(p: Probe) -> list[str]:
         found.append(f"Python threads running: {', '.join(p.python_threads)}")
     if p.accelerators:
         found.append(f"accelerator runtime initialised: {', '.join(p.accelerators)}")
+    if p.imported:
+        found.append(f"a preload imported {p.imported[0]}")
     return found
 
 
-def probe() -> Probe:
+def probe(forbidden: Sequence[str] = ()) -> Probe:
+    """This process, now; ``forbidden``: packages that must not be imported yet."""
     main = threading.main_thread()
     others = tuple(t.name for t in threading.enumerate() if t is not main and t.is_alive())
-    return Probe(sys.platform, hasattr(os, "fork"), others, _initialised_accelerators())
+    return Probe(sys.platform, hasattr(os, "fork"), others, _initialised_accelerators(), _imported(forbidden))
+
+
+def _imported(packages: Sequence[str]) -> tuple[str, ...]:
+    return tuple(sorted(m for m in sys.modules for p in packages if m == p or m.startswith(p + ".")))
 
 
 def _initialised_accelerators() -> tuple[str, ...]:
@@ -75,8 +89,8 @@ def _initialised_accelerators() -> tuple[str, ...]:
     return tuple(found)
 
 
-def current_hazards() -> list[str]:
-    return hazards(probe())
+def current_hazards(forbidden: Sequence[str] = ()) -> list[str]:
+    return hazards(probe(forbidden))
 
 
 _PINNED: list[Optional[int]] = []  # the setting before the first pin (pinning twice keeps it)

@@ -1,7 +1,9 @@
-"""testing/supervisor: events, the restart decisions, fork safety, and the loop over real forks."""
+"""testing/supervisor: events, the restart decisions, fork safety, the loop over real forks, and
+the fork server (a real server process, testing/tests/forkserver_echo.py)."""
 
 import os
 import signal
+import sys
 import time
 
 import pytest
@@ -9,6 +11,7 @@ import pytest
 from testing.supervisor import events, forksafety
 from testing.supervisor.children import Forked
 from testing.supervisor.events import Begin, Crashed, End, Finished, NotRun, Payload, Planned, Writer
+from testing.supervisor.forkserver import Client
 from testing.supervisor.supervisor import (
     GIVE_UP,
     RESTART,
@@ -160,3 +163,85 @@ def test_canary_passes_in_a_fork_of_a_pinned_process(tmp_path):
     finally:
         forksafety.unpin_torch_threads()
     assert torch.get_num_threads() == before
+
+
+def test_a_forbidden_import_is_a_hazard_and_the_probe_finds_one():
+    assert forksafety.hazards(forksafety.Probe("linux", True, (), (), ("torch", "torch.nn"))) == [
+        "a preload imported torch"
+    ]
+    assert forksafety.probe(("json",)).imported[0] == "json"  # imported by this module's imports
+    assert forksafety.probe(("no_such_package_here",)).imported == ()
+
+
+def test_a_fresh_fork_starts_as_a_new_interpreter_would(tmp_path):
+    log = tmp_path / "fresh.log"
+    log.write_text("an earlier run's output\n")
+
+    def run(fd):
+        fresh = (
+            os.path.samefile("/proc/self/fd/0", os.devnull),
+            signal.getsignal(signal.SIGTERM) == signal.SIG_DFL,
+            os.getpgid(0) == os.getpid(),
+        )
+        os.write(1, f"{fresh}\n".encode())  # fd 1: pytest captures sys.stdout in this process
+        return 3
+
+    child = Forked(run, str(log), as_fresh=True)
+    assert child.wait() == 3 and child.cpu >= 0.0
+    assert log.read_text() == "(True, True, True)\n"  # the log written anew
+
+
+def _echo(tmp_path, **env):
+    paths = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
+    return Client("testing.tests.forkserver_echo", tmp_path, {**os.environ, "PYTHONPATH": paths, **env})
+
+
+def test_the_fork_server_forks_each_request_sharing_layers_by_key(tmp_path):
+    server = _echo(tmp_path)
+    try:
+        done = [
+            server.request({"say": f"r{i}", "layer": key, "code": i, "log": str(tmp_path / f"{i}.log")}, 30)
+            for i, key in enumerate(("a", "a", "b", "a"))
+        ]
+        assert [(d.exit, d.timed_out, d.layer, d.why) for d in done] == [
+            (0, False, "new", ""),
+            (1, False, "reused", ""),
+            (2, False, "new", ""),
+            (3, False, "new", ""),
+        ]
+        said = [(tmp_path / f"{i}.log").read_text().split() for i in range(4)]
+        assert [s[0] for s in said] == ["r0", "r1", "r2", "r3"]
+        layers = [s[1] for s in said]  # each run's parent: its layer
+        assert layers[0] == layers[1] and len({layers[0], layers[2], layers[3]}) == 3
+        assert server.start_seconds > 0 and server.off == ""
+    finally:
+        server.close()
+
+
+def test_a_layer_that_refuses_leaves_the_request_to_the_server(tmp_path):
+    server = _echo(tmp_path)
+    try:
+        req = {"say": "x", "layer": "a", "env": {"ECHO_LAYER_PROBLEM": "no torch here"}}
+        done = server.request({**req, "log": str(tmp_path / "x.log")}, 30)
+        assert (done.exit, done.layer, done.why) == (0, "", "no torch here")
+        assert (tmp_path / "x.log").read_text().split()[1] == str(server.proc.pid)  # forked by the server
+    finally:
+        server.close()
+
+
+def test_a_request_past_its_timeout_has_its_group_stopped(tmp_path):
+    server = _echo(tmp_path)
+    try:
+        t = time.monotonic()
+        done = server.request({"sleep": 60, "log": str(tmp_path / "s.log")}, 1)
+        assert done.timed_out and done.exit == -signal.SIGTERM and time.monotonic() - t < 30
+        assert server.request({"code": 4, "log": str(tmp_path / "q.log")}, 30).exit == 4  # serves on
+    finally:
+        server.close()
+
+
+def test_a_server_whose_preload_imports_a_forbidden_package_refuses(tmp_path):
+    server = _echo(tmp_path, ECHO_FORBID="1")
+    assert server.request({"log": str(tmp_path / "x.log")}, 30) is None
+    assert server.off == "a preload imported wave" and server.proc is None
+    assert server.request({"log": str(tmp_path / "x.log")}, 30) is None  # stays off
