@@ -23,12 +23,13 @@ from typing import Optional, Sequence
 
 from crcr.api import client_from_env, report_completed, report_in_progress, self_report
 from crcr.body import RunContext
-from crcr.errors import CallbackRejected, ConfigError, CrcrError, DeliveryPending, PayloadError
+from crcr.errors import KNOWN, CallbackRejected, ConfigError, DeliveryPending, PayloadError
 from crcr.failed_tests import from_inline
 from crcr.junit import read_report
 from crcr.models import ClientPayload, parse
 from crcr.retry import default_policy
-from testing.results.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
+from testing.base.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
+from testing.base.command import command
 
 EXIT_BAD_INPUT, EXIT_REJECTED, EXIT_PENDING = 2, 3, 4
 
@@ -285,18 +286,13 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
         client.close()
 
 
+@command(
+    "crcr-callback",
+    {CallbackRejected: EXIT_REJECTED, DeliveryPending: EXIT_PENDING, KNOWN: EXIT_BAD_INPUT},
+    prefix="crcr-callback: ",
+)
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    try:
-        return run(argv)
-    except CallbackRejected as err:
-        print(f"crcr-callback: {err}", file=sys.stderr)
-        return EXIT_REJECTED
-    except DeliveryPending as err:
-        print(f"crcr-callback: {err}", file=sys.stderr)
-        return EXIT_PENDING
-    except CrcrError as err:
-        print(f"crcr-callback: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    return run(argv)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from crcr.handler.runner import LegResult, check_runner_can_run, choose_runner, 
 from crcr.oidc import ActionsOidcToken
 from crcr.outbox import Outbox
 from crcr.transport import HttpTransport, fetch, fetch_json
-from testing.results.atomic import write_json, write_text
+from testing.base.atomic import write_json, write_text
 
 if TYPE_CHECKING:  # imported lazily at run time: crcr.upstream is needed only by a cycle
     from crcr.handler.upstream import LegHooks

@@ -11,7 +11,7 @@ from typing import Mapping, Optional
 
 from crcr.body import RunContext
 from crcr.dispatch import Dispatch
-from crcr.errors import CrcrError
+from crcr.errors import KNOWN
 from crcr.handler.plan import Leg
 from crcr.handler.runner import LegResult
 from crcr.warehouse.records import LegRecord, leg_report
@@ -53,7 +53,7 @@ class LegRecorder:
         self.error: Optional[str] = None
         try:
             self.wh = open_warehouse(spec, env)  # spec None: the default, or a one-line error
-        except CrcrError as err:
+        except KNOWN as err:
             self.wh, self.error = None, str(err)
 
     def leg_record(self, leg: Leg, result: LegResult) -> LegRecord:
@@ -91,7 +91,7 @@ class LegRecorder:
             from crcr.warehouse.ingest import ingest
 
             new = ingest(self.wh, self.leg_record(leg, result))
-        except CrcrError as err:
+        except KNOWN as err:
             return f"warehouse: {leg.job_name} not recorded ({err})"
         return f"warehouse: {leg.job_name} {'recorded' if new else 'already recorded'} in {self.wh.where}"
 

@@ -18,11 +18,11 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from testing.base.cliargs import Parser
 from testing.check import report
 from testing.check.check import CheckError, check
 from testing.config.features import CONFIG_DIR
 from testing.config.paths import REPO_ROOT, default_roots
-from testing.results.cliargs import Parser
 
 
 def parser() -> argparse.ArgumentParser:

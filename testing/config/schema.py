@@ -11,8 +11,8 @@ import json
 import os
 import sys
 
+from testing.base.cliargs import Parser
 from testing.config.models import ConfigDocument
-from testing.results.cliargs import Parser
 
 SCHEMA_PATH = os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
@@ -35,7 +35,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     text = render()
     if args.write:
-        from testing.results.atomic import write_text
+        from testing.base.atomic import write_text
 
         write_text(SCHEMA_PATH, text)
         print(f"wrote {SCHEMA_PATH}")

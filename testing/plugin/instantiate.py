@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional
 
-from testing.config.errors import Loc
+from testing.base.errors import Loc
 from testing.config.modes import Mode
 from testing.plugin.plan import FilePlan, Plan
 from testing.plugin.selection import (

@@ -83,7 +83,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "bucket__mandatory_success: test variant must pass")
     if not _active(config):
         return
-    from testing.config.errors import ConfigError
+    from testing.base.errors import ConfigError
     from testing.config.paths import default_roots
     from testing.plugin import labels, reporting
     from testing.plugin.plan import load_plan
@@ -159,8 +159,8 @@ def pytest_configure(config: pytest.Config) -> None:
 def _scope(config: pytest.Config, plan, roots: dict, problems: list):
     """global.scope against the checkout's hardware classification (testing/config/hwclass.py);
     a checkout without one: a warning saying the scope is not applied."""
+    from testing.base.errors import Loc
     from testing.config import hwclass
-    from testing.config.errors import Loc
     from testing.plugin import reporting
     from testing.plugin.problems import Problem
 

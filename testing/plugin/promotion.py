@@ -19,11 +19,11 @@ import os
 from collections import defaultdict
 from typing import Any
 
+from testing.base.atomic import write_json, write_text
 from testing.config import edit
 from testing.config.load import parse_yaml
 from testing.config.paths import default_roots
 from testing.plugin.plan import load_plan
-from testing.results.atomic import write_json, write_text
 
 PASSING = ("xpassed", "xpassed_strict")
 

@@ -20,12 +20,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from testing.base.atomic import write_text
+from testing.base.cliargs import Parser, user_path, workspace_dir
+from testing.base.errors import ConfigError, OotError
 from testing.config import features, runs
-from testing.config.errors import ConfigError
 from testing.config.load import load
 from testing.config.paths import files_under
-from testing.results.atomic import write_text
-from testing.results.cliargs import Parser, user_path, workspace_dir
 from testing.targets.model import (
     ConfigFile,
     config_file,
@@ -47,7 +47,7 @@ Regenerate: tools/bazel run //testing/targets:generate (checked by //testing/tar
 '''
 
 
-class GenerateError(Exception):
+class GenerateError(OotError):
     pass
 
 

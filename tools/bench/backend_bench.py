@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from testing.results.cliargs import Parser
+from testing.base.cliargs import Parser
 
 console = Console()
 

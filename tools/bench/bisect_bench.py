@@ -36,7 +36,7 @@ from crcr.handler.runner import leg_suites, run_leg
 from crcr.handler.upstream import prepare
 from crcr.handler.workspace import workspace_root
 from crcr.upstream.bisect import Limits
-from testing.results.cliargs import Parser
+from testing.base.cliargs import Parser
 
 JOB = "test-upstream-spyre-nn"
 PARTS = ("checkout", "overlay", "process", "tests")

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-from testing.results.cliargs import Parser
+from testing.base.cliargs import Parser
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

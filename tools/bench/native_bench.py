@@ -22,9 +22,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from testing.base.cliargs import Parser
 from testing.config import runs
 from testing.config.features import suite_configs
-from testing.results.cliargs import Parser
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITES = os.path.join(REPO, "testing", "suites")

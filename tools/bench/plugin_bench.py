@@ -23,7 +23,7 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from testing.results.cliargs import Parser
+from testing.base.cliargs import Parser
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITES = [

@@ -27,7 +27,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from testing.results.cliargs import Parser, user_path
+from testing.base.cliargs import Parser, user_path
 from tools.bench.select_corpus import write_corpus
 from tools.select.bucket.engines import DeterministicEngine
 from tools.select.common import capabilities

@@ -38,12 +38,12 @@ from pathlib import Path
 
 from crcr.handler.runner import Upstream
 from crcr.upstream.overlay import build_overlay, core_delta, wheel_torch_dir
+from testing.base.cliargs import Parser, user_path
 from testing.changes.budget import BudgetError, parse_share
 from testing.changes.changemap import ChangeMap, digests, test_file
 from testing.changes.decide import select_tests
 from testing.changes.only import resolve, write_only
 from testing.config.features import discover_features
-from testing.results.cliargs import Parser, user_path
 from tools.bench.select_mutants import Mutant, mutate
 from tools.select.changes.build import build, leg_files, leg_of, record_leg, roots_of
 from tools.select.changes.cmd import core_versions, fixture_upstream, root_upstream, workspace

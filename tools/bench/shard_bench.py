@@ -23,9 +23,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from testing.base.cliargs import Parser, user_path
 from testing.matrix import lpt as planner
 from testing.matrix import timings
-from testing.results.cliargs import Parser, user_path
 from tools.shard import ingest
 
 REPO = Path(__file__).resolve().parents[2]

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from testing.results.cliargs import Parser
+from testing.base.cliargs import Parser
 from tools.bench.turns import TIMING, Child, ChildError, channel, rounds, serve, spreads
 
 TESTS_PER_LEG = 5000

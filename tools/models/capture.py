@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from testing.results.cliargs import Parser
+from testing.base.cliargs import Parser
 
 INPUT_TEXTS = ("The quick brown fox jumps over the lazy dog.", "Accelerators run the ops a model calls.")
 SUITE_TEST = "TestModelOps::test_model_ops_db"
@@ -201,7 +201,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         "--out", help="config to write (default: configs/spyre/model_<name>.yaml in the workspace)"
     )
     args = ap.parse_args(argv)
-    from testing.yamldoc.errors import ConfigError
+    from testing.base.errors import ConfigError
 
     try:
         if args.model == "minilm":
@@ -216,7 +216,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         rec = record(net, inputs, model)
         out = _out_path(args, model)
         text = render(model, net, inputs, rec, kept_entries(out))
-        from testing.results.atomic import write_text
+        from testing.base.atomic import write_text
 
         write_text(str(out), text)
     except (CaptureError, ConfigError) as exc:

@@ -1,7 +1,7 @@
 """Command line: ``select <stage> ...`` for the four stages, the delta and queries.
 
 Under ``bazel run`` paths the user types are read where they stand (BUILD_WORKING_DIRECTORY);
-the default repository root is the workspace (testing/results/cliargs.py).
+the default repository root is the workspace (testing/base/cliargs.py).
 Every user error is one line on stderr and exit code 2; nothing is half-written.
 """
 
@@ -13,8 +13,8 @@ import os
 import sys
 from pathlib import Path
 
-from testing.config.errors import ConfigError
-from testing.results.cliargs import Parser, user_path, workspace_dir
+from testing.base.cliargs import Parser, user_path, workspace_dir
+from testing.base.errors import ConfigError
 from tools.select.common.errors import SelectError
 
 DEFAULT_SCOPE_FEATURES = "autograd,compile,distributed,sparse,quantized,jit,complex,cuda_specific"
@@ -175,7 +175,7 @@ def cmd_memory(args) -> int:
 
 def keep_previous(path: Path) -> Path:
     """Copy ``path`` to ``<path>.prev`` (atomically) before a command replaces it."""
-    from testing.results.atomic import write_bytes
+    from testing.base.atomic import write_bytes
 
     return write_bytes(path.with_name(path.name + ".prev"), path.read_bytes())
 
@@ -245,7 +245,7 @@ def cmd_refine(args) -> int:
     for diff in outcome.diffs.values():
         sys.stdout.write(diff)
     if args.diff_out:
-        from testing.results.atomic import write_text
+        from testing.base.atomic import write_text
 
         write_text(resolve(args.diff_out), "".join(outcome.diffs.values()))
     if args.write:
@@ -299,7 +299,7 @@ def cmd_delta(args) -> int:
             header=f"Delta {args.version}: only re-evaluated units.",
         )
     if args.decisions_out:
-        from testing.results.atomic import write_text
+        from testing.base.atomic import write_text
 
         write_text(
             resolve(args.decisions_out),

@@ -16,9 +16,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from testing.base.cliargs import Parser, user_path
 from testing.config import runs
 from testing.config.modes import Mode
-from testing.results.cliargs import Parser, user_path
 from tools.select.bucket import bucket, generation
 from tools.select.bucket.engines import DeterministicEngine
 from tools.select.common import capabilities

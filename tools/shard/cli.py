@@ -13,15 +13,15 @@ import json
 import sys
 from pathlib import Path
 
+from testing.base.cliargs import Parser, positive_float, positive_int, user_path, workspace_dir
 from testing.config import features, runs
 from testing.config.features import Feature
 from testing.matrix import legs as matrix
 from testing.matrix import lpt as planner
 from testing.matrix import timings
-from testing.results.cliargs import Parser, positive_float, positive_int, user_path, workspace_dir
 from tools.shard import ingest, leg
 
-# Under `bazel run`, paths the user types are read where they stand (testing/results/cliargs.py);
+# Under `bazel run`, paths the user types are read where they stand (testing/base/cliargs.py);
 # this default belongs to the checkout.
 TIMINGS = "tools/shard/timings/timings.json"
 SHOWN = 5  # dropped tests named in the message; the rest are counted

@@ -30,9 +30,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from testing.base import atomic
+from testing.base.cliargs import Parser, non_negative_int, user_path
 from testing.config import runs
-from testing.results import atomic, junit
-from testing.results.cliargs import Parser, non_negative_int, user_path
+from testing.results import junit
 from testing.results.outcomes import BAD, FLAKY, PROMOTABLE
 from testing.supervisor import supervisor
 from testing.supervisor.children import Spawned

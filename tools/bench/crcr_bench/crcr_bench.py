@@ -40,7 +40,7 @@ from crcr.relay.ratelimit import SlidingWindow
 from crcr.relay.server import RelayEmulator
 from crcr.retry import default_policy
 from crcr.transport import HttpTransport
-from testing.results.cliargs import Parser
+from testing.base.cliargs import Parser
 
 REPO = "bench/oot"
 

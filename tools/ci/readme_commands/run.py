@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from testing.results.cliargs import Parser, workspace_dir
+from testing.base.cliargs import Parser, workspace_dir
 from testing.supervisor.children import stop_group
 from testing.tests.clean_venv import bare_venv
 from tools.ci.readme_commands import extract, manifest

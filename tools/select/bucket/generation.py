@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from testing.config.errors import ConfigError, Loc
+from testing.base.errors import ConfigError, Loc
 from testing.config.modes import Mode
 from testing.config.paths import expand_path
 from testing.plugin import capabilities as plugin_caps

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Mapping, Optional
 
 from crcr.handler.runner import NO_UPSTREAM, Upstream
+from testing.base.cliargs import user_path
 from testing.changes.changemap import ChangeMapError, default_map_path, read_map, write_map
 from testing.config.features import FeatureError, discover_features
-from testing.results.cliargs import user_path
 from tools.select.changes.build import build, leg_of
 from tools.select.common.errors import SelectError
 

@@ -47,8 +47,8 @@ def from_file(path: str | Path) -> CapabilityTable:
         except json.JSONDecodeError as exc:
             raise SelectError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from exc
     else:
-        from testing.config.errors import YamlSyntaxError
         from testing.config.load import parse_yaml
+        from testing.yamldoc.locate import YamlSyntaxError
 
         try:
             data = parse_yaml(text, str(path))

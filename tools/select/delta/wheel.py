@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from testing.results import atomic
+from testing.base import atomic
 from tools.select.common.errors import SelectError
 
 INTERNAL_PREFIX = "torch/testing/_internal/"
