@@ -12,6 +12,7 @@ import os
 import sys
 
 from testing.base.cliargs import Parser
+from testing.base.command import command
 from testing.config.models import ConfigDocument
 
 SCHEMA_PATH = os.path.join(
@@ -29,6 +30,7 @@ def render() -> str:
     return json.dumps(schema, indent=2, sort_keys=True) + "\n"
 
 
+@command("schema")
 def main(argv: list[str]) -> int:
     parser = Parser(prog="schema", description="the JSON schema of a test-suite config, on stdout")
     parser.add_argument("--write", action="store_true", help=f"write it to {SCHEMA_PATH} instead")

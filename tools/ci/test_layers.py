@@ -133,3 +133,16 @@ def test_an_import_circle_fails_the_check_even_through_a_lazy_import(tree):
 def test_not_a_workspace_is_a_usage_error(tmp_path):
     result = run(tmp_path)
     assert result.returncode == 2 and "no room" in result.stderr
+
+
+def test_the_ground_floor_imports_nothing_above_it(tree):
+    # testing/base is below testing: an import of the config contract is an arrow up
+    path = tree / "testing" / "base" / "command.py"
+    path.write_text(path.read_text() + "\n\nfrom testing.config.load import load\n")
+    result = run(tree)
+    assert result.returncode == 1, result.stdout
+    (reported,) = [x for x in result.stdout.splitlines() if "import circle" not in x]
+    assert (
+        reported.startswith("testing/base/command.py:")
+        and "imports testing.config.load, a higher room" in reported
+    )

@@ -13,9 +13,11 @@ import os
 import sys
 from pathlib import Path
 
+from testing.base import options
 from testing.base.cliargs import Parser, user_path, workspace_dir
+from testing.base.command import command
 from testing.base.errors import ConfigError
-from tools.select.common.errors import SelectError
+from tools.errors import SelectError
 
 DEFAULT_SCOPE_FEATURES = "autograd,compile,distributed,sparse,quantized,jit,complex,cuda_specific"
 
@@ -354,7 +356,7 @@ def _common(p: argparse.ArgumentParser, db=True, caps=False, roots=False, engine
             default="testing/suites/test_*.py",
             help="glob of in-tree suites (default: %(default)s)",
         )
-        p.add_argument("--upstream-root", metavar="DIR", help="a PyTorch checkout whose test/ is indexed too")
+        options.upstream_root(p, help="a PyTorch checkout whose test/ is indexed too")
     if engine:
         p.add_argument(
             "--engine",
@@ -467,23 +469,12 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+# ConfigError: a YAML file read through testing.config. `select query ... | head`: the reader
+# left; the runner says nothing and exits 141.
+@command("select", {(SelectError, ConfigError): 2})
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    try:
-        code = args.func(args)
-        sys.stdout.flush()  # a closed pipe surfaces here, inside the handler below
-        return code
-    except (SelectError, ConfigError) as exc:  # ConfigError: a YAML file read through testing.config
-        print(f"select: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("select: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # `select query ... | head`: the reader left; say nothing, and keep Python from
-        # complaining again when it flushes stdout at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
+    return args.func(args)
 
 
 if __name__ == "__main__":

@@ -27,10 +27,10 @@ from testing.config.paths import expand_path
 from testing.plugin import capabilities as plugin_caps
 from testing.plugin import selection
 from testing.plugin.plan import Plan, empty_plan, load_plan
+from tools.errors import SelectError
 from tools.select.bucket.facts import UnitFacts
 from tools.select.bucket.rules import Verdict
 from tools.select.common.capabilities import CapabilityTable
-from tools.select.common.errors import SelectError
 
 # Configs name files as ${REPO_ROOT}/... and ${TORCH_ROOT}/...; matching only needs both sides
 # expanded alike, so fixed stand-ins serve (nothing is read from them).

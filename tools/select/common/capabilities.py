@@ -24,7 +24,7 @@ from testing.config.capabilities import (  # noqa: F401
     packet,
     read_table,
 )
-from tools.select.common.errors import SelectError
+from tools.errors import SelectError
 
 
 def from_mapping(data: Any, source: str = "<dict>") -> CapabilityTable:

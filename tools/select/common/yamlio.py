@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from testing.yamldoc.locate import line_at
-from tools.select.common.errors import SelectError
+from tools.errors import SelectError
 
 # ANSI escape sequences (colours, bold) as pytest and torch print them; removed outright.
 # pytest's JUnit writer spells ESC as the text "#x1B" (XML 1.0 cannot hold it): removed too.

@@ -15,7 +15,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from testing.base import atomic
-from tools.select.common.errors import SelectError
+from tools.errors import SelectError
 
 INTERNAL_PREFIX = "torch/testing/_internal/"
 

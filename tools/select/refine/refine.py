@@ -22,8 +22,8 @@ from testing.base.errors import ConfigError
 from testing.config import edit
 from testing.config.load import read_yaml
 from testing.config.modes import Mode
+from tools.errors import SelectError
 from tools.select.common import yamlio
-from tools.select.common.errors import SelectError
 from tools.select.refine.results import CaseResult
 
 MAX_TOLERANCE = 0.1  # beyond this a tolerance hides bugs; propose xfail instead
