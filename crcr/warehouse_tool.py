@@ -21,21 +21,21 @@ from typing import Optional, Sequence
 from crcr.errors import KNOWN, CrcrError
 from crcr.warehouse import l3, queries
 from crcr.warehouse.backends import open_warehouse
-from testing.base import options
+from testing.base import flags
 from testing.base.cliargs import Parser, positive_int
 from testing.base.command import command
 
 
 def _parser() -> argparse.ArgumentParser:
     p = Parser(prog="warehouse", description=__doc__.split("\n\n")[0])
-    options.warehouse(p)
+    flags.warehouse(p)
     p.add_argument(
         "--simulate-days",
         type=positive_int,
         help="first write this many days of SIMULATED history (labelled; never counted as real L3 data)",
     )
     p.add_argument("--seed", type=int, default=0, help="simulation seed")
-    options.json_output(p)
+    flags.json_output(p)
     sub = p.add_subparsers(dest="command")
     h = sub.add_parser("history", help="a test's (or an op's) outcomes per upstream commit")
     h.add_argument("--test", help="test id or a part of it (classname::name)")

@@ -10,7 +10,7 @@ from crcr.allowlist import Entry, parse_allowlist
 from crcr.errors import KNOWN, ConfigError
 from crcr.relay.faults import FaultPlan
 from crcr.relay.server import DEFAULT_ALLOWLIST, RelayEmulator
-from testing.base import options
+from testing.base import flags
 from testing.base.cliargs import Parser, fraction, port, user_path, workspace_dir
 from testing.base.command import command
 
@@ -75,7 +75,7 @@ def main(argv=None) -> int:
         help="print an Actions request token for this repo (added at L2 if not allowlisted)",
     )
     p.add_argument("--fault-rate", type=fraction, default=0.0, help="share of requests answered with a fault")
-    options.warehouse(
+    flags.warehouse(
         p,
         help="show this results warehouse's panels on /hud: a directory or clickhouse://host:port/db "
         "(default $OOT_WAREHOUSE, else ~/.cache/oot-ci/warehouse)",

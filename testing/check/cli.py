@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from testing.base import options
+from testing.base import flags
 from testing.base.cliargs import Parser, working_dir
 from testing.base.command import command
 from testing.check import report
@@ -33,8 +33,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--strict", action="store_true", help="warnings and hygiene notes fail too (as //... does)"
     )
-    options.json_output(p, help="the findings as JSON on stdout")
-    options.upstream_root(p)
+    flags.json_output(p, help="the findings as JSON on stdout")
+    flags.upstream_root(p)
     return p
 
 

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from crcr.handler.runner import Upstream
 from crcr.upstream.overlay import build_overlay, core_delta, wheel_torch_dir
-from testing.base import options
+from testing.base import flags
 from testing.base.cliargs import Parser, user_path
 from testing.base.command import command
 from testing.changes.budget import BudgetError, parse_share
@@ -95,7 +95,7 @@ def args_parser() -> argparse.ArgumentParser:
         default=[],
         help=f"selection budgets scored beside the full selection (default: {' '.join(DEFAULT_BUDGETS).replace('%', '%%')})",
     )
-    options.upstream_checkout(p, configs_help="feature configs naming its files (repeatable)")
+    flags.upstream_checkout(p, configs_help="feature configs naming its files (repeatable)")
     p.add_argument("--verify", type=int, default=3, help="killed mutants re-run through --oot-only")
     p.add_argument("--work", type=user_path, help="keep runs here (default: a temp dir)")
     p.add_argument(

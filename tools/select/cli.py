@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from testing.base import options
+from testing.base import flags
 from testing.base.cliargs import Parser, user_path, workspace_dir
 from testing.base.command import command
 from testing.base.errors import ConfigError
@@ -356,7 +356,7 @@ def _common(p: argparse.ArgumentParser, db=True, caps=False, roots=False, engine
             default="testing/suites/test_*.py",
             help="glob of in-tree suites (default: %(default)s)",
         )
-        options.upstream_root(p, help="a PyTorch checkout whose test/ is indexed too")
+        flags.upstream_root(p, help="a PyTorch checkout whose test/ is indexed too")
     if engine:
         p.add_argument(
             "--engine",

@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from testing.base import options
+from testing.base import flags
 from testing.base.cliargs import Parser, user_path
 from testing.base.command import command
 from testing.config import runs
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", help="where configs and results go (default: a temp dir)")
     parser.add_argument("--capabilities", default="backend:torch_spyre")
     parser.add_argument("--timeout", type=float, default=120.0, help="per-test timeout in the runs")
-    options.upstream_root(parser, help="a PyTorch checkout: run its --files instead of testing/suites")
+    flags.upstream_root(parser, help="a PyTorch checkout: run its --files instead of testing/suites")
     parser.add_argument(
         "--files", action="append", default=[], help="test files under --upstream-root (repeatable)"
     )

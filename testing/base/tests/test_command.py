@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from testing.base import options
+from testing.base import flags
 from testing.base.cliargs import Parser
 from testing.base.command import EXIT_INTERRUPTED, command
 from testing.base.errors import ConfigError, Loc, OotError
@@ -81,9 +81,9 @@ def test_shared_options_are_declared_once(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("BUILD_WORKING_DIRECTORY", raising=False)
     p = Parser(prog="tool")
-    options.upstream_checkout(p)
-    options.warehouse(p)
-    options.json_output(p)
+    flags.upstream_checkout(p)
+    flags.warehouse(p)
+    flags.json_output(p)
     args = p.parse_args(["--upstream-root", "pt", "--extra-configs", "c", "--json", "--warehouse", "w"])
     assert (args.upstream_root, args.extra_configs) == (tmp_path / "pt", [tmp_path / "c"])
     assert (args.suite_sha, args.json, args.warehouse) == (None, True, "w")

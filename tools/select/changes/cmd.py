@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Mapping, Optional
 
 from crcr.handler.runner import NO_UPSTREAM, Upstream
-from testing.base import options
+from testing.base import flags
 from testing.base.cliargs import user_path
 from testing.changes.changemap import ChangeMapError, default_map_path, read_map, write_map
 from testing.config.features import FeatureError, discover_features
@@ -120,7 +120,7 @@ def add_parser(sub) -> None:
         "--repo-root", type=user_path, metavar="DIR", help="repository root (default: the workspace)"
     )
     p.add_argument("--fixture", action="store_true", help="record against the handler's generated upstream")
-    options.upstream_checkout(p)
+    flags.upstream_checkout(p)
     p.add_argument("--feature", action="append", default=[], help="only these features (repeatable)")
     p.add_argument("--rebuild", action="store_true", help="ignore the previous map (no reuse)")
     p.set_defaults(func=cmd_changemap)
