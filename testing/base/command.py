@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from typing import Callable, Mapping, TypeVar
+from typing import Callable, Mapping, Optional, TypeVar, Union
 
 from testing.base.cliargs import EXIT_USAGE
 from testing.base.errors import OotError
@@ -25,8 +25,9 @@ from testing.base.errors import OotError
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
-Errors = Mapping["type[BaseException] | tuple[type[BaseException], ...]", int]
-Main = TypeVar("Main", bound=Callable[..., "int | None"])
+# error class (or a tuple of them) -> exit status; the first entry that matches wins
+Errors = Mapping[Union[type, tuple], int]
+Main = TypeVar("Main", bound=Callable[..., Optional[int]])
 
 
 def command(

@@ -28,7 +28,9 @@ def test_config_imports_only_what_its_readme_allows():
                     continue
                 if top not in ALLOWED or (
                     top == "testing"
-                    and not name.startswith(("testing.base", "testing.config", "testing.results", "testing.yamldoc"))
+                    and not name.startswith(
+                        ("testing.base", "testing.config", "testing.results", "testing.yamldoc")
+                    )
                 ):
                     found.setdefault(path.name, []).append(name)
     assert found == {}
