@@ -7,12 +7,14 @@ import sys
 import torch
 
 import torch_spyre
+from testing.base.command import command
+from testing.base.errors import OotError
 
 
+@command("demo", prefix="demo: ")
 def main() -> None:
     if sys.argv[1:]:
-        print(f"demo: takes no arguments, got {' '.join(sys.argv[1:])!r}", file=sys.stderr)
-        sys.exit(2)
+        raise OotError(f"takes no arguments, got {' '.join(sys.argv[1:])!r}")
     torch.manual_seed(0)
     x = torch.randn(4, device="spyre") + 1
     print(f"torch.randn(4, device='spyre') + 1 = {x}")
@@ -31,4 +33,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

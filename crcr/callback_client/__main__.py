@@ -24,9 +24,9 @@ from typing import Optional, Sequence
 from crcr.callback_client.api import client_from_env, report_completed, report_in_progress, self_report
 from crcr.callback_client.body import RunContext
 from crcr.callback_client.errors import (
+    KNOWN,
     CallbackRejected,
     ConfigError,
-    CrcrError,
     DeliveryPending,
     PayloadError,
 )
@@ -34,7 +34,8 @@ from crcr.callback_client.failed_tests import from_inline
 from crcr.callback_client.junit import read_report
 from crcr.callback_client.models import ClientPayload, parse
 from crcr.callback_client.retry import default_policy
-from testing.results.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
+from testing.base.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
+from testing.base.command import command
 
 EXIT_BAD_INPUT, EXIT_REJECTED, EXIT_PENDING = 2, 3, 4
 
@@ -291,18 +292,13 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
         client.close()
 
 
+@command(
+    "crcr-callback",
+    {CallbackRejected: EXIT_REJECTED, DeliveryPending: EXIT_PENDING, KNOWN: EXIT_BAD_INPUT},
+    prefix="crcr-callback: ",
+)
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    try:
-        return run(argv)
-    except CallbackRejected as err:
-        print(f"crcr-callback: {err}", file=sys.stderr)
-        return EXIT_REJECTED
-    except DeliveryPending as err:
-        print(f"crcr-callback: {err}", file=sys.stderr)
-        return EXIT_PENDING
-    except CrcrError as err:
-        print(f"crcr-callback: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    return run(argv)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
-from testing.results.atomic import write_json
+from testing.base.atomic import write_json
 
 DEFAULT_LIMIT = 90  # headroom under the relay's 100/min for clock skew and retries
 WINDOW = 60.0

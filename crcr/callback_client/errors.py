@@ -1,19 +1,31 @@
-"""One exception root for everything crcr raises on purpose.
+"""One exception root for everything crcr raises on purpose, below the repository's
+(testing/base/errors.py: ``OotError``).
 
 Errors are one line by construction: `str(err)` never contains a newline, so a
-CLI can print it as-is and a log line stays a line.
+CLI can print it as-is and a log line stays a line. A bad setting (CLI arguments, allowlist,
+plan input) is the ground floor's ``ConfigError``, defined once for every room: ``KNOWN``
+names both, for the places that report whatever crcr raised on purpose.
 """
 
 from __future__ import annotations
 
+from testing.base.errors import ConfigError, OotError, one_line
 
-def one_line(text: str, limit: int = 300) -> str:
-    """Collapse whitespace/newlines and bound the length of a message."""
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+__all__ = [
+    "KNOWN",
+    "CallbackRejected",
+    "ConfigError",
+    "CrcrError",
+    "DeliveryPending",
+    "PayloadError",
+    "RelayError",
+    "TokenError",
+    "TransportError",
+    "one_line",
+]
 
 
-class CrcrError(Exception):
+class CrcrError(OotError):
     """Root of all crcr errors."""
 
     def __init__(self, message: str):
@@ -22,10 +34,6 @@ class CrcrError(Exception):
 
 class PayloadError(CrcrError, ValueError):
     """A dispatch payload or callback body failed validation."""
-
-
-class ConfigError(CrcrError, ValueError):
-    """Bad CLI arguments, allowlist or plan input."""
 
 
 class TokenError(CrcrError):
@@ -51,3 +59,7 @@ class CallbackRejected(RelayError):
 
 class DeliveryPending(CrcrError):
     """Retries are exhausted; the callback stays in the outbox for the next start."""
+
+
+# Everything crcr raises on purpose: its own errors and a bad setting.
+KNOWN = (CrcrError, ConfigError)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from testing.results.atomic import write_json
+from testing.base.atomic import write_json
 
 
 def _proc_start(pid: int) -> Optional[str]:

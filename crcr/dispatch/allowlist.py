@@ -15,7 +15,7 @@ from crcr.callback_client.errors import ConfigError
 
 # The one YAML reader (testing/yamldoc): in oot-ci-results, which the relay emulator's wheel
 # requires with its `yaml` extra; never the plugin's wheel (tools/ci/test_wheels.py).
-from testing.yamldoc.errors import YamlSyntaxError, at
+from testing.yamldoc.locate import YamlSyntaxError, at
 from testing.yamldoc.read import parse_yaml
 
 LEVELS = ("L1", "L2", "L3", "L4")

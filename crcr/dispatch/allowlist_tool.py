@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import sys
 
-from crcr.callback_client.errors import ConfigError, CrcrError
+from crcr.callback_client.errors import KNOWN, ConfigError
 from crcr.dispatch.allowlist import LEVELS, parse_allowlist, render_entry
-from testing.results.cliargs import Parser, user_path
+from testing.base.cliargs import Parser, user_path
+from testing.base.command import command
 
 WHAT_LEVEL_MEANS = {
     "L1": "dispatch only; callbacks answered 200 ignored",
@@ -68,6 +69,7 @@ def cmd_validate(args) -> int:
     return 0
 
 
+@command("allowlist_tool", {KNOWN: 2}, prefix="allowlist_tool: ")
 def main(argv=None) -> int:
     p = Parser(prog="allowlist_tool", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -82,11 +84,7 @@ def main(argv=None) -> int:
     va.add_argument("--repo")
     va.add_argument("--expect-level", choices=LEVELS)
     args = p.parse_args(argv)
-    try:
-        return cmd_print(args) if args.cmd == "print" else cmd_validate(args)
-    except CrcrError as err:
-        print(f"allowlist_tool: {err}", file=sys.stderr)
-        return 2
+    return cmd_print(args) if args.cmd == "print" else cmd_validate(args)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from crcr.dispatch.plan import Leg
 from crcr.dispatch.validation import Dispatch
 from crcr.handler.options import EMULATOR_FAULTS_ENV, LOCAL_REPO, Options
 from crcr.handler.runner import LegResult, LegSettings, check_runner_can_run, run_leg
-from testing.results.atomic import write_json, write_text
+from testing.base.atomic import write_json, write_text
 
 if TYPE_CHECKING:  # imported lazily at run time: crcr.upstream is needed only by a cycle
     from crcr.handler.upstream_setup import LegHooks

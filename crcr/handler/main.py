@@ -36,8 +36,8 @@ from crcr.handler.options import MODES, SMOKE_SLICES, Options, options_from
 from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run
 from crcr.handler.upstream_setup import LegHooks, backend_id, open_store, prepare
 from crcr.upstream.gitcmd import check_sha
-from testing.results.atomic import write_json
-from testing.results.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
+from testing.base.atomic import write_json
+from testing.base.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pull_request_synchronize.json"
 
@@ -86,7 +86,7 @@ def load_plan(options: Options, fixture=None, event: Optional[Path] = None) -> P
 
 
 def _parser() -> argparse.ArgumentParser:
-    # Paths the user types are read where they stand, under `bazel run` too (testing/results/cliargs.py).
+    # Paths the user types are read where they stand, under `bazel run` too (testing/base/cliargs.py).
     p = Parser(prog="dispatch_handler", description=__doc__.split("\n\n")[0])
     p.add_argument("mode", nargs="?", choices=("cycle", "plan", "run-leg"), default="cycle")
     p.add_argument(
@@ -410,7 +410,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except DeliveryPending as err:
         print(f"dispatch_handler: {err}", file=sys.stderr)
         return 4
-    except CrcrError as err:
+    except (CrcrError, ConfigError) as err:
         print(f"dispatch_handler: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

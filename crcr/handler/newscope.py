@@ -19,8 +19,8 @@ from typing import Optional
 
 from crcr.upstream.gitcmd import UpstreamError
 from crcr.upstream.scope import Scope, diff_renames, new_in_scope, read_tests, reclassified_into
+from testing.base.errors import ConfigError
 from testing.config import edit, hwclass
-from testing.config.errors import ConfigError
 from testing.proposals.diff import render
 
 

@@ -10,7 +10,7 @@ import time
 from typing import Mapping, Optional
 
 from crcr.callback_client.body import RunContext
-from crcr.callback_client.errors import CrcrError
+from crcr.callback_client.errors import KNOWN
 from crcr.dispatch.plan import Leg
 from crcr.dispatch.validation import Dispatch
 from crcr.handler.runner import LegResult
@@ -52,7 +52,7 @@ class LegRecorder:
         try:
             # spec None: no default (no HOME), a one-line error; the env is the backend library's own
             self.wh = open_warehouse(spec, env)
-        except CrcrError as err:
+        except KNOWN as err:
             self.wh, self.error = None, str(err)
 
     def leg_record(self, leg: Leg, result: LegResult) -> LegRecord:
@@ -90,7 +90,7 @@ class LegRecorder:
             from crcr.warehouse.ingest import ingest
 
             new = ingest(self.wh, self.leg_record(leg, result))
-        except CrcrError as err:
+        except KNOWN as err:
             return f"warehouse: {leg.job_name} not recorded ({err})"
         return f"warehouse: {leg.job_name} {'recorded' if new else 'already recorded'} in {self.wh.where}"
 

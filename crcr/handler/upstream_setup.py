@@ -35,7 +35,7 @@ from crcr.upstream.attribution import (
 from crcr.upstream.gitcmd import UpstreamError, check_sha, git
 from crcr.upstream.overlay import CoreDelta, build_overlay, core_delta, wheel_git_version, wheel_torch_dir
 from crcr.upstream.source import UpstreamSource
-from testing.results.atomic import write_json, write_text
+from testing.base.atomic import write_json, write_text
 
 if TYPE_CHECKING:
     from crcr.handler.changes import DispatchChanges

@@ -6,11 +6,13 @@ import errno
 import os
 import sys
 
-from crcr.callback_client.errors import CrcrError
+from crcr.callback_client.errors import KNOWN, ConfigError
 from crcr.dispatch.allowlist import Entry, parse_allowlist
 from crcr.relay.faults import FaultPlan
 from crcr.relay.server import DEFAULT_ALLOWLIST, RelayEmulator
-from testing.results.cliargs import Parser, fail, fraction, port, user_path, workspace_dir
+from testing.base import flags
+from testing.base.cliargs import Parser, fraction, port, user_path, workspace_dir
+from testing.base.command import command
 
 
 def warehouse_spec(given):
@@ -22,6 +24,46 @@ def warehouse_spec(given):
     return describe(given, os.environ)
 
 
+def allowlist_of(args) -> dict:
+    """The allowlist to serve (--repo entries added at L2), or a one-line ConfigError."""
+    try:
+        text = args.allowlist.read_text() if args.allowlist else DEFAULT_ALLOWLIST
+        allowlist = parse_allowlist(text, str(args.allowlist or "built-in allowlist"))
+    except OSError as err:
+        raise ConfigError(f"{args.allowlist}: {err.strerror}") from None
+    except ValueError as err:  # a bad entry (a ConfigError is one too: same words)
+        raise ConfigError(str(err)) from None
+    for repo in args.repo:
+        allowlist.setdefault(repo, Entry(repo, "L2"))
+    return allowlist
+
+
+def listen(allowlist: dict, args, faults: FaultPlan) -> RelayEmulator:
+    """The emulator bound to 127.0.0.1:--port, or a one-line ConfigError saying why not."""
+    try:
+        return RelayEmulator(
+            allowlist,
+            args.port,
+            faults,
+            warehouse=warehouse_spec(args.warehouse),
+            workspace=workspace_dir(),
+        )
+    except OSError as err:
+        if err.errno == errno.EADDRINUSE:
+            raise ConfigError(
+                f"port {args.port} is in use on 127.0.0.1 (--port 0 picks a free one)"
+            ) from None
+        raise ConfigError(f"cannot listen on 127.0.0.1:{args.port}: {err.strerror}") from None
+
+
+def serve(emu: RelayEmulator) -> None:
+    try:
+        emu.serve_forever()
+    except KeyboardInterrupt:  # Ctrl-C is how the emulator is stopped: no error
+        pass
+
+
+@command("crcr-relay", {KNOWN: 2}, prefix="crcr-relay: ")
 def main(argv=None) -> int:
     p = Parser(prog="crcr-relay", description=__doc__)
     p.add_argument("--port", type=port, default=0, help="TCP port on 127.0.0.1 (default 0: any free one)")
@@ -33,38 +75,13 @@ def main(argv=None) -> int:
         help="print an Actions request token for this repo (added at L2 if not allowlisted)",
     )
     p.add_argument("--fault-rate", type=fraction, default=0.0, help="share of requests answered with a fault")
-    p.add_argument(
-        "--warehouse",
+    flags.warehouse(
+        p,
         help="show this results warehouse's panels on /hud: a directory or clickhouse://host:port/db "
         "(default $OOT_WAREHOUSE, else ~/.cache/oot-ci/warehouse)",
     )
     args = p.parse_args(argv)
-    try:
-        text = args.allowlist.read_text() if args.allowlist else DEFAULT_ALLOWLIST
-        allowlist = parse_allowlist(text, str(args.allowlist or "built-in allowlist"))
-        faults = FaultPlan(rate=args.fault_rate)
-        for repo in args.repo:
-            allowlist.setdefault(repo, Entry(repo, "L2"))
-    except OSError as err:
-        print(f"crcr-relay: {args.allowlist}: {err.strerror}", file=sys.stderr)
-        return 2
-    except (CrcrError, ValueError) as err:
-        print(f"crcr-relay: {err}", file=sys.stderr)
-        return 2
-    try:
-        emu = RelayEmulator(
-            allowlist,
-            args.port,
-            faults,
-            warehouse=warehouse_spec(args.warehouse),
-            workspace=workspace_dir(),
-        )
-    except CrcrError as err:
-        return fail("crcr-relay", str(err))
-    except OSError as err:
-        if err.errno == errno.EADDRINUSE:
-            return fail("crcr-relay", f"port {args.port} is in use on 127.0.0.1 (--port 0 picks a free one)")
-        return fail("crcr-relay", f"cannot listen on 127.0.0.1:{args.port}: {err.strerror}")
+    emu = listen(allowlist_of(args), args, FaultPlan(rate=args.fault_rate))
     print(f"relay: {emu.url}/github/callback  HUD: {emu.url}/hud", flush=True)
     for repo in args.repo:  # a request token is not an OIDC token; it only lets a job mint one
         print(
@@ -72,10 +89,7 @@ def main(argv=None) -> int:
             f"{emu.request_token_for(repo)}",
             flush=True,
         )
-    try:
-        emu.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    serve(emu)
     return 0
 
 

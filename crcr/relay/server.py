@@ -237,12 +237,12 @@ class RelayEmulator:
         self._panels: Optional[tuple] = None  # (warehouse version, rendered panels)
         self._page_lock = threading.Lock()
         if warehouse:
-            from crcr.callback_client.errors import CrcrError
+            from crcr.callback_client.errors import KNOWN
             from crcr.warehouse.backends import open_warehouse
 
             try:
                 self.warehouse = open_warehouse(warehouse)
-            except CrcrError as err:  # the relay works without it; the page says why it has no panels
+            except KNOWN as err:  # the relay works without it; the page says why it has no panels
                 self.warehouse_error = str(err)
 
     def page(self, rows: list[dict], title: str = "CRCR HUD (local emulator)") -> str:

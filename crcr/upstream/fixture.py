@@ -40,7 +40,7 @@ from typing import Mapping, Optional
 
 from crcr.upstream.gitcmd import git
 from crcr.upstream.localrepo import EPOCH, IDENTITY, build_repo, file_url
-from testing.results.atomic import write_json
+from testing.base.atomic import write_json
 
 HERE = Path(__file__).resolve().parent / "fixture"
 CONFIGS = HERE / "upstream"  # extra feature configs naming ${TORCH_ROOT}/test/... files

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
-from testing.results import atomic
+from testing.base import atomic
 
 NATIVE_SUFFIXES = frozenset(
     {

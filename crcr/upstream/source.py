@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterator, Mapping, Optional, Sequence
 
 from crcr.upstream.gitcmd import UpstreamError, check_sha, check_url, classify_fetch_error, git
-from testing.results import atomic
+from testing.base import atomic
 
 DEFAULT_URL = "https://github.com/pytorch/pytorch.git"
 URL_ENV = "OOT_UPSTREAM_URL"

@@ -18,24 +18,24 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Optional, Sequence
 
-from crcr.callback_client.errors import CrcrError
+from crcr.callback_client.errors import KNOWN, CrcrError
 from crcr.warehouse import l3, queries
 from crcr.warehouse.backends import open_warehouse
-from testing.results.cliargs import Parser, positive_int
+from testing.base import flags
+from testing.base.cliargs import Parser, positive_int
+from testing.base.command import command
 
 
 def _parser() -> argparse.ArgumentParser:
     p = Parser(prog="warehouse", description=__doc__.split("\n\n")[0])
-    p.add_argument(
-        "--warehouse", help="a directory (embedded) or clickhouse://host:port/db (env OOT_WAREHOUSE)"
-    )
+    flags.warehouse(p)
     p.add_argument(
         "--simulate-days",
         type=positive_int,
         help="first write this many days of SIMULATED history (labelled; never counted as real L3 data)",
     )
     p.add_argument("--seed", type=int, default=0, help="simulation seed")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    flags.json_output(p)
     sub = p.add_subparsers(dest="command")
     h = sub.add_parser("history", help="a test's (or an op's) outcomes per upstream commit")
     h.add_argument("--test", help="test id or a part of it (classname::name)")
@@ -179,7 +179,7 @@ LISTS = {
 def cmd_page(wh, args, now: float, ws: Path) -> None:
     from crcr.relay.hud import render_page
     from crcr.relay.panels import PageContext, head_assets, render_panels
-    from testing.results.atomic import write_text
+    from testing.base.atomic import write_text
 
     page = render_page(
         [], "CRCR HUD: results warehouse", render_panels(wh, PageContext(now, ws)), head_assets()
@@ -202,16 +202,9 @@ def _when(epoch) -> str:
     return when(epoch)
 
 
+@command("warehouse", {KNOWN: 2}, prefix="warehouse: ", broken_pipe=0)  # `| head` is fine
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    try:
-        return run(argv)
-    except CrcrError as err:
-        print(f"warehouse: {err}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # `| head`
-        return 0
-    except KeyboardInterrupt:
-        return 130
+    return run(argv)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Sequence
 
+from testing.base.errors import OotError
 from testing.config.modes import Mode
 
 DEFAULT_SHARE = 0.25  # PyTorch's target determination runs the top 25 % of tests by default
@@ -57,7 +58,7 @@ def cannot_fail(mode: str) -> bool:
     return mode in CANNOT_FAIL
 
 
-class BudgetError(ValueError):
+class BudgetError(OotError, ValueError):
     """A budget that is not a share of the leg's time."""
 
 

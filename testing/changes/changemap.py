@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
-from testing.results.atomic import write_json
+from testing.base.atomic import write_json
+from testing.base.errors import OotError
 
 FORMAT = 3  # bumped when the layout changes; a reader refuses any other (2: per-line coverage, 3: test modes)
 ROOT_TOKENS = ("${REPO_ROOT}", "${TORCH_ROOT}")
@@ -44,7 +45,7 @@ def default_map_path(env: Mapping[str, str]) -> Path:
     return Path(env[MAP_ENV]) if env.get(MAP_ENV) else select_dir(env) / "changemap.json"
 
 
-class ChangeMapError(ValueError):
+class ChangeMapError(OotError, ValueError):
     """The map cannot be used (missing, corrupt, another format): the leg runs full."""
 
 

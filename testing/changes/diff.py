@@ -10,11 +10,13 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from testing.base.errors import OotError
+
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 FUNC = re.compile(r"^[-+]\s*-?\s*func:\s*([A-Za-z0-9_]+)")
 
 
-class DiffError(ValueError):
+class DiffError(OotError, ValueError):
     """Text that is not a git diff."""
 
 

@@ -10,11 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Optional
 
+from testing.base.atomic import write_json
+from testing.base.errors import OotError
 from testing.changes.changemap import rooted
-from testing.results.atomic import write_json
 
 
-class OnlyError(ValueError):
+class OnlyError(OotError, ValueError):
     pass
 
 

@@ -28,8 +28,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
+from testing.base.errors import ConfigError, Loc, OotError
 from testing.config import features, runs
-from testing.config.errors import ConfigError, Loc
 from testing.config.paths import REPO_ROOT, default_roots
 from testing.plugin.problems import Problem as Finding  # the plugin's own, plus severity 'error'
 
@@ -37,7 +37,7 @@ ERROR, WARNING, HYGIENE = "error", "warning", "hygiene"
 COLLECT_PLUGIN = "testing.check.collect"
 
 
-class CheckError(ValueError):
+class CheckError(OotError, ValueError):
     """A bad argument (a path that is no config or directory): one line, exit 2."""
 
 

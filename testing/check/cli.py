@@ -18,11 +18,13 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from testing.base import flags
+from testing.base.cliargs import Parser, working_dir
+from testing.base.command import command
 from testing.check import report
 from testing.check.check import CheckError, check
 from testing.config.features import CONFIG_DIR
 from testing.config.paths import REPO_ROOT, default_roots
-from testing.results.cliargs import Parser
 
 
 def parser() -> argparse.ArgumentParser:
@@ -31,13 +33,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--strict", action="store_true", help="warnings and hygiene notes fail too (as //... does)"
     )
-    p.add_argument("--json", action="store_true", help="the findings as JSON on stdout")
-    p.add_argument("--upstream-root", metavar="PATH", help="PyTorch checkout for ${TORCH_ROOT} paths")
+    flags.json_output(p, help="the findings as JSON on stdout")
+    flags.upstream_root(p)
     return p
-
-
-def _where_user_is() -> Path:
-    return Path(os.environ.get("BUILD_WORKING_DIRECTORY") or os.getcwd())
 
 
 def _workspace() -> Path:
@@ -53,23 +51,19 @@ def _shown(path: str, here: Path) -> str:
         return path
 
 
+@command("check", {CheckError: 2})
 def main(argv: Optional[list[str]] = None) -> int:
     args = parser().parse_args(argv)
-    here, workspace = _where_user_is(), _workspace()
+    here, workspace = working_dir(), _workspace()
     paths = [(here / p).absolute() for p in args.paths] or [workspace / CONFIG_DIR]
-    upstream = str((here / args.upstream_root).absolute()) if args.upstream_root else None
+    upstream = str(args.upstream_root) if args.upstream_root else None
     if upstream and not Path(upstream).is_dir():
-        print(f"check: error: --upstream-root {args.upstream_root}: not a directory", file=sys.stderr)
-        return 2
+        raise CheckError(f"--upstream-root {_shown(upstream, here)}: not a directory")
 
     def progress(i: int, n: int, configs) -> None:  # each set costs a collection: say which
         print(f"check: [{i}/{n}] {' + '.join(_shown(str(c), here) for c in configs)}", file=sys.stderr)
 
-    try:
-        sets, found = check(workspace, paths, upstream, progress)
-    except CheckError as exc:
-        print(f"check: error: {exc}", file=sys.stderr)
-        return 2
+    sets, found = check(workspace, paths, upstream, progress)
     found = [
         dataclasses.replace(f, loc=dataclasses.replace(f.loc, file=_shown(f.loc.file, here))) for f in found
     ]

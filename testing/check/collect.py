@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from testing.base.atomic import write_json
 from testing.plugin import reporting
-from testing.results.atomic import write_json
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
+from testing.base.errors import OotError
+
 Precision = Mapping[str, float]  # {"atol": ..., "rtol": ...}
 Caps = dict[str, dict[str, Optional[tuple[float, float]]]]  # aten key -> dtype -> (atol, rtol)
 
@@ -43,7 +45,7 @@ HARNESS_OPS = frozenset(
 )
 
 
-class CapabilityError(ValueError):
+class CapabilityError(OotError, ValueError):
     """A table of a shape this adapter does not accept (one line, naming the source)."""
 
 

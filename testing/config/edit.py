@@ -28,10 +28,10 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.util import load_yaml_guess_indent
 
-from testing.config.errors import ConfigError
+from testing.base.atomic import write_text
+from testing.base.errors import ConfigError
 from testing.config.modes import Mode
 from testing.config.paths import split_root
-from testing.results.atomic import write_text
 from testing.yamldoc.read import parse_yaml, round_trip
 
 # ---------------------------------------------------------------- round trip

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, Optional, Sequence
 
-from testing.config.errors import ConfigError
+from testing.base.errors import ConfigError, OotError
 from testing.config.load import read_yaml
 from testing.config.paths import REPO_ROOT, TORCH_ROOT, files_under, split_root
 
@@ -118,7 +118,7 @@ class Feature(NamedTuple):
         return self.configs[-1] if self.configs else None
 
 
-class FeatureError(ValueError):
+class FeatureError(OotError, ValueError):
     """A bad feature source (e.g. an --extra-configs directory that is not one)."""
 
 

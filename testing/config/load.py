@@ -18,9 +18,11 @@ from typing import Any, Iterable, Optional
 
 from pydantic import ValidationError
 
+from testing.base.errors import ConfigError, Loc
 from testing.config import comments, modelops
-from testing.config.errors import ConfigError, Loc, line_at, validation_error
 from testing.config.models import ConfigDocument
+from testing.config.validation import validation_error
+from testing.yamldoc.locate import line_at
 from testing.yamldoc.read import parse_yaml, read_yaml, round_trip
 
 __all__ = ["Keys", "Loaded", "load", "parse_yaml", "plain", "read_yaml", "round_trip"]

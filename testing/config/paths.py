@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Mapping, Optional
 
-from testing.config.errors import ConfigError, Loc
+from testing.base.errors import ConfigError, Loc
 
 REPO_ROOT = "REPO_ROOT"
 TORCH_ROOT = "TORCH_ROOT"

@@ -11,8 +11,9 @@ import json
 import os
 import sys
 
+from testing.base.cliargs import Parser
+from testing.base.command import command
 from testing.config.models import ConfigDocument
-from testing.results.cliargs import Parser
 
 SCHEMA_PATH = os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
@@ -29,13 +30,14 @@ def render() -> str:
     return json.dumps(schema, indent=2, sort_keys=True) + "\n"
 
 
+@command("schema")
 def main(argv: list[str]) -> int:
     parser = Parser(prog="schema", description="the JSON schema of a test-suite config, on stdout")
     parser.add_argument("--write", action="store_true", help=f"write it to {SCHEMA_PATH} instead")
     args = parser.parse_args(argv)
     text = render()
     if args.write:
-        from testing.results.atomic import write_text
+        from testing.base.atomic import write_text
 
         write_text(SCHEMA_PATH, text)
         print(f"wrote {SCHEMA_PATH}")

@@ -14,8 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
+from testing.base.errors import OotError
 
-class ShardRequestError(ValueError):
+
+class ShardRequestError(OotError, ValueError):
     """Bad shard settings; the message names the option or variable."""
 
 

@@ -16,14 +16,15 @@ from typing import Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, ValidationError
 
-from testing.results import atomic
+from testing.base import atomic
+from testing.base.errors import OotError
 
 FORMAT = "oot-ci-timings"
 VERSION = 1
 DEFAULT_WEIGHT = 0.5  # weight of the newest observation in the moving average
 
 
-class TimingsError(ValueError):
+class TimingsError(OotError, ValueError):
     """A timings file that cannot be used; the message names the file."""
 
 

@@ -19,9 +19,9 @@ from typing import NoReturn, Optional
 import pytest
 import torch
 
+from testing.base.errors import ConfigError, Loc
 from testing.changes.only import Only, OnlyError, read_only
 from testing.config import hwclass
-from testing.config.errors import ConfigError, Loc
 from testing.config.modes import Mode
 from testing.config.paths import default_roots
 from testing.plugin import capabilities, provenance, reporting, roles, unadapted, upstream

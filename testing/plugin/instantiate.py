@@ -39,7 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional
 
-from testing.config.errors import Loc
+from testing.base.errors import Loc
 from testing.config.modes import Mode
 from testing.plugin.adapters import PATCHES, Generation
 from testing.plugin.plan import FilePlan, Plan

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any, Optional
 
-from testing.config.errors import Loc
+from testing.base.errors import Loc
 from testing.config.modes import Mode
 from testing.plugin.planmodel import COMPAT_TORCH_SPYRE, SCALAR_GLOBALS, FilePlan, Named, Plan, Rule
 from testing.plugin.problems import Problem

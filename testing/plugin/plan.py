@@ -20,7 +20,7 @@ import glob
 import os
 from typing import TYPE_CHECKING, Any, Optional
 
-from testing.config.errors import Loc
+from testing.base.errors import Loc
 from testing.config.modes import Mode
 from testing.config.paths import expand_path
 from testing.plugin.labels import entry_for_test_type, suite_left_out

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
-from testing.config.errors import Loc
+from testing.base.errors import Loc
 from testing.config.modes import Mode
 from testing.plugin.problems import Problem
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Literal
 
-from testing.config.errors import Loc
+from testing.base.errors import Loc
 
 Severity = Literal["warning", "hygiene", "error"]  # error: only the check (a config that does not load)
 

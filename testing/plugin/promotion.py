@@ -17,12 +17,12 @@ import os
 
 import pytest
 
+from testing.base.atomic import write_json, write_text
 from testing.config.paths import default_roots
 from testing.plugin.plan import load_plan
 from testing.plugin.reporting import Recorder
 from testing.proposals.diff import config_diff
 from testing.proposals.promotions import plan_changes
-from testing.results.atomic import write_json, write_text
 
 NAME = "oot-promotion"
 

@@ -20,12 +20,12 @@ from typing import Any, Iterable, Optional
 import pytest
 from _pytest.junitxml import xml_key  # the one internal: junitxml's object, for testsuite properties
 
+from testing.base.atomic import write_json
 from testing.plugin import registry, roles
 from testing.plugin.problems import Problem, strict_report, warnings_of
 from testing.plugin.provenance import Provenance
 from testing.plugin.selection import Decision, Variant, marks_for
 from testing.results import models
-from testing.results.atomic import write_json
 from testing.results.outcomes import PROMOTABLE, Outcome, junit_property, of_report, rank
 
 RECORDER = "oot-recorder"

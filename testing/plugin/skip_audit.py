@@ -27,14 +27,14 @@ from typing import Optional
 
 from ruamel.yaml import YAML
 
+from testing.base.atomic import write_json, write_text
+from testing.base.cliargs import Parser
+from testing.base.errors import ConfigError
 from testing.config import edit, runs
-from testing.config.errors import ConfigError
 from testing.config.modes import Mode
 from testing.config.paths import default_roots
 from testing.plugin.plan import load_plan
 from testing.proposals import diff
-from testing.results.atomic import write_json, write_text
-from testing.results.cliargs import Parser
 
 
 def skip_rules(plan) -> dict[str, list[int]]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from testing.config.errors import Loc
+from testing.base.errors import Loc
 from testing.plugin.planmodel import Plan
 from testing.plugin.problems import Problem
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
-from testing.results import atomic
+from testing.base import atomic
+from testing.base.errors import OotError
 from testing.results.outcomes import XPASS_STRICT_MARK as XPASS_STRICT
 from testing.results.outcomes import Outcome
 
@@ -37,7 +38,7 @@ _SKIP_TYPE = "pytest.skip"
 _NAMES = frozenset(o.value for o in Outcome)
 
 
-class JunitError(ValueError):
+class JunitError(OotError, ValueError):
     """A JUnit file that cannot be read; ``line`` is set when the XML itself is broken."""
 
     def __init__(self, path: str | os.PathLike, detail: str, line: Optional[int] = None):

@@ -20,12 +20,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+from testing.base.atomic import write_text
+from testing.base.cliargs import Parser, user_path, workspace_dir
+from testing.base.command import command
+from testing.base.errors import ConfigError, OotError
 from testing.config import features, runs
-from testing.config.errors import ConfigError
 from testing.config.load import load
 from testing.config.paths import files_under
-from testing.results.atomic import write_text
-from testing.results.cliargs import Parser, user_path, workspace_dir
 from testing.targets.model import (
     ConfigFile,
     config_file,
@@ -47,7 +48,7 @@ Regenerate: tools/bazel run //testing/targets:generate (checked by //testing/tar
 '''
 
 
-class GenerateError(Exception):
+class GenerateError(OotError):
     pass
 
 
@@ -170,6 +171,7 @@ def stale_diff(root: Path) -> str:
     )
 
 
+@command("generate", {GenerateError: 2}, prefix="error: ")
 def main(argv: list[str] | None = None) -> int:
     parser = Parser(prog="python3 -m testing.targets.generate", description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only report whether the file is stale")
@@ -179,25 +181,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not (args.root / "configs").is_dir():  # else it wrote a configs.bzl under any directory
         parser.error(f"--root {args.root}: no configs/ directory there")
-    try:
-        diff = stale_diff(args.root)
-        if not args.check:
-            check_configs(args.root)
-        if args.check:
-            if diff:
-                print(
-                    diff + f"\n{OUTPUT} is stale: run tools/bazel run //testing/targets:generate",
-                    file=sys.stderr,
-                )
-                return 1
-            return 0
+    diff = stale_diff(args.root)
+    if not args.check:
+        check_configs(args.root)
+    if args.check:
         if diff:
-            write_text(args.root / OUTPUT, render(build(args.root)))
-        print(f"{OUTPUT}: {'updated' if diff else 'already current'}")
+            print(
+                diff + f"\n{OUTPUT} is stale: run tools/bazel run //testing/targets:generate", file=sys.stderr
+            )
+            return 1
         return 0
-    except GenerateError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    if diff:
+        write_text(args.root / OUTPUT, render(build(args.root)))
+    print(f"{OUTPUT}: {'updated' if diff else 'already current'}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ SCHEMA = Path("configs/schema/test_suite_config.schema.json")
 INDIRECT = {"expecttest", "numpy", "pytest-timeout"}
 # The installed name of the repository's `testing` (tools/build/defs.bzl WHEEL_RENAMES).
 PACKAGE = "oot_ci_testing"
-SHARED = {"oot-ci-results"}  # the shared wheel: oot_ci_testing.results, oot_ci_testing.yamldoc
+SHARED = {"oot-ci-results"}  # the shared wheel: oot_ci_testing.base, .results, .yamldoc
 
 
 def results_wheel() -> Path:
@@ -90,7 +90,7 @@ def test_wheel_holds_the_plugin_and_its_schema_only():
         for f in Path("testing", pkg).glob("*.py")
     }
     assert f"{PACKAGE}/plugin/plugin.py" in expected and code == expected, sorted(code ^ expected)
-    shared = (f"{PACKAGE}/results/", f"{PACKAGE}/yamldoc/")
+    shared = (f"{PACKAGE}/base/", f"{PACKAGE}/results/", f"{PACKAGE}/yamldoc/")
     assert not [n for n in names if n.startswith(("configs/", "testing/", *shared))]
     assert packaged_schema == SCHEMA.read_text()
 

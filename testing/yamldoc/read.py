@@ -17,7 +17,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from testing.yamldoc.errors import unreadable, yaml_syntax_error
+from testing.yamldoc.locate import unreadable, yaml_syntax_error
 
 
 def round_trip() -> YAML:

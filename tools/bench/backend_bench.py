@@ -26,7 +26,8 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from testing.results.cliargs import Parser
+from testing.base.cliargs import Parser
+from testing.base.command import command
 
 console = Console()
 
@@ -145,6 +146,7 @@ def measure_ops(size: int, repeats: int) -> list[tuple[str, float, float]]:
     return rows
 
 
+@command("backend_bench")
 def main(argv: list[str] | None = None) -> int:
     parser = Parser(prog="backend_bench", description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=256, help="square operand size (default 256)")

@@ -36,7 +36,8 @@ from crcr.handler.runner import LegSettings, leg_suites, run_leg
 from crcr.handler.upstream_setup import prepare
 from crcr.handler.workspace import workspace_root
 from crcr.upstream.bisect import Limits
-from testing.results.cliargs import Parser
+from testing.base.cliargs import Parser
+from testing.base.command import command
 
 JOB = "test-upstream-spyre-nn"
 PARTS = ("checkout", "overlay", "process", "tests")
@@ -109,6 +110,7 @@ def _short(path: str, root: Path) -> str:
     return str(p.relative_to(root)) if p.is_relative_to(root) else path
 
 
+@command("bisect_bench")
 def main(argv=None) -> int:
     p = Parser(prog="bisect_bench", description=__doc__.split("\n\n")[0])
     p.parse_args(argv)

@@ -17,7 +17,8 @@ import subprocess
 import sys
 import time
 
-from testing.results.cliargs import Parser
+from testing.base.cliargs import Parser
+from testing.base.command import command
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -73,6 +74,7 @@ def run_ratio() -> tuple[float, float, str]:
     return collect, total, last
 
 
+@command("model_bench")
 def main(argv: list[str] | None = None) -> int:
     ap = Parser(prog="model_bench", description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5, help="forward passes per side (median)")

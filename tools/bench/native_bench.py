@@ -22,9 +22,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from testing.base.cliargs import Parser
+from testing.base.command import command
 from testing.config import runs
 from testing.config.features import suite_configs
-from testing.results.cliargs import Parser
+from tools.errors import ToolsError
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITES = os.path.join(REPO, "testing", "suites")
@@ -61,14 +63,14 @@ def targets(device: str) -> list[tuple[str, list[str], list[str], list[str]]]:
     ]
 
 
+@command("native_bench", prefix="native_bench: ")
 def main() -> int:
     parser = Parser(prog="native_bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", choices=sorted(CONFIGS), default="spyre")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     if args.rounds < 1:
-        print("native_bench: --rounds must be >= 1", file=sys.stderr)
-        return 2
+        raise ToolsError("--rounds must be >= 1")
     table = Table(title=f"collection: native (auto) vs patch, {args.device}, median of {args.rounds}")
     for col in (
         "target",

@@ -23,7 +23,8 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from testing.results.cliargs import Parser
+from testing.base.cliargs import Parser
+from testing.base.command import command
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITES = [
@@ -67,6 +68,7 @@ def median(args, env, repeat):
     return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs), runs[-1][2]
 
 
+@command("plugin_bench")
 def main() -> int:
     ap = Parser(prog="plugin_bench", description=__doc__.splitlines()[0])
     ap.add_argument("--device", choices=sorted(CONFIGS), default="spyre")

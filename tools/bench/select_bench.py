@@ -27,7 +27,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from testing.results.cliargs import Parser, user_path
+from testing.base.cliargs import Parser, user_path
+from testing.base.command import command
 from tools.bench.select_corpus import write_corpus
 from tools.select.bucket.engines import DeterministicEngine
 from tools.select.common import capabilities
@@ -143,6 +144,7 @@ def wheel_installed() -> str:
     return torch.__version__.split("+")[0]
 
 
+@command("select_bench")
 def main(argv: list[str] | None = None) -> int:
     parser = Parser(prog="select_bench", description=__doc__.split("\n\n")[0])
     parser.add_argument(

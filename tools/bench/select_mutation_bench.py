@@ -38,12 +38,14 @@ from pathlib import Path
 
 from crcr.handler.runner import Upstream
 from crcr.upstream.overlay import build_overlay, core_delta, wheel_torch_dir
+from testing.base import flags
+from testing.base.cliargs import Parser, user_path
+from testing.base.command import command
 from testing.changes.budget import BudgetError, parse_share
 from testing.changes.changemap import ChangeMap, digests, test_file
 from testing.changes.decide import select_tests
 from testing.changes.only import resolve, write_only
 from testing.config.features import discover_features
-from testing.results.cliargs import Parser, user_path
 from tools.bench.select_mutants import Mutant, mutate
 from tools.select.changes.build import build, leg_files, leg_of, record_leg, roots_of
 from tools.select.changes.cmd import core_versions, fixture_upstream, root_upstream, workspace
@@ -93,19 +95,7 @@ def args_parser() -> argparse.ArgumentParser:
         default=[],
         help=f"selection budgets scored beside the full selection (default: {' '.join(DEFAULT_BUDGETS).replace('%', '%%')})",
     )
-    p.add_argument(
-        "--upstream-root",
-        type=user_path,
-        help="a PyTorch checkout (real upstream files) instead of the fixture",
-    )
-    p.add_argument("--suite-sha", help="the commit --upstream-root is at")
-    p.add_argument(
-        "--extra-configs",
-        action="append",
-        default=[],
-        type=user_path,
-        help="feature configs naming its files",
-    )
+    flags.upstream_checkout(p, configs_help="feature configs naming its files (repeatable)")
     p.add_argument("--verify", type=int, default=3, help="killed mutants re-run through --oot-only")
     p.add_argument("--work", type=user_path, help="keep runs here (default: a temp dir)")
     p.add_argument(
@@ -182,6 +172,7 @@ def progress(msg: str) -> None:
     print(f"bench: {msg}", file=sys.stderr, flush=True)
 
 
+@command("select_mutation_bench")
 def main(argv=None) -> int:
     args = args_parser().parse_args(argv)
     env = dict(os.environ)

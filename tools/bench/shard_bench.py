@@ -23,9 +23,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from testing.base.cliargs import Parser, user_path
+from testing.base.command import command
 from testing.matrix import lpt as planner
 from testing.matrix import timings
-from testing.results.cliargs import Parser, user_path
 from tools.shard import ingest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -65,6 +66,7 @@ def ratios(durations: dict[str, float], shards: int) -> dict[str, float]:
     }
 
 
+@command("shard_bench", {(timings.TimingsError, ingest.IngestError): 2}, prefix="error: ")
 def main(argv: list[str] | None = None) -> int:
     parser = Parser(prog="shard_bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--timings", type=user_path, default=DEFAULT_TIMINGS)
@@ -73,18 +75,12 @@ def main(argv: list[str] | None = None) -> int:
         "--results", type=user_path, nargs="*", help="JUnit XML / JSON summaries of a real run"
     )
     args = parser.parse_args(argv)
-    try:
-        durations = load(args)
-    except (timings.TimingsError, ingest.IngestError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    durations = load(args)
     if len(durations) < max(SHARDS):
-        print(
-            f"error: need at least {max(SHARDS)} recorded tests, have {len(durations)} "
-            f"(record some: python -m tools.shard update <junit.xml>)",
-            file=sys.stderr,
+        raise timings.TimingsError(
+            f"need at least {max(SHARDS)} recorded tests, have {len(durations)} "
+            f"(record some: python -m tools.shard update <junit.xml>)"
         )
-        return 2
     console = Console(width=110)
     source = ", ".join(map(str, args.results)) if args.results else str(args.timings)
     console.print(

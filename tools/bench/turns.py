@@ -20,11 +20,13 @@ import sys
 import time
 from typing import IO, Callable, Iterable, Mapping
 
+from tools.errors import ToolsError
+
 QUIT_TIMEOUT = 30  # seconds a child gets to exit after `quit` before it is killed
 TIMING = ("wall", "cpu", "answer")  # a `time` or `floor` answer: seconds, CPU seconds, answer
 
 
-class ChildError(Exception):
+class ChildError(ToolsError):
     """A child that died, stalled or answered garbage: one line for the bench to print."""
 
 

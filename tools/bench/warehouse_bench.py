@@ -37,7 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
-from testing.results.cliargs import Parser
+from testing.base.cliargs import Parser
+from testing.base.command import command
 from tools.bench.turns import TIMING, Child, ChildError, channel, rounds, serve, spreads
 
 TESTS_PER_LEG = 5000
@@ -527,6 +528,7 @@ def same(a, b) -> str:
     return f"NO: chdb {str(a)[:120]} vs SQLite {str(b)[:120]}"
 
 
+@command("warehouse_bench", {ChildError: 1}, prefix="warehouse_bench: ")
 def main(argv=None) -> int:
     p = Parser(prog="warehouse_bench", description=__doc__.split("\n\n")[0])
     p.add_argument("--rows", type=int, default=10_000_000)
@@ -545,11 +547,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="warehouse-bench-") as tmp:
         args.dir = tmp
         print(f"{args.rows:,} test rows requested; each engine in its own process ...", flush=True)
-        try:
-            ch, sq, spread, rounds_load = side_by_side(args)
-        except ChildError as err:
-            print(f"warehouse_bench: {err}", file=sys.stderr)
-            return 1
+        ch, sq, spread, rounds_load = side_by_side(args)
     print(
         f"SQLite: WAL, synchronous=NORMAL, cache_size={SQLITE_CACHE}, ANALYZE, indexes: "
         + "; ".join(SQLITE_INDEXES)

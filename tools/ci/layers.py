@@ -2,10 +2,12 @@
 
     python3 tools/ci/layers.py [ROOT]      # ROOT: the workspace (default: the current directory)
 
-Rooms, lowest first: testing/ and backend/ (its package is torch_spyre), then crcr/, then
-tools/. Every .py file under a room is read with ast; an import whose top-level name is a
-higher room's (`import tools.x`, `from crcr import y`, also inside functions) is reported
-as `file:line: ...`, and the exit status is 1. So is a string that names a higher room's
+Rooms, lowest first: the ground floor testing/base/ (it imports nothing of the repository),
+testing/ and backend/ (its package is torch_spyre), then crcr/, then tools/. A file belongs
+to the deepest room holding it. Every .py file under a room is read with ast; an import of a
+higher room's module (`import tools.x`, `from crcr import y`, also inside functions; a module
+is the room's whose name is its longest prefix: `testing.base.x` the ground floor's,
+`testing.x` testing's) is reported as `file:line: ...`, and the exit status is 1. So is a string that names a higher room's
 module (`"tools.shard.plugin"`, `"-p crcr.relay"`, `"crcr.callback_client.__main__:main"`): a module loaded by
 name (`pytest -p`, `python -m`, importlib, an entry point) is an arrow up all the same.
 Docstrings may name anything (they explain, they load nothing), and paths (`tools/shard/...`,
@@ -33,14 +35,37 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-# room directory -> (rank, the top-level import names it provides)
+# room directory -> (rank, the import names it provides)
 ROOMS = {
+    "testing/base": (-1, ("testing.base",)),
     "backend": (0, ("torch_spyre",)),
     "testing": (0, ("testing",)),
     "crcr": (1, ("crcr",)),
     "tools": (2, ("tools",)),
 }
 RANK_OF_IMPORT = {name: rank for rank, names in ROOMS.values() for name in names}
+ORDER = "testing/base < testing/backend < crcr < tools"
+
+
+def rank_of(module: str) -> int | None:
+    """The rank of the room providing `module` (its longest provided name), None outside."""
+    parts = module.split(".")
+    for n in range(len(parts), 0, -1):
+        if ".".join(parts[:n]) in RANK_OF_IMPORT:
+            return RANK_OF_IMPORT[".".join(parts[:n])]
+    return None
+
+
+def higher(module: str, rank: int) -> bool:
+    """Whether `module` belongs to a room above `rank`."""
+    theirs = rank_of(module)
+    return theirs is not None and theirs > rank
+
+
+def room_files(root: Path, room: str, pattern: str) -> list[Path]:
+    """The files of `room` matching `pattern`, without those of a room inside it."""
+    inner = [root / r for r in ROOMS if r != room and r.startswith(room + "/")]
+    return sorted(p for p in (root / room).rglob(pattern) if not any(p.is_relative_to(i) for i in inner))
 
 
 # A dotted module name, optionally with an entry point's `:attr` (a token of a string).
@@ -61,7 +86,7 @@ class Upward:
         what = "imports" if self.how == "imports" else "names in a string"
         return (
             f"{self.path}:{self.line}: {self.room}/ {what} {self.module}, a higher room "
-            f"({target} is above {self.room}: testing/backend < crcr < tools)"
+            f"({target} is above {self.room}: {ORDER})"
         )
 
 
@@ -108,9 +133,7 @@ def upward_imports(source: str, path: str, room: str) -> list[Upward]:
     found = [(line, module, "imports") for line, module in imported_modules(tree)]
     found += [(line, module, "names") for line, module in named_modules(tree)]
     return [
-        Upward(path, line, room, module, how)
-        for line, module, how in sorted(found)
-        if RANK_OF_IMPORT.get(module.split(".")[0], -1) > rank
+        Upward(path, line, room, module, how) for line, module, how in sorted(found) if higher(module, rank)
     ]
 
 
@@ -182,7 +205,7 @@ def upward_floors(source: str, path: str, room: str) -> list[UpFloor]:
     return [
         UpFloor(path, line, module, how)
         for line, module, how in sorted(found)
-        if (floor(module, room) or 0) > rank  # no floor (the room's __init__): never above
+        if (floor(module, room) if floor(module, room) is not None else -1) > rank
     ]
 
 
@@ -194,7 +217,7 @@ def public_by_default(root: Path) -> list[str]:
     return [
         f"{path.relative_to(root).as_posix()}: package(default_visibility) is public; list the public targets instead"
         for room in ROOMS
-        for path in sorted((root / room).rglob("BUILD.bazel"))
+        for path in room_files(root, room, "BUILD.bazel")
         if PUBLIC_DEFAULT.search(path.read_text(encoding="utf-8"))
     ]
 
@@ -203,7 +226,7 @@ def check(root: Path) -> tuple[int, list[Upward | UpFloor]]:
     """(files read, every upward import, between rooms or floors) under the rooms of the workspace `root`."""
     files, found = 0, []
     for room in ROOMS:
-        for path in sorted((root / room).rglob("*.py")):
+        for path in room_files(root, room, "*.py"):
             rel = path.relative_to(root).as_posix()
             files += 1
             source = path.read_text(encoding="utf-8")
@@ -270,7 +293,7 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 1
-    print(f"layers: {files} files, no upward import (testing/backend < crcr < tools), no import circle")
+    print(f"layers: {files} files, no upward import ({ORDER}), no import circle")
     return 0
 
 

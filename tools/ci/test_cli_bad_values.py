@@ -143,7 +143,7 @@ def test_a_program_runs_over_its_own_runfiles_only(trees, scratch):
     # testing on its path) passed while `tools/bazel run //tools/bench:backend_bench` died.
     tree = trees("tools.bench.backend_bench")
     assert (tree / "tools/bench/backend_bench.py").is_symlink()
-    assert (tree / "testing/results/cliargs.py").exists()
+    assert (tree / "testing/base/cliargs.py").exists()
     assert not (tree / "crcr").exists()  # another room's modules stay out
     result = run("crcr.dispatch.allowlist_tool", ["bogus"], scratch, tree)
     assert "ModuleNotFoundError: No module named 'crcr'" in result.stderr

@@ -201,3 +201,16 @@ def test_crcr_floors_on_a_synthetic_tree(tmp_path):
         "crcr/warehouse/queries.py:1: imports crcr.relay.hud, a higher floor of crcr/"
         " (callback_client < dispatch, upstream, warehouse < relay < handler, warehouse.__main__ < tests, warehouse.tests)",
     ]
+
+
+def test_the_ground_floor_imports_nothing_above_it(tree):
+    # testing/base is below testing: an import of the config contract is an arrow up
+    path = tree / "testing" / "base" / "command.py"
+    path.write_text(path.read_text() + "\n\nfrom testing.config.load import load\n")
+    result = run(tree)
+    assert result.returncode == 1, result.stdout
+    (reported,) = [x for x in result.stdout.splitlines() if "import circle" not in x]
+    assert (
+        reported.startswith("testing/base/command.py:")
+        and "imports testing.config.load, a higher room" in reported
+    )

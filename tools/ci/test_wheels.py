@@ -74,7 +74,8 @@ def smoke(venv, name: str) -> subprocess.CompletedProcess:
     work.mkdir(exist_ok=True)
     if name == "oot-ci-results":
         code = (
-            "from oot_ci_testing.results import atomic, junit, outcomes\n"
+            "from oot_ci_testing.base import atomic, command, errors\n"
+            "from oot_ci_testing.results import junit, outcomes\n"
             "from oot_ci_testing.yamldoc import read\n"
             "assert outcomes.tally('xpassed_strict') == 'passed'\n"
             "assert read.parse_yaml('a: [1, 2]\\n', 'x.yml')['a'] == [1, 2]\n"

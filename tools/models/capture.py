@@ -23,14 +23,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from testing.results.cliargs import Parser
+from testing.base.cliargs import Parser, user_path
+from testing.base.command import command
+from testing.base.errors import ConfigError
+from tools.errors import ToolsError
 
 INPUT_TEXTS = ("The quick brown fox jumps over the lazy dog.", "Accelerators run the ops a model calls.")
 SUITE_TEST = "TestModelOps::test_model_ops_db"
 SUITE_PATH = "${REPO_ROOT}/testing/suites/test_model_ops.py"
 
 
-class CaptureError(Exception):
+class CaptureError(ToolsError):
     """Bad input (model, paths): the CLI prints it as one line and exits 2."""
 
 
@@ -191,6 +194,29 @@ def _out_path(args: argparse.Namespace, model: Model) -> Path:
     return base / "configs" / "spyre" / f"model_{model.name}.yaml"
 
 
+def capture(args) -> tuple[Model, Any, Path, float]:
+    """Records the model and writes its config: (model, recording, written path, seconds)."""
+    try:
+        if args.model == "minilm":
+            model = minilm()
+        else:
+            model = local(str(user_path(args.model)), args.name)
+        if args.name:
+            model = Model(_safe(args.name), model.path, model.revision)
+        start = time.perf_counter()
+        net, inputs = load(model)
+        rec = record(net, inputs, model)
+        out = _out_path(args, model)
+        text = render(model, net, inputs, rec, kept_entries(out))
+        from testing.base.atomic import write_text
+
+        write_text(str(out), text)
+    except OSError as exc:
+        raise CaptureError(f"cannot write {exc.filename}: {exc.strerror}") from None
+    return model, rec, out, time.perf_counter() - start
+
+
+@command("capture", {(CaptureError, ConfigError): 2})
 def main(argv: Optional[list[str]] = None) -> int:
     ap = Parser(prog="capture", description=__doc__.split("\n\n")[0])
     ap.add_argument(
@@ -201,33 +227,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         "--out", help="config to write (default: configs/spyre/model_<name>.yaml in the workspace)"
     )
     args = ap.parse_args(argv)
-    from testing.yamldoc.errors import ConfigError
-
-    try:
-        if args.model == "minilm":
-            model = minilm()
-        else:
-            where = Path(os.environ.get("BUILD_WORKING_DIRECTORY") or os.getcwd())
-            model = local(str(where / args.model), args.name)
-        if args.name:
-            model = Model(_safe(args.name), model.path, model.revision)
-        start = time.perf_counter()
-        net, inputs = load(model)
-        rec = record(net, inputs, model)
-        out = _out_path(args, model)
-        text = render(model, net, inputs, rec, kept_entries(out))
-        from testing.results.atomic import write_text
-
-        write_text(str(out), text)
-    except (CaptureError, ConfigError) as exc:
-        print(f"capture: error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"capture: error: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
-        return 2
+    model, rec, out, seconds = capture(args)
     print(
-        f"capture: {model.name}: {rec.calls} calls -> {len(rec.cases)} cases in {time.perf_counter() - start:.1f} s; "
-        f"wrote {out}"
+        f"capture: {model.name}: {rec.calls} calls -> {len(rec.cases)} cases in {seconds:.1f} s; wrote {out}"
     )
     return 0
 

@@ -27,11 +27,12 @@ from torch.utils._pytree import tree_flatten
 
 from testing.config import modelops as fmt
 from testing.plugin.modelops import resolve
+from tools.errors import ToolsError
 
 DEVICE = "cuda:0"  # how captures name the model's device (as Torch Spyre's do); a run maps it to its own
 
 
-class Unrecordable(Exception):
+class Unrecordable(ToolsError):
     """An argument the format cannot express."""
 
 

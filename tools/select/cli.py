@@ -1,7 +1,7 @@
 """Command line: ``select <stage> ...`` for the four stages, the delta and queries.
 
 Under ``bazel run`` paths the user types are read where they stand (BUILD_WORKING_DIRECTORY);
-the default repository root is the workspace (testing/results/cliargs.py).
+the default repository root is the workspace (testing/base/cliargs.py).
 Every user error is one line on stderr and exit code 2; nothing is half-written.
 """
 
@@ -13,9 +13,11 @@ import os
 import sys
 from pathlib import Path
 
-from testing.config.errors import ConfigError
-from testing.results.cliargs import Parser, user_path, workspace_dir
-from tools.select.common.errors import SelectError
+from testing.base import flags
+from testing.base.cliargs import Parser, user_path, workspace_dir
+from testing.base.command import command
+from testing.base.errors import ConfigError
+from tools.errors import SelectError
 
 DEFAULT_SCOPE_FEATURES = "autograd,compile,distributed,sparse,quantized,jit,complex,cuda_specific"
 
@@ -175,7 +177,7 @@ def cmd_memory(args) -> int:
 
 def keep_previous(path: Path) -> Path:
     """Copy ``path`` to ``<path>.prev`` (atomically) before a command replaces it."""
-    from testing.results.atomic import write_bytes
+    from testing.base.atomic import write_bytes
 
     return write_bytes(path.with_name(path.name + ".prev"), path.read_bytes())
 
@@ -245,7 +247,7 @@ def cmd_refine(args) -> int:
     for diff in outcome.diffs.values():
         sys.stdout.write(diff)
     if args.diff_out:
-        from testing.results.atomic import write_text
+        from testing.base.atomic import write_text
 
         write_text(resolve(args.diff_out), "".join(outcome.diffs.values()))
     if args.write:
@@ -299,7 +301,7 @@ def cmd_delta(args) -> int:
             header=f"Delta {args.version}: only re-evaluated units.",
         )
     if args.decisions_out:
-        from testing.results.atomic import write_text
+        from testing.base.atomic import write_text
 
         write_text(
             resolve(args.decisions_out),
@@ -354,7 +356,7 @@ def _common(p: argparse.ArgumentParser, db=True, caps=False, roots=False, engine
             default="testing/suites/test_*.py",
             help="glob of in-tree suites (default: %(default)s)",
         )
-        p.add_argument("--upstream-root", metavar="DIR", help="a PyTorch checkout whose test/ is indexed too")
+        flags.upstream_root(p, help="a PyTorch checkout whose test/ is indexed too")
     if engine:
         p.add_argument(
             "--engine",
@@ -467,23 +469,12 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+# ConfigError: a YAML file read through testing.config. `select query ... | head`: the reader
+# left; the runner says nothing and exits 141.
+@command("select", {(SelectError, ConfigError): 2})
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    try:
-        code = args.func(args)
-        sys.stdout.flush()  # a closed pipe surfaces here, inside the handler below
-        return code
-    except (SelectError, ConfigError) as exc:  # ConfigError: a YAML file read through testing.config
-        print(f"select: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("select: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # `select query ... | head`: the reader left; say nothing, and keep Python from
-        # complaining again when it flushes stdout at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
+    return args.func(args)
 
 
 if __name__ == "__main__":

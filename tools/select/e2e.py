@@ -16,9 +16,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from testing.base import flags
+from testing.base.cliargs import Parser, user_path
+from testing.base.command import command
 from testing.config import runs
 from testing.config.modes import Mode
-from testing.results.cliargs import Parser, user_path
 from tools.select.bucket import bucket, generation
 from tools.select.bucket.engines import DeterministicEngine
 from tools.select.common import capabilities
@@ -71,15 +73,14 @@ def units_without_test(units, verdicts, cases, device: str) -> list[str]:
     ]
 
 
+@command("e2e")
 def main(argv: list[str] | None = None) -> int:
     parser = Parser(prog="e2e", description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", help="memory to reuse (default: build one in the workdir)")
     parser.add_argument("--workdir", help="where configs and results go (default: a temp dir)")
     parser.add_argument("--capabilities", default="backend:torch_spyre")
     parser.add_argument("--timeout", type=float, default=120.0, help="per-test timeout in the runs")
-    parser.add_argument(
-        "--upstream-root", help="a PyTorch checkout: run its --files instead of testing/suites"
-    )
+    flags.upstream_root(parser, help="a PyTorch checkout: run its --files instead of testing/suites")
     parser.add_argument(
         "--files", action="append", default=[], help="test files under --upstream-root (repeatable)"
     )

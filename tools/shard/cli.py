@@ -13,21 +13,23 @@ import json
 import sys
 from pathlib import Path
 
+from testing.base.cliargs import Parser, positive_float, positive_int, user_path, workspace_dir
+from testing.base.command import command
 from testing.config import features, runs
 from testing.config.features import Feature
 from testing.matrix import legs as matrix
 from testing.matrix import lpt as planner
 from testing.matrix import timings
-from testing.results.cliargs import Parser, positive_float, positive_int, user_path, workspace_dir
+from tools.errors import ToolsError
 from tools.shard import ingest, leg
 
-# Under `bazel run`, paths the user types are read where they stand (testing/results/cliargs.py);
+# Under `bazel run`, paths the user types are read where they stand (testing/base/cliargs.py);
 # this default belongs to the checkout.
 TIMINGS = "tools/shard/timings/timings.json"
 SHOWN = 5  # dropped tests named in the message; the rest are counted
 
 
-class CliError(Exception):
+class CliError(ToolsError):
     pass
 
 
@@ -209,12 +211,9 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+@command("python -m tools.shard", {(CliError, timings.TimingsError, ingest.IngestError, ValueError): 2})
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if getattr(args, "command", None) and args.command[:1] == ["--"]:
         args.command = args.command[1:]
-    try:
-        return args.run(args)
-    except (CliError, timings.TimingsError, ingest.IngestError, ValueError) as err:
-        print(f"python -m tools.shard: error: {err}", file=sys.stderr)
-        return 2
+    return args.run(args)

@@ -8,9 +8,10 @@ from typing import Any, Iterator
 
 from testing.matrix.nodeids import nodeid_from_junit
 from testing.results import junit
+from tools.errors import ToolsError
 
 
-class IngestError(ValueError):
+class IngestError(ToolsError, ValueError):
     """A result file that cannot be read; the message names the file."""
 
 

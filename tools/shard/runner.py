@@ -30,9 +30,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from testing.base import atomic
+from testing.base.cliargs import Parser, non_negative_int, user_path
+from testing.base.command import command
 from testing.config import runs
-from testing.results import atomic, junit
-from testing.results.cliargs import Parser, non_negative_int, user_path
+from testing.results import junit
 from testing.results.outcomes import BAD, FLAKY, PROMOTABLE
 from testing.supervisor import supervisor
 from testing.supervisor.children import Spawned
@@ -233,6 +235,7 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     return parser.parse_args(ours), pytest_args
 
 
+@command("python -m tools.shard.runner")
 def main(argv: list[str] | None = None) -> int:
     args, pytest_args = parse_args(sys.argv[1:] if argv is None else argv)
     with tempfile.TemporaryDirectory(prefix="shard-", dir=os.environ.get("TEST_TMPDIR")) as tmp:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from testing.base.errors import Loc
 from testing.check import cli, report
 from testing.check.tests.examples import LACKS, REPO, TYPO_LINE, check, typo_config
-from testing.config.errors import Loc
 from testing.plugin.problems import Problem
 
 # ---------------------------------------------------------------- a dtype typo

@@ -1,8 +1,8 @@
 import pytest
 from ruamel.yaml import YAML
 
+from testing.base.errors import ConfigError
 from testing.config import edit
-from testing.config.errors import ConfigError
 from testing.config.load import read_yaml
 
 CONFIG = """\

@@ -1,6 +1,6 @@
 import pytest
 
-from testing.config.errors import ConfigError
+from testing.base.errors import ConfigError
 from testing.config.load import load
 from testing.config.models import Mode
 

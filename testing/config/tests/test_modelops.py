@@ -1,7 +1,7 @@
 import pytest
 
+from testing.base.errors import ConfigError
 from testing.config import modelops as fmt
-from testing.config.errors import ConfigError
 from testing.config.load import load
 
 THEIRS = """\

@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from testing.config.errors import ConfigError, Loc
+from testing.base.errors import ConfigError, Loc
 from testing.config.paths import default_roots, expand_path, files_under, split_root
 
 

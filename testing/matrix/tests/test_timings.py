@@ -2,8 +2,8 @@ import json
 
 import pytest
 
+from testing.base import atomic
 from testing.matrix import timings as store
-from testing.results import atomic
 
 
 def test_round_trip_and_sorted_output(tmp_path):

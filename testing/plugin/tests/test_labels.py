@@ -2,7 +2,7 @@
 
 import pytest
 
-from testing.config.errors import Loc
+from testing.base.errors import Loc
 from testing.config.models import Mode, TestEntry
 from testing.plugin.labels import ENV, applies, entry_for_test_type, resolve_test_type, suite_left_out
 from testing.plugin.plan import FilePlan, Rule

@@ -2,8 +2,8 @@
 
 import torch
 
+from testing.base.errors import Loc
 from testing.config import modelops as fmt
-from testing.config.errors import Loc
 from testing.plugin import modelops
 
 

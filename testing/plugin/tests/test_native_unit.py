@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from testing.config.errors import ConfigError
+from testing.base.errors import ConfigError
 from testing.plugin import provenance
 from testing.plugin.capabilities import build_support, known_names
 from testing.plugin.native import choice

@@ -2,7 +2,7 @@
 
 import pytest
 
-from testing.config.errors import ConfigError
+from testing.base.errors import ConfigError
 from testing.config.modes import Mode
 from testing.config.paths import default_roots
 from testing.plugin.plan import load_plan

@@ -6,8 +6,8 @@ import textwrap
 
 import pytest
 
+from testing.base.errors import ConfigError
 from testing.config import hwclass
-from testing.config.errors import ConfigError
 from testing.config.load import load
 
 # pytorch main's shape: hw_classification = HardwareClassification.<NAME> on each class. The

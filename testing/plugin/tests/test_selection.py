@@ -1,6 +1,6 @@
 """selection.py: matching, support filters, decisions, mark filter (pure, no torch)."""
 
-from testing.config.errors import Loc
+from testing.base.errors import Loc
 from testing.config.models import Mode, TestEntry
 from testing.plugin.plan import FilePlan, Rule
 from testing.plugin.selection import (

@@ -103,7 +103,7 @@ def test_the_package_pulls_in_no_heavy_dependency():
     import sys
 
     code = (
-        "import sys, testing.results.atomic, testing.results.junit, testing.results.outcomes\n"
+        "import sys, testing.base.atomic, testing.results.junit, testing.results.outcomes\n"
         "heavy = sorted({'torch', 'pytest', 'pydantic', 'yaml', 'numpy'} & set(sys.modules))\n"
         "print(','.join(heavy))\n"
     )

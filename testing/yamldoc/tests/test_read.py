@@ -4,7 +4,8 @@ import io
 
 import pytest
 
-from testing.yamldoc.errors import ConfigError, Loc, YamlSyntaxError, at, line_at
+from testing.base.errors import ConfigError, Loc
+from testing.yamldoc.locate import YamlSyntaxError, at, line_at
 from testing.yamldoc.read import parse_yaml, read_yaml, round_trip
 
 DOC = "# a comment\nL1:\n  - a/b  # why\nL3:\n  spyre:\n    o/r: ['@x']\n"

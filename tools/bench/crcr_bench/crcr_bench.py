@@ -40,7 +40,8 @@ from crcr.relay.faults import FaultPlan
 from crcr.relay.pipeline import Relay
 from crcr.relay.ratelimit import SlidingWindow
 from crcr.relay.server import RelayEmulator
-from testing.results.cliargs import Parser
+from testing.base.cliargs import Parser
+from testing.base.command import command
 
 REPO = "bench/oot"
 
@@ -112,6 +113,7 @@ def burst(callbacks: int, window: float, budget: bool, state: Path) -> tuple[flo
     return elapsed, relay.counters.get("429", 0)
 
 
+@command("crcr_bench")
 def main(argv=None) -> int:
     p = Parser(prog="crcr_bench", description=__doc__.split("\n\n")[0])
     p.add_argument("--legs", type=int, default=40)

@@ -37,11 +37,12 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from ruamel.yaml import YAML
 
 from tools.ci.readme_commands.extract import Command
+from tools.errors import ToolsError
 
 MANIFEST = "tools/ci/doc_commands.yaml"
 
 
-class ManifestError(ValueError):
+class ManifestError(ToolsError, ValueError):
     pass
 
 

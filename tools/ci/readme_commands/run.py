@@ -28,7 +28,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from testing.results.cliargs import Parser, workspace_dir
+from testing.base.cliargs import Parser, workspace_dir
+from testing.base.command import command
 from testing.supervisor.children import stop_group
 from testing.tests.clean_venv import bare_venv
 from tools.ci.readme_commands import extract, manifest
@@ -273,6 +274,7 @@ def listing(coverage: manifest.Coverage) -> str:
     return "\n".join(rows) + f"\n{len(kinds)} distinct commands: {counts}"
 
 
+@command("doc_commands", {manifest.ManifestError: 2}, prefix="doc_commands: ")
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog="doc_commands", description=__doc__.split("\n\n")[0])
     mode = p.add_mutually_exclusive_group()
@@ -289,11 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--show", action="store_true", help="print what each passing command printed (figures)")
     args = p.parse_args(argv)
     root = workspace_dir()
-    try:
-        found, coverage = check(root)
-    except manifest.ManifestError as err:
-        print(f"doc_commands: {err}", file=sys.stderr)
-        return 2
+    found, coverage = check(root)
     for line in found:
         print(line, file=sys.stderr)
     if args.list:

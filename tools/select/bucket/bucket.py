@@ -7,9 +7,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Mapping
 
+from testing.base.atomic import write_text
 from testing.config import edit
 from testing.config.modes import Mode
-from testing.results.atomic import write_text
 from tools.select.bucket import generation
 from tools.select.bucket.configgen import build_config
 from tools.select.bucket.engines import Context, DecisionEngine

@@ -21,16 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from testing.config.errors import ConfigError, Loc
+from testing.base.errors import ConfigError, Loc
 from testing.config.modes import Mode
 from testing.config.paths import expand_path
 from testing.plugin import capabilities as plugin_caps
 from testing.plugin import selection
 from testing.plugin.plan import Plan, empty_plan, load_plan
+from tools.errors import SelectError
 from tools.select.bucket.facts import UnitFacts
 from tools.select.bucket.rules import Verdict
 from tools.select.common.capabilities import CapabilityTable
-from tools.select.common.errors import SelectError
 
 # Configs name files as ${REPO_ROOT}/... and ${TORCH_ROOT}/...; matching only needs both sides
 # expanded alike, so fixed stand-ins serve (nothing is read from them).

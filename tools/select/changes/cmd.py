@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Mapping, Optional
 
 from crcr.handler.runner import NO_UPSTREAM, Upstream
+from testing.base import flags
+from testing.base.cliargs import user_path
 from testing.changes.changemap import ChangeMapError, default_map_path, read_map, write_map
 from testing.config.features import FeatureError, discover_features
-from testing.results.cliargs import user_path
+from tools.errors import SelectError
 from tools.select.changes.build import build, leg_of
-from tools.select.common.errors import SelectError
 
 
 def workspace(env: Mapping[str, str]) -> Path:
@@ -119,18 +120,7 @@ def add_parser(sub) -> None:
         "--repo-root", type=user_path, metavar="DIR", help="repository root (default: the workspace)"
     )
     p.add_argument("--fixture", action="store_true", help="record against the handler's generated upstream")
-    p.add_argument(
-        "--upstream-root", type=user_path, metavar="DIR", help="a PyTorch checkout at the suite SHA"
-    )
-    p.add_argument("--suite-sha", help="the commit --upstream-root is at (default: its git HEAD)")
-    p.add_argument(
-        "--extra-configs",
-        action="append",
-        default=[],
-        type=user_path,
-        metavar="DIR",
-        help="more feature configs",
-    )
+    flags.upstream_checkout(p)
     p.add_argument("--feature", action="append", default=[], help="only these features (repeatable)")
     p.add_argument("--rebuild", action="store_true", help="ignore the previous map (no reuse)")
     p.set_defaults(func=cmd_changemap)

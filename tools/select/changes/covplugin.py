@@ -112,6 +112,6 @@ def pytest_unconfigure(config):
     if cov is not None:
         cov.stop()
         cov.save()
-    from testing.results.atomic import write_json
+    from testing.base.atomic import write_json
 
     write_json(_state["out"] / "tests.json", {"torch_dirs": _state["dirs"], "tests": _state["tests"]})

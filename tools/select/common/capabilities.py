@@ -24,7 +24,7 @@ from testing.config.capabilities import (  # noqa: F401
     packet,
     read_table,
 )
-from tools.select.common.errors import SelectError
+from tools.errors import SelectError
 
 
 def from_mapping(data: Any, source: str = "<dict>") -> CapabilityTable:
@@ -47,8 +47,8 @@ def from_file(path: str | Path) -> CapabilityTable:
         except json.JSONDecodeError as exc:
             raise SelectError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from exc
     else:
-        from testing.config.errors import YamlSyntaxError
         from testing.config.load import parse_yaml
+        from testing.yamldoc.locate import YamlSyntaxError
 
         try:
             data = parse_yaml(text, str(path))

@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from testing.config.errors import line_at
-from tools.select.common.errors import SelectError
+from testing.yamldoc.locate import line_at
+from tools.errors import SelectError
 
 # ANSI escape sequences (colours, bold) as pytest and torch print them; removed outright.
 # pytest's JUnit writer spells ESC as the text "#x1B" (XML 1.0 cannot hold it): removed too.

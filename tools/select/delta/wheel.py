@@ -14,8 +14,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from testing.results import atomic
-from tools.select.common.errors import SelectError
+from testing.base import atomic
+from tools.errors import SelectError
 
 INTERNAL_PREFIX = "torch/testing/_internal/"
 

@@ -11,7 +11,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from tools.select.common.errors import SelectError
+from tools.errors import SelectError
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384

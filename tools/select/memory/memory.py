@@ -17,9 +17,9 @@ from typing import Iterable
 
 from tqdm import tqdm
 
+from tools.errors import SelectError
 from tools.select.common import restrictions
 from tools.select.common.capabilities import CapabilityTable, packet
-from tools.select.common.errors import SelectError
 from tools.select.memory import embeddings as emb
 from tools.select.memory import opinfo_index, summaries
 from tools.select.memory.store import Memory

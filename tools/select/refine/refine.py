@@ -16,14 +16,14 @@ from pathlib import Path
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from testing.base.atomic import write_text
+from testing.base.errors import ConfigError
 from testing.config import edit
-from testing.config.errors import ConfigError
 from testing.config.load import read_yaml
 from testing.config.modes import Mode
 from testing.proposals.diff import unified
-from testing.results.atomic import write_text
+from tools.errors import SelectError
 from tools.select.common import yamlio
-from tools.select.common.errors import SelectError
 from tools.select.refine.results import CaseResult
 
 MAX_TOLERANCE = 0.1  # beyond this a tolerance hides bugs; propose xfail instead

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from testing.results import junit
 from testing.results.outcomes import BAD
-from tools.select.common.errors import SelectError
+from tools.errors import SelectError
 
 _UNSUPPORTED_OP = re.compile(
     r"aten::([\w.]+) is not supported|(?:Could not run|not implemented for) '?aten::([\w.]+)"

@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.select.common.errors import SelectError
+from tools.errors import SelectError
 
 # Feature detection: a name or attribute seen in the code -> the feature it implies.
 FEATURE_MARKERS: dict[str, str] = {

@@ -2,8 +2,8 @@ import json
 
 import pytest
 
+from tools.errors import SelectError
 from tools.select.common import capabilities as caps_mod
-from tools.select.common.errors import SelectError
 
 
 def test_spyre_shape_registers_every_aten_alias(small_caps):

@@ -103,7 +103,7 @@ def test_entries_selecting_nothing_are_found_and_demoted(small_caps, view, tmp_p
 
 
 def test_a_config_the_plugin_rejects_is_an_error(small_caps, view, tmp_path):
-    from tools.select.common.errors import SelectError
+    from tools.errors import SelectError
 
     units = [unit(variant="no_such_op_anywhere", aten="add", device=_device("test_x", "nope", "float32"))]
     verdicts = DeterministicEngine().decide(units, Context(small_caps, {}, {}))

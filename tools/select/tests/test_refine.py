@@ -3,7 +3,7 @@ import shutil
 import pytest
 
 from testing.config.load import read_yaml
-from tools.select.common.errors import SelectError
+from tools.errors import SelectError
 from tools.select.refine import refine, results
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from tools.select.common.errors import SelectError
+from tools.errors import SelectError
 from tools.select.scope import scope
 from tools.select.scope.symbols import parse_source
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 from typing import Mapping, NoReturn
 
@@ -95,9 +94,3 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
-
-
-def fail(prog: str, message: str) -> int:
-    """Prints the one line and gives the status for ``return fail(...)`` in a main()."""
-    print(f"{prog}: {message}", file=sys.stderr)
-    return EXIT_USAGE

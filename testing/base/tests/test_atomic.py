@@ -6,7 +6,7 @@ import stat
 
 import pytest
 
-from testing.results import atomic
+from testing.base import atomic
 
 
 def test_text_bytes_and_json_in_place(tmp_path):

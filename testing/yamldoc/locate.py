@@ -1,6 +1,7 @@
-"""Where a problem in a YAML document is (file:line) and the error that names it.
+"""Where a problem in a YAML document is (file:line).
 
-The one place a YAML reader's error or a key path becomes file:line: a ruamel syntax error
+The one place a YAML reader's error or a key path becomes file:line (a ``Loc``; the error
+naming it is the ground floor's ``ConfigError``, testing/base/errors.py): a ruamel syntax error
 carries its mark, a key path is walked through the ruamel tree (whose nodes remember their
 lines). Duck-typed, so importing this needs no ruamel (the plugin's problems.py uses Loc on
 runs that read no config).
@@ -10,27 +11,9 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Iterable
 
-
-@dataclass(frozen=True)
-class Loc:
-    file: str
-    line: int
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}"
-
-
-class ConfigError(Exception):
-    """A problem in a YAML document, rendered as one line: file:line: key: message."""
-
-    def __init__(self, loc: Loc, key: str, message: str) -> None:
-        super().__init__(f"{loc}: {key}: {message}" if key else f"{loc}: {message}")
-        self.loc = loc
-        self.key = key
-        self.problem = message
+from testing.base.errors import ConfigError, Loc
 
 
 def unreadable(path: str, exc: OSError) -> ConfigError:

@@ -1,10 +1,8 @@
-"""Where a config problem is (file:line) and the error that names it.
+"""A pydantic validation error of a config, walked to file:line and its key path.
 
-``Loc``, ``ConfigError`` and the YAML syntax error are testing.yamldoc's (the reader every
-YAML document of the repository goes through, the CRCR allowlist's too), named here as the
-config contract's own; this module adds what is the contract's alone: a pydantic validation
-error walked to file:line and its key path. Duck-typed, so importing this needs neither ruamel
-nor pydantic (problems.py uses Loc on runs that read no config).
+The error it becomes is the ground floor's ``ConfigError`` (testing/base/errors.py), placed
+by testing.yamldoc's ``line_at``. Duck-typed, so importing this needs neither ruamel nor
+pydantic.
 
 PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
@@ -13,17 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from testing.yamldoc.errors import ConfigError, Loc, YamlSyntaxError, line_at
-
-# The contract's names for the shared ones (imported from here by the plugin and the tools).
-__all__ = [
-    "ConfigError",
-    "Loc",
-    "YamlSyntaxError",
-    "key_path",
-    "line_at",
-    "validation_error",
-]
+from testing.base.errors import ConfigError, Loc
+from testing.yamldoc.locate import line_at
 
 
 def _is_union_tag(part: Any) -> bool:
