@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
-from crcr.callback_client.errors import CallbackRejected, ConfigError, CrcrError, DeliveryPending
+from crcr.callback_client.errors import KNOWN, CallbackRejected, ConfigError, DeliveryPending
 from crcr.dispatch.plan import (
     Leg,
     auto_shards,
@@ -32,12 +32,13 @@ from crcr.dispatch.plan import (
 )
 from crcr.dispatch.validation import Decision, Dispatch, decide, load_dispatch_text
 from crcr.handler.investigate import Triage
-from crcr.handler.options import MODES, SMOKE_SLICES, Options, options_from
+from crcr.handler.options import MODES, RELAY_EXTRAS_DOC, SMOKE_SLICES, Options, options_from
 from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run
 from crcr.handler.upstream_setup import LegHooks, backend_id, open_store, prepare
 from crcr.upstream.gitcmd import check_sha
 from testing.base.atomic import write_json
 from testing.base.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
+from testing.base.command import command
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pull_request_synchronize.json"
 
@@ -396,25 +397,20 @@ def run_baseline(options: Options, fixture, backend: str) -> None:
         hooks.close()
 
 
+@command(
+    "dispatch_handler",
+    {CallbackRejected: 3, DeliveryPending: 4, KNOWN: 2},
+    prefix="dispatch_handler: ",
+)
 def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         return run(argv)
     except CallbackRejected as err:
-        hint = ""
-        if "no matching dispatch record" in str(err):
-            from crcr.handler.options import RELAY_EXTRAS_DOC
-
-            hint = f" (the relay never recorded this dispatch: see {RELAY_EXTRAS_DOC})"
-        print(f"dispatch_handler: {err}{hint}", file=sys.stderr)
-        return 3
-    except DeliveryPending as err:
-        print(f"dispatch_handler: {err}", file=sys.stderr)
-        return 4
-    except (CrcrError, ConfigError) as err:
-        print(f"dispatch_handler: {err}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
+        if "no matching dispatch record" not in str(err):
+            raise
+        # the one refusal a user can act on: the relay has no record of this dispatch
+        hint = f"(the relay never recorded this dispatch: see {RELAY_EXTRAS_DOC})"
+        raise CallbackRejected(err.status, f"{err.detail} {hint}") from err
 
 
 if __name__ == "__main__":
