@@ -182,7 +182,7 @@ def upward_floors(source: str, path: str, room: str) -> list[UpFloor]:
     return [
         UpFloor(path, line, module, how)
         for line, module, how in sorted(found)
-        if (floor(module, room) if floor(module, room) is not None else -1) > rank
+        if (floor(module, room) or 0) > rank  # no floor (the room's __init__): never above
     ]
 
 

@@ -139,31 +139,32 @@ def test_not_a_workspace_is_a_usage_error(tmp_path):
     assert result.returncode == 2 and "no room" in result.stderr
 
 
-@pytest.mark.parametrize(
-    "room_file, line, culprit",
-    [
-        # the installable client reaching into dispatch (the wheel would no longer install alone)
-        (
-            "crcr/callback_client/api.py",
-            "from crcr.dispatch.validation import Dispatch\n",
-            "crcr.dispatch.validation",
-        ),
-        # the warehouse's queries rendering through the relay (only its command line may)
-        ("crcr/warehouse/queries.py", "    from crcr.relay import hud\n", "crcr.relay"),
-        # the leg plan calling back into the handler that runs it
-        ("crcr/dispatch/plan.py", "    from crcr.handler.runner import LegResult\n", "crcr.handler.runner"),
-    ],
-)
-def test_an_import_of_a_higher_crcr_package_fails_the_check(tree, room_file, line, culprit):
-    path = tree / room_file
-    if line.startswith("    "):  # inside a function: still an import
-        line = "def _late():\n" + line
-    path.write_text(path.read_text() + "\n\n" + line)
+# (file, line added, the module it reaches) between crcr's packages, one tree for all three
+UP_A_FLOOR = [
+    # the installable client reaching into dispatch (the wheel would no longer install alone)
+    (
+        "crcr/callback_client/api.py",
+        "from crcr.dispatch.validation import Dispatch\n",
+        "crcr.dispatch.validation",
+    ),
+    # the warehouse's queries rendering through the relay (only its command line may)
+    ("crcr/warehouse/queries.py", "def _late():\n    from crcr.relay import hud\n", "crcr.relay"),
+    # the leg plan calling back into the handler that runs it
+    ("crcr/dispatch/plan.py", "def _late():\n    import crcr.handler.runner\n", "crcr.handler.runner"),
+]
+
+
+def test_an_import_of_a_higher_crcr_package_fails_the_check(tree):
+    for room_file, line, _ in UP_A_FLOOR:
+        path = tree / room_file
+        path.write_text(path.read_text() + "\n\n" + line)
     result = run(tree)
     assert result.returncode == 1, result.stdout
     # the plan importing the handler also closes a circle (the runner reads the plan): reported apart
-    (reported,) = [x for x in result.stdout.splitlines() if "import circle" not in x]
-    assert reported.startswith(f"{room_file}:") and f"imports {culprit}, a higher floor of crcr/" in reported
+    reported = {x.split(":")[0]: x for x in result.stdout.splitlines() if "import circle" not in x}
+    assert set(reported) == {room_file for room_file, _, _ in UP_A_FLOOR}, result.stdout
+    for room_file, _, culprit in UP_A_FLOOR:
+        assert f"imports {culprit}, a higher floor of crcr/" in reported[room_file]
 
 
 def test_crcr_floors_on_a_synthetic_tree(tmp_path):
