@@ -1,4 +1,5 @@
-"""Where the checkout is: the one answer every handler module uses for configs and outputs."""
+"""Where the checkout is: read once by the options builder (options.py), whose `workspace` every
+handler module then uses for configs and outputs."""
 
 from __future__ import annotations
 

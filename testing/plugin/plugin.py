@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from testing.plugin import modelcases, registry, roles
 from testing.plugin.options import (  # noqa: F401 (the hook, and names tests read from here)
     ADAPTER_CHOICES,
     COMPAT_CHOICES,
@@ -36,10 +35,10 @@ from testing.plugin.options import (  # noqa: F401 (the hook, and names tests re
 if TYPE_CHECKING:
     from testing.plugin.adaptation import Adaptation
 
-# Only pytest and modules importing only pytest at module level: the wheel's pytest11 entry
-# point imports this module in every pytest run of a venv that has it, configured or not.
-# The concerns (pydantic models, ruamel, the supervisor, torch) load in pytest_configure,
-# and not at all when the plugin is inactive (_active).
+# Only pytest and the options at module level: the wheel's pytest11 entry point imports this
+# module in every pytest run of a venv that has it, configured or not (test_plugin_wheel.py
+# checks nothing else loads). The concerns (pydantic models, ruamel, the supervisor, torch)
+# load in pytest_configure, and not at all when the plugin is inactive (_active).
 
 # the run's adapter and its collection hooks; absent in a restart-mode controller
 ADAPTATION: pytest.StashKey[Adaptation] = pytest.StashKey()
@@ -60,8 +59,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "bucket__mandatory_success: test variant must pass")
     if not _active(config):
         return
-    # Lazy (see above): light modules, but not pytest-only.
-    from testing.plugin import labels, reporting
+    # Lazy (see above): the light modules every active run needs.
+    from testing.plugin import labels, modelcases, registry, reporting, roles
     from testing.plugin.native import xfail as native_xfail
 
     try:
@@ -71,16 +70,15 @@ def pytest_configure(config: pytest.Config) -> None:
     # the report wrappers first: reporting's Recorder, registered later, wraps them
     registry.register(config, modelcases, modelcases.NAME)
     registry.register(config, native_xfail, native_xfail.NAME)
-    if roles.isolating(config):
-        # Lazy: the supervisor loads only for --isolate runs and the workers they spawn.
-        from testing.plugin import isolation
+    controller = _configure_isolation(config) if roles.isolating(config) else False
+    recorder = reporting.configure(config)  # after isolation: not in a worker
+    if recorder is not None and config.option.oot_promotion:
+        # Lazy: the report's config editor (ruamel) loads only for --oot-promotion.
+        from testing.plugin import promotion
 
-        if isolation.is_controller(config):
-            isolation.configure_controller(config)
-            _configure_results(config, reporting)
-            return  # the controller configures nothing else: its workers collect and run
-        isolation.configure(config)  # a zygote, or a worker the supervisor spawned
-    _configure_results(config, reporting)
+        registry.register(config, promotion.Promotion(config, recorder), promotion.NAME)
+    if controller:
+        return  # the restart-mode controller configures nothing else: its workers collect and run
     # Lazy: adaptation imports torch (seconds), which a restart-mode controller never loads.
     from testing.plugin import adaptation
 
@@ -88,17 +86,24 @@ def pytest_configure(config: pytest.Config) -> None:
     registry.register(config, built, adaptation.NAME)
 
 
-def _configure_results(config: pytest.Config, reporting) -> None:
-    """The Recorder, and the promotion report next to it (where results are written)."""
-    recorder = reporting.configure(config)
-    if recorder is not None and config.option.oot_promotion:
-        # Lazy: the report's config editor (ruamel) loads only for --oot-promotion.
-        from testing.plugin import promotion
+def _configure_isolation(config: pytest.Config) -> bool:
+    """This process's part of an --isolate run; True: the restart mode's controller."""
+    # Lazy: the supervisor loads only for --isolate runs and the workers they spawn.
+    from testing.plugin import isolation
 
-        registry.register(config, promotion.Promotion(config, recorder), promotion.NAME)
+    if isolation.is_controller(config):
+        isolation.configure_controller(config)
+        return True
+    isolation.configure(config)  # a zygote, or a worker the supervisor spawned
+    return False
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    if not _active(config):
+        return
+    # Lazy, as in pytest_configure: an inactive run never loads it.
+    from testing.plugin import registry
+
     built = config.stash.get(ADAPTATION, None)
     if built is not None:
         built.uninstall()

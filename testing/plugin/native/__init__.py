@@ -11,7 +11,12 @@ cannot say. Modules:
   ``Applied`` row per config rule (native or patched, and why);
 * ``runtime.py`` — the torch glue: feature detection, DecorateInfos, set_test_configs;
 * ``export.py``  — ``python -m testing.plugin.native.export``: the natively
-  expressible part of a config as a standalone module.
+  expressible part of a config as a standalone module;
+* ``xfail.py``   — a pytest plugin: a native xfail_strict that passed, said the patch
+  adapter's way.
+
+The seam the patches ask (``Generation``; ``runtime.NativeRuntime`` is its native way):
+testing/plugin/adapters.py.
 
 PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """

@@ -12,6 +12,19 @@ import torch.testing._internal.common_device_type  # noqa: F401,E402
 import torch.testing._internal.common_methods_invocations  # noqa: F401,E402
 import torch.testing._internal.common_modules  # noqa: F401,E402
 
+# The plugin's modules too, for the same reason: these tests live inside the testing.plugin
+# package, which stays imported across the runs. A plugin module a run imports would leave
+# sys.modules after it yet stay the package's attribute, so a later run would hold two copies
+# (`-W error::testing.plugin.reporting.OotConfigWarning` would name a class the run never raises).
+import testing.plugin.adaptation  # noqa: F401,E402
+import testing.plugin.isolation  # noqa: F401,E402
+import testing.plugin.labels  # noqa: F401,E402
+import testing.plugin.modelcases  # noqa: F401,E402
+import testing.plugin.native.xfail  # noqa: F401,E402
+import testing.plugin.promotion  # noqa: F401,E402
+import testing.plugin.registry  # noqa: F401,E402
+import testing.plugin.reporting  # noqa: F401,E402
+import testing.plugin.roles  # noqa: F401,E402
 from testing.plugin.tests.helpers import REPO_ROOT
 
 pytest_plugins = ["pytester"]
