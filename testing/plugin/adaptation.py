@@ -76,7 +76,7 @@ def configure(config: pytest.Config, test_type: Optional[str]) -> Adaptation:
         fail(str(exc))
     reporting.use_plan(config, plan)
     _load_backend(opt.oot_backend or plan.setting("backend"))
-    device = _device_type(opt.oot_device, plan.setting("device_type"))
+    device = device_type(opt.oot_device, plan.setting("device_type"))
     known = capabilities.known_names()
     caps, groups = _backend_capabilities(opt.oot_backend or plan.setting("backend"), plan)
     problems = list(plan.problems) + capabilities.validate_names(plan, known, groups)
@@ -126,7 +126,7 @@ def _load_backend(name: Optional[str]) -> None:
         fail(f"--oot-backend/global.backend: cannot import '{name}': {exc}")
 
 
-def _device_type(opt: Optional[str], configured: Optional[str]) -> str:
+def device_type(opt: Optional[str], configured: Optional[str]) -> str:
     if opt or configured:
         return opt or configured
     name = torch._C._get_privateuse1_backend_name()

@@ -27,8 +27,10 @@ from typing import Optional
 
 from ruamel.yaml import YAML
 
+from testing.base import flags
 from testing.base.atomic import write_json, write_text
 from testing.base.cliargs import Parser
+from testing.base.command import command
 from testing.base.errors import ConfigError
 from testing.config import edit, runs
 from testing.config.modes import Mode
@@ -144,13 +146,14 @@ def write_report(out: str, audit: dict) -> str:
     return text
 
 
+@command("skip_audit", {(ConfigError, ValueError): 2}, prefix="skip_audit: ")
 def main(argv: Optional[list[str]] = None) -> int:
     parser = Parser(prog="python3 -m testing.plugin.skip_audit", description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", action="append", required=True, metavar="YAML")
     parser.add_argument(
         "-o", "--output", required=True, metavar="JSON", help="report; the diff goes to JSON.diff"
     )
-    parser.add_argument("--upstream-root", metavar="PATH")
+    flags.upstream_root(parser)
     parser.add_argument(
         "--pytest-arg", action="append", default=[], metavar="ARG", help="passed to pytest (repeatable)"
     )
@@ -162,12 +165,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         if not os.path.isfile(cfg):
             print(f"skip_audit: --config {cfg}: no such file", file=sys.stderr)
             return 2
-    try:
-        with tempfile.TemporaryDirectory(prefix="oot-skip-audit-") as work:
-            audit = run_audit(args.config, args.files, args.upstream_root, work, args.pytest_arg)
-    except (ConfigError, ValueError) as exc:
-        print(f"skip_audit: {exc}", file=sys.stderr)
-        return 2
+    with tempfile.TemporaryDirectory(prefix="oot-skip-audit-") as work:
+        root = str(args.upstream_root) if args.upstream_root else None
+        audit = run_audit(args.config, args.files, root, work, args.pytest_arg)
     write_report(args.output, audit)
     removable = sum(e["remove"] for e in audit["entries"])
     print(
