@@ -23,7 +23,7 @@ from typing import Optional, Sequence
 
 from crcr.callback_client.body import leg_job_name
 from crcr.callback_client.errors import ConfigError
-from crcr.dispatch.validation import Dispatch
+from crcr.dispatch.event import Dispatch
 from testing.config import features as config_features
 from testing.config.features import ALL_FEATURE, Feature, Suites, config_suites  # noqa: F401  (re-exported)
 from testing.matrix.legs import shard_slots

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
+from crcr.dispatch.event import Dispatch
 from crcr.dispatch.plan import Leg
-from crcr.dispatch.validation import Dispatch
 from crcr.handler.runner import Upstream, leg_suites
 from crcr.upstream.gitcmd import UpstreamError
 from testing.changes.changemap import ChangeMap, ChangeMapError, digests, read_map

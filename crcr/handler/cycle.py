@@ -23,8 +23,8 @@ from crcr.callback_client.oidc import ActionsOidcToken
 from crcr.callback_client.outbox import Outbox
 from crcr.callback_client.transport import HttpTransport, fetch, fetch_json
 from crcr.dispatch.allowlist import Entry
+from crcr.dispatch.event import Dispatch
 from crcr.dispatch.plan import Leg
-from crcr.dispatch.validation import Dispatch
 from crcr.handler.options import EMULATOR_FAULTS_ENV, LOCAL_REPO, Options
 from crcr.handler.runner import LegResult, LegSettings, check_runner_can_run, run_leg
 from testing.base.atomic import write_json, write_text

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
 from crcr.callback_client.errors import KNOWN, CallbackRejected, ConfigError, DeliveryPending
+from crcr.dispatch.event import Decision, Dispatch, decide, load_dispatch_text
 from crcr.dispatch.plan import (
     Leg,
     auto_shards,
@@ -30,7 +31,6 @@ from crcr.dispatch.plan import (
     plan_candidates,
     plan_legs,
 )
-from crcr.dispatch.validation import Decision, Dispatch, decide, load_dispatch_text
 from crcr.handler.investigate import Triage
 from crcr.handler.options import MODES, RELAY_EXTRAS_DOC, SMOKE_SLICES, Options, options_from
 from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run

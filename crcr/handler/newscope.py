@@ -21,7 +21,7 @@ from crcr.upstream.gitcmd import UpstreamError
 from crcr.upstream.scope import Scope, diff_renames, new_in_scope, read_tests, reclassified_into
 from testing.base.errors import ConfigError
 from testing.config import edit, hwclass
-from testing.proposals.diff import render
+from testing.proposals.textedit import render
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from typing import Mapping, Optional
 
 from crcr.callback_client.body import RunContext
 from crcr.callback_client.errors import KNOWN
+from crcr.dispatch.event import Dispatch
 from crcr.dispatch.plan import Leg
-from crcr.dispatch.validation import Dispatch
 from crcr.handler.runner import LegResult
 from crcr.warehouse.records import LegRecord, leg_report
 

@@ -71,7 +71,7 @@ PRELOAD = (
     "torchgen.model",
     "testing.config.load",
     "testing.plugin.plugin",
-    "testing.plugin.capabilities",
+    "testing.plugin.device_support",
     "testing.plugin.instantiate",
     "testing.plugin.native.setup",
     "testing.plugin.reporting",

@@ -116,8 +116,8 @@ def test_red_leg_lists_commits_touching_files_named_for_its_ops(tmp_path):
     import sqlite3
 
     from crcr.callback_client.junit import Counts
+    from crcr.dispatch.event import load_dispatch
     from crcr.dispatch.plan import plan_candidates, plan_legs
-    from crcr.dispatch.validation import load_dispatch
     from crcr.handler.options import Options
     from crcr.handler.runner import LegResult
     from crcr.handler.upstream_setup import UpstreamSetup, after_leg

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from crcr.dispatch.event import load_dispatch
 from crcr.dispatch.plan import Candidate, Leg
-from crcr.dispatch.validation import load_dispatch
 from crcr.handler.changes import prepare_changes
 from crcr.handler.options import select_budget, select_on
 from crcr.handler.runner import Upstream

@@ -2,7 +2,7 @@ import pytest
 
 from crcr.callback_client.errors import PayloadError
 from crcr.callback_client.refs import ZERO_SHA, ref_problem
-from crcr.dispatch.validation import decide, load_dispatch, load_dispatch_text
+from crcr.dispatch.event import decide, load_dispatch, load_dispatch_text
 
 
 def test_bundled_pr_example_runs(pr_event):

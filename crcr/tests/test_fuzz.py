@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from crcr.callback_client.errors import PayloadError
+from crcr.dispatch.event import decide, load_dispatch
 from crcr.dispatch.plan import plan_candidates, plan_legs
-from crcr.dispatch.validation import decide, load_dispatch
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PR = json.loads((EXAMPLES / "pull_request_synchronize.json").read_text())

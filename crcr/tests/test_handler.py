@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from crcr.callback_client.errors import ConfigError
+from crcr.dispatch.event import load_dispatch
 from crcr.dispatch.plan import Feature, auto_shards, discover_features, matrix, plan_candidates, plan_legs
-from crcr.dispatch.validation import load_dispatch
 from crcr.handler import main as handler
 from crcr.handler.options import choose_runner
 from crcr.handler.runner import conclusion_for, template_command

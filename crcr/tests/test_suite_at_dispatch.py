@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from crcr.callback_client.junit import Counts, read_report
+from crcr.dispatch.event import load_dispatch
 from crcr.dispatch.plan import config_suites, discover_features, plan_candidates, plan_legs
-from crcr.dispatch.validation import load_dispatch
 from crcr.handler.outcome import file_of_testcase, leg_conclusion
 from crcr.handler.runner import LegSettings, Upstream, locate_failures, pytest_command, run_leg
 

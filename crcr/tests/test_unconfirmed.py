@@ -14,7 +14,7 @@ import pytest
 from rich.console import Console
 
 from crcr.dispatch.allowlist import Entry
-from crcr.dispatch.validation import load_dispatch
+from crcr.dispatch.event import load_dispatch
 from crcr.handler import cycle
 from crcr.handler import main as handler
 from crcr.relay.server import RelayEmulator

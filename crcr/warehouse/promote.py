@@ -1,5 +1,5 @@
 """The ready config diff for promotion candidates, made by the plugin's own promotion code
-(testing/proposals: promotions.py, diff.py) from the warehouse's rows instead of one run's summary.
+(testing/proposals: promotions.py, textedit.py) from the warehouse's rows instead of one run's summary.
 
 An entry is flipped to mandatory_success only when every test its rule covers is a
 candidate; otherwise exact-variant entries are added for the candidates, as the plugin does.
@@ -30,7 +30,7 @@ def candidate_diff(wh: Backend, candidates: Sequence[Promotion], workspace: Path
     rules = sorted({c.rule for c in candidates if c.rule})
     if not rules:
         return ""
-    from testing.proposals import diff, promotions  # ruamel and the config editor: only for this diff
+    from testing.proposals import promotions, textedit  # ruamel and the config editor: only for this diff
 
     chosen = {c.test_id for c in candidates}
     tests = [
@@ -45,6 +45,6 @@ def candidate_diff(wh: Backend, candidates: Sequence[Promotion], workspace: Path
     ]
     changes = promotions.plan_changes({"tests": tests}, lambda _nodeid: None)
     try:
-        return diff.config_diff(changes, str(workspace))
+        return textedit.config_diff(changes, str(workspace))
     except OSError as err:
         return f"# no diff: {err.filename}: {err.strerror} (the config moved since these runs)\n"

@@ -24,7 +24,7 @@ from testing.changes.only import Only, OnlyError, read_only
 from testing.config import hwclass
 from testing.config.modes import Mode
 from testing.config.paths import default_roots
-from testing.plugin import capabilities, provenance, reporting, roles, unadapted, upstream
+from testing.plugin import device_support, provenance, reporting, roles, unadapted, upstream
 from testing.plugin.adapters import PATCHES
 from testing.plugin.afterimport import when_imported
 from testing.plugin.instantiate import Adapter
@@ -77,12 +77,12 @@ def configure(config: pytest.Config, test_type: Optional[str]) -> Adaptation:
     reporting.use_plan(config, plan)
     _load_backend(opt.oot_backend or plan.setting("backend"))
     device = device_type(opt.oot_device, plan.setting("device_type"))
-    known = capabilities.known_names()
+    known = device_support.known_names()
     caps, groups = _backend_capabilities(opt.oot_backend or plan.setting("backend"), plan)
-    problems = list(plan.problems) + capabilities.validate_names(plan, known, groups)
+    problems = list(plan.problems) + device_support.validate_names(plan, known, groups)
     if has_model_cases(plan):
         problems += _modelops().callable_problems(plan)
-    support = capabilities.build_support(plan, known, caps, device, problems, groups)
+    support = device_support.build_support(plan, known, caps, device, problems, groups)
     problems += _provenance(config, plan)
     hw = _scope(config, plan, roots, problems)
     reporting.report_problems(config, problems, strict(config), at_configure=True)
@@ -141,8 +141,8 @@ def _backend_capabilities(backend: Optional[str], plan: Plan):
         return None, None
     if not backend:
         fail(f"{plan.sources[0]}: global.capabilities: 'backend' needs global.backend or --oot-backend")
-    table = capabilities.backend_table(backend)
-    return capabilities.normalize_capabilities(table), capabilities.capability_groups(table)
+    table = device_support.backend_table(backend)
+    return device_support.normalize_capabilities(table), device_support.capability_groups(table)
 
 
 def _scope(config: pytest.Config, plan: Plan, roots: dict, problems: list) -> Optional[hwclass.ScopeReport]:
@@ -205,7 +205,7 @@ def _register_database_marks_when_needed(config: pytest.Config, known) -> None:
     if they are loaded, else just before the first device-generic test is generated
     (only such tests carry them), so a file that never uses them does not pay. Called once
     torch's device-type module has loaded (afterimport.py)."""
-    if capabilities.databases_loaded() or _OP_DB_MODULE in sys.modules:
+    if device_support.databases_loaded() or _OP_DB_MODULE in sys.modules:
         _register_database_marks(config, known)
         return
     # Lazy, though free here: this runs once the module has loaded; at this module's top it

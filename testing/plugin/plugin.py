@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from testing.plugin.options import (  # noqa: F401 (the hook, and names tests read from here)
+from testing.plugin.addoption import (  # noqa: F401 (the hook, and names tests read from here)
     ADAPTER_CHOICES,
     COMPAT_CHOICES,
     OWN_OPTIONS,

@@ -21,8 +21,8 @@ from testing.base.atomic import write_json, write_text
 from testing.config.paths import default_roots
 from testing.plugin.plan import load_plan
 from testing.plugin.reporting import Recorder
-from testing.proposals.diff import config_diff
 from testing.proposals.promotions import plan_changes
+from testing.proposals.textedit import config_diff
 
 NAME = "oot-promotion"
 

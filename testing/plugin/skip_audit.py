@@ -5,7 +5,7 @@ removing those that now pass.
         --config configs/spyre/op_consistency.yaml -o out/skip-audit.json [--upstream-root PATH] [FILE ...]
 
 Each config with ``mode: skip`` entries is copied to a temp dir with those entries flipped
-to mandatory_success (the proposals' flip, testing/proposals/diff.py, through the config
+to mandatory_success (the proposals' flip, testing/proposals/textedit.py, through the config
 contract's comment-preserving promotion edit), and one ``pytest --isolate`` runs them (a skip is often there
 because the test crashes). An entry all of whose variants passed (at least one) is a
 removal candidate: ``OUT.diff`` flips it in the real config, through the same edit as the
@@ -36,7 +36,7 @@ from testing.config import edit, runs
 from testing.config.modes import Mode
 from testing.config.paths import default_roots
 from testing.plugin.plan import load_plan
-from testing.proposals import diff
+from testing.proposals import textedit
 
 
 def skip_rules(plan) -> dict[str, list[int]]:
@@ -61,7 +61,7 @@ def _entry_lines(text: str) -> list[list[int]]:
 def flipped(path: str, lines: list[int]) -> tuple[str, str, dict[int, int]]:
     """(before, after, original line -> line in `after`) with those entries made mandatory."""
     before = open(path, encoding="utf-8").read()
-    after = diff.flip(before, lines, path)
+    after = textedit.flip(before, lines, path)
     moved = {
         old: new
         for olds, news in zip(_entry_lines(before), _entry_lines(after))
@@ -139,8 +139,8 @@ def write_report(out: str, audit: dict) -> str:
     for cfg, before in sorted(audit["texts"].items()):
         lines = [e["line"] for e in audit["entries"] if e["config"] == cfg and e["remove"]]
         if lines:
-            configs.append((os.path.relpath(cfg), before, diff.flip(before, lines, cfg)))
-    text = diff.render(configs)
+            configs.append((os.path.relpath(cfg), before, textedit.flip(before, lines, cfg)))
+    text = textedit.render(configs)
     write_text(out + ".diff", text)
     write_json(out, {"version": 1, "entries": audit["entries"], "diff": out + ".diff"})
     return text

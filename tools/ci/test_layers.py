@@ -144,8 +144,8 @@ UP_A_FLOOR = [
     # the installable client reaching into dispatch (the wheel would no longer install alone)
     (
         "crcr/callback_client/api.py",
-        "from crcr.dispatch.validation import Dispatch\n",
-        "crcr.dispatch.validation",
+        "from crcr.dispatch.event import Dispatch\n",
+        "crcr.dispatch.event",
     ),
     # the warehouse's queries rendering through the relay (only its command line may)
     ("crcr/warehouse/queries.py", "def _late():\n    from crcr.relay import hud\n", "crcr.relay"),
@@ -173,8 +173,8 @@ def test_crcr_floors_on_a_synthetic_tree(tmp_path):
         "crcr/callback_client/__init__.py": "",
         "crcr/callback_client/errors.py": "import testing.results\n",
         "crcr/dispatch/plan.py": "from crcr.callback_client import errors\nfrom crcr.upstream import source\n",
-        "crcr/upstream/source.py": "from crcr.dispatch import validation  # a sibling floor: fine\n",
-        "crcr/dispatch/validation.py": "",
+        "crcr/upstream/source.py": "from crcr.dispatch import event  # a sibling floor: fine\n",
+        "crcr/dispatch/event.py": "",
         "crcr/warehouse/queries.py": "from crcr.callback_client.errors import x\n",
         "crcr/warehouse/__main__.py": "from crcr.relay import hud  # its page renders the HUD\n",
         "crcr/relay/hud.py": "from crcr.dispatch import plan\n",

@@ -41,8 +41,8 @@ from testing.supervisor.children import Spawned
 from testing.supervisor.events import Crashed, End, NotRun
 from testing.supervisor.supervisor import Progress, describe_exit, supervise
 from tools.shard import plugin as journal_plugin
-from tools.shard.junit import Attempt, case_for, final_case, index_cases
-from tools.shard.outcomes import Verdict, classify, to_rerun
+from tools.shard.merge_junit import Attempt, case_for, final_case, index_cases
+from tools.shard.verdicts import Verdict, classify, to_rerun
 
 NO_TESTS = 5  # pytest's "no tests collected"
 

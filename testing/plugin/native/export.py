@@ -149,7 +149,7 @@ def render(plan, native: NativePlan, device: str) -> str:
 
 def build(configs: list[str], upstream_root: Optional[str], device: Optional[str]) -> str:
     from testing.config.paths import default_roots
-    from testing.plugin import capabilities
+    from testing.plugin import device_support
     from testing.plugin.native.setup import op_keys
     from testing.plugin.plan import load_plan
 
@@ -160,12 +160,12 @@ def build(configs: list[str], upstream_root: Optional[str], device: Optional[str
     from testing.plugin.adaptation import device_type
 
     device = device_type(device, plan.setting("device_type"))
-    known = capabilities.known_names()
+    known = device_support.known_names()
     caps = groups = None
     if plan.setting("capabilities") == "backend":
-        table = capabilities.backend_table(backend)
-        caps, groups = capabilities.normalize_capabilities(table), capabilities.capability_groups(table)
-    support = capabilities.build_support(plan, known, caps, device, [], groups)
+        table = device_support.backend_table(backend)
+        caps, groups = device_support.normalize_capabilities(table), device_support.capability_groups(table)
+    support = device_support.build_support(plan, known, caps, device, [], groups)
     from testing.plugin.native.compile import compile_plan
 
     native = compile_plan(plan, support, op_keys(lambda: known.op_index(groups)))

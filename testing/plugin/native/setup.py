@@ -22,7 +22,7 @@ from testing.plugin.native.compile import (
 )
 
 if TYPE_CHECKING:  # capabilities loads only when op names are resolved
-    from testing.plugin.capabilities import LazyMapping
+    from testing.plugin.device_support import LazyMapping
 
 CDT = "torch.testing._internal.common_device_type"
 
@@ -71,7 +71,7 @@ def op_keys(index_fn) -> LazyMapping:
                     keys.setdefault(f, {f}).add(name)
         return {f: tuple(sorted(v)) for f, v in keys.items()}
 
-    from testing.plugin.capabilities import LazyMapping
+    from testing.plugin.device_support import LazyMapping
 
     return LazyMapping(load)
 

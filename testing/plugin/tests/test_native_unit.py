@@ -8,7 +8,7 @@ import pytest
 
 from testing.base.errors import ConfigError
 from testing.plugin import provenance
-from testing.plugin.capabilities import build_support, known_names
+from testing.plugin.device_support import build_support, known_names
 from testing.plugin.native import choice
 from testing.plugin.native.compile import compile_plan, excluded, native_errors
 from testing.plugin.plan import load_plan

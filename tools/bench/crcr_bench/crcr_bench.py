@@ -34,7 +34,7 @@ from crcr.callback_client.outbox import Outbox
 from crcr.callback_client.retry import default_policy
 from crcr.callback_client.transport import HttpTransport
 from crcr.dispatch.allowlist import Entry
-from crcr.dispatch.validation import load_dispatch
+from crcr.dispatch.event import load_dispatch
 from crcr.handler.main import EXAMPLE
 from crcr.relay.faults import FaultPlan
 from crcr.relay.pipeline import Relay

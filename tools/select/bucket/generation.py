@@ -24,7 +24,7 @@ from typing import Iterable, Mapping
 from testing.base.errors import ConfigError, Loc
 from testing.config.modes import Mode
 from testing.config.paths import expand_path
-from testing.plugin import capabilities as plugin_caps
+from testing.plugin import device_support as plugin_caps
 from testing.plugin import selection
 from testing.plugin.plan import Plan, empty_plan, load_plan
 from tools.errors import SelectError

@@ -21,7 +21,7 @@ from testing.base.errors import ConfigError
 from testing.config import edit
 from testing.config.load import read_yaml
 from testing.config.modes import Mode
-from testing.proposals.diff import unified
+from testing.proposals.textedit import unified
 from tools.errors import SelectError
 from tools.select.common import yamlio
 from tools.select.refine.results import CaseResult

@@ -1,8 +1,8 @@
 import xml.etree.ElementTree as ET
 
 from testing.results import junit
-from tools.shard.junit import Attempt, final_case
-from tools.shard.outcomes import classify
+from tools.shard.merge_junit import Attempt, final_case
+from tools.shard.verdicts import classify
 
 NODE = "suites/test_ops.py::TestOps::test_add"
 

@@ -2,7 +2,7 @@
 
 import difflib
 
-from testing.proposals.diff import apply_edits, diff_path, flip, render, unified
+from testing.proposals.textedit import apply_edits, diff_path, flip, render, unified
 
 
 def test_apply_edits_yaml(tmp_path):

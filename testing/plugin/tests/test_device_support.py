@@ -3,8 +3,8 @@
 import pytest
 
 from testing.config.paths import default_roots
-from testing.plugin import capabilities
-from testing.plugin.capabilities import (
+from testing.plugin import device_support
+from testing.plugin.device_support import (
     build_support,
     capability_groups,
     normalize_capabilities,
@@ -34,7 +34,7 @@ FAKE = {
 
 @pytest.fixture(scope="module")
 def known():
-    return capabilities.known_names()
+    return device_support.known_names()
 
 
 def support_for(write_yaml, body, known, caps=FAKE, problems=None):

@@ -18,7 +18,7 @@ from typing import Mapping, Sequence
 from testing.matrix.nodeids import junit_key
 from testing.results import junit
 from testing.results.outcomes import FLAKY
-from tools.shard.outcomes import Verdict
+from tools.shard.verdicts import Verdict
 
 
 @dataclass(frozen=True)

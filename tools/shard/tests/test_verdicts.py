@@ -1,6 +1,6 @@
 import pytest
 
-from tools.shard.outcomes import Verdict, classify, to_rerun
+from tools.shard.verdicts import Verdict, classify, to_rerun
 
 
 @pytest.mark.parametrize(
