@@ -36,6 +36,7 @@ from crcr.handler.options import MODES, RELAY_EXTRAS_DOC, SMOKE_SLICES, Options,
 from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run
 from crcr.handler.upstream_setup import LegHooks, backend_id, open_store, prepare
 from crcr.upstream.gitcmd import check_sha
+from testing.base import flags
 from testing.base.atomic import write_json
 from testing.base.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
 from testing.base.command import command
@@ -137,8 +138,8 @@ def _parser() -> argparse.ArgumentParser:
         help="first add this many days of SIMULATED history to the warehouse (labelled on the page, "
         "never counted in real L3 numbers) so every HUD panel has data",
     )
-    p.add_argument(
-        "--warehouse",
+    flags.warehouse(
+        p,
         help="results warehouse: a directory (embedded ClickHouse, default ~/.cache/oot-ci/warehouse) "
         "or clickhouse://host:port/db (env OOT_WAREHOUSE)",
     )
@@ -151,9 +152,7 @@ def _parser() -> argparse.ArgumentParser:
         "the pinned wheel; auto: --upstream-root, else fetch if a URL is set, else fixture "
         "without an event, else none",
     )
-    g.add_argument(
-        "--upstream-root", type=user_path, help="use this pytorch checkout (at the dispatched SHA) as is"
-    )
+    flags.upstream_root(g, help="use this pytorch checkout (at the dispatched SHA) as is")
     g.add_argument("--upstream-url", help="git URL of pytorch (env OOT_UPSTREAM_URL; default GitHub's)")
     g.add_argument(
         "--upstream-cache",
