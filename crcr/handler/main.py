@@ -228,7 +228,7 @@ def make_hooks(
     """The checkout and core overlay for this dispatch, and the last-green store."""
     from crcr.handler.changes import prepare_changes
 
-    setup = prepare(options, planned.dispatch.sha, fixture)
+    setup = prepare(options, planned.dispatch.sha, fixture, planned.dispatch.change_base)
     print(setup.describe(), file=sys.stderr)
     backend = backend or backend_id(options.workspace, options.backends[0])
     changes = prepare_changes(

@@ -32,6 +32,7 @@ from crcr.upstream.attribution import (
     suspect_paths,
     touches_op,
 )
+from crcr.upstream.exactness import Exactness, derive
 from crcr.upstream.gitcmd import UpstreamError, check_sha, git
 from crcr.upstream.overlay import CoreDelta, build_overlay, core_delta, wheel_git_version, wheel_torch_dir
 from crcr.upstream.source import UpstreamSource
@@ -54,6 +55,7 @@ class UpstreamSetup:
     core_note: str = "core: pinned wheel (no upstream checkout)"
     core_base: Optional[str] = None  # the wheel's commit (or --core-base): what overlays are made from
     cache: Optional[Path] = None
+    exactness: Optional[Exactness] = None  # of the core the legs run on (None: no upstream)
 
     def core_at(self, root: Path, sha: str) -> tuple:
         """(delta, overlay dir, note) for the core at another `sha` of this source (bisection)."""
@@ -62,10 +64,26 @@ class UpstreamSetup:
     def for_leg(self, leg: Leg) -> Upstream:
         if leg.candidate.bazel_config:  # another pinned core: no overlay
             return Upstream(self.root, self.sha, None, f"core: pinned --config={leg.candidate.bazel_config}")
-        return Upstream(self.root, self.sha, self.core_path, self.core_note)
+        line = self.exactness.line() if self.exactness else self.core_note
+        return Upstream(self.root, self.sha, self.core_path, line)
+
+    def exactness_for(self, leg: Leg) -> Optional[Exactness]:
+        """The leg's exactness: the run's, except a leg on another pinned core (no upstream core)."""
+        if leg.candidate.bazel_config or self.exactness is None:
+            return None
+        return self.exactness
+
+    def resolved_core(self) -> str:
+        """What the legs' core is, for last-green bookkeeping: the SHA when the core is exact,
+        else the base wheel + the overlay at the SHA (never the same key as an exact core)."""
+        if not self.delta:
+            return "pinned-wheel"
+        if self.exactness is not None and not self.exactness.exact:
+            return f"wheel@{self.delta.base[:12]}+py@{self.sha[:12]}"
+        return self.sha
 
     def inputs(self, leg: Leg, backend: str) -> Inputs:
-        core = leg.candidate.bazel_config or (self.sha if self.delta else "pinned-wheel")
+        core = leg.candidate.bazel_config or self.resolved_core()
         return Inputs(backend, core, self.sha)
 
     def describe(self) -> str:
@@ -103,9 +121,34 @@ def _core(source: UpstreamSource, root: Path, base: Optional[str], sha: str, cac
     return delta, build_overlay(torch_dir, root, delta, cache), delta.note()
 
 
-def prepare(options: "Options", sha: str, fixture=None) -> UpstreamSetup:
+def dispatched_paths(source: Optional[UpstreamSource], before: str, sha: str) -> Optional[list[str]]:
+    """The paths the dispatched change itself touches (the PR's diff, the pushed range);
+    None when it cannot be told (no history, a new branch, a base not in it)."""
+    if source is None or not before or set(before) == {"0"}:
+        return None
+    try:
+        return [p for _, p in source.changed_files(before, sha)]
+    except UpstreamError:
+        return None
+
+
+def exactness_of(
+    options: "Options", delta: Optional[CoreDelta], core_path: Optional[Path], note: str, dispatched
+) -> Exactness:
+    """Once per core: from the delta, then the import check of the overlaid core."""
+    from crcr.handler.core_import import import_error
+
+    found = derive(delta, dispatched, note)
+    if delta is None or core_path is None:
+        return found
+    error = import_error(delta, core_path, options.workspace, options.env)
+    return found.with_import_failure(error) if error else found
+
+
+def prepare(options: "Options", sha: str, fixture=None, before: str = "") -> UpstreamSetup:
     """Make the checkout and the core overlay for this run (one per run, shared by its legs);
-    `options.upstream` says which upstream (resolved at the entry)."""
+    `options.upstream` says which upstream (resolved at the entry); `before`: the dispatched
+    change's base (its diff decides whether a leg's change ran)."""
     mode = options.upstream
     if mode == "none":
         return UpstreamSetup("none", "", sha)
@@ -121,12 +164,14 @@ def prepare(options: "Options", sha: str, fixture=None) -> UpstreamSetup:
             raise ConfigError(f"--upstream-root is at {head}, not the dispatched {sha} ({root})")
         setup = UpstreamSetup("root", url or "", sha, root, source)
         if not source:
-            return replace(setup, core_note="core: pinned wheel (set --upstream-url for the core diff)")
+            note = "core: pinned wheel (set --upstream-url for the core diff)"
+            return replace(setup, core_note=note, exactness=derive(None, None, note))
     else:
         source = UpstreamSource(fixture.url if mode == "fixture" else options.fetch_url, cache)
         setup = UpstreamSetup(mode, source.url, sha, source.checkout(sha), source)
     base = options.core_base or (fixture.base if fixture else None)
     delta, core_path, note = _core(source, setup.root, base, sha, cache)
+    exactness = exactness_of(options, delta, core_path, note, dispatched_paths(source, before, sha))
     return replace(
         setup,
         delta=delta,
@@ -134,6 +179,7 @@ def prepare(options: "Options", sha: str, fixture=None) -> UpstreamSetup:
         core_note=note,
         core_base=delta.base if delta else base,
         cache=cache,
+        exactness=exactness,
     )
 
 
@@ -197,6 +243,7 @@ def after_leg(
                     f"`patch -p0 < {fragment}` from the repository root",
                 ),
             )
+    result = judge_core(setup.exactness_for(leg), result)
     if result.conclusion == "success" and not (scope is not None and scope.failed):
         store.record_green(key, leg.job_name, now)
     elif result.conclusion in ("failure", "timed_out"):
@@ -237,6 +284,7 @@ def after_leg(
                 "root": str(setup.root or ""),
                 "core": setup.delta.as_json() if setup.delta else None,
             },
+            "exactness": result.core.as_json() if result.core else None,
             "inputs": vars(now),
             "attribution": found.as_json() if found else None,
             "failed_tests_detail": result.failed_tests_detail(),
@@ -248,6 +296,19 @@ def after_leg(
         durable=True,
     )
     return replace(result, details=details), found
+
+
+def judge_core(exactness: Optional[Exactness], result: LegResult) -> LegResult:
+    """The leg carries its core's exactness; a success whose dispatched native change the core
+    did not apply becomes neutral, saying which files never ran."""
+    if exactness is None:
+        return result
+    result = replace(result, core=exactness)
+    if not exactness.untested:
+        return result
+    notes = list(result.notes)
+    notes.insert(1 if notes and notes[0].startswith("core:") else 0, exactness.untested_line())
+    return replace(result, conclusion=exactness.conclusion(result.conclusion), notes=tuple(notes))
 
 
 def leg_new_in_scope(
