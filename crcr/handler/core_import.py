@@ -52,7 +52,7 @@ def overlaid_modules(delta: CoreDelta) -> list[str]:
 def _failures(modules: Sequence[str], ws: Path, env: Mapping[str, str], core: Optional[Path]) -> dict:
     try:
         done = subprocess.run(
-            [sys.executable, "-c", CHECK, *modules],
+            [sys.executable, "-P", "-c", CHECK, *modules],  # -P: the cwd is not on the path
             cwd=ws,
             env=child_env(ws, env, core),
             capture_output=True,
@@ -73,13 +73,15 @@ def _environmental(error: str) -> bool:
     return error.startswith("ModuleNotFoundError") and "'torch" not in error
 
 
-def import_error(delta: CoreDelta, core: Path, ws: Path, env: Mapping[str, str]) -> str:
+def import_error(
+    delta: CoreDelta, core: Path, ws: Path, env: Mapping[str, str], wheel: Optional[Path] = None
+) -> str:
     """"" when the overlaid core imports, else "module: Error: text" for the first import the
-    overlay broke."""
+    overlay broke; `wheel`: the base wheel's directory (None: the interpreter's own torch)."""
     failed = _failures(["torch", *overlaid_modules(delta)], ws, env, core)
-    if not failed:
-        return ""
-    on_wheel = _failures(list(failed), ws, env, None)
+    if not failed or core == wheel:
+        return next((f"{n}: {e}" for n, e in failed.items() if not _environmental(e)), "")
+    on_wheel = _failures(list(failed), ws, env, wheel)
     for name, error in failed.items():
         if _environmental(error) or (name in on_wheel and not on_wheel[name].startswith("ModuleNotFound")):
             continue  # fails on the wheel alone too: not the overlay's doing

@@ -162,6 +162,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--core-base", help="commit the wheel was built from (default torch.version.git_version)")
     g.add_argument(
+        "--core-wheel",
+        type=user_path,
+        help="a torch wheel built elsewhere for the dispatched SHA (env CRCR_CORE_WHEEL): the core's base "
+        "instead of the pinned wheel; its git_version must be the SHA or an ancestor of it",
+    )
+    g.add_argument(
         "--extra-configs",
         action="append",
         type=user_path,
@@ -281,7 +287,12 @@ def cmd_run_leg(options: Options, planned: Planned, hooks: LegHooks) -> int:
     if options.results_out:
         write_json(
             options.results_out,
-            {**result.counts.as_results(), **({"callback": callback} if callback else {})},
+            {
+                **result.counts.as_results(),
+                "conclusion": result.conclusion,  # the workflow's callback sends this, not the job's status
+                **({"exactness": result.core.as_json()} if result.core else {}),
+                **({"callback": callback} if callback else {}),
+            },
             sort_keys=True,
             durable=True,
         )

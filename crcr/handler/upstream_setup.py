@@ -32,6 +32,7 @@ from crcr.upstream.attribution import (
     suspect_paths,
     touches_op,
 )
+from crcr.upstream.core_wheel import unpack
 from crcr.upstream.exactness import Exactness, derive
 from crcr.upstream.gitcmd import UpstreamError, check_sha, git
 from crcr.upstream.overlay import CoreDelta, build_overlay, core_delta, wheel_git_version, wheel_torch_dir
@@ -56,10 +57,11 @@ class UpstreamSetup:
     core_base: Optional[str] = None  # the wheel's commit (or --core-base): what overlays are made from
     cache: Optional[Path] = None
     exactness: Optional[Exactness] = None  # of the core the legs run on (None: no upstream)
+    wheel_dir: Optional[Path] = None  # the unpacked --core-wheel (None: the interpreter's torch)
 
     def core_at(self, root: Path, sha: str) -> tuple:
         """(delta, overlay dir, note) for the core at another `sha` of this source (bisection)."""
-        return _core(self.source, root, self.core_base, sha, self.cache)
+        return _core(self.source, root, self.core_base, sha, self.cache, self.wheel_dir)
 
     def for_leg(self, leg: Leg) -> Upstream:
         if leg.candidate.bazel_config:  # another pinned core: no overlay
@@ -98,12 +100,18 @@ def _root_head(root: Path) -> Optional[str]:
     return r.stdout.strip() if r.returncode == 0 else None
 
 
-def _core(source: UpstreamSource, root: Path, base: Optional[str], sha: str, cache: Path) -> tuple:
-    """(delta, overlay dir, note) for core at `sha`: the wheel plus upstream's Python changes."""
-    try:
-        torch_dir = wheel_torch_dir()
-    except FileNotFoundError:
-        return None, None, "core: no torch importable here; nothing to overlay"
+def _core(
+    source: UpstreamSource, root: Path, base: Optional[str], sha: str, cache: Path, wheel_dir=None
+) -> tuple:
+    """(delta, overlay dir, note) for core at `sha`: the wheel plus upstream's Python changes;
+    `wheel_dir`: an unpacked --core-wheel (else the interpreter's own torch)."""
+    if wheel_dir is not None:
+        torch_dir = wheel_dir / "torch"
+    else:
+        try:
+            torch_dir = wheel_torch_dir()
+        except FileNotFoundError:
+            return None, None, "core: no torch importable here; nothing to overlay"
     base = base or wheel_git_version(torch_dir)
     if not base:
         return None, None, f"core: pinned wheel ({torch_dir / 'version.py'} names no git_version)"
@@ -115,10 +123,10 @@ def _core(source: UpstreamSource, root: Path, base: Optional[str], sha: str, cac
     if absent:
         return (
             delta,
-            None,
-            f"core: pinned wheel; the checkout lacks {len(absent)} changed core files ({absent[0]})",
+            wheel_dir,
+            f"core: base wheel; the checkout lacks {len(absent)} changed core files ({absent[0]})",
         )
-    return delta, build_overlay(torch_dir, root, delta, cache), delta.note()
+    return delta, build_overlay(torch_dir, root, delta, cache) or wheel_dir, delta.note()
 
 
 def dispatched_paths(source: Optional[UpstreamSource], before: str, sha: str) -> Optional[list[str]]:
@@ -133,7 +141,12 @@ def dispatched_paths(source: Optional[UpstreamSource], before: str, sha: str) ->
 
 
 def exactness_of(
-    options: "Options", delta: Optional[CoreDelta], core_path: Optional[Path], note: str, dispatched
+    options: "Options",
+    delta: Optional[CoreDelta],
+    core_path: Optional[Path],
+    note: str,
+    dispatched,
+    wheel_dir: Optional[Path] = None,
 ) -> Exactness:
     """Once per core: from the delta, then the import check of the overlaid core."""
     from crcr.handler.core_import import import_error
@@ -141,7 +154,7 @@ def exactness_of(
     found = derive(delta, dispatched, note)
     if delta is None or core_path is None:
         return found
-    error = import_error(delta, core_path, options.workspace, options.env)
+    error = import_error(delta, core_path, options.workspace, options.env, wheel_dir)
     return found.with_import_failure(error) if error else found
 
 
@@ -151,6 +164,8 @@ def prepare(options: "Options", sha: str, fixture=None, before: str = "") -> Ups
     change's base (its diff decides whether a leg's change ran)."""
     mode = options.upstream
     if mode == "none":
+        if options.core_wheel:
+            raise ConfigError("--core-wheel needs an upstream to check it against (--upstream)")
         return UpstreamSetup("none", "", sha)
     cache = options.upstream_cache
     if mode == "root":
@@ -164,14 +179,21 @@ def prepare(options: "Options", sha: str, fixture=None, before: str = "") -> Ups
             raise ConfigError(f"--upstream-root is at {head}, not the dispatched {sha} ({root})")
         setup = UpstreamSetup("root", url or "", sha, root, source)
         if not source:
+            if options.core_wheel:
+                raise ConfigError("--core-wheel needs upstream history to check its commit (--upstream-url)")
             note = "core: pinned wheel (set --upstream-url for the core diff)"
             return replace(setup, core_note=note, exactness=derive(None, None, note))
     else:
         source = UpstreamSource(fixture.url if mode == "fixture" else options.fetch_url, cache)
         setup = UpstreamSetup(mode, source.url, sha, source.checkout(sha), source)
-    base = options.core_base or (fixture.base if fixture else None)
-    delta, core_path, note = _core(source, setup.root, base, sha, cache)
-    exactness = exactness_of(options, delta, core_path, note, dispatched_paths(source, before, sha))
+    wheel_dir = None
+    if options.core_wheel:
+        base, wheel_dir = core_wheel_base(options, source, sha, cache), unpack(options.core_wheel, cache)
+    else:
+        base = options.core_base or (fixture.base if fixture else None)
+    delta, core_path, note = _core(source, setup.root, base, sha, cache, wheel_dir)
+    dispatched = dispatched_paths(source, before, sha)
+    exactness = exactness_of(options, delta, core_path, note, dispatched, wheel_dir)
     return replace(
         setup,
         delta=delta,
@@ -180,7 +202,22 @@ def prepare(options: "Options", sha: str, fixture=None, before: str = "") -> Ups
         core_base=delta.base if delta else base,
         cache=cache,
         exactness=exactness,
+        wheel_dir=wheel_dir,
     )
+
+
+def core_wheel_base(options: "Options", source: UpstreamSource, sha: str, cache: Path) -> str:
+    """The --core-wheel's commit, when it is `sha` or an ancestor of it; one line otherwise."""
+    commit, where = options.core_wheel_commit, f"--core-wheel {options.core_wheel}"
+    try:
+        ours = source.is_ancestor(commit, sha)
+    except UpstreamError as err:
+        raise ConfigError(f"{where}: cannot check its git_version {commit[:12]} ({err})") from None
+    if not ours:
+        raise ConfigError(
+            f"{where}: its git_version {commit[:12]} is neither {sha[:12]} nor an ancestor of it in {source.url}"
+        )
+    return commit
 
 
 # -- after a leg: last green or attribution ----------------------------------------
