@@ -76,7 +76,7 @@ def _environmental(error: str) -> bool:
 def import_error(
     delta: CoreDelta, core: Path, ws: Path, env: Mapping[str, str], wheel: Optional[Path] = None
 ) -> str:
-    """"" when the overlaid core imports, else "module: Error: text" for the first import the
+    """ "" when the overlaid core imports, else "module: Error: text" for the first import the
     overlay broke; `wheel`: the base wheel's directory (None: the interpreter's own torch)."""
     failed = _failures(["torch", *overlaid_modules(delta)], ws, env, core)
     if not failed or core == wheel:

@@ -125,7 +125,9 @@ class Rerunner:
         still = tuple(t for t in failing if t in tests)
         broken = self._core_breaks(delta, core_path) if still else ""
         if broken:  # red on a core we did not build right: no evidence either way
-            return Probe(SKIP, f"core inexact here, the overlay breaks an import ({broken})", seconds, ran=True)
+            return Probe(
+                SKIP, f"core inexact here, the overlay breaks an import ({broken})", seconds, ran=True
+            )
         return Probe(BAD if still else GOOD, "", seconds, still, parts=parts)
 
     def _core_breaks(self, delta, core_path) -> str:

@@ -13,6 +13,7 @@ without an event, the upstream is the generated fixture (crcr/upstream/fixture.p
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -375,7 +376,35 @@ def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] =
     try:
         code = run_cycle(options, planned.dispatch, planned.legs, hooks)
         hooks.store.record_run(hooks.setup.url, hooks.setup.sha)
-        return code
+    finally:
+        hooks.close()
+    if fixture and fixture.native_event and not options.event:
+        return run_native_pr(options, fixture, backend) or code
+    return code
+
+
+def fixture_legs(options: Options, planned: Planned, fixture) -> list:
+    """The legs on the fixture's upstream files (in-tree legs do not see upstream's core)."""
+    ws = options.workspace
+    return [
+        leg
+        for leg in planned.legs
+        if leg.config and (ws / leg.config).resolve().is_relative_to(fixture.configs)
+    ] or planned.legs
+
+
+def run_native_pr(options: Options, fixture, backend: str) -> int:
+    """Embedded default, after the PR: the fixture's native-only PR. The core cannot apply its
+    change (no build here), so its upstream legs come back neutral, saying which files never ran."""
+    from crcr.handler.cycle import console, run_cycle
+
+    # its own outputs (logs, JUnit, HUD snapshot): the PR's stay as they were
+    options = dataclasses.replace(options, given_out=options.out / "native-pr")
+    planned = load_plan(options, fixture, fixture.native_event)
+    hooks = make_hooks(options, planned, fixture, options.out, backend)
+    try:
+        console.print(f"native-only PR at {fixture.native_pr[:12]}: its change cannot run on a wheel")
+        return run_cycle(options, planned.dispatch, fixture_legs(options, planned, fixture), hooks)
     finally:
         hooks.close()
 
@@ -396,13 +425,7 @@ def run_baseline(options: Options, fixture, backend: str) -> None:
         )
         # only the legs on upstream's files: in-tree legs record their last green
         # from this and later cycles (running them twice would double the wait)
-        ws = options.workspace
-        legs = [
-            leg
-            for leg in planned.legs
-            if leg.config and (ws / leg.config).resolve().is_relative_to(fixture.configs)
-        ] or planned.legs
-        run_cycle(options, planned.dispatch, legs, hooks)
+        run_cycle(options, planned.dispatch, fixture_legs(options, planned, fixture), hooks)
         hooks.store.record_run(hooks.setup.url, fixture.base)
     finally:
         hooks.close()

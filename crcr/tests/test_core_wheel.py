@@ -88,7 +88,9 @@ def test_a_non_ancestor_git_version_is_refused_in_one_line(tmp_path, upstream):
 
 def test_an_ancestor_wheel_is_the_base_and_the_overlay_covers_the_rest(tmp_path, upstream):
     url, shas = upstream
-    whl = _wheel(tmp_path / "torch.whl", shas[0], {"torch/__init__.py": "START = 1\n", "torch/mod.py": "X = 0\n"})
+    whl = _wheel(
+        tmp_path / "torch.whl", shas[0], {"torch/__init__.py": "START = 1\n", "torch/mod.py": "X = 0\n"}
+    )
     setup = prepare(_options(tmp_path, url, whl), shas[1])
     assert setup.core_base == shas[0] and setup.wheel_dir == unpack(whl, tmp_path / "cache")
     assert (setup.core_path / "torch" / "mod.py").read_text() == "X = 1\n"

@@ -126,9 +126,7 @@ def test_summary_table_and_hud_cell_show_exactness():
     from crcr.relay.hud import render_page
 
     core = derive(core_delta(BASE, SHA, [("M", KERNEL)]), [KERNEL])
-    r = LegResult(
-        "neutral", 0, Counts(passed=3), 1.0, (), (core.line(), core.untested_line()), core=core
-    )
+    r = LegResult("neutral", 0, Counts(passed=3), 1.0, (), (core.line(), core.untested_line()), core=core)
 
     class Leg1:
         index, job_name = 0, "test-nn"

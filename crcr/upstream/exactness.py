@@ -100,9 +100,7 @@ class Exactness:
         }
 
 
-def derive(
-    delta: Optional[CoreDelta], dispatched: Optional[Sequence[str]], note: str = ""
-) -> Exactness:
+def derive(delta: Optional[CoreDelta], dispatched: Optional[Sequence[str]], note: str = "") -> Exactness:
     """From the core delta (None: none could be made, `note` says why) and the dispatched
     change's paths (None: unknown, so every unapplied native file counts as the change's)."""
     if delta is None:
