@@ -151,6 +151,8 @@ def exactness_of(
     """Once per core: from the delta, then the import check of the overlaid core."""
     from crcr.handler.core_import import import_error
 
+    if delta is not None and delta.python and core_path in (None, wheel_dir):
+        return derive(None, dispatched, note)  # the overlay could not be made: we do not know the core
     found = derive(delta, dispatched, note)
     if delta is None or core_path is None:
         return found

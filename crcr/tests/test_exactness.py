@@ -150,3 +150,14 @@ def test_summary_table_and_hud_cell_show_exactness():
     }
     page = render_page([row])
     assert core.line() in page and f"core: native change not tested (1 files: {KERNEL})" in page
+
+
+def test_an_overlay_that_could_not_be_made_leaves_the_core_unresolved():
+    from crcr.handler.options import Options
+    from crcr.handler.upstream_setup import exactness_of
+
+    note = "core: base wheel; the checkout lacks 1 changed core files (torch/functional.py)"
+    delta = core_delta(BASE, SHA, [("M", "torch/functional.py"), ("M", KERNEL)])
+    e = exactness_of(Options(), delta, None, note, [KERNEL])
+    assert e.state == UNRESOLVED and e.reason.startswith("base wheel; the checkout lacks 1")
+    assert e.conclusion("success") == "neutral"  # its native change never ran either
