@@ -168,8 +168,15 @@ def _results(args, report) -> Optional[dict]:
         except ValueError:
             raise ConfigError("--test-results is not JSON") from None
         if isinstance(results, dict):
-            # run-leg --results-out notes its own callbacks, failed tests and verdict there
-            for key in ("callback", "failed_tests_detail", "triage_verdict", "bisection"):
+            # run-leg --results-out notes its own callbacks, conclusion, core, failed tests and verdict there
+            for key in (
+                "callback",
+                "conclusion",
+                "exactness",
+                "failed_tests_detail",
+                "triage_verdict",
+                "bisection",
+            ):
                 results.pop(key, None)
         return results
     return report.counts.as_results() if report and report.cases else None

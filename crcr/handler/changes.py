@@ -100,7 +100,7 @@ def prepare_changes(
         m = read_map(map_path)
     except ChangeMapError as err:
         return DispatchChanges(why=str(err))
-    base = str(dispatch.base_sha or (dispatch.client_payload.get("payload") or {}).get("before"))
+    base = dispatch.change_base
     if source is None:
         return DispatchChanges(m, why="no upstream history to diff (no --upstream-url)")
     try:

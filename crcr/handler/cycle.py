@@ -177,14 +177,15 @@ def _summary(
     legs: Sequence[Leg], results: dict[int, LegResult], session: Session, title: str = "CRCR legs"
 ) -> Table:
     t = Table(title=title)
-    for col in ("job_name", "conclusion", "passed", "failed", "skipped", "seconds", "triage", "callbacks"):
-        t.add_column(col, no_wrap=col in ("job_name", "callbacks", "triage"))
+    cols = ("job_name", "conclusion", "passed", "failed", "skipped", "seconds", "core", "triage", "callbacks")
+    for col in cols:
+        t.add_column(col, no_wrap=col in ("job_name", "callbacks", "triage", "core"))
     for leg in legs:
         r = results.get(leg.index)
         t.add_row(
             leg.job_name,
             *(
-                ["not run", "", "", "", "", ""]
+                ["not run", "", "", "", "", "", ""]
                 if r is None
                 else [
                     r.conclusion,
@@ -192,6 +193,7 @@ def _summary(
                     str(r.counts.failed),
                     str(r.counts.skipped),
                     f"{r.seconds:.1f}",
+                    r.core.cell() if r.core else "",
                     verdict_cell(r),
                 ]
             ),

@@ -89,7 +89,7 @@ class Rerunner:
         except UpstreamError as err:
             return Probe(SKIP, f"does not check out: {err}", time.monotonic() - started, ran=False)
         checked_out = time.monotonic()
-        _, core_path, note = self.core_at(root, sha)
+        delta, core_path, note = self.core_at(root, sha)
         present = [t for t in tests if (root / t.split("::", 1)[0]).is_file()]
         if not present:
             return Probe(
@@ -123,7 +123,18 @@ class Rerunner:
             )
         _, failing = locate_failures(report, Upstream(root=root))
         still = tuple(t for t in failing if t in tests)
+        broken = self._core_breaks(delta, core_path) if still else ""
+        if broken:  # red on a core we did not build right: no evidence either way
+            return Probe(
+                SKIP, f"core inexact here, the overlay breaks an import ({broken})", seconds, ran=True
+            )
         return Probe(BAD if still else GOOD, "", seconds, still, parts=parts)
+
+    def _core_breaks(self, delta, core_path) -> str:
+        """The import the overlay at this commit breaks ("" none): checked only for a red probe."""
+        from crcr.handler.core_import import import_error
+
+        return import_error(delta, core_path, self.ws, self.env) if delta and core_path else ""
 
 
 def _children_cpu() -> float:
@@ -322,6 +333,9 @@ class Triage:
                 rerunner.close()
         if beyond:  # the range is real, but nothing in it reaches what this leg ran
             e = replace(e, upstream_moved=False, upstream_range="", beyond_upstream=True)
+        core = setup.exactness_for(leg)
+        if core is not None and not core.exact:  # our core, not upstream's: no high confidence
+            e = replace(e, core_gap=core.gap_line())
         sent, warnings = fit(verdict(e))
         notes = [f"triage: {w}" for w in warnings]
         if beyond and e.failures and not e.outside_tests:

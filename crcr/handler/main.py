@@ -13,6 +13,7 @@ without an event, the upstream is the generated fixture (crcr/upstream/fixture.p
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -161,6 +162,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--core-base", help="commit the wheel was built from (default torch.version.git_version)")
     g.add_argument(
+        "--core-wheel",
+        type=user_path,
+        help="a torch wheel built elsewhere for the dispatched SHA (env CRCR_CORE_WHEEL): the core's base "
+        "instead of the pinned wheel; its git_version must be the SHA or an ancestor of it",
+    )
+    g.add_argument(
         "--extra-configs",
         action="append",
         type=user_path,
@@ -227,7 +234,7 @@ def make_hooks(
     """The checkout and core overlay for this dispatch, and the last-green store."""
     from crcr.handler.changes import prepare_changes
 
-    setup = prepare(options, planned.dispatch.sha, fixture)
+    setup = prepare(options, planned.dispatch.sha, fixture, planned.dispatch.change_base)
     print(setup.describe(), file=sys.stderr)
     backend = backend or backend_id(options.workspace, options.backends[0])
     changes = prepare_changes(
@@ -280,7 +287,12 @@ def cmd_run_leg(options: Options, planned: Planned, hooks: LegHooks) -> int:
     if options.results_out:
         write_json(
             options.results_out,
-            {**result.counts.as_results(), **({"callback": callback} if callback else {})},
+            {
+                **result.counts.as_results(),
+                "conclusion": result.conclusion,  # the workflow's callback sends this, not the job's status
+                **({"exactness": result.core.as_json()} if result.core else {}),
+                **({"callback": callback} if callback else {}),
+            },
             sort_keys=True,
             durable=True,
         )
@@ -363,7 +375,35 @@ def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] =
     try:
         code = run_cycle(options, planned.dispatch, planned.legs, hooks)
         hooks.store.record_run(hooks.setup.url, hooks.setup.sha)
-        return code
+    finally:
+        hooks.close()
+    if fixture and fixture.native_event and not options.event:
+        return run_native_pr(options, fixture, backend) or code
+    return code
+
+
+def fixture_legs(options: Options, planned: Planned, fixture) -> list:
+    """The legs on the fixture's upstream files (in-tree legs do not see upstream's core)."""
+    ws = options.workspace
+    return [
+        leg
+        for leg in planned.legs
+        if leg.config and (ws / leg.config).resolve().is_relative_to(fixture.configs)
+    ] or planned.legs
+
+
+def run_native_pr(options: Options, fixture, backend: str) -> int:
+    """Embedded default, after the PR: the fixture's native-only PR. The core cannot apply its
+    change (no build here), so its upstream legs come back neutral, saying which files never ran."""
+    from crcr.handler.cycle import console, run_cycle
+
+    # its own outputs (logs, JUnit, HUD snapshot): the PR's stay as they were
+    options = dataclasses.replace(options, given_out=options.out / "native-pr")
+    planned = load_plan(options, fixture, fixture.native_event)
+    hooks = make_hooks(options, planned, fixture, options.out, backend)
+    try:
+        console.print(f"native-only PR at {fixture.native_pr[:12]}: its change cannot run on a wheel")
+        return run_cycle(options, planned.dispatch, fixture_legs(options, planned, fixture), hooks)
     finally:
         hooks.close()
 
@@ -384,13 +424,7 @@ def run_baseline(options: Options, fixture, backend: str) -> None:
         )
         # only the legs on upstream's files: in-tree legs record their last green
         # from this and later cycles (running them twice would double the wait)
-        ws = options.workspace
-        legs = [
-            leg
-            for leg in planned.legs
-            if leg.config and (ws / leg.config).resolve().is_relative_to(fixture.configs)
-        ] or planned.legs
-        run_cycle(options, planned.dispatch, legs, hooks)
+        run_cycle(options, planned.dispatch, fixture_legs(options, planned, fixture), hooks)
         hooks.store.record_run(hooks.setup.url, fixture.base)
     finally:
         hooks.close()

@@ -17,6 +17,7 @@ from crcr.callback_client.errors import ConfigError
 from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, LegSettings
 from crcr.handler.workspace import workspace_root
 from crcr.upstream.bisect import Limits
+from crcr.upstream.core_wheel import wheel_commit
 from crcr.upstream.source import DEFAULT_URL, URL_ENV, default_cache
 from testing.changes.budget import BudgetError, parse_share
 from testing.changes.changemap import MAP_ENV, select_dir
@@ -39,6 +40,8 @@ SELECT_MEMORY_ENV = "CRCR_SELECT_MEMORY"
 LEVEL_ENV = "CRCR_LEVEL"  # the repo's CRCR level in a CI leg (the emulator's repo is L2)
 # JSON for the embedded emulator's POST /_emulator/faults, e.g. {"script": ["none", "hud_5xx"], "hud_backoff": 0}
 EMULATOR_FAULTS_ENV = "CRCR_EMULATOR_FAULTS"
+# A torch wheel built elsewhere for the dispatched SHA (the workflow's core-wheel input)
+CORE_WHEEL_ENV = "CRCR_CORE_WHEEL"
 # What a relay you started needs besides its URL (crcr/README.md, "A relay you started").
 RELAY_EXTRAS_DOC = 'crcr/README.md, "A relay you started"'
 
@@ -58,6 +61,8 @@ class Options:
     upstream_url: Optional[str] = None  # --upstream-url, else $OOT_UPSTREAM_URL (None: not configured)
     upstream_cache: Path = Path(".")
     core_base: Optional[str] = None
+    core_wheel: Optional[Path] = None  # --core-wheel, else $CRCR_CORE_WHEEL: a wheel built for this SHA
+    core_wheel_commit: str = ""  # its torch.version.git_version (read at the entry)
     backends: tuple[str, ...] = ("HEAD",)
     core_configs: tuple[str, ...] = ()
     extra_configs: tuple[Path, ...] = ()
@@ -145,6 +150,7 @@ class Options:
 def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
     """The one Options of this run; a bad value is a one-line ConfigError naming it."""
     env = dict(env)
+    core_wheel = args.core_wheel or env_path(env, CORE_WHEEL_ENV)
     o = Options(
         mode=args.mode,
         workspace=workspace_root(env, args.workspace),
@@ -154,6 +160,8 @@ def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
         upstream_url=args.upstream_url or env.get(URL_ENV),
         upstream_cache=args.upstream_cache or default_cache(env),
         core_base=args.core_base,
+        core_wheel=core_wheel,
+        core_wheel_commit=wheel_commit(core_wheel) if core_wheel else "",
         backends=tuple(args.backend or ["HEAD"]),
         core_configs=tuple(args.core_config or env.get(CORE_CONFIGS_ENV, "").split()),
         extra_configs=tuple(args.extra_configs or ()),

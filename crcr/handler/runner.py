@@ -36,6 +36,7 @@ from crcr.handler.outcome import (
     pytest_status,
 )
 from crcr.upstream.bisect import Bisection
+from crcr.upstream.exactness import Exactness
 from testing.config import runs
 from testing.config.features import Suites, config_suites
 from testing.supervisor.children import stop_group
@@ -106,6 +107,7 @@ class LegResult:
     verdict: Optional[dict] = None  # triage verdict as sent (crcr.handler.triage)
     bisection: Optional[Bisection] = None  # when one ran (as_json() for reports)
     runner: str = "pytest"  # what ran it: pytest | bazel | template (triage re-runs follow it)
+    core: Optional[Exactness] = None  # how exact the core it ran on was (None: no upstream core)
 
     def failed_tests_detail(self) -> list[dict]:
         return self.report.failed_tests_detail().as_json()

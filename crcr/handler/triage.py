@@ -10,6 +10,10 @@ The rules (crcr/README.md "Triage verdict" is the reader's copy), first match wi
 | upstream | backend unchanged since this job's last green, upstream moved, the failure reproduces at the SHA and not at the last green | high: the first bad commit is known (bisection, or a one-commit range); medium: range narrowed or capped; low: not re-run |
 | unknown | anything else (no last green, both moved without a check, nothing moved) | low |
 
+On a core that is not exact (native files not applied, the overlay's import failing, or no
+core diff at all), nothing is `upstream` or `backend` with high confidence: the failure may
+be our core's, so high drops to medium, and the summary names what the core lacks.
+
 `suspected_upstream` only for upstream, naming the first bad commit (and its PR
 when the message names one); evidence: one entry per failing test, at most 10.
 """
@@ -51,6 +55,7 @@ class Evidence:
     range_commits: int = 0  # first-parent commits in last-green..SHA
     log_url: str = ""  # http(s) link to the job's logs, when there is one
     beyond_upstream: bool = False  # upstream's range cannot change what the leg ran (bazel runner)
+    core_gap: str = ""  # what the leg's core lacks (Exactness.gap_line()); "" = the core is exact
 
 
 def _evidence(e: Evidence) -> list[dict]:
@@ -70,7 +75,16 @@ def _evidence(e: Evidence) -> list[dict]:
 
 
 def decide(e: Evidence) -> tuple[str, str, str]:
-    """(category, confidence, summary) by the rules above."""
+    """(category, confidence, summary) by the rules above, capped on an inexact core."""
+    category, confidence, summary = _decide(e)
+    if not e.core_gap:
+        return category, confidence, summary
+    if category in ("upstream", "backend") and confidence == "high":
+        confidence = "medium"
+    return category, confidence, f"{summary}; {e.core_gap}"
+
+
+def _decide(e: Evidence) -> tuple[str, str, str]:
     n = len(e.failures)
     if e.outside_tests:
         return (

@@ -32,6 +32,8 @@ from crcr.upstream.attribution import (
     suspect_paths,
     touches_op,
 )
+from crcr.upstream.core_wheel import unpack
+from crcr.upstream.exactness import Exactness, derive
 from crcr.upstream.gitcmd import UpstreamError, check_sha, git
 from crcr.upstream.overlay import CoreDelta, build_overlay, core_delta, wheel_git_version, wheel_torch_dir
 from crcr.upstream.source import UpstreamSource
@@ -54,18 +56,36 @@ class UpstreamSetup:
     core_note: str = "core: pinned wheel (no upstream checkout)"
     core_base: Optional[str] = None  # the wheel's commit (or --core-base): what overlays are made from
     cache: Optional[Path] = None
+    exactness: Optional[Exactness] = None  # of the core the legs run on (None: no upstream)
+    wheel_dir: Optional[Path] = None  # the unpacked --core-wheel (None: the interpreter's torch)
 
     def core_at(self, root: Path, sha: str) -> tuple:
         """(delta, overlay dir, note) for the core at another `sha` of this source (bisection)."""
-        return _core(self.source, root, self.core_base, sha, self.cache)
+        return _core(self.source, root, self.core_base, sha, self.cache, self.wheel_dir)
 
     def for_leg(self, leg: Leg) -> Upstream:
         if leg.candidate.bazel_config:  # another pinned core: no overlay
             return Upstream(self.root, self.sha, None, f"core: pinned --config={leg.candidate.bazel_config}")
-        return Upstream(self.root, self.sha, self.core_path, self.core_note)
+        line = self.exactness.line() if self.exactness else self.core_note
+        return Upstream(self.root, self.sha, self.core_path, line)
+
+    def exactness_for(self, leg: Leg) -> Optional[Exactness]:
+        """The leg's exactness: the run's, except a leg on another pinned core (no upstream core)."""
+        if leg.candidate.bazel_config or self.exactness is None:
+            return None
+        return self.exactness
+
+    def resolved_core(self) -> str:
+        """What the legs' core is, for last-green bookkeeping: the SHA when the core is exact,
+        else the base wheel + the overlay at the SHA (never the same key as an exact core)."""
+        if not self.delta:
+            return "pinned-wheel"
+        if self.exactness is not None and not self.exactness.exact:
+            return f"wheel@{self.delta.base[:12]}+py@{self.sha[:12]}"
+        return self.sha
 
     def inputs(self, leg: Leg, backend: str) -> Inputs:
-        core = leg.candidate.bazel_config or (self.sha if self.delta else "pinned-wheel")
+        core = leg.candidate.bazel_config or self.resolved_core()
         return Inputs(backend, core, self.sha)
 
     def describe(self) -> str:
@@ -80,12 +100,18 @@ def _root_head(root: Path) -> Optional[str]:
     return r.stdout.strip() if r.returncode == 0 else None
 
 
-def _core(source: UpstreamSource, root: Path, base: Optional[str], sha: str, cache: Path) -> tuple:
-    """(delta, overlay dir, note) for core at `sha`: the wheel plus upstream's Python changes."""
-    try:
-        torch_dir = wheel_torch_dir()
-    except FileNotFoundError:
-        return None, None, "core: no torch importable here; nothing to overlay"
+def _core(
+    source: UpstreamSource, root: Path, base: Optional[str], sha: str, cache: Path, wheel_dir=None
+) -> tuple:
+    """(delta, overlay dir, note) for core at `sha`: the wheel plus upstream's Python changes;
+    `wheel_dir`: an unpacked --core-wheel (else the interpreter's own torch)."""
+    if wheel_dir is not None:
+        torch_dir = wheel_dir / "torch"
+    else:
+        try:
+            torch_dir = wheel_torch_dir()
+        except FileNotFoundError:
+            return None, None, "core: no torch importable here; nothing to overlay"
     base = base or wheel_git_version(torch_dir)
     if not base:
         return None, None, f"core: pinned wheel ({torch_dir / 'version.py'} names no git_version)"
@@ -97,17 +123,51 @@ def _core(source: UpstreamSource, root: Path, base: Optional[str], sha: str, cac
     if absent:
         return (
             delta,
-            None,
-            f"core: pinned wheel; the checkout lacks {len(absent)} changed core files ({absent[0]})",
+            wheel_dir,
+            f"core: base wheel; the checkout lacks {len(absent)} changed core files ({absent[0]})",
         )
-    return delta, build_overlay(torch_dir, root, delta, cache), delta.note()
+    return delta, build_overlay(torch_dir, root, delta, cache) or wheel_dir, delta.note()
 
 
-def prepare(options: "Options", sha: str, fixture=None) -> UpstreamSetup:
+def dispatched_paths(source: Optional[UpstreamSource], before: str, sha: str) -> Optional[list[str]]:
+    """The paths the dispatched change itself touches (the PR's diff, the pushed range);
+    None when it cannot be told (no history, a new branch, a base not in it)."""
+    if source is None or not before or set(before) == {"0"}:
+        return None
+    try:
+        return [p for _, p in source.changed_files(before, sha)]
+    except UpstreamError:
+        return None
+
+
+def exactness_of(
+    options: "Options",
+    delta: Optional[CoreDelta],
+    core_path: Optional[Path],
+    note: str,
+    dispatched,
+    wheel_dir: Optional[Path] = None,
+) -> Exactness:
+    """Once per core: from the delta, then the import check of the overlaid core."""
+    from crcr.handler.core_import import import_error
+
+    if delta is not None and delta.python and core_path in (None, wheel_dir):
+        return derive(None, dispatched, note)  # the overlay could not be made: we do not know the core
+    found = derive(delta, dispatched, note)
+    if delta is None or core_path is None:
+        return found
+    error = import_error(delta, core_path, options.workspace, options.env, wheel_dir)
+    return found.with_import_failure(error) if error else found
+
+
+def prepare(options: "Options", sha: str, fixture=None, before: str = "") -> UpstreamSetup:
     """Make the checkout and the core overlay for this run (one per run, shared by its legs);
-    `options.upstream` says which upstream (resolved at the entry)."""
+    `options.upstream` says which upstream (resolved at the entry); `before`: the dispatched
+    change's base (its diff decides whether a leg's change ran)."""
     mode = options.upstream
     if mode == "none":
+        if options.core_wheel:
+            raise ConfigError("--core-wheel needs an upstream to check it against (--upstream)")
         return UpstreamSetup("none", "", sha)
     cache = options.upstream_cache
     if mode == "root":
@@ -121,12 +181,21 @@ def prepare(options: "Options", sha: str, fixture=None) -> UpstreamSetup:
             raise ConfigError(f"--upstream-root is at {head}, not the dispatched {sha} ({root})")
         setup = UpstreamSetup("root", url or "", sha, root, source)
         if not source:
-            return replace(setup, core_note="core: pinned wheel (set --upstream-url for the core diff)")
+            if options.core_wheel:
+                raise ConfigError("--core-wheel needs upstream history to check its commit (--upstream-url)")
+            note = "core: pinned wheel (set --upstream-url for the core diff)"
+            return replace(setup, core_note=note, exactness=derive(None, None, note))
     else:
         source = UpstreamSource(fixture.url if mode == "fixture" else options.fetch_url, cache)
         setup = UpstreamSetup(mode, source.url, sha, source.checkout(sha), source)
-    base = options.core_base or (fixture.base if fixture else None)
-    delta, core_path, note = _core(source, setup.root, base, sha, cache)
+    wheel_dir = None
+    if options.core_wheel:
+        base, wheel_dir = core_wheel_base(options, source, sha, cache), unpack(options.core_wheel, cache)
+    else:
+        base = options.core_base or (fixture.base if fixture else None)
+    delta, core_path, note = _core(source, setup.root, base, sha, cache, wheel_dir)
+    dispatched = dispatched_paths(source, before, sha)
+    exactness = exactness_of(options, delta, core_path, note, dispatched, wheel_dir)
     return replace(
         setup,
         delta=delta,
@@ -134,7 +203,23 @@ def prepare(options: "Options", sha: str, fixture=None) -> UpstreamSetup:
         core_note=note,
         core_base=delta.base if delta else base,
         cache=cache,
+        exactness=exactness,
+        wheel_dir=wheel_dir,
     )
+
+
+def core_wheel_base(options: "Options", source: UpstreamSource, sha: str, cache: Path) -> str:
+    """The --core-wheel's commit, when it is `sha` or an ancestor of it; one line otherwise."""
+    commit, where = options.core_wheel_commit, f"--core-wheel {options.core_wheel}"
+    try:
+        ours = source.is_ancestor(commit, sha)
+    except UpstreamError as err:
+        raise ConfigError(f"{where}: cannot check its git_version {commit[:12]} ({err})") from None
+    if not ours:
+        raise ConfigError(
+            f"{where}: its git_version {commit[:12]} is neither {sha[:12]} nor an ancestor of it in {source.url}"
+        )
+    return commit
 
 
 # -- after a leg: last green or attribution ----------------------------------------
@@ -197,6 +282,7 @@ def after_leg(
                     f"`patch -p0 < {fragment}` from the repository root",
                 ),
             )
+    result = judge_core(setup.exactness_for(leg), result)
     if result.conclusion == "success" and not (scope is not None and scope.failed):
         store.record_green(key, leg.job_name, now)
     elif result.conclusion in ("failure", "timed_out"):
@@ -237,6 +323,7 @@ def after_leg(
                 "root": str(setup.root or ""),
                 "core": setup.delta.as_json() if setup.delta else None,
             },
+            "exactness": result.core.as_json() if result.core else None,
             "inputs": vars(now),
             "attribution": found.as_json() if found else None,
             "failed_tests_detail": result.failed_tests_detail(),
@@ -248,6 +335,19 @@ def after_leg(
         durable=True,
     )
     return replace(result, details=details), found
+
+
+def judge_core(exactness: Optional[Exactness], result: LegResult) -> LegResult:
+    """The leg carries its core's exactness; a success whose dispatched native change the core
+    did not apply becomes neutral, saying which files never ran."""
+    if exactness is None:
+        return result
+    result = replace(result, core=exactness)
+    if not exactness.untested:
+        return result
+    notes = list(result.notes)
+    notes.insert(1 if notes and notes[0].startswith("core:") else 0, exactness.untested_line())
+    return replace(result, conclusion=exactness.conclusion(result.conclusion), notes=tuple(notes))
 
 
 def leg_new_in_scope(

@@ -290,8 +290,15 @@ def test_a_native_change_at_the_dispatched_sha_is_said_in_the_leg_and_its_result
     argv += ["--workspace", str(ws), "--extra-configs", str(extra), "--out", str(out)]
     argv += ["--upstream-url", file_url(tmp_path / "u.git"), "--core-base", shas[0]]
     assert handler.run([*argv, "--test-command", PASSING_LEG], env) == 0
-    note = "core: nearest wheel, native changes not applied (1 files: aten/src/ATen/native/Add.cpp"
-    assert note in capsys.readouterr().out
+    # the dispatched change is native only and the core did not apply it: neutral, never success
+    said = capsys.readouterr().out
+    assert "test-upstream-nn: neutral (1 passed" in said
+    note = "core: inexact at "
+    untested = "core: native change not tested (1 files: aten/src/ATen/native/Add.cpp)"
+    assert note in said and untested in said
     details = json.loads((out / "test-upstream-nn.results.json").read_text())
-    assert any(n.startswith(note) for n in details["notes"])
+    assert details["conclusion"] == "neutral"
+    assert details["notes"][0].startswith(note) and details["notes"][1] == untested
     assert details["upstream"]["core"]["native"] == ["aten/src/ATen/native/Add.cpp"]
+    assert details["exactness"]["state"] == "inexact"
+    assert details["exactness"]["native_not_applied"] == ["aten/src/ATen/native/Add.cpp"]

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 from crcr.handler import main as handler
-from crcr.upstream.fixture import COMMITS, REGRESSION_SUBJECT, SEEDED
+from crcr.upstream.fixture import COMMITS, NATIVE_PR, REGRESSION_SUBJECT, SEEDED
 from crcr.upstream.gitcmd import git
 
 RUNFILES = Path(__file__).resolve().parents[2]
@@ -78,6 +78,8 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     assert [t["name"] for t in nn["failed_tests_detail"]] == [
         f"test_flatten_default_keeps_batch_dim_spyre_{d}" for d in ("float16", "float32", "int64")
     ]
+    # the PR's core: the wheel + the Python overlay, no native change in base..head: exact
+    assert nn["exactness"]["state"] == "exact" and nn["notes"][0].startswith("core: exact (wheel at ")
     printed = capsys.readouterr().err
     assert f"first bad commit {seeded} ({REGRESSION_SUBJECT}, PR #90001)" in printed
     assert "upstream/high" in printed
@@ -139,3 +141,31 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
         json.loads(rows["test-upstream-spyre-nn"]["triage_verdict_json"])["suspected_upstream"]["commit"]
         == seeded
     )
+
+    # the native-only PR: its change never ran on our core, so its legs are neutral, never success
+    native = {
+        p.name.removesuffix(".results.json"): json.loads(p.read_text())
+        for p in (out / "native-pr").glob("*.results.json")
+    }
+    assert set(native) == {"test-upstream-spyre-elementwise", "test-upstream-spyre-nn"}
+    files = sorted(NATIVE_PR)
+    untested = f"core: native change not tested (2 files: {files[0]}, {files[1]})"
+    for job, r in native.items():
+        assert r["conclusion"] == "neutral" and r["triage_verdict"] is None, job
+        e = r["exactness"]
+        assert (e["state"], e["native_not_applied"], e["dispatched_native_not_tested"]) == (
+            "inexact",
+            files,
+            files,
+        )
+        assert r["notes"][0].startswith("core: inexact at ") and untested in r["notes"]
+    delivery = json.loads((state / "upstream-fixture" / "native_dispatch.json").read_text())[
+        "client_payload"
+    ]["delivery_id"]
+    native_rows = [
+        r for r in json.loads((out / "native-pr" / "hud.json").read_text()) if r["delivery_id"] == delivery
+    ]
+    assert len(native_rows) == 2 and {r["conclusion"] for r in native_rows} == {"neutral"}
+    assert all(untested in r["note"] for r in native_rows)
+    assert untested in (out / "native-pr" / "hud.html").read_text()
+    assert "inexact (2 native not applied)" in printed

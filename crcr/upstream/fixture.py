@@ -22,9 +22,13 @@ over file://:
    for the elementwise leg (one of its tests needs float64, which spyre refuses),
    never a regression.
 
+5. beside main, a pull request whose change is native only (`NATIVE_PR`: a kernel and its
+   header under aten/, written for this project), branched at `base`. No Python overlay can
+   apply it, so its legs run on a core without their change: `neutral`, with the files named.
+
 Dispatches are made from the bundled examples: a push of `base` to main (the
-baseline run that records the last green result) and the PR synchronize
-naming `head`. Same code path as production; only the URL is file://.
+baseline run that records the last green result), the PR synchronize
+naming `head`, and the native-only PR. Same code path as production; only the URL is file://.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from pathlib import Path
 from typing import Mapping, Optional
 
 from crcr.upstream.gitcmd import git
-from crcr.upstream.localrepo import EPOCH, IDENTITY, build_repo, file_url
+from crcr.upstream.localrepo import EPOCH, IDENTITY, add_branch, build_repo, file_url
 from testing.base.atomic import write_json
 
 HERE = Path(__file__).resolve().parent / "fixture"
@@ -82,6 +86,23 @@ class TestElementwiseExtrasDevice(TestCase):
 instantiate_device_type_tests(TestElementwiseExtrasDevice, globals())"""
 
 
+# The native-only pull request (branch NATIVE_BRANCH at `base`): C++ a Python overlay cannot apply.
+NATIVE_BRANCH = "native-flatten-kernel"
+NATIVE_PR_NUMBER = 90002
+NATIVE_SUBJECT = f"Flatten: a kernel of its own for contiguous inputs (#{NATIVE_PR_NUMBER})"
+NATIVE_PR = {
+    "aten/src/ATen/native/Flatten.h": (
+        "#pragma once\n// Generated upstream fixture: a kernel declaration no wheel holds.\n"
+        "namespace at::native {\nint64_t flatten_fixture_dims(int64_t start, int64_t end);\n}\n"
+    ),
+    "aten/src/ATen/native/Flatten.cpp": (
+        '#include "Flatten.h"\n// Generated upstream fixture: native code, only a build would apply it.\n'
+        "namespace at::native {\nint64_t flatten_fixture_dims(int64_t start, int64_t end) {\n"
+        "  return end - start + 1;\n}\n}\n"
+    ),
+}
+
+
 @dataclass(frozen=True)
 class Fixture:
     url: str
@@ -91,6 +112,8 @@ class Fixture:
     configs: Path
     baseline_event: Path  # push of `base` to main
     event: Path  # the PR dispatch naming `head`
+    native_pr: str = ""  # the native-only PR's head (branched at `base`)
+    native_event: Optional[Path] = None  # its PR dispatch
 
 
 def _tree(root: Path) -> dict[str, str]:
@@ -170,6 +193,18 @@ def _events(base: str, head: str) -> tuple[dict, dict]:
     return push, copy.deepcopy(pr)
 
 
+def _native_event(base: str, head: str) -> dict:
+    """The native-only PR's synchronize dispatch (base..head is its own diff)."""
+    pr = json.loads((EXAMPLES / "pull_request_synchronize.json").read_text())
+    cp = pr["client_payload"]
+    cp["delivery_id"] = f"fixture-native-pr-{head[:12]}"
+    cp["payload"].update(before=base, after=head, number=NATIVE_PR_NUMBER)
+    cp["payload"]["pull_request"].update(number=NATIVE_PR_NUMBER, title=NATIVE_SUBJECT)
+    cp["payload"]["pull_request"]["head"]["sha"] = head
+    cp["payload"]["pull_request"]["base"]["sha"] = base
+    return pr
+
+
 KEY_FILE = "oot-fixture.key"  # inside the bare repo: the content it was built from
 
 
@@ -190,18 +225,24 @@ def generate(dest: Path, torch_dir: Path, torch_version: str, env: Mapping[str, 
     built from this content before: ~130 git processes saved on every later run."""
     dest.mkdir(parents=True, exist_ok=True)
     data = commits(torch_dir, torch_version)
-    key = hashlib.sha256(json.dumps([EPOCH, IDENTITY, data], sort_keys=True).encode()).hexdigest()
+    native = [(NATIVE_SUBJECT, NATIVE_PR)]
+    key = hashlib.sha256(json.dumps([EPOCH, IDENTITY, data, native], sort_keys=True).encode()).hexdigest()
     bare = dest / "pytorch.git"
     shas = _built_shas(bare, key, env)
     if shas is None:
         new = dest / f".pytorch.git.{os.getpid()}"
         shas = build_repo(new, data, env)
+        add_branch(new, NATIVE_BRANCH, shas[0], native, env)
         (new / KEY_FILE).write_text(key)
         shutil.rmtree(bare, ignore_errors=True)
         os.replace(new, bare)
+    native_head = git(["rev-parse", f"refs/heads/{NATIVE_BRANCH}"], cwd=bare, env=env).stdout.strip()
     push, pr = _events(shas[0], shas[-1])
     write_json(dest / "baseline_dispatch.json", push, sort_keys=True, durable=True)
     write_json(dest / "dispatch.json", pr, sort_keys=True, durable=True)
+    write_json(
+        dest / "native_dispatch.json", _native_event(shas[0], native_head), sort_keys=True, durable=True
+    )
     return Fixture(
         file_url(bare),
         shas[0],
@@ -210,4 +251,6 @@ def generate(dest: Path, torch_dir: Path, torch_version: str, env: Mapping[str, 
         CONFIGS,
         dest / "baseline_dispatch.json",
         dest / "dispatch.json",
+        native_head,
+        dest / "native_dispatch.json",
     )

@@ -33,8 +33,38 @@ def build_repo(bare: Path, commits: Sequence[tuple[str, Change]], env: Mapping[s
     for d in (bare, work):
         shutil.rmtree(d, ignore_errors=True)
     git(["init", "-q", "-b", "main", str(work)], env=env)
+    shas = _commit_all(work, commits, env, 0)
+    git(["clone", "-q", "--bare", str(work), str(bare)], env=env)
+    for key in (
+        "uploadpack.allowReachableSHA1InWant",
+        "uploadpack.allowFilter",
+        "uploadpack.allowAnySHA1InWant",
+    ):
+        git(["config", key, "true"], cwd=bare, env=env)
+    shutil.rmtree(work)
+    return shas
+
+
+def add_branch(
+    bare: Path, name: str, parent: str, commits: Sequence[tuple[str, Change]], env: Mapping[str, str]
+) -> list[str]:
+    """Commits on a new branch `name` of `bare`, starting at `parent` (a pull request's head);
+    dated after main's, so the same content gives the same SHAs. Returns their SHAs."""
+    work = bare.parent / f".{bare.name}.{name}.work"
+    shutil.rmtree(work, ignore_errors=True)
+    git(["clone", "-q", str(bare), str(work)], env=env)
+    git(["checkout", "-q", "-b", name, parent], cwd=work, env=env)
+    shas = _commit_all(work, commits, env, 1000)
+    git(["push", "-q", "origin", f"{name}:refs/heads/{name}"], cwd=work, env=env)
+    shutil.rmtree(work)
+    return shas
+
+
+def _commit_all(
+    work: Path, commits: Sequence[tuple[str, Change]], env: Mapping[str, str], hour: int
+) -> list[str]:
     shas = []
-    for i, (message, files) in enumerate(commits):
+    for i, (message, files) in enumerate(commits, start=hour):
         for rel, text in files.items():
             target = work / rel
             if text is None:
@@ -51,14 +81,6 @@ def build_repo(bare: Path, commits: Sequence[tuple[str, Change]], env: Mapping[s
             env=commit_env,
         )
         shas.append(git(["rev-parse", "HEAD"], cwd=work, env=env).stdout.strip())
-    git(["clone", "-q", "--bare", str(work), str(bare)], env=env)
-    for key in (
-        "uploadpack.allowReachableSHA1InWant",
-        "uploadpack.allowFilter",
-        "uploadpack.allowAnySHA1InWant",
-    ):
-        git(["config", key, "true"], cwd=bare, env=env)
-    shutil.rmtree(work)
     return shas
 
 

@@ -175,7 +175,7 @@ def overlay_key(torch_dir: Path, checkout: Path, delta: CoreDelta) -> str:
 
 
 @contextlib.contextmanager
-def _lock(path: Path) -> Iterator[None]:
+def lock(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
@@ -235,7 +235,7 @@ def build_overlay(torch_dir: Path, checkout: Path, delta: CoreDelta, cache: Path
         return None
     key = overlay_key(torch_dir, checkout, delta)
     final = cache / "core" / key
-    with _lock(cache / "locks" / f"core-{key}.lock"):
+    with lock(cache / "locks" / f"core-{key}.lock"):
         if (final / ".complete").exists():
             return final
         changed = {p[len("torch/") :]: s for s, p in delta.python}

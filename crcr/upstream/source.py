@@ -169,6 +169,25 @@ class UpstreamSource:
             shown = git(["show", f"{sha}:{path}"], cwd=repo, check=False)
         return shown.stdout if shown.returncode == 0 else None
 
+    def _deepen_to(self, repo: Path, old: str, new: str) -> bool:
+        """Fetch `new`'s history deeper until `old` is in it; False past the deepest step."""
+        for depth in HISTORY_DEPTHS:
+            self._fetch_history(repo, [new], depth)
+            if self._has(repo, old):
+                return True
+        return False
+
+    def is_ancestor(self, old: str, new: str) -> bool:
+        """Whether `old` is `new` or an ancestor of it (within the deepest history step)."""
+        old, new = check_sha(old, "ancestor SHA"), check_sha(new)
+        if old == new:
+            return True
+        with self._locked("history"):
+            repo = self._history()
+            if not self._deepen_to(repo, old, new):
+                return False
+            return git(["merge-base", "--is-ancestor", old, new], cwd=repo, check=False).returncode == 0
+
     def commits_between(
         self, old: str, new: str, paths: Sequence[str] = (), first_parent: bool = False
     ) -> list[Commit]:
@@ -179,11 +198,7 @@ class UpstreamSource:
             return []
         with self._locked("history"):
             repo = self._history()
-            for depth in HISTORY_DEPTHS:
-                self._fetch_history(repo, [new], depth)
-                if self._has(repo, old):
-                    break
-            else:
+            if not self._deepen_to(repo, old, new):
                 raise UpstreamError(
                     f"{old} is not within {HISTORY_DEPTHS[-1]} commits of {new} in {self.url}"
                 )

@@ -1,0 +1,89 @@
+"""Glue: does the overlaid core import? Checked once per core, before any test runs.
+
+An overlaid Python file can need a native op the wheel lacks (`from torch._C import
+_new_op`); the leg's tests would then fail on our core, not on upstream's. One child
+interpreter imports torch and every overlaid module from the overlay; the modules that
+fail there are imported again from the wheel alone, and a failure the wheel does not
+share (or a new module failing on torch itself) is the overlay's: the leg is `inexact`
+with that import named. A module missing a third-party package fails the same way on
+any core and is not counted.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Mapping, Optional, Sequence
+
+from crcr.handler.runner import child_env
+from crcr.upstream.overlay import CoreDelta
+
+MAX_MODULES = 100  # overlaid modules imported by one check (torch itself always)
+TIMEOUT = 300.0
+# run as `python -c CHECK mod...`: prints {module: "Error: text"} for the imports that fail
+CHECK = """
+import importlib, json, sys
+failed = {}
+for name in sys.argv[1:]:
+    try:
+        importlib.import_module(name)
+    except BaseException as err:
+        failed[name] = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+        if name == "torch":
+            break
+print(json.dumps(failed))
+"""
+
+
+def overlaid_modules(delta: CoreDelta) -> list[str]:
+    """torch/a/b.py -> torch.a.b (packages by their __init__), the ones a name can import."""
+    out = []
+    for status, path in delta.python:
+        parts = path[: -len(".py")].split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if status != "D" and all(p.isidentifier() for p in parts) and parts[-1] != "__main__":
+            out.append(".".join(parts))
+    return out[:MAX_MODULES]
+
+
+def _failures(modules: Sequence[str], ws: Path, env: Mapping[str, str], core: Optional[Path]) -> dict:
+    try:
+        done = subprocess.run(
+            [sys.executable, "-P", "-c", CHECK, *modules],  # -P: the cwd is not on the path
+            cwd=ws,
+            env=child_env(ws, env, core),
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+    except subprocess.TimeoutExpired:
+        return {"torch": f"import check timed out after {TIMEOUT:.0f}s"}
+    try:
+        return json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        tail = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        return {"torch": tail}
+
+
+def _environmental(error: str) -> bool:
+    """A third-party package missing: the same on every core."""
+    return error.startswith("ModuleNotFoundError") and "'torch" not in error
+
+
+def import_error(
+    delta: CoreDelta, core: Path, ws: Path, env: Mapping[str, str], wheel: Optional[Path] = None
+) -> str:
+    """ "" when the overlaid core imports, else "module: Error: text" for the first import the
+    overlay broke; `wheel`: the base wheel's directory (None: the interpreter's own torch)."""
+    failed = _failures(["torch", *overlaid_modules(delta)], ws, env, core)
+    if not failed or core == wheel:
+        return next((f"{n}: {e}" for n, e in failed.items() if not _environmental(e)), "")
+    on_wheel = _failures(list(failed), ws, env, wheel)
+    for name, error in failed.items():
+        if _environmental(error) or (name in on_wheel and not on_wheel[name].startswith("ModuleNotFound")):
+            continue  # fails on the wheel alone too: not the overlay's doing
+        return f"{name}: {error}"
+    return ""

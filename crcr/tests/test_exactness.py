@@ -1,0 +1,163 @@
+"""Exactness of a leg's core: derived once from the core delta, the same on every surface
+(results line, summary cell, HUD cell, conclusion, triage verdict), and the overlay's import
+check naming the import it broke."""
+
+import os
+
+import pytest
+from rich.console import Console
+
+from crcr.handler.core_import import import_error, overlaid_modules
+from crcr.handler.triage import Evidence, Failure, decide, verdict
+from crcr.upstream.exactness import EXACT, INEXACT, UNRESOLVED, derive
+from crcr.upstream.overlay import build_overlay, core_delta
+
+BASE, SHA = "a" * 40, "b" * 40
+KERNEL = "aten/src/ATen/native/Flatten.cpp"
+HEADER = "c10/core/Flags.h"
+
+
+def test_python_only_or_no_change_is_exact():
+    d = derive(core_delta(BASE, SHA, [("M", "torch/nn/modules/flatten.py"), ("M", "test/x.py")]), None)
+    assert d.state == EXACT and d.exact and not d.native and not d.untested
+    assert d.cell() == "exact"
+    assert d.line() == "core: exact (wheel at aaaaaaaaaaaa + 1 python files at bbbbbbbbbbbb)"
+    assert d.conclusion("success") == "success"
+    assert derive(core_delta(BASE, SHA, []), None).line().startswith("core: exact (wheel at aaaaaaaaaaaa, no")
+
+
+def test_native_files_not_applied_make_it_inexact_with_count_and_list():
+    delta = core_delta(BASE, SHA, [("M", KERNEL), ("M", HEADER), ("M", "torch/functional.py")])
+    # the dispatched change is Python only: inexact, but its own change ran
+    d = derive(delta, ["torch/functional.py"])
+    assert d.state == INEXACT and d.native == (KERNEL, HEADER) and d.untested == ()
+    assert d.cell() == "inexact (2 native not applied)"
+    assert d.line() == (
+        f"core: inexact at aaaaaaaaaaaa..bbbbbbbbbbbb: 2 native files not applied: {KERNEL}, {HEADER}"
+    )
+    assert d.conclusion("success") == "success" and d.untested_line() == ""
+    assert d.as_json()["native_not_applied_count"] == 2
+
+
+def test_a_dispatched_native_change_not_applied_is_neutral_never_success():
+    delta = core_delta(BASE, SHA, [("M", KERNEL), ("M", "torch/functional.py")])
+    d = derive(delta, [KERNEL])
+    assert d.untested == (KERNEL,)
+    assert d.conclusion("success") == "neutral"
+    assert d.conclusion("failure") == "failure"  # a real failure stays; its verdict is capped
+    assert d.untested_line() == f"core: native change not tested (1 files: {KERNEL})"
+    # the change unknown (a new branch): every unapplied native file may be the change's
+    assert derive(delta, None).untested == (KERNEL,)
+    # a base wheel that holds the native change (a --core-wheel at the SHA): nothing untested
+    assert derive(core_delta(SHA, SHA, []), [KERNEL]).conclusion("success") == "success"
+
+
+def test_no_core_diff_is_unresolved():
+    d = derive(None, [KERNEL, "torch/x.py"], "core: pinned wheel; no core diff (bad sha)")
+    assert d.state == UNRESOLVED and d.cell() == "unresolved"
+    assert d.line() == "core: unresolved (pinned wheel; no core diff (bad sha))"
+    assert d.conclusion("success") == "neutral" and d.untested == (KERNEL,)
+
+
+def _upstream_high(**kw) -> Evidence:
+    return Evidence(
+        "test-nn",
+        "failure",
+        (Failure("t.py::T::test_x", "boom"),),
+        has_last_green=True,
+        upstream_moved=True,
+        upstream_range="aaaa..cccc",
+        retry_failing=("t.py::T::test_x",),
+        range_commits=1,
+        **kw,
+    )
+
+
+def test_no_upstream_or_backend_high_on_an_inexact_core():
+    assert decide(_upstream_high())[:2] == ("upstream", "high")  # exact core: the rules as they are
+    gap = derive(core_delta(BASE, SHA, [("M", KERNEL)]), [])
+    category, confidence, summary = decide(_upstream_high(core_gap=gap.gap_line()))
+    assert (category, confidence) == ("upstream", "medium")
+    assert summary.endswith(f"core inexact: 1 native files not applied: {KERNEL}")
+    backend = Evidence("test-nn", "failure", has_last_green=True, backend_moved=True, core_gap=gap.gap_line())
+    assert decide(backend)[:2] == ("backend", "medium")
+    sent = verdict(_upstream_high(core_gap=gap.gap_line()), now=0)
+    assert sent["confidence"] == "medium" and KERNEL in sent["summary"]
+    failed_import = gap.with_import_failure("torch._new: ImportError: no _new_op")
+    assert "fails to import: torch._new" in decide(_upstream_high(core_gap=failed_import.gap_line()))[2]
+
+
+@pytest.fixture
+def wheel(tmp_path):
+    """A tiny torch 'wheel' under site/ (the workspace, so the check's wheel-only run finds it)."""
+    site = tmp_path / "site"
+    torch = site / "torch"
+    torch.mkdir(parents=True)
+    (torch / "__init__.py").write_text("START = 1\n")
+    (torch / "_C.py").write_text("OLD_OP = 1\n")
+    (torch / "version.py").write_text(f"__version__ = '2.13.0+cpu'\ngit_version = '{BASE}'\n")
+    checkout = tmp_path / "checkout"
+    (checkout / "torch").mkdir(parents=True)
+    return site, torch, checkout
+
+
+def test_the_import_check_names_the_import_the_overlay_broke(wheel, tmp_path):
+    site, torch, checkout = wheel
+    (checkout / "torch" / "fine.py").write_text("from torch._C import OLD_OP\n")
+    (checkout / "torch" / "optional.py").write_text("import no_such_third_party_pkg_x\n")
+    delta = core_delta(BASE, SHA, [("A", "torch/fine.py"), ("A", "torch/optional.py")])
+    assert overlaid_modules(delta) == ["torch.fine", "torch.optional"]
+    core = build_overlay(torch, checkout, delta, tmp_path / "cache")
+    # a third-party package missing fails on any core: not the overlay's
+    assert import_error(delta, core, site, dict(os.environ)) == ""
+    (checkout / "torch" / "needs_op.py").write_text("from torch._C import _new_op\n")
+    delta = core_delta(BASE, SHA, [("A", "torch/fine.py"), ("A", "torch/needs_op.py")])
+    core = build_overlay(torch, checkout, delta, tmp_path / "cache")
+    error = import_error(delta, core, site, dict(os.environ))
+    assert error.startswith("torch.needs_op: ImportError: cannot import name '_new_op'")
+    inexact = derive(delta, None).with_import_failure(error)
+    assert inexact.state == INEXACT and inexact.cell() == "inexact (import fails)"
+
+
+def test_summary_table_and_hud_cell_show_exactness():
+    from crcr.callback_client.junit import Counts
+    from crcr.handler import cycle
+    from crcr.handler.runner import LegResult
+    from crcr.relay.hud import render_page
+
+    core = derive(core_delta(BASE, SHA, [("M", KERNEL)]), [KERNEL])
+    r = LegResult("neutral", 0, Counts(passed=3), 1.0, (), (core.line(), core.untested_line()), core=core)
+
+    class Leg1:
+        index, job_name = 0, "test-nn"
+
+    class S:
+        def callback_label(self, _):
+            return "delivered"
+
+    console = Console(width=250, record=True)
+    console.print(cycle._summary([Leg1], {0: r}, S()))
+    table = console.export_text()
+    assert "inexact (1 native not applied)" in table and "neutral" in table
+    row = {
+        "downstream_repo": "a/b",
+        "workflow_name": "CRCR",
+        "job_name": "test-nn",
+        "delivery_id": "d",
+        "status": "completed",
+        "conclusion": "neutral",
+        "note": "; ".join(r.notes),
+    }
+    page = render_page([row])
+    assert core.line() in page and f"core: native change not tested (1 files: {KERNEL})" in page
+
+
+def test_an_overlay_that_could_not_be_made_leaves_the_core_unresolved():
+    from crcr.handler.options import Options
+    from crcr.handler.upstream_setup import exactness_of
+
+    note = "core: base wheel; the checkout lacks 1 changed core files (torch/functional.py)"
+    delta = core_delta(BASE, SHA, [("M", "torch/functional.py"), ("M", KERNEL)])
+    e = exactness_of(Options(), delta, None, note, [KERNEL])
+    assert e.state == UNRESOLVED and e.reason.startswith("base wheel; the checkout lacks 1")
+    assert e.conclusion("success") == "neutral"  # its native change never ran either

@@ -1,0 +1,119 @@
+"""Pure: how exact the core a leg ran on is, as one typed value computed once per leg.
+
+- `exact`: the base wheel's commit is the SHA, or a Python-only overlay whose core imports;
+- `inexact`: native files changed in base..SHA were not applied (count and list), or the
+  overlaid core fails to import (the failing import named);
+- `unresolved`: no core diff could be made (no base commit, no upstream history): we do not
+  know what the leg ran against.
+
+Every surface (the leg's results JSON, the summary table, the callback's conclusion and
+verdict, the HUD cell, the warehouse's core column) reads this one value, so they cannot
+disagree. `untested` is the part that decides a conclusion: the native files of the
+dispatched change itself (the PR's diff, the pushed range) that the core did not apply.
+A leg with any is `neutral`, never `success`: its change never ran.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from crcr.upstream.overlay import CoreDelta, is_native
+
+EXACT, INEXACT, UNRESOLVED = "exact", "inexact", "unresolved"
+SHOWN = 3  # files named in one line; the results JSON carries them all
+
+
+def _files(paths: Sequence[str]) -> str:
+    shown = ", ".join(paths[:SHOWN])
+    return shown + (f", +{len(paths) - SHOWN} more" if len(paths) > SHOWN else "")
+
+
+@dataclass(frozen=True)
+class Exactness:
+    state: str  # exact | inexact | unresolved
+    base: str = ""  # the commit of the wheel the core was built from ("" = unknown)
+    sha: str = ""  # the dispatched commit
+    native: tuple[str, ...] = ()  # native files in base..sha not applied
+    failed_import: str = ""  # the overlaid core's import error, when the overlay caused one
+    untested: tuple[str, ...] = ()  # native files of the dispatched change not applied
+    reason: str = ""  # why unresolved (or what the base is)
+
+    @property
+    def exact(self) -> bool:
+        return self.state == EXACT
+
+    def cell(self) -> str:
+        """Short, for a table column or a HUD cell."""
+        if self.state == INEXACT:
+            gap = [f"{len(self.native)} native not applied"] if self.native else []
+            gap += ["import fails"] if self.failed_import else []
+            return f"inexact ({', '.join(gap)})"
+        return self.state
+
+    def untested_line(self) -> str:
+        """The reason a leg is neutral ("" when its change ran)."""
+        if not self.untested:
+            return ""
+        return f"core: native change not tested ({len(self.untested)} files: {_files(self.untested)})"
+
+    def gap_line(self) -> str:
+        """What the core lacks, for a verdict's summary ("" on an exact core)."""
+        if self.state == EXACT:
+            return ""
+        if self.state == UNRESOLVED:
+            return f"core unresolved ({self.reason})"
+        parts = []
+        if self.native:
+            parts.append(f"{len(self.native)} native files not applied: {_files(self.native)}")
+        if self.failed_import:
+            parts.append(f"the overlaid core fails to import: {self.failed_import}")
+        return "core inexact: " + "; ".join(parts)
+
+    def line(self) -> str:
+        """The leg's `core:` note."""
+        at = f"{self.base[:12]}..{self.sha[:12]}" if self.base and self.sha else ""
+        if self.state == EXACT:
+            return f"core: exact ({self.reason})" if self.reason else f"core: exact at {self.sha[:12]}"
+        if self.state == UNRESOLVED:
+            return f"core: unresolved ({self.reason})"
+        return f"core: inexact at {at}: " + self.gap_line()[len("core inexact: ") :]
+
+    def conclusion(self, conclusion: str) -> str:
+        """A success whose dispatched native change never ran is not a success."""
+        return "neutral" if conclusion == "success" and self.untested else conclusion
+
+    def with_import_failure(self, error: str) -> "Exactness":
+        return Exactness(INEXACT, self.base, self.sha, self.native, error, self.untested, self.reason)
+
+    def as_json(self) -> dict:
+        return {
+            "state": self.state,
+            "base": self.base,
+            "sha": self.sha,
+            "native_not_applied": list(self.native),
+            "native_not_applied_count": len(self.native),
+            "failed_import": self.failed_import,
+            "dispatched_native_not_tested": list(self.untested),
+            "reason": self.reason,
+            "line": self.line(),
+        }
+
+
+def derive(delta: Optional[CoreDelta], dispatched: Optional[Sequence[str]], note: str = "") -> Exactness:
+    """From the core delta (None: none could be made, `note` says why) and the dispatched
+    change's paths (None: unknown, so every unapplied native file counts as the change's)."""
+    if delta is None:
+        untested = tuple(sorted(p for p in dispatched or () if is_native(p)))
+        return Exactness(UNRESOLVED, untested=untested, reason=note.removeprefix("core: ") or "no core diff")
+    missing = set(delta.native)
+    mine = missing if dispatched is None else {p for p in dispatched if p in missing}
+    state = INEXACT if delta.native else EXACT
+    reason = "" if delta.native else _exact_reason(delta)
+    return Exactness(state, delta.base, delta.sha, delta.native, "", tuple(sorted(mine)), reason)
+
+
+def _exact_reason(delta: CoreDelta) -> str:
+    if delta.base == delta.sha or not delta.python:
+        return f"wheel at {delta.base[:12]}, no core change to {delta.sha[:12]}"
+    return f"wheel at {delta.base[:12]} + {len(delta.python)} python files at {delta.sha[:12]}"
