@@ -7,7 +7,7 @@ frozen ``Plan`` keyed by resolved test-file path, used by selection.py for decis
 What loads but deserves a word (a reason only in a comment, a name listed
 twice, a later file overriding an earlier one) is collected as
 ``Plan.problems`` (problems.py); ``--oot-strict`` turns them into errors.
-Name checks against op_db/module_db/dtypes live in capabilities.py (they
+Name checks against op_db/module_db/dtypes live in device_support.py (they
 need torch); this module imports no torch.
 
 PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")

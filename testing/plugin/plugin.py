@@ -11,7 +11,7 @@ here in pytest_configure and unregistered in pytest_unconfigure (registry.py):
 * promotion.py — the promotion report (``--oot-promotion``);
 * isolation.py — ``--isolate``: the zygote, or the restart mode's controller and workers.
 
-Options: options.py (one place, importing only pytest: which of them make the plugin
+Options: addoption.py (one place, importing only pytest: which of them make the plugin
 active is decided before any concern loads).
 
 PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")

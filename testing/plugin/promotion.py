@@ -4,7 +4,7 @@ ready-to-apply YAML diff.
 Registered by plugin.py only with the option and only where the run's results are written
 (the supervising process under --isolate), next to reporting's Recorder, whose summary it
 reads. Which edits the candidates propose and the diff they are shown as are the proposals'
-(testing/proposals: promotions.py, diff.py), shared with the skip audit, crcr's warehouse
+(testing/proposals: promotions.py, textedit.py), shared with the skip audit, crcr's warehouse
 and tools/select. Paths in the diff are relative to where pytest ran: ``patch -p0 <
 PATH.diff`` applies there.
 

@@ -71,7 +71,7 @@ class OpSupport:
 
 @dataclass(frozen=True)
 class Support:
-    """What the device runs: config ∩ backend capabilities, resolved (capabilities.py)."""
+    """What the device runs: config ∩ backend capabilities, resolved (device_support.py)."""
 
     ops: Optional[dict[str, OpSupport]] = None  # None: every op
     dtypes: Optional[frozenset[str]] = None  # None: every dtype

@@ -1,4 +1,4 @@
-"""capabilities.py: the backend table, name checks, config ∩ capabilities."""
+"""device_support.py: the backend table, name checks, config ∩ capabilities."""
 
 import pytest
 

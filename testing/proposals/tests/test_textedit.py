@@ -1,4 +1,4 @@
-"""diff.py: proposed edits made on a config's text (only the changed lines differ), diff paths."""
+"""textedit.py: proposed edits made on a config's text (only the changed lines differ), diff paths."""
 
 import difflib
 

@@ -4,7 +4,7 @@ Stage 3 must not write a ``mandatory_success`` entry the plugin never turns into
 whose ``aten_name`` the capability table lacks is never instantiated, nor a dtype the device's
 supported dtypes leave out. Rather than a second copy of those rules, this module calls the
 plugin's pure functions (``testing/plugin/selection.py``: ``op_allowed``, ``dtype_allowed``,
-``decide``; ``capabilities.py``: ``build_support``) on the variants the trace worker's device
+``decide``; ``device_support.py``: ``build_support``) on the variants the trace worker's device
 probe recorded (names and dtypes a privateuse1 device generates).
 
 Two steps: ``narrow`` before writing (mandatory verdicts keep only what the plugin generates,
