@@ -58,38 +58,42 @@ def edge_text(rng: random.Random, limit: int) -> str:
 
 
 def scalar(rng: random.Random) -> Any:
-    return rng.choice(
-        (
-            None,
-            True,
-            False,
-            0,
-            1,
-            -1,
-            2,
-            10**30,
-            -(10**30),
-            1.0,
-            0.8,
-            -0.0,
-            1e308,
-            float("nan"),
-            float("inf"),
-            "",
-            " ",
-            "1",
-            " 1 ",
-            "²",
-            "true",
-            "upstream",
-            " upstream ",
-            "Upstream",
-            "high",
-            "https://ci.example/x",
-            "2026-05-04T20:48:28Z",
-            "0123456789abcdef",
+    return (
+        rng.choice(
+            (
+                None,
+                True,
+                False,
+                0,
+                1,
+                -1,
+                2,
+                10**30,
+                -(10**30),
+                1.0,
+                0.8,
+                -0.0,
+                1e308,
+                float("nan"),
+                float("inf"),
+                "",
+                " ",
+                "1",
+                " 1 ",
+                "²",
+                "true",
+                "upstream",
+                " upstream ",
+                "Upstream",
+                "high",
+                "https://ci.example/x",
+                "2026-05-04T20:48:28Z",
+                "0123456789abcdef",
+            )
         )
-    ) if rng.random() < 0.7 else text(rng)
+        if rng.random() < 0.7
+        else text(rng)
+    )
 
 
 def any_json(rng: random.Random, depth: int = 0) -> Any:
@@ -132,7 +136,9 @@ def valid_verdict(rng: random.Random) -> dict:
         "schema_version": rng.choice((1, "1", " 1 ")),
         "category": category,
         "confidence": rng.choice(CONFIDENCES),
-        "summary": edge_text(rng, SUMMARY_CHARS) if rng.random() < 0.3 else text(rng, rng.randrange(1, 80)) + "s",
+        "summary": edge_text(rng, SUMMARY_CHARS)
+        if rng.random() < 0.3
+        else text(rng, rng.randrange(1, 80)) + "s",
     }
     if category == "upstream" and rng.random() < 0.6:
         v["suspected_upstream"] = {"pr": rng.randrange(1, 10**6), "reason": edge_text(rng, REASON_CHARS)}
@@ -149,7 +155,9 @@ def valid_verdict(rng: random.Random) -> dict:
     if rng.random() < 0.4:
         v["analyzer"] = {k: edge_text(rng, SHORT_CHARS) for k in rng.sample(ANALYZER_FIELDS, 2)}
     if rng.random() < 0.3:
-        v["analyzed_at"] = rng.choice(("2026-05-04T20:48:28Z", "2026-05-04", "yesterday", " 2026-05-04T20:48 "))
+        v["analyzed_at"] = rng.choice(
+            ("2026-05-04T20:48:28Z", "2026-05-04", "yesterday", " 2026-05-04T20:48 ")
+        )
     if rng.random() < 0.3:
         v["reproduced_on_retry"] = rng.choice((True, False))
     return v
@@ -165,19 +173,26 @@ def _mutate_one(rng: random.Random, v: dict) -> None:
         v[rng.choice(("future", "notes", "x" * 40))] = any_json(rng)
     elif roll < 0.65:
         v["suspected_upstream"] = {
-            k: rng.choice((scalar(rng), rng.randrange(-2, 5), "a" * rng.choice((6, 7, 40, 41)), any_json(rng)))
+            k: rng.choice(
+                (scalar(rng), rng.randrange(-2, 5), "a" * rng.choice((6, 7, 40, 41)), any_json(rng))
+            )
             for k in rng.sample(("pr", "commit", "reason", "x"), rng.randrange(0, 4))
         }
     elif roll < 0.8:
         evidence = v.setdefault("evidence", [])
         if not isinstance(evidence, list):
             return
-        item: Any = {k: rng.choice((url(rng), any_json(rng))) for k in rng.sample(("job", "test", "excerpt", "log_url", "x"), 2)}
+        item: Any = {
+            k: rng.choice((url(rng), any_json(rng)))
+            for k in rng.sample(("job", "test", "excerpt", "log_url", "x"), 2)
+        }
         if rng.random() < 0.3:
             item = any_json(rng)  # a non-object entry
         evidence.insert(rng.randrange(0, len(evidence) + 1), item)
     elif roll < 0.9:
-        v["analyzer"] = rng.choice((any_json(rng), {k: any_json(rng) for k in rng.sample(ANALYZER_FIELDS, 2)}))
+        v["analyzer"] = rng.choice(
+            (any_json(rng), {k: any_json(rng) for k in rng.sample(ANALYZER_FIELDS, 2)})
+        )
     else:
         v["summary"] = rng.choice((text(rng, 17000), text(rng), edge_text(rng, SUMMARY_CHARS)))
 

@@ -68,13 +68,19 @@ def expected_names(value) -> list[str]:
     """The rule restated: the first 1000 elements, those that are objects with a string name."""
     if not isinstance(value, list):
         return []
-    return [clean(e["name"])[:512] for e in value[:MAX_ENTRIES] if isinstance(e, dict) and isinstance(e.get("name"), str)]
+    return [
+        clean(e["name"])[:512]
+        for e in value[:MAX_ENTRIES]
+        if isinstance(e, dict) and isinstance(e.get("name"), str)
+    ]
 
 
 def check_detail(stored_json: str, value) -> None:
     stored = json.loads(stored_json) if stored_json else []
     assert [e["name"] for e in stored] == expected_names(value)[: len(stored)]
-    assert len(stored) == len(expected_names(value)) or len(stored_json) > 1_000_000  # only the size cap cuts more
+    assert (
+        len(stored) == len(expected_names(value)) or len(stored_json) > 1_000_000
+    )  # only the size cap cuts more
     for e in stored:
         assert set(e) <= {"name", "classname", "message", "stacktrace", "duration"}
         assert all(isinstance(e.get(k, ""), str) for k in ("name", "classname", "message", "stacktrace"))
@@ -151,14 +157,23 @@ def test_api_path_10000_mutations(outbox_dir):
             try:
                 if i % 4:  # the nightly self-report (3 in 4): its one callback is the completed
                     outcome = api.self_report(
-                        client, "nightly", SHA, ctx, "failure",
-                        failed_tests_detail=raw_detail, triage_verdict=raw_verdict,
+                        client,
+                        "nightly",
+                        SHA,
+                        ctx,
+                        "failure",
+                        failed_tests_detail=raw_detail,
+                        triage_verdict=raw_verdict,
                     )
                 else:
                     api.report_in_progress(client, cp, ctx)
                     outcome = api.report_completed(
-                        client, cp, ctx, "failure",
-                        failed_tests_detail=raw_detail, triage_verdict=raw_verdict,
+                        client,
+                        cp,
+                        ctx,
+                        "failure",
+                        failed_tests_detail=raw_detail,
+                        triage_verdict=raw_verdict,
                     )
                 strict_json(sent[-1])
                 assert outcome.result == DELIVERED
@@ -208,7 +223,10 @@ def test_cli_sample_against_the_emulator(tmp_path, emu):
     def run(case):
         i, raw_verdict, raw_detail = case
         env = dict(
-            base_env, CRCR_JOB_NAME=f"cli{i}", CRCR_CHECK_RUN_ID=str(i), CRCR_STATE_DIR=str(tmp_path / f"s{i}")
+            base_env,
+            CRCR_JOB_NAME=f"cli{i}",
+            CRCR_CHECK_RUN_ID=str(i),
+            CRCR_STATE_DIR=str(tmp_path / f"s{i}"),
         )
         common = ["--conclusion", "failure", "--rate-limit", "100000", "--backoff", "0.05"]
         for var, flag, value in (
@@ -231,7 +249,10 @@ def test_cli_sample_against_the_emulator(tmp_path, emu):
             argv = ["completed", *common]
         return subprocess.run(
             [sys.executable, "-m", "crcr.callback_client", *argv],
-            env=env, capture_output=True, text=True, timeout=60,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
 
     with ThreadPoolExecutor(max_workers=2) as pool:
