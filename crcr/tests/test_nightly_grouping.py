@@ -35,7 +35,16 @@ def test_every_job_of_one_nightly_run_is_one_hud_line(emu, tmp_path):
     }
     for job, conclusion in (("nightly-spyre-full", "success"), ("nightly-spyre-torch-2.14.1", "failure")):
         r = subprocess.run(
-            [sys.executable, "-m", "crcr.callback_client", "nightly", "--sha", SHA, "--conclusion", conclusion],
+            [
+                sys.executable,
+                "-m",
+                "crcr.callback_client",
+                "nightly",
+                "--sha",
+                SHA,
+                "--conclusion",
+                conclusion,
+            ],
             env=dict(env, CRCR_JOB_NAME=job, CRCR_CHECK_RUN_ID=job),
             capture_output=True,
             text=True,
@@ -50,7 +59,9 @@ def test_every_job_of_one_nightly_run_is_one_hud_line(emu, tmp_path):
         client.close()
     rows = [r for r in emu.relay.hud.rows(REPO) if r.get("run_id") == "9001"]
     assert len(rows) == 3
-    assert {(r["delivery_id"], r["pytorch_head_sha"], r["event_type"]) for r in rows} == {(SHA, SHA, "nightly")}
+    assert {(r["delivery_id"], r["pytorch_head_sha"], r["event_type"]) for r in rows} == {
+        (SHA, SHA, "nightly")
+    }
     page = render_page(rows)
     assert page.count("<tr><th>nightly ") == 1 and f"nightly {SHA[:12]}" in page
     assert all(f"<th>{r['job_name']}</th>" in page for r in rows)
@@ -67,8 +78,15 @@ def test_a_body_carries_the_sha_twice_and_hud_falls_back_to_the_run(emu):
             "event_type": "periodic",
             "delivery_id": delivery,
             "payload": {"repository": {"full_name": "pytorch/pytorch"}, "head_sha": head},
-            "workflow": {"schema_version": "1", "status": "completed", "conclusion": "success",
-                         "name": "P", "run_id": "77", "job_name": f"p{i}", "check_run_id": f"p{i}"},
+            "workflow": {
+                "schema_version": "1",
+                "status": "completed",
+                "conclusion": "success",
+                "name": "P",
+                "run_id": "77",
+                "job_name": f"p{i}",
+                "check_run_id": f"p{i}",
+            },
         }
         assert post(emu, body, token)[0] == 200
     for i in range(2):
@@ -76,8 +94,15 @@ def test_a_body_carries_the_sha_twice_and_hud_falls_back_to_the_run(emu):
             "event_type": "periodic",
             "delivery_id": f"buildkite-{i}",
             "payload": {"repository": {"full_name": "pytorch/pytorch"}},
-            "workflow": {"schema_version": "1", "status": "completed", "conclusion": "failure" if i else "success",
-                         "name": "P", "run_id": "78", "job_name": "same", "check_run_id": f"q{i}"},
+            "workflow": {
+                "schema_version": "1",
+                "status": "completed",
+                "conclusion": "failure" if i else "success",
+                "name": "P",
+                "run_id": "78",
+                "job_name": "same",
+                "check_run_id": f"q{i}",
+            },
         }
         assert post(emu, body, token)[0] == 200
     rows = [r for r in emu.relay.hud.rows(REPO) if r.get("run_id") in ("77", "78")]
