@@ -165,8 +165,9 @@ def _results(args, report) -> Optional[dict]:
     if args.test_results:
         try:
             results = json.loads(args.test_results)
-        except ValueError:
-            raise ConfigError("--test-results is not JSON") from None
+        except (ValueError, RecursionError):
+            _warn("--test-results is not JSON; sent without it")
+            return None
         if isinstance(results, dict):
             # run-leg --results-out notes its own callbacks, conclusion, core, failed tests and verdict there
             for key in (
@@ -178,7 +179,7 @@ def _results(args, report) -> Optional[dict]:
                 "bisection",
             ):
                 results.pop(key, None)
-        return results
+        return results  # any other shape is left out, with a warning, by the body builder
     return report.counts.as_results() if report and report.cases else None
 
 
@@ -210,31 +211,29 @@ def _json_input(path: Optional[Path], env, var: str):
         return None, where
     try:
         return json.loads(text), where
-    except ValueError as err:
-        return ValueError(f"{where} is not valid JSON: {err}"), where
+    except (ValueError, RecursionError) as err:  # nesting past json's depth is RecursionError
+        return ValueError(f"{where} is not valid JSON: {type(err).__name__}: {err}"), where
 
 
 def _failed_tests(args, env, report) -> Optional[list]:
-    """The action's rule: an input that is not a JSON array fails the step (no callback)."""
+    """Any value, never a lost callback: the relay's action fails its step on a value that is
+    not a JSON array; we leave it out with one warning line and send the callback."""
     value, where = _json_input(args.failed_tests_detail_file, env, "FAILED_TESTS_DETAIL")
     if isinstance(value, ValueError):
-        raise ConfigError(str(value))
-    try:
-        detail = from_inline(value, where) if value is not None else (report and report.failed_tests_detail())
-    except ValueError as err:
-        raise ConfigError(str(err)) from None
+        _warn(f"{value}; sent without it")
+        return None
+    detail = from_inline(value, where) if value is not None else (report and report.failed_tests_detail())
     for note in detail.notes if detail else ():
         _warn(note)
     return detail.as_json() if detail and detail.entries else None
 
 
-def _verdict(args, env) -> Optional[dict]:
-    """The action's rule: a verdict that is not a JSON object is ignored with a warning."""
+def _verdict(args, env):
+    """Text that is not JSON is ignored with a warning (the relay's action does the same); any
+    JSON value goes to the body builder, which sends what the relay keeps of it or warns once."""
     value, where = _json_input(args.triage_verdict_file, env, "TRIAGE_VERDICT")
-    if value is None:
-        return None
-    if isinstance(value, ValueError) or not isinstance(value, dict):
-        _warn(f"ignoring invalid {where}: {value if isinstance(value, ValueError) else 'not a JSON object'}")
+    if isinstance(value, ValueError):
+        _warn(f"ignoring invalid {where}: {value}")
         return None
     return value
 

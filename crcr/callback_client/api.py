@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Mapping, Optional
+from typing import Any, Mapping, Optional
 
 from urllib3.util.retry import Retry
 
@@ -69,10 +69,10 @@ def report_completed(
     client_payload: dict,
     ctx: RunContext,
     conclusion: str,
-    test_results: Optional[dict] = None,
+    test_results: Any = None,
     artifact_url: Optional[str] = None,
-    failed_tests_detail: Optional[list] = None,
-    triage_verdict: Optional[dict] = None,
+    failed_tests_detail: Any = None,  # any JSON value: kept as the relay keeps it or left out
+    triage_verdict: Any = None,
 ) -> Outcome:
     return client.post(
         completed_body(
@@ -93,10 +93,10 @@ def self_report(
     upstream_sha: str,
     ctx: RunContext,
     conclusion: str,
-    test_results: Optional[dict] = None,
+    test_results: Any = None,
     started_at: Optional[str] = None,
-    failed_tests_detail: Optional[list] = None,
-    triage_verdict: Optional[dict] = None,
+    failed_tests_detail: Any = None,  # any JSON value: kept as the relay keeps it or left out
+    triage_verdict: Any = None,
 ) -> Outcome:
     """Nightly/periodic (§2.7): a single completed callback keyed by the tested SHA."""
     try:

@@ -10,11 +10,12 @@ import logging
 import re
 import time
 from dataclasses import dataclass, replace
-from typing import Mapping, Optional, get_args
+from typing import Any, Mapping, Optional, get_args
 
-from crcr.callback_client.errors import ConfigError
+from crcr.callback_client.errors import ConfigError, PayloadError
+from crcr.callback_client.failed_tests import from_inline
 from crcr.callback_client.models import Conclusion, TestResults, WorkflowBlock, parse
-from crcr.callback_client.verdict_rules import fit
+from crcr.callback_client.verdict_rules import sendable
 
 log = logging.getLogger("crcr")
 
@@ -85,6 +86,27 @@ def _block(ctx: RunContext, **fields) -> dict:
     return parse(WorkflowBlock, raw, "workflow").model_dump(mode="json", exclude_none=False)
 
 
+def user_fields(test_results: Any, failed_tests_detail: Any, triage_verdict: Any) -> tuple:
+    """(test_results, failed_tests_detail, triage_verdict) as sent: the relay's form of each, or
+    None with one warning line (logged) for what would be refused or dropped."""
+    results = None
+    if test_results:
+        try:
+            results = parse(TestResults, test_results, "test_results").model_dump()
+        except PayloadError as err:
+            log.warning("%s; test_results left out", err)
+    detail = None
+    if failed_tests_detail is not None:
+        capped = from_inline(failed_tests_detail, "failed_tests_detail")
+        for note in capped.notes:
+            log.warning("%s", note)
+        detail = capped.as_json() or None
+    verdict, why = sendable(triage_verdict)
+    if why:
+        log.warning("triage verdict left out: the relay would drop it (%s)", why)
+    return results, detail, verdict
+
+
 def in_progress_body(client_payload: dict, ctx: RunContext, now: Optional[float] = None) -> dict:
     wf = _block(ctx, status="in_progress", conclusion=None, started_at=iso_now(now))
     return {**client_payload, "workflow": _strip_completed_only(wf)}
@@ -95,22 +117,18 @@ def completed_body(
     ctx: RunContext,
     conclusion: str,
     now: Optional[float] = None,
-    test_results: Optional[dict] = None,
+    test_results: Any = None,
     artifact_url: Optional[str] = None,
     started_at: Optional[str] = None,
-    failed_tests_detail: Optional[list] = None,
-    triage_verdict: Optional[dict] = None,
+    failed_tests_detail: Any = None,  # any JSON value: kept as the relay keeps it or left out
+    triage_verdict: Any = None,
 ) -> dict:
-    """`failed_tests_detail` comes capped (crcr.callback_client.failed_tests); `triage_verdict` is fitted to
-    the relay's rules here, so what is sent is what the relay keeps (warnings logged)."""
+    """`failed_tests_detail`, `triage_verdict` and `test_results` may be any JSON value: each is
+    sent in the form the relay keeps, or left out with one warning line; none can stop the
+    callback (user_fields)."""
     if conclusion not in CONCLUSIONS:
         raise ConfigError(f"conclusion {conclusion!r} is not one of {sorted(CONCLUSIONS)}")
-    results = parse(TestResults, test_results, "test_results").model_dump() if test_results else None
-    verdict = None
-    if triage_verdict is not None:
-        verdict, warnings = fit(triage_verdict)
-        for w in warnings:
-            log.warning("triage verdict: %s", w)
+    results, detail, verdict = user_fields(test_results, failed_tests_detail, triage_verdict)
     wf = _block(
         ctx,
         status="completed",
@@ -119,7 +137,7 @@ def completed_body(
         started_at=started_at,
         test_results=results,
         artifact_url=artifact_url,
-        failed_tests_detail=list(failed_tests_detail) if failed_tests_detail else None,
+        failed_tests_detail=detail,
         triage_verdict=verdict,
     )
     if wf.get("test_results") and wf["test_results"].get("total") is None:
@@ -136,10 +154,10 @@ def nightly_body(
     ctx: RunContext,
     conclusion: str,
     now: Optional[float] = None,
-    test_results: Optional[dict] = None,
+    test_results: Any = None,
     started_at: Optional[str] = None,
-    failed_tests_detail: Optional[list] = None,
-    triage_verdict: Optional[dict] = None,
+    failed_tests_detail: Any = None,  # any JSON value: kept as the relay keeps it or left out
+    triage_verdict: Any = None,
 ) -> dict:
     """Self-report (§2.7): one completed callback, delivery_id = the tested SHA.
 
@@ -148,8 +166,13 @@ def nightly_body(
     """
     if kind not in NIGHTLY_KINDS:
         raise ConfigError(f"self-report kind must be nightly or periodic, not {kind!r}")
-    if started_at is not None and not ISO_Z.match(started_at):
-        raise ConfigError(f"started_at {started_at!r} is not an ISO-8601 UTC time like 2026-05-04T20:48:28Z")
+    if started_at is not None and not (isinstance(started_at, str) and ISO_Z.fullmatch(started_at)):
+        # often from the environment (CRCR_STARTED_AT): a warning, never a lost report
+        log.warning(
+            "started_at %.40r is not an ISO-8601 UTC time like 2026-05-04T20:48:28Z; sent the report's own",
+            started_at,
+        )
+        started_at = None
     synthetic = {
         "event_type": kind,
         "delivery_id": upstream_sha,

@@ -8,11 +8,17 @@ the text stays valid UTF-8 and ends with a marker saying how much was cut. The
 whole array is also held under `MAX_TOTAL_BYTES`, since HUD refuses a body over
 2 MB (413) and 1000 × 5 KB would pass it: the stacktraces of the last entries go
 first, then the entries themselves, each step marked.
+
+No input costs the callback (`from_inline`): the relay's own action fails its step on
+a value that is not an array, we leave the field out with one warning line instead;
+an element that is not an object with a string `name`, and any value of another type
+or outside the documented fields, is left out and counted in that one line.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
@@ -56,13 +62,18 @@ def entry(name: str, classname: str, message: str, stacktrace: str, duration: An
         out["message"] = cut_utf8(clean(message), MESSAGE_BYTES)
     if stacktrace:
         out["stacktrace"] = cut_utf8(clean(stacktrace), STACKTRACE_BYTES)
-    if isinstance(duration, (int, float)) and not isinstance(duration, bool) and duration >= 0:
+    if _number(duration) and duration >= 0:
         out["duration"] = round(float(duration), 3)
     return out
 
 
-def _size(entries: Sequence[dict]) -> int:
-    return len(json.dumps(list(entries), ensure_ascii=False).encode())
+def _size(entry: dict) -> int:
+    """Bytes on the wire (json.dumps escapes non-ASCII, as the relay's re-encoding does)."""
+    return len(json.dumps(entry).encode())
+
+
+def _total(sizes: Sequence[int]) -> int:
+    return 2 + sum(sizes) + 2 * max(0, len(sizes) - 1)  # "[", "]" and ", " between entries
 
 
 def capped(entries: Iterable[dict], failures: int) -> Detail:
@@ -71,35 +82,68 @@ def capped(entries: Iterable[dict], failures: int) -> Detail:
     notes = []
     if failures > len(kept):
         notes.append(f"failed-tests-detail: {failures} failed tests, the first {len(kept)} sent")
-    if _size(kept) > MAX_TOTAL_BYTES:
+    sizes = [_size(e) for e in kept]
+    if _total(sizes) > MAX_TOTAL_BYTES:
         for i in range(len(kept) - 1, -1, -1):
             kept[i] = {k: v for k, v in kept[i].items() if k != "stacktrace"}
-            if _size(kept) <= MAX_TOTAL_BYTES:
+            sizes[i] = _size(kept[i])
+            if _total(sizes) <= MAX_TOTAL_BYTES:
                 break
         notes.append(
             f"failed-tests-detail: stacktraces left out from the end to stay under {MAX_TOTAL_BYTES} bytes"
         )
-        while kept and _size(kept) > MAX_TOTAL_BYTES:
+        while kept and _total(sizes) > MAX_TOTAL_BYTES:
             kept.pop()
+            sizes.pop()
     return Detail(tuple(kept), failures, tuple(notes))
 
 
+def _number(value: Any) -> bool:
+    """A finite JSON number (never NaN/Infinity: json.dumps would send them, invalid JSON)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:  # an int past float range
+        return False
+
+
+def _inline_entry(item: dict) -> tuple[dict, int]:
+    """(entry, how many of the item's values were left out): documented fields of their type only."""
+    kept: dict = {}
+    left = 0
+    for key, value in item.items():
+        if value is None or key == "name":
+            continue
+        if key in ("classname", "message", "stacktrace") and isinstance(value, str):
+            kept[key] = value
+        elif key == "duration" and _number(value) and value >= 0:
+            kept[key] = value
+        else:
+            left += 1
+    text = [kept.get(k, "") for k in ("classname", "message", "stacktrace")]
+    return entry(item["name"], *text, kept.get("duration")), left
+
+
 def from_inline(value: Any, source: str) -> Detail:
-    """An array given whole (the action's `failed-tests-detail` input): the action keeps
-    the first 1000 without looking inside; we also cap each entry's text."""
+    """Any JSON value given whole (the action's `failed-tests-detail` input): an array keeps its
+    first 1000 elements as the action does, each cut to the documented shape; anything else is
+    left out. Never raises: what is left out is said in one note."""
     if not isinstance(value, list):
-        raise ValueError(f"{source} must be a JSON array")
-    entries = []
+        return Detail((), 0, (f"{source} left out: not a JSON array",))
+    entries, dropped, left = [], 0, 0
     for item in value[:MAX_ENTRIES]:
-        if not isinstance(item, dict):
-            raise ValueError(f"{source}: every element must be an object with at least 'name'")
-        entries.append(
-            entry(
-                item.get("name", ""),
-                item.get("classname", ""),
-                item.get("message") or "",
-                item.get("stacktrace") or "",
-                item.get("duration"),
-            )
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            dropped += 1
+            continue
+        out, n = _inline_entry(item)
+        entries.append(out)
+        left += n
+    detail = capped(entries, len(value) - dropped)
+    if dropped or left:
+        note = (
+            f"{source}: left out {dropped} entries (not an object with a string name) "
+            f"and {left} values (unknown field or wrong type)"
         )
-    return capped(entries, len(value))
+        detail = Detail(detail.entries, detail.failures, (note, *detail.notes))
+    return detail

@@ -17,6 +17,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 import threading
 from typing import Any, Optional
 
@@ -191,9 +192,20 @@ def _note_lines(row: dict) -> list[str]:
     return [f'<small class="note">{html.escape(part)}</small>' for part in note.split("; ")] if note else []
 
 
+SELF_REPORTS = ("nightly", "periodic")
+SHA40 = re.compile(r"[0-9a-fA-F]{40}")
+# nightlyMatrix.ts: on equal attempts the worse outcome wins a cell
+WORSE = {"success": 0, "skipped": 1, "cancelled": 2, "timed_out": 3, "failure": 4}
+
+
 def _pr_label(row: dict) -> str:
-    if row.get("event_type") in ("nightly", "periodic"):
-        return f"{row['event_type']} {str(row.get('delivery_id'))[:12]}"
+    """A nightly/periodic line is one upstream commit when `pytorch_head_sha` is a real 40-hex
+    SHA, else one `run_id` (HUD's nightlyMatrix.ts): every job of one run reporting the tested
+    SHA (delivery_id and payload.head_sha) makes one line, not one per job."""
+    if row.get("event_type") in SELF_REPORTS:
+        sha = str(row.get("pytorch_head_sha") or "")
+        what = sha[:12] if SHA40.fullmatch(sha) else f"run {row.get('run_id')}"
+        return f"{row['event_type']} {what}"
     if row.get("pr_number"):
         return f"PR #{row['pr_number']}"
     return f"{row.get('event_type')} {str(row.get('pytorch_head_sha') or row.get('delivery_id'))[:12]}"
@@ -239,7 +251,8 @@ def render_page(
     jobs = sorted({str(r["job_name"]) for r in rows})
     grid: dict[str, dict[str, dict]] = {}
     attempt = lambda r: r["run_attempt"] if _is_number(r.get("run_attempt")) else 1  # noqa: E731
-    for r in sorted(rows, key=lambda r: (attempt(r), str(r.get("started_at") or ""))):
+    worse = lambda r: WORSE.get(r.get("conclusion"), 0) if r.get("event_type") in SELF_REPORTS else 0  # noqa: E731
+    for r in sorted(rows, key=lambda r: (attempt(r), worse(r), str(r.get("started_at") or ""))):
         grid.setdefault(_pr_label(r), {})[str(r["job_name"])] = r
     cols = "".join(f"<th>{html.escape(j)}</th>" for j in jobs)
     body = "".join(

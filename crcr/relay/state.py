@@ -6,6 +6,11 @@ run_attempt already parsed as integers (so attempt "01" and "1" are the same
 job) and the dispatch record at run_id 0, run_attempt 0. Every write sets its
 own 3-day TTL. Accepted: none -> IN_PROGRESS -> COMPLETED; everything else,
 and any callback claiming run_id 0, is rejected.
+
+Queue time is per run (crcr-triage-and-levels.md §c.6 and §d.4, the relay's
+callback_handler.py@82739caa): dispatch -> the first in_progress of the run, carried by that
+job only; the run's other jobs get null. A re-run attempt is a run of its own (its first
+in_progress carries one), still measured from the original dispatch.
 """
 
 from __future__ import annotations
@@ -69,6 +74,7 @@ class StateStore:
     def __init__(self, ttl: float = STATUS_TTL, clock: Callable[[], float] = time.time):
         self.ttl, self._clock = ttl, clock
         self._records: dict[str, Record] = {}
+        self._runs_started: dict[str, float] = {}  # run attempt (key without the job) -> first in_progress
         self.transitions: list[Transition] = []
         self._lock = threading.Lock()
 
@@ -117,9 +123,12 @@ class StateStore:
             self._records[key] = Record(new, now, envelope if new == "IN_PROGRESS" else None)
             parts = (delivery_id, repo, run_id, run_attempt, job_name or None)
             if new == "IN_PROGRESS":
-                t = Transition(
-                    parts, new, now, queue_time=_clamp(now - dispatched.at) if dispatched else None
-                )
+                run = state_key(delivery_id, repo, run_id, run_attempt)
+                first = now - self._runs_started.get(run, -self.ttl) >= self.ttl
+                if first:
+                    self._runs_started[run] = now
+                queued = _clamp(now - dispatched.at) if dispatched and first else None
+                t = Transition(parts, new, now, queue_time=queued)
             else:
                 t = Transition(parts, new, now, execution_time=_clamp(now - prev.at))
             self.transitions.append(t)

@@ -105,7 +105,24 @@ def test_inline_array_is_capped_like_the_action_and_checked():
         [{"name": f"t{i}", "message": "x" * 3000} for i in range(1500)], "FAILED_TESTS_DETAIL"
     )
     assert len(detail.entries) == 1000 and len(detail.entries[0]["message"].encode()) <= MESSAGE_BYTES
-    with pytest.raises(ValueError, match="must be a JSON array"):
-        from_inline({"name": "t"}, "FAILED_TESTS_DETAIL")
-    with pytest.raises(ValueError, match="every element must be an object"):
-        from_inline(["t"], "FAILED_TESTS_DETAIL")
+    assert "1500 failed tests, the first 1000 sent" in detail.notes[0]
+
+
+@pytest.mark.parametrize(
+    "value, kept, note",
+    [
+        ({"name": "t"}, [], "FAILED_TESTS_DETAIL left out: not a JSON array"),
+        ("t", [], "FAILED_TESTS_DETAIL left out: not a JSON array"),
+        (["t", None, {"name": 3}, {"name": "ok"}], [{"name": "ok", "classname": ""}], "left out 3 entries"),
+        (
+            [{"name": "t", "classname": 1, "message": "m", "duration": float("inf"), "x": {"y": 1}}],
+            [{"name": "t", "classname": "", "message": "m"}],
+            "and 3 values",
+        ),
+        ([{"name": "t", "duration": 10**400}], [{"name": "t", "classname": ""}], "and 1 values"),
+    ],
+)
+def test_inline_value_of_any_shape_is_kept_or_left_out_with_one_note(value, kept, note):
+    detail = from_inline(value, "FAILED_TESTS_DETAIL")  # never raises: the callback always goes out
+    assert detail.as_json() == kept
+    assert len(detail.notes) == 1 and note in detail.notes[0]

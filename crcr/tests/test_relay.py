@@ -244,3 +244,22 @@ def test_zombie_sweeper_times_out_stale_jobs(fresh_payload):
         (row,) = emu.relay.hud.rows("acme/oot")
         assert (row["status"], row["conclusion"]) == ("completed", "timed_out")
         assert post(emu, completed_body(fresh_payload, ctx, "success"), token)[0] == 400  # too late
+
+
+def test_queue_time_is_carried_by_the_first_job_of_each_run_attempt(emu, fresh_payload):
+    """The relay measures queue time per run: dispatch -> the run's first in_progress, on that
+    job only; its other jobs get null. A re-run attempt's first job carries its own, still from
+    the original dispatch (crcr-triage-and-levels.md §c.6, §d.4)."""
+    token = emu.relay.issuer.mint("acme/oot")
+    assert dispatch(emu, "acme/oot", fresh_payload) == 200
+    for attempt, job in (("1", "build"), ("1", "test-a"), ("1", "test-b"), ("2", "test-a"), ("2", "test-b")):
+        ctx = RunContext("CRCR", "5150", job, f"{job}-{attempt}", run_attempt=attempt)
+        assert post(emu, in_progress_body(fresh_payload, ctx), token)[0] == 200
+    rows = {
+        (r["run_attempt"], r["job_name"]): r
+        for r in emu.relay.hud.rows("acme/oot")
+        if r["delivery_id"] == fresh_payload["delivery_id"]
+    }
+    carried = {k for k, r in rows.items() if r.get("queue_time") is not None}
+    assert carried == {(1, "build"), (2, "test-a")}
+    assert rows[(2, "test-a")]["queue_time"] >= rows[(1, "build")]["queue_time"]  # from the original dispatch

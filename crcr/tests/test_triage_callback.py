@@ -15,6 +15,7 @@ import requests
 from ruamel.yaml import YAML
 
 from crcr.callback_client.body import RunContext, completed_body, in_progress_body
+from crcr.callback_client.verdict_rules import relay_keeps
 from crcr.dispatch.allowlist import Entry
 from crcr.relay.server import RelayEmulator
 
@@ -106,23 +107,24 @@ def test_action_sends_both_fields_from_files_capped_and_trimmed(tmp_path, emu, c
     junit.write_bytes(
         f"<testsuite>{cases}<testcase classname='test.nn.T' name='ok'/></testsuite>".encode("latin-1")
     )
-    bad_url = verdict(
-        summary=f"{evil} upstream regression", evidence=[{"job": "j", "log_url": "javascript:alert(1)"}]
-    )
+    long_url = "https://ci.example/run/" + "a" * 600  # valid: the relay cuts it to 500 and keeps it
+    summary = f"{evil} upstream regression " + "x" * 1200  # the relay cuts it to 1000, no marker
     vfile = tmp_path / "verdict.json"
-    vfile.write_text(json.dumps(bad_url))
+    vfile.write_text(json.dumps(verdict(summary=summary, evidence=[{"job": "j", "log_url": long_url}])))
     r1 = action_run(tmp_path, emu, cp, "in_progress")
     r2 = action_run(tmp_path, emu, cp, "completed", JUNIT=str(junit), VERDICT_FILE=str(vfile))
     assert (r1.returncode, r2.returncode) == (0, 0), r1.stderr + r2.stderr
     assert "1200 failed tests, the first 1000 sent" in r2.stderr and "not UTF-8" in r2.stderr
-    assert "evidence[0].log_url left out" in r2.stderr
+    assert "triage verdict" not in r2.stderr  # kept: nothing to warn about
     assert not mark.exists()
     row = hud_row(emu)
     assert (row["tests_failed"], row["tests_passed"]) == (1200, 1)  # counts and detail from one read
     detail = json.loads(row["failed_tests_json"])
     assert len(detail) == 1000 and detail[0]["name"] == "t0" and "\ufffd" in detail[0]["message"]
     stored = json.loads(row["triage_verdict_json"])
-    assert stored["category"] == "upstream" and stored["evidence"] == [{"job": "j"}]  # trimmed, not dropped
+    assert stored["summary"] == summary[:1000] and stored["evidence"] == [
+        {"job": "j", "log_url": long_url[:500]}
+    ]
     assert emu.relay.verdict_drops == []
     page = requests.get(f"{emu.url}/hud", timeout=5).text
     assert "triage: upstream/high" in page and "failed: test.nn.T::t0" in page and "(+995 more)" in page
@@ -131,9 +133,6 @@ def test_action_sends_both_fields_from_files_capped_and_trimmed(tmp_path, emu, c
 
 def test_action_inline_inputs_follow_the_relay_action(tmp_path, emu, cp):
     action_run(tmp_path, emu, cp, "in_progress")
-    bad = action_run(tmp_path, emu, cp, "completed", FAILED_TESTS_DETAIL='{"name": "t"}')
-    assert bad.returncode == 2 and "FAILED_TESTS_DETAIL must be a JSON array" in bad.stderr
-    assert len(bad.stderr.strip().splitlines()) == 1
     ok = action_run(
         tmp_path,
         emu,
@@ -147,6 +146,38 @@ def test_action_inline_inputs_follow_the_relay_action(tmp_path, emu, cp):
     row = hud_row(emu)
     (entry,) = json.loads(row["failed_tests_json"])
     assert len(entry["message"].encode()) <= 1024 and row["triage_verdict_json"] == ""
+
+
+@pytest.mark.parametrize(
+    "inputs, warning",
+    [
+        ({"FAILED_TESTS_DETAIL": '{"name": "t"}'}, "FAILED_TESTS_DETAIL left out: not a JSON array"),
+        ({"FAILED_TESTS_DETAIL": "[" * 5000}, "FAILED_TESTS_DETAIL is not valid JSON"),
+        (
+            {"TRIAGE_VERDICT": json.dumps(verdict(evidence=[{"job": "j"}] * 10 + [7]))},
+            None,  # the 11th entry is never inspected: kept, without it
+        ),
+        (
+            {"TRIAGE_VERDICT": json.dumps(verdict(evidence=[7]))},
+            "triage verdict left out: the relay would drop it (evidence[0] must be an object)",
+        ),
+        (
+            {"TRIAGE_VERDICT": json.dumps(verdict(evidence="j"))},
+            "triage verdict left out: the relay would drop it (evidence must be an array)",
+        ),
+    ],
+)
+def test_no_input_costs_the_completed_callback(tmp_path, emu, cp, inputs, warning):
+    action_run(tmp_path, emu, cp, "in_progress")
+    r = action_run(tmp_path, emu, cp, "completed", **inputs)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.strip().splitlines() == ([] if warning is None else [r.stderr.strip()])
+    assert warning is None or warning in r.stderr
+    row = hud_row(emu)
+    assert row["conclusion"] == "failure" and row["failed_tests_json"] == ""
+    raw = json.loads(inputs.get("TRIAGE_VERDICT", "null"))
+    stored = json.loads(row["triage_verdict_json"] or "null")
+    assert stored == relay_keeps(raw)[0]
 
 
 def post(emu, body):
@@ -174,8 +205,9 @@ def post(emu, body):
 def test_emulator_keeps_or_drops_the_verdict_as_the_relay(emu, cp, raw, kept):
     ctx = RunContext("CRCR", "4242", "test-nn", "77")
     assert post(emu, in_progress_body(cp, ctx))[0] == 200
-    body = completed_body(cp, ctx, "failure", failed_tests_detail=[{"name": f"t{i}"} for i in range(1500)])
+    body = completed_body(cp, ctx, "failure")
     body["workflow"]["triage_verdict"] = raw  # as sent by some other client, unfitted
+    body["workflow"]["failed_tests_detail"] = [{"name": f"t{i}"} for i in range(1500)]
     assert post(emu, body) == (200, {"ok": True, "status": "completed"})  # never fails the callback
     row = hud_row(emu)
     assert len(json.loads(row["failed_tests_json"])) == 1500  # the relay never reads or caps it

@@ -1,11 +1,11 @@
 """The relay's triage-verdict rules (what it keeps, what drops the whole verdict), and
-`fit`, which trims our verdicts so the relay never drops one."""
+`fit` (our own verdicts, shaped so the relay keeps them) and `sendable` (any verdict, sent as the relay keeps it)."""
 
 import json
 
 import pytest
 
-from crcr.callback_client.verdict_rules import MAX_BYTES, fit, raw_size, relay_keeps
+from crcr.callback_client.verdict_rules import MAX_BYTES, fit, raw_size, relay_keeps, sendable
 
 
 def good(**over):
@@ -163,3 +163,40 @@ def test_fit_omits_what_cannot_be_saved_with_a_warning():
     kept, warnings = fit(good(category="cosmic"))
     assert kept is None and "the relay would drop it (unknown category 'cosmic')" in warnings[-1]
     assert json.dumps(fit(good())[0]) == json.dumps(good())
+
+
+def test_fit_cuts_as_the_relay_cuts():
+    """Issue #40: a summary over 1000 characters is cut at 1000 (no marker), a valid log URL over
+    500 is cut to 500 and kept, as the relay itself does."""
+    url = "https://ci.example/" + "a" * 600
+    kept, warnings = fit(good(summary="s" * 1200, evidence=[{"job": "j", "log_url": url}]))
+    assert kept["summary"] == "s" * 1000 and kept["evidence"] == [{"job": "j", "log_url": url[:500]}]
+    assert warnings == []
+
+
+@pytest.mark.parametrize(
+    "summary",
+    ["a" * 999 + " " + "b" * 5, "a" * 998 + " \t\u3000 b", "a" * 1000 + " x", "a" * 500],
+)
+def test_what_is_sent_is_kept_by_the_relay_unchanged(summary):
+    """The relay's cut may end in whitespace its own strip() removes from a resend; sendable
+    carries the whitespace run and one more character, so the relay keeps the very same text."""
+    raw = good(summary=summary, evidence=[{"job": "j", "excerpt": "e" * 999 + "  f"}])
+    sent, why = sendable(raw)
+    assert why == "" and relay_keeps(sent) == relay_keeps(raw)
+    assert relay_keeps(raw)[0]["summary"] == summary[:1000]
+
+
+@pytest.mark.parametrize(
+    "raw, reason",
+    [
+        (good(schema_version="²"), "unsupported triage_verdict schema_version"),  # isdigit, no int
+        (good(evidence=[{"log_url": "https://h/\x7f"}]), "plain http(s) URL"),  # DEL is a control character
+        (good(evidence=[{"log_url": "https://h/\x9b"}]), "plain http(s) URL"),  # so are C1 controls
+        (good(future=[[[]]] * 2 + [json.loads("[" * 900 + "]" * 900)]), ""),  # unknown keys: ignored
+    ],
+)
+def test_odd_inputs_are_rules_never_crashes(raw, reason):
+    kept, why = relay_keeps(raw)
+    assert (kept is None) == bool(reason) and reason in why
+    assert sendable(raw)[1] == why
