@@ -32,7 +32,7 @@ from crcr.upstream.attribution import (
     suspect_paths,
     touches_op,
 )
-from crcr.upstream.core_wheel import unpack
+from crcr.upstream.core_wheel import named, unpack
 from crcr.upstream.exactness import Exactness, derive
 from crcr.upstream.gitcmd import UpstreamError, check_sha, git
 from crcr.upstream.overlay import CoreDelta, build_overlay, core_delta, wheel_git_version, wheel_torch_dir
@@ -210,7 +210,7 @@ def prepare(options: "Options", sha: str, fixture=None, before: str = "") -> Ups
 
 def core_wheel_base(options: "Options", source: UpstreamSource, sha: str, cache: Path) -> str:
     """The --core-wheel's commit, when it is `sha` or an ancestor of it; one line otherwise."""
-    commit, where = options.core_wheel_commit, f"--core-wheel {options.core_wheel}"
+    commit, where = options.core_wheel_commit, named(options.core_wheel)
     try:
         ours = source.is_ancestor(commit, sha)
     except UpstreamError as err:

@@ -22,9 +22,15 @@ VERSION_FILE = "torch/version.py"
 GIT_VERSION_RE = re.compile(r"""^git_version\s*=\s*['"]([0-9a-f]{40})['"]""", re.MULTILINE)
 
 
+def named(path: Path) -> str:
+    """`--core-wheel PATH` for a message; a long path by its name, so the reason stays in the line."""
+    shown = str(path) if len(str(path)) <= 100 else f".../{path.name}"
+    return f"--core-wheel {shown}"
+
+
 def wheel_commit(path: Path) -> str:
     """The wheel's torch.version.git_version; ConfigError (one line) for anything not a torch wheel."""
-    where = f"--core-wheel {path}"
+    where = named(path)
     if not path.is_file():
         raise ConfigError(f"{where}: no such file")
     if path.suffix != ".whl" or not zipfile.is_zipfile(path):
