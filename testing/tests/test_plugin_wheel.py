@@ -246,7 +246,7 @@ UNCONFIGURED = """import sys
 def test_the_entry_point_loaded_nothing_but_the_hooks():
     # the hooks module and its option declarations (pytest only): no config, torch or device code
     assert "oot_ci_testing.plugin.plugin" in sys.modules
-    hooks = ("oot_ci_testing.plugin.plugin", "oot_ci_testing.plugin.options")
+    hooks = ("oot_ci_testing.plugin.plugin", "oot_ci_testing.plugin.addoption")
     loaded = sorted(m for m in sys.modules if m.startswith("oot_ci_testing.") and m not in hooks)
     assert loaded == ["oot_ci_testing.plugin"], loaded
     assert "torch" not in sys.modules
