@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Optional, get_args
 
-from crcr.callback_client.errors import ConfigError, PayloadError
+from crcr.callback_client.errors import ConfigError
 from crcr.callback_client.failed_tests import from_inline
 from crcr.callback_client.models import Conclusion, TestResults, WorkflowBlock, parse
 from crcr.callback_client.verdict_rules import sendable
@@ -93,7 +93,7 @@ def user_fields(test_results: Any, failed_tests_detail: Any, triage_verdict: Any
     if test_results:
         try:
             results = parse(TestResults, test_results, "test_results").model_dump()
-        except PayloadError as err:
+        except ValueError as err:  # PayloadError; or a bare one, e.g. an int past repr's digit limit
             log.warning("%s; test_results left out", err)
     detail = None
     if failed_tests_detail is not None:

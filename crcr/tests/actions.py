@@ -1,6 +1,8 @@
 """The GitHub Actions environment a CRCR job's callback step sees, pointed at an emulator."""
 
 import json
+import os
+import sys
 
 
 def actions_env(emu, tmp_path, cp, repo: str, **extra) -> dict[str, str]:
@@ -16,3 +18,19 @@ def actions_env(emu, tmp_path, cp, repo: str, **extra) -> dict[str, str]:
         "CRCR_STATE_DIR": str(tmp_path / "state"),
         **extra,
     }
+
+
+def cli_env(emu, tmp_path, cp, repo: str, token: str, **extra) -> dict[str, str]:
+    """A clean environment for the real `crcr-callback` in a subprocess: actions_env with a
+    ready token (CRCR_TOKEN) and this interpreter's import path, nothing of the caller's."""
+    return actions_env(
+        emu,
+        tmp_path,
+        cp,
+        repo,
+        PATH="/usr/bin:/bin",
+        PYTHONPATH=os.pathsep.join(p for p in sys.path if p),
+        HOME=str(tmp_path),
+        CRCR_TOKEN=token,
+        **extra,
+    )

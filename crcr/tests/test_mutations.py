@@ -38,6 +38,7 @@ from crcr.relay.pipeline import Relay
 from crcr.relay.ratelimit import SlidingWindow
 from crcr.relay.server import RelayEmulator
 from crcr.tests import mutations
+from crcr.tests.actions import cli_env
 
 REPO = "acme/oot"
 SEED = 40
@@ -208,17 +209,7 @@ def test_cli_sample_against_the_emulator(tmp_path, emu):
     cp = {"event_type": "push", "delivery_id": str(uuid.uuid4()), "payload": {"ref": "refs/heads/main"}}
     emu.relay.dispatch(REPO, cp)
     token = emu.relay.issuer.mint(REPO)
-    base_env = {
-        "PATH": "/usr/bin:/bin",
-        "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
-        "HOME": str(tmp_path),
-        "GITHUB_REPOSITORY": REPO,
-        "GITHUB_WORKFLOW": "CRCR",
-        "GITHUB_RUN_ID": "4242",
-        "CRCR_CALLBACK_URL": emu.url,
-        "CRCR_TOKEN": token,
-        "CLIENT_PAYLOAD": json.dumps(cp),
-    }
+    base_env = cli_env(emu, tmp_path, cp, REPO, token)
 
     def run(case):
         i, raw_verdict, raw_detail = case

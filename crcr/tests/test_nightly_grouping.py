@@ -3,7 +3,6 @@ nightlyMatrix.ts): every job of one nightly or periodic self-report carries the 
 as `delivery_id` and `payload.head_sha`, so HUD keys them to one upstream commit. A reporter
 with per-job delivery ids showed up as one run per job (vLLM: 65 runs for one build)."""
 
-import os
 import subprocess
 import sys
 
@@ -12,6 +11,7 @@ import requests
 from crcr.callback_client import api
 from crcr.callback_client.body import RunContext
 from crcr.relay.hud import render_page
+from crcr.tests.actions import cli_env
 from crcr.tests.relay_helpers import post
 
 REPO = "acme/oot"
@@ -22,17 +22,7 @@ def test_every_job_of_one_nightly_run_is_one_hud_line(emu, tmp_path):
     """Three jobs of one workflow run: two through the real CLI (as the composite action calls
     it), one through the API; then the page has one nightly line holding all three cells."""
     token = emu.relay.issuer.mint(REPO)
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
-        "HOME": str(tmp_path),
-        "GITHUB_REPOSITORY": REPO,
-        "GITHUB_WORKFLOW": "CRCR nightly",
-        "GITHUB_RUN_ID": "9001",
-        "CRCR_CALLBACK_URL": emu.url,
-        "CRCR_TOKEN": token,
-        "CRCR_STATE_DIR": str(tmp_path / "state"),
-    }
+    env = cli_env(emu, tmp_path, None, REPO, token, GITHUB_WORKFLOW="CRCR nightly", GITHUB_RUN_ID="9001")
     for job, conclusion in (("nightly-spyre-full", "success"), ("nightly-spyre-torch-2.14.1", "failure")):
         r = subprocess.run(
             [
