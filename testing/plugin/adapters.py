@@ -2,7 +2,7 @@
 
 The patch adapter (instantiate.Adapter) wraps torch's test generation for every run. At each
 point below it asks a ``Generation`` what torch's own test-reuse API (``set_test_configs``,
-``bypass_device_restrictions``: /work/shared/docs/upstream-test-reuse.md) has already said,
+``bypass_device_restrictions``: shared/docs/upstream-test-reuse.md) has already said,
 and patches only the rest. Two ways implement it:
 
 * ``Patches`` (here): torch's API says nothing; the patches decide every test and op
