@@ -57,10 +57,15 @@ class Session:
         # one job_name and check_run_id per leg: the same-job rule (§2.5)
         return self.ctx.for_leg(leg.job_name, f"{self.ctx.check_run_id}{leg.index:03d}")
 
-    def run(self, leg: Leg, work: Callable[[], LegResult]) -> LegResult:
+    def run(
+        self, leg: Leg, work: Callable[[], LegResult], on_start: Optional[Callable[[], None]] = None
+    ) -> LegResult:
+        """`on_start` runs right after the in_progress callback (the warehouse's in_progress row)."""
         cp, ctx = self.dispatch.client_payload, self.context_for(leg)
         guard = self.client.begin_job(in_progress_body(cp, ctx), completed_body(cp, ctx, "cancelled"))
         outcomes = self.callbacks[leg.job_name] = [guard.started]
+        if on_start is not None:
+            on_start()
         try:
             result = work()
         except BaseException:
@@ -257,7 +262,11 @@ def run_cycle(
             task = progress.add_task("legs", total=len(legs))
             for leg in legs:
                 progress.update(task, description=f"leg {leg.job_name}")
-                results[leg.index] = session.run(leg, lambda: run_hooked_leg(leg, how, hooks))
+                results[leg.index] = session.run(
+                    leg,
+                    lambda: run_hooked_leg(leg, how, hooks),
+                    lambda: progress.console.print(recorder.begin(leg), markup=False),
+                )
                 progress.console.print(recorder.record(leg, results[leg.index]), markup=False)
                 progress.advance(task)
         recorder.close()

@@ -274,14 +274,19 @@ def cmd_run_leg(options: Options, planned: Planned, hooks: LegHooks) -> int:
 
     from crcr.handler.cycle import Session, leg_recorder, local_ctx, reporting_session
 
+    def begin():  # the warehouse's in_progress row of the leg
+        print(recorder.begin(leg), file=sys.stderr)
+
     if options.report:
         with reporting_session(options, planned.dispatch) as session:
-            result = session.run(leg, work)
+            recorder = leg_recorder(options, planned.dispatch, session, hooks)
+            result = session.run(leg, work, begin)
             callback = session.callback_label(leg.job_name)
     else:
         session = Session(None, planned.dispatch, local_ctx(options), None)
+        recorder = leg_recorder(options, planned.dispatch, session, hooks)
+        begin()
         result = work()
-    recorder = leg_recorder(options, planned.dispatch, session, hooks)
     print(recorder.record(leg, result), file=sys.stderr)
     recorder.close()
     if options.results_out:

@@ -55,9 +55,7 @@ class LegRecorder:
         except KNOWN as err:
             self.wh, self.error = None, str(err)
 
-    def leg_record(self, leg: Leg, result: LegResult) -> LegRecord:
-        finished = time.time()
-        core_note = next((n for n in result.notes if n.startswith("core:")), "")
+    def _base(self, leg: Leg, started: float, finished: float, conclusion: str, **more) -> LegRecord:
         return LegRecord(
             repo=self.repo,
             delivery_id=self.dispatch.delivery_id,
@@ -66,33 +64,58 @@ class LegRecorder:
             run_attempt=int(self.ctx.run_attempt or 1),
             upstream_sha=self.dispatch.sha,
             backend_sha=self.backend,
-            started_at=finished - result.seconds,
+            started_at=started,
             finished_at=finished,
-            conclusion=result.conclusion,
+            conclusion=conclusion,
             event_type=self.dispatch.event_type,
             pr_number=self.dispatch.pr_number or 0,
             feature=leg.feature,
-            core_version=leg.candidate.bazel_config or self.core,
-            core_overlay=core_note,
             runner=self.runner,
             level=self.level,
             queued_at=self.queued_at,
+            **more,
+        )
+
+    def in_progress_record(self, leg: Leg, at: float) -> LegRecord:
+        """The row of the leg's in_progress callback: the leg's start as the relay sees it (the
+        warehouse gives it the run attempt's queue time if it is the attempt's first)."""
+        return self._base(leg, at, at, "", status="in_progress", core_version=self.core)
+
+    def leg_record(self, leg: Leg, result: LegResult) -> LegRecord:
+        finished = time.time()
+        core_note = next((n for n in result.notes if n.startswith("core:")), "")
+        # the handler's own start; ingest takes the start, and the execution time, from the
+        # leg's in_progress row (the relay measures from its in_progress: without one, NULL)
+        return self._base(
+            leg,
+            finished - result.seconds,
+            finished,
+            result.conclusion,
+            core_version=leg.candidate.bazel_config or self.core,
+            core_overlay=core_note,
             report=leg_report(result.report),
             triage_verdict=result.verdict,
             bisection=result.bisection.as_json() if result.bisection else None,
         )
 
+    def begin(self, leg: Leg) -> str:
+        """At the leg's in_progress: its in_progress row. One line for the log."""
+        return self._store(leg, self.in_progress_record(leg, time.time()), "in_progress ")
+
     def record(self, leg: Leg, result: LegResult) -> str:
         """One line for the log: where the leg went, or why it did not."""
+        return self._store(leg, self.leg_record(leg, result), "")
+
+    def _store(self, leg: Leg, record: LegRecord, what: str) -> str:
         if self.wh is None:
-            return f"warehouse: not recorded ({self.error})"
+            return f"warehouse: {what}not recorded ({self.error})"
         try:
             from crcr.warehouse.ingest import ingest
 
-            new = ingest(self.wh, self.leg_record(leg, result))
+            new = ingest(self.wh, record)
         except KNOWN as err:
-            return f"warehouse: {leg.job_name} not recorded ({err})"
-        return f"warehouse: {leg.job_name} {'recorded' if new else 'already recorded'} in {self.wh.where}"
+            return f"warehouse: {leg.job_name} {what}not recorded ({err})"
+        return f"warehouse: {leg.job_name} {what}{'recorded' if new else 'already recorded'} in {self.wh.where}"
 
     def close(self) -> None:
         if self.wh is not None:

@@ -25,7 +25,15 @@ from typing import Any, Iterator, Mapping, Optional, Protocol, Sequence
 from urllib.parse import unquote, urlsplit
 
 from crcr.callback_client.errors import ConfigError, CrcrError
-from crcr.warehouse.schema import SCHEMA_VERSION, backfill, create_statements, missing_derived, stale_tables
+from crcr.warehouse.schema import (
+    SCHEMA_VERSION,
+    add_columns,
+    backfill,
+    create_statements,
+    missing_columns,
+    missing_derived,
+    stale_tables,
+)
 from crcr.warehouse.sql import quote
 
 ENV = "OOT_WAREHOUSE"
@@ -94,9 +102,26 @@ def open_warehouse(spec: Optional[str] = None, env: Optional[Mapping[str, str]] 
         missing = [r[0] for r in backend.query(missing_derived(backend.db))]
         for statement in create_statements(backend.db):
             backend.query(statement)
+        upgrade_columns(backend)
         for name in missing:  # schema 2: the view is in place (new rows reach it), copy the older ones
             backend.query(backfill(backend.db, name))
     return backend
+
+
+def upgrade_columns(backend: Backend) -> None:
+    """Schema 3 -> 4: the columns `legs` lacks, added in one ALTER per table (older rows read
+    them through the columns' defaults, schema.ADDED_COLUMNS); one line if the engine refuses."""
+    lacking: dict[str, list[str]] = {}
+    for table, column in backend.query(missing_columns(backend.db)):
+        lacking.setdefault(table, []).append(column)
+    for table, names in lacking.items():
+        try:
+            backend.query(add_columns(backend.db, table, names))
+        except WarehouseError as err:
+            raise WarehouseError(
+                f"warehouse {backend.where}: could not upgrade {table} to schema {SCHEMA_VERSION} "
+                f"(adding {', '.join(names)}): {str(err).splitlines()[0][-200:]}; nothing else was changed"
+            ) from None
 
 
 def _epoch(value: Any) -> Any:

@@ -1,17 +1,25 @@
 """Ingest one leg: idempotent (the same leg twice is one copy), atomic (its test rows are
 visible only once its `legs` row is in: schema.live), safe with concurrent writers (the
 embedded warehouse serialises them with a lock; on a server a race leaves two ingests of
-which readers pick one)."""
+which readers pick one).
+
+A leg has up to two rows, as the relay keeps a job: the `in_progress` row its job's first
+callback makes (no results) and the `completed` row. Queue and execution time follow the
+relay (callback_handler.py): the queue is measured from the dispatch to the first in_progress
+of a run attempt and carried by that job alone (a re-run attempt's first job has its own, from
+the same dispatch); the execution time runs from the job's in_progress to its completed, and
+is NULL when there was no in_progress row to measure from (the relay's missing record)."""
 
 from __future__ import annotations
 
 import secrets
 import time
+from dataclasses import replace
 from typing import Callable, Optional
 
 from crcr.warehouse.backends import Backend
 from crcr.warehouse.records import LegRecord
-from crcr.warehouse.schema import LEG_COLUMNS, RESULT_COLUMNS
+from crcr.warehouse.schema import COMPLETED, IN_PROGRESS, LEG_COLUMNS, RESULT_COLUMNS
 from crcr.warehouse.sql import quote
 
 # Large legs go in several statements; none is visible before the leg row.
@@ -57,6 +65,9 @@ def leg_row(leg: LegRecord, ingest_id: int, now: float) -> tuple:
         "bisection": leg.json_or_none(leg.bisection),
         "simulated": int(leg.simulated),
         "inserted_at": now,
+        "status": leg.status,
+        "queue_time": leg.queue_time,
+        "execution_time": leg.execution_time,
     }
     return tuple(values[name] for name, _ in LEG_COLUMNS)
 
@@ -79,8 +90,38 @@ def result_rows(leg: LegRecord, ingest_id: int) -> list[tuple]:
     ]
 
 
-def has_leg(wh: Backend, key: str) -> bool:
-    return wh.query(f"SELECT count() FROM {wh.db}.legs WHERE leg_key = {quote(key)}")[0][0] > 0
+def has_leg(wh: Backend, key: str, status: str = COMPLETED) -> bool:
+    return (
+        wh.query(f"SELECT count() FROM {wh.db}.legs WHERE leg_key = {quote(key)} AND status = {quote(status)}")[0][0]
+        > 0
+    )
+
+
+def _first_of_attempt(wh: Backend, leg: LegRecord) -> bool:
+    """No job of this run attempt has sent in_progress yet (the relay's per-run queue rule)."""
+    rows = wh.query(
+        f"""SELECT count() FROM {wh.db}.legs WHERE status = '{IN_PROGRESS}' AND repo = {quote(leg.repo)}
+        AND run_id = {quote(leg.run_id)} AND run_attempt = {int(leg.run_attempt)}"""
+    )
+    return rows[0][0] == 0
+
+
+def as_relay_keeps(wh: Backend, leg: LegRecord) -> LegRecord:
+    """`leg` with the queue and execution time the relay would report for it (see above)."""
+    if leg.status == IN_PROGRESS:
+        if leg.queue_time is None and leg.queued_at is not None and _first_of_attempt(wh, leg):
+            return replace(leg, queue_time=max(0.0, leg.started_at - leg.queued_at))
+        return leg
+    rows = wh.query(
+        f"""SELECT toUnixTimestamp(started_at), queue_time FROM {wh.db}.legs
+        WHERE leg_key = {quote(leg.key)} AND status = '{IN_PROGRESS}' ORDER BY ingest_id LIMIT 1"""
+    )
+    if not rows:  # no in_progress to measure from: the leg's own values (None: NULL, as the relay)
+        return leg
+    started, queue = rows[0]
+    return replace(
+        leg, started_at=float(started), queue_time=queue, execution_time=max(0.0, leg.finished_at - started)
+    )
 
 
 def ingest(
@@ -94,10 +135,11 @@ def ingest(
     `between_batches(n)` runs after each batch of test rows (tests use it to crash mid-ingest);
     `settle=False`: the caller writes more legs in this session and settles once at the end."""
     ingest_id = new_ingest_id()
-    rows = result_rows(leg, ingest_id)
     with wh.exclusive():
-        if has_leg(wh, leg.key):
+        if has_leg(wh, leg.key, leg.status):
             return False
+        leg = as_relay_keeps(wh, leg)
+        rows = result_rows(leg, ingest_id)
         names = [n for n, _ in RESULT_COLUMNS]
         for start in range(0, len(rows), BATCH):
             wh.insert("results", names, rows[start : start + BATCH])

@@ -415,36 +415,40 @@ class L3Metrics:
 
 
 def _deduped(wh: Backend, now: float, days: int, simulated: bool) -> str:
-    """crcr_l3_summary's `deduped`: completed PR jobs started in the window, the highest
-    attempt per (repo, run_id, job_name) among them."""
+    """crcr_l3_summary's `deduped`: completed PR jobs started in the window (schema.live reads
+    completed rows only), the highest attempt per (repo, run_id, job_name) among them. A NULL
+    queue or execution time reads as -1 here (argMax would skip a NULL and take an older
+    attempt's value)."""
     since = f"started_at > {ts(now - days * DAY)}"
     return f"""SELECT repo, run_id, job_name,
         argMax(conclusion, run_attempt) AS c, argMax(started_at, run_attempt) AS s,
-        argMax(finished_at, run_attempt) AS f, argMax(queued_at, run_attempt) AS q
+        argMax(finished_at, run_attempt) AS f, argMax(ifNull(queue_time, -1.0), run_attempt) AS q,
+        argMax(ifNull(execution_time, -1.0), run_attempt) AS e
         FROM {wh.db}.legs WHERE {live(wh.db, since)} AND {since}
           AND pr_number > 0 AND simulated = {int(simulated)}
         GROUP BY repo, run_id, job_name"""
 
 
 def l3_metrics(wh: Backend, now: float, days: int, simulated: bool = False) -> dict[str, L3Metrics]:
-    """Per repo, as crcr_l3_summary computes them (no row for a repo without jobs in the window).
-    Queue time is per run (the relay sends it with a run's first in_progress only): dispatch to
-    the run's first start; E2E = that queue + first start to last finish; median = quantileExact."""
+    """Per repo, as crcr_l3_summary computes them (no row for a repo without jobs in the window),
+    from the times the relay reports (schema 4): avg queue = avg(queue_time) over the kept jobs
+    that carry one (NULLs skipped); max execution and the overrun rate over the non-timed-out
+    jobs, a NULL execution time in the rate's denominator only; E2E per run = max(queue_time) +
+    first start to last finish, a run without a queue time gives no sample; median = quantileExact."""
     rows = wh.query(  # one read of legs: per run first (its jobs' tallies, queue, span), then per repo
         f"""SELECT repo, sum(jobs), sum(ok), sum(timed_out), max(max_exec), sum(over), sum(not_timed),
-        count(), avgIf(queue, queue >= 0), quantileExactIf(0.5)(queue + span, queue >= 0)
+        count(), sum(q_sum), sum(q_n), quantileExactIf(0.5)(run_q + span, run_q >= 0), sum(has_exec)
         FROM (SELECT repo, run_id, count() AS jobs, countIf(c = 'success') AS ok, countIf(c = 'timed_out') AS timed_out,
-                maxIf(toInt64(f) - toInt64(s), c != 'timed_out') AS max_exec,
-                countIf(toInt64(f) - toInt64(s) > {THREE_HOURS} AND c != 'timed_out') AS over,
+                maxIf(e, e >= 0 AND c != 'timed_out') AS max_exec, countIf(e >= 0 AND c != 'timed_out') AS has_exec,
+                countIf(e > {THREE_HOURS} AND c != 'timed_out') AS over,
                 countIf(c != 'timed_out') AS not_timed,
-                if(count(q) = 0, -1, toInt64(min(s)) - toInt64(assumeNotNull(min(q)))) AS queue,
+                sumIf(q, q >= 0) AS q_sum, countIf(q >= 0) AS q_n, max(q) AS run_q,
                 toInt64(max(f)) - toInt64(min(s)) AS span
               FROM ({_deduped(wh, now, days, simulated)}) GROUP BY repo, run_id)
         GROUP BY repo"""
     )
     out = {}
-    for repo, total, ok, timed_out, max_exec, over, not_timed, n_runs, avg_queue, e2e in rows:
-        has_queue = avg_queue is not None and n_runs and _finite(avg_queue)
+    for repo, total, ok, timed_out, max_exec, over, not_timed, n_runs, q_sum, q_n, e2e, has_exec in rows:
         out[repo] = L3Metrics(
             repo,
             total,
@@ -452,10 +456,10 @@ def l3_metrics(wh: Backend, now: float, days: int, simulated: bool = False) -> d
             timed_out,
             ok / total if total else 0.0,
             timed_out / total if total else 0.0,
-            max(0.0, float(avg_queue)) if has_queue else None,
-            float(max_exec) if not_timed else None,
+            float(q_sum) / q_n if q_n else None,
+            float(max_exec) if has_exec else None,
             over / not_timed if not_timed else 0.0,
-            float(e2e) if has_queue and _finite(e2e) else None,
+            float(e2e) if q_n and _finite(e2e) else None,
             n_runs,
         )
     return out

@@ -82,7 +82,11 @@ class LegRecord:
     core_overlay: str = ""
     runner: str = ""
     level: str = ""
-    queued_at: Optional[float] = None
+    queued_at: Optional[float] = None  # the dispatch reached us (the queue's start; None unknown)
+    status: str = "completed"  # or "in_progress": the row the job's in_progress callback makes
+    # as the relay reports them; ingest takes both from the leg's in_progress row when it has one
+    queue_time: Optional[float] = None
+    execution_time: Optional[float] = None
     results_note: str = ""
     triage_verdict: Optional[dict] = None  # issue 21: the relay-validated verdict
     bisection: Optional[dict] = None  # issue 21: first bad upstream commit and its range

@@ -33,7 +33,8 @@ from dataclasses import dataclass
 
 from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
 
-SCHEMA_VERSION = 3  # 1: string ingest ids, string outcomes, results ordered by test id; 2: no rare_results
+SCHEMA_VERSION = 4  # 1: string ingest ids, string outcomes, results ordered by test id; 2: no rare_results;
+# 3: no status, queue_time, execution_time on legs (completed legs only, queue derived from stamps)
 OUTCOME_CODES = {o.value: i + 1 for i, o in enumerate(Outcome)}  # toUInt8(outcome) in SQL
 OUTCOME_TYPE = "Enum8(" + ", ".join(f"'{v}' = {code}" for v, code in OUTCOME_CODES.items()) + ")"
 
@@ -68,7 +69,27 @@ LEG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("bisection", "Nullable(String)"),  # JSON: first bad upstream commit (issue 21)
     ("simulated", "UInt8"),
     ("inserted_at", "DateTime"),
+    # schema 4, as the relay keeps a job (crcr_workflow_job): its status, the queue time it
+    # measured (dispatch -> the run attempt's first in_progress, on that job only) and the
+    # execution time (the job's in_progress -> completed; NULL when there was no in_progress)
+    ("status", "String"),  # in_progress | completed
+    ("queue_time", "Nullable(Float64)"),
+    ("execution_time", "Nullable(Float64)"),
 )
+
+IN_PROGRESS, COMPLETED = "in_progress", "completed"
+
+# What a schema-3 `legs` row reads as in the columns schema 4 added (ALTER TABLE ... ADD
+# COLUMN ... DEFAULT: older parts compute it on read): every such row was a completed leg
+# with the handler's own start and finish; the relay's per-run queue time cannot be told
+# from its stamps, so it is NULL (no queue sample) rather than a guess.
+ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "legs": (
+        ("status", f"DEFAULT '{COMPLETED}'"),
+        ("queue_time", "DEFAULT NULL"),
+        ("execution_time", "DEFAULT toFloat64(toInt64(finished_at) - toInt64(started_at))"),
+    )
+}
 
 RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("ingest_id", "UInt64"),
@@ -191,10 +212,28 @@ def stale_tables(db: str) -> str:
         AND name NOT IN (SELECT table FROM system.columns WHERE database = '{db}' AND name = 'test_key')"""
 
 
-def live(db: str, since: str = "") -> str:
-    """WHERE condition: rows of committed ingests, one ingest per leg. `since`: a condition on
+def missing_columns(db: str) -> str:
+    """SQL: (table, column) of ADDED_COLUMNS that an existing table lacks (an older schema)."""
+    pairs = ", ".join(f"('{t}', '{c}')" for t, cols in ADDED_COLUMNS.items() for c, _ in cols)
+    return f"""SELECT tupleElement(p, 1) AS t, tupleElement(p, 2) AS c FROM (SELECT arrayJoin([{pairs}]) AS p)
+        WHERE t IN (SELECT name FROM system.tables WHERE database = '{db}')
+        AND (t, c) NOT IN (SELECT table, name FROM system.columns WHERE database = '{db}')"""
+
+
+def add_columns(db: str, table: str, names: list[str]) -> str:
+    """One ALTER for every missing column of `table`: one metadata change (and a repeat of
+    open_warehouse adds whatever is still missing, so no reader sees a table half-upgraded)."""
+    kinds, defaults = dict(TABLES[table][0]), dict(ADDED_COLUMNS[table])
+    adds = [f"ADD COLUMN `{n}` {kinds[n]} {defaults[n]}" for n, _ in ADDED_COLUMNS[table] if n in names]
+    return f"ALTER TABLE {db}.{table} {', '.join(adds)}"
+
+
+def live(db: str, since: str = "", status: str = COMPLETED) -> str:
+    """WHERE condition: rows of committed ingests, one ingest per leg and status (a leg's
+    in_progress row is its own ingest; every question but the in-progress ones reads the
+    completed rows, as HUD's queries filter `status = 'completed'`). `since`: a condition on
     `started_at` that the caller's rows meet too: every copy of a leg (and each of its result
     rows) carries the leg's start, so only the legs it selects need reading (a windowed
     question then reads its window's legs, not every leg ever ingested)."""
-    where = f" WHERE {since}" if since else ""
-    return f"ingest_id IN (SELECT min(ingest_id) FROM {db}.legs{where} GROUP BY leg_key)"
+    where = f" AND {since}" if since else ""
+    return f"ingest_id IN (SELECT min(ingest_id) FROM {db}.legs WHERE status = '{status}'{where} GROUP BY leg_key)"

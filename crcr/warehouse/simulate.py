@@ -129,7 +129,7 @@ def history(days: int, now: float, seed: int = 0, workspace: Optional[Path] = No
         delivery = f"sim-{seed}-{i:04d}"
         queue = rng.lognormvariate(6.0, 0.7)  # median ~7 min
         legs = [("op_consistency", _op_tests(rng, frac, rule)), ("module_consistency", _module_tests(rng))]
-        for feature, tests in legs:
+        for first, (feature, tests) in enumerate(legs):
             exec_s = rng.lognormvariate(7.4, 0.35)  # median ~27 min
             conclusion = (
                 "failure" if any(t.outcome in (Outcome.FAILED, Outcome.ERROR) for t in tests) else "success"
@@ -168,6 +168,10 @@ def history(days: int, now: float, seed: int = 0, workspace: Optional[Path] = No
                     runner="simulated",
                     level="L2",
                     queued_at=queued,
+                    # the relay's per-run queue: the first job of attempt 1, and each re-run
+                    # attempt's (one job here), from the same dispatch
+                    queue_time=begun - queued if attempt > 1 or first == 0 else None,
+                    execution_time=ran,
                     simulated=True,
                     report=report,
                     triage_verdict=verdict if concl == "failure" else None,

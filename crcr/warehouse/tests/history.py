@@ -43,7 +43,12 @@ def leg(
     level: str = "L2",
     simulated: bool = False,
     problems=(),
+    exec_reported: bool = True,
+    status: str = "completed",
 ) -> LegRecord:
+    """A leg as the relay reports it: `queue_s` its queue time (the run attempt's first job
+    only carries one, so later jobs of a run pass None), `exec_s` its execution time (None in
+    the row when `exec_reported` is False: the relay had no in_progress record)."""
     return LegRecord(
         repo=repo,
         delivery_id=f"delivery-{run}",
@@ -60,6 +65,9 @@ def leg(
         feature=job.removeprefix("test-"),
         level=level,
         queued_at=None if queue_s is None else started - queue_s,
+        queue_time=queue_s,
+        execution_time=exec_s if exec_reported else None,
+        status=status,
         simulated=simulated,
         report=LegReport(tuple(tests), tuple(problems)),
     )

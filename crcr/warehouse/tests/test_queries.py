@@ -157,7 +157,7 @@ def test_a_leg_stored_twice_counts_once_in_the_windowed_questions(wh, monkeypatc
     from crcr.warehouse import ingest as mod
 
     fill(wh, ["passed", "failed", "passed", "failed"])
-    monkeypatch.setattr(mod, "has_leg", lambda wh, key: False)  # the race: both writers store it
+    monkeypatch.setattr(mod, "has_leg", lambda wh, key, status: False)  # the race: both writers store it
     ingest(wh, leg(3, [case("test_t", "failed"), case("test_steady", "passed")], started=NOW - DAY + 3 * 600))
     old = leg(90, [case("test_t", "failed")], started=NOW - 20 * DAY)  # outside every window below
     ingest(wh, old)

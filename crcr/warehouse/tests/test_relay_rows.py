@@ -1,0 +1,163 @@
+"""Rows as the relay keeps them (schema 4): a leg's in_progress row, the queue time of a run
+attempt's first in_progress, the execution time from in_progress to completed (NULL without
+one), each aggregated as crcr_l3_summary aggregates it; and the upgrade of a schema-3
+warehouse in place. Every test runs on chdb and on a clickhouse-server (conftest's `wh`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from crcr.warehouse import queries
+from crcr.warehouse.backends import WarehouseError, open_warehouse, upgrade_columns
+from crcr.warehouse.ingest import ingest
+from crcr.warehouse.schema import ADDED_COLUMNS
+from crcr.warehouse.tests.history import DAY, HOUR, NOW, case, leg
+from crcr.warehouse.tests.test_ingest import spec_of
+
+REPO = "acme/oot-ci"
+T0 = NOW - DAY  # the dispatch reached the backend here
+
+
+def started(run: int, job: str, at: float, attempt: int = 1):
+    """The leg's in_progress row, as the handler records it right after the callback."""
+    return leg(
+        run,
+        job=job,
+        started=at,
+        exec_s=0,
+        queue_s=None,
+        attempt=attempt,
+        status="in_progress",
+        conclusion="",
+        exec_reported=False,
+    )
+
+
+def done(run: int, job: str, at: float, attempt: int = 1, conclusion: str = "success"):
+    """The completed row, with the handler's own (later) start and no relay-reported times."""
+    return replace(
+        leg(run, [case("test_a", "passed")], job=job, started=at, exec_s=60, queue_s=None, attempt=attempt),
+        conclusion=conclusion,
+        execution_time=None,
+    )
+
+
+def legs_rows(wh, where: str = "1") -> list[tuple]:
+    return wh.query(
+        f"""SELECT job_name, run_attempt, status, queue_time, execution_time, toUnixTimestamp(started_at)
+        FROM {wh.db}.legs WHERE {where} ORDER BY run_attempt, status DESC, job_name"""
+    )
+
+
+def test_queue_time_is_carried_by_each_run_attempts_first_in_progress(wh):
+    dispatched = T0
+    for job, at in (("test-a", T0 + 100), ("test-b", T0 + 130)):
+        ingest(wh, replace(started(1, job, at), queued_at=dispatched))
+    ingest(wh, done(1, "test-a", T0 + 105))  # the handler's own start comes later than its in_progress
+    ingest(wh, done(1, "test-b", T0 + 140, conclusion="failure"))
+    # a re-run of test-b: attempt 2's first in_progress carries its own queue, from the same dispatch
+    ingest(wh, replace(started(1, "test-b", T0 + 4000, attempt=2), queued_at=dispatched))
+    assert legs_rows(wh) == [
+        ("test-a", 1, "in_progress", 100.0, None, T0 + 100),
+        ("test-b", 1, "in_progress", None, None, T0 + 130),
+        ("test-a", 1, "completed", 100.0, 65.0, T0 + 100),  # start and queue from its in_progress
+        ("test-b", 1, "completed", None, 70.0, T0 + 130),
+        ("test-b", 2, "in_progress", 4000.0, None, T0 + 4000),
+    ]
+
+
+def test_in_progress_rows_are_kept_and_never_counted(wh):
+    ingest(wh, replace(started(1, "test-a", T0 + 100), queued_at=T0))
+    ingest(wh, done(1, "test-a", T0 + 100))
+    ingest(wh, replace(started(1, "test-b", T0 + 120), queued_at=T0))  # still running
+    ingest(wh, replace(started(1, "test-b", T0 + 120), queued_at=T0))  # the same in_progress twice: one row
+    assert wh.query(f"SELECT count() FROM {wh.db}.legs WHERE status = 'in_progress'")[0][0] == 2
+    m = queries.l3_metrics(wh, NOW, 14)[REPO]
+    assert (m.jobs, m.successes, m.avg_queue_s) == (1, 1, 100.0)  # HUD: status = 'completed'
+    (dispatch,) = queries.dispatches(wh)
+    assert dispatch.legs == 1
+
+
+def test_a_null_execution_time_counts_in_the_overrun_denominator_only(wh):
+    ingest(wh, leg(0, exec_s=3 * HOUR + 1))  # the one overrun the relay measured
+    with wh.exclusive():
+        for i in range(1, 100):  # long by their stamps, but the relay had no in_progress record: NULL
+            ingest(wh, leg(i, started=T0 - i * 60, exec_s=4 * HOUR, exec_reported=False), settle=False)
+    m = queries.l3_metrics(wh, NOW, 14)[REPO]
+    assert m.overrun_rate == pytest.approx(1 / 100)
+    assert m.max_exec_s == 3 * HOUR + 1
+
+
+def test_a_run_without_any_execution_time_shows_no_maximum(wh):
+    ingest(wh, leg(1, exec_s=600, exec_reported=False))
+    m = queries.l3_metrics(wh, NOW, 14)[REPO]
+    assert (m.max_exec_s, m.overrun_rate) == (None, 0.0)
+
+
+def test_queue_is_averaged_over_the_jobs_that_carry_one_and_e2e_takes_the_runs_largest(wh):
+    # run 1: test-a's attempt 1 carried 100 s; test-b was re-run and its attempt 2 carried its own 900 s
+    ingest(wh, leg(1, job="test-a", started=T0, exec_s=600, queue_s=100))
+    ingest(wh, leg(1, job="test-b", started=T0 + 10, exec_s=600, queue_s=None, conclusion="failure"))
+    ingest(wh, leg(1, job="test-b", started=T0 + 3600, exec_s=600, queue_s=900, attempt=2))
+    ingest(wh, leg(2, started=T0, exec_s=600, queue_s=None))  # no queue in its run: no E2E sample
+    m = queries.l3_metrics(wh, NOW, 14)[REPO]
+    assert m.avg_queue_s == pytest.approx(500.0)  # avg(queue_time) over the kept rows, NULLs skipped
+    assert m.median_e2e_s == 900 + 4200  # max(queue_time) + first start to last finish
+    assert (m.jobs, m.successes) == (3, 3)
+
+
+def _to_schema_3(wh) -> None:
+    """Back to schema 3: `legs` without the columns schema 4 added."""
+    with wh.exclusive():
+        for column, _ in ADDED_COLUMNS["legs"]:
+            wh.query(f"ALTER TABLE {wh.db}.legs DROP COLUMN `{column}`")
+    wh.close()
+
+
+def test_a_schema_3_warehouse_is_upgraded_in_place(wh):
+    ingest(wh, leg(1, started=T0, exec_s=4 * HOUR, queue_s=300))
+    _to_schema_3(wh)
+    again = open_warehouse(spec_of(wh), {})
+    try:
+        # its legs read as completed, their execution time from their stamps, no queue sample
+        assert legs_rows(again) == [("test-ops", 1, "completed", None, 4 * HOUR, T0)]
+        m = queries.l3_metrics(again, NOW, 14)[REPO]
+        assert (m.jobs, m.overrun_rate, m.avg_queue_s) == (1, 1.0, None)
+        ingest(again, replace(started(2, "test-ops", T0 + 50), queued_at=T0))
+        ingest(again, done(2, "test-ops", T0 + 60))
+        assert queries.l3_metrics(again, NOW, 14)[REPO].avg_queue_s == 50.0
+    finally:
+        again.close()
+
+
+def test_a_partly_upgraded_warehouse_is_completed_on_the_next_open(wh):
+    ingest(wh, leg(1, started=T0))
+    with wh.exclusive():  # as if an upgrade stopped after its first column
+        for column in ("queue_time", "execution_time"):
+            wh.query(f"ALTER TABLE {wh.db}.legs DROP COLUMN `{column}`")
+    wh.close()
+    again = open_warehouse(spec_of(wh), {})
+    try:
+        assert legs_rows(again) == [("test-ops", 1, "completed", None, 600.0, T0)]
+    finally:
+        again.close()
+
+
+def test_an_upgrade_the_engine_refuses_is_one_line_and_changes_nothing(wh, monkeypatch):
+    _to_schema_3(wh)
+    query = wh.query
+
+    def refuse_alter(sql: str):
+        if sql.startswith("ALTER"):
+            raise WarehouseError(f"warehouse {wh.where}: Code: 48. DB::Exception: not supported\nstack")
+        return query(sql)
+
+    monkeypatch.setattr(wh, "query", refuse_alter)
+    with pytest.raises(WarehouseError) as err:
+        upgrade_columns(wh)
+    assert "\n" not in str(err.value)
+    assert "could not upgrade legs to schema 4 (adding status, queue_time, execution_time)" in str(err.value)
+    columns = query(f"SELECT name FROM system.columns WHERE database = '{wh.db}' AND table = 'legs'")
+    assert "status" not in {c[0] for c in columns}
