@@ -17,7 +17,7 @@ from typing import Optional
 from crcr.warehouse import schema
 from crcr.warehouse.backends import Backend
 from crcr.warehouse.l3 import THREE_HOURS
-from crcr.warehouse.schema import OUTCOME_CODES, live
+from crcr.warehouse.schema import COMPLETED, OUTCOME_CODES, live
 from crcr.warehouse.sql import quote, quote_list, ts
 from testing.results.outcomes import BAD, PROMOTABLE
 
@@ -152,7 +152,7 @@ def heatmap_latest(wh: Backend) -> tuple[Optional[Dispatch], list[HeatCell]]:
         f"""SELECT op, dt, sum(passed), sum(failed)
         FROM {wh.db}.op_cells ARRAY JOIN splitByChar(',', if(dtype = '', '-', dtype)) AS dt
         WHERE ingest_id IN (SELECT min(ingest_id) FROM {wh.db}.legs
-          WHERE repo = {quote(repo)} AND delivery_id = {quote(delivery)} AND run_id = {quote(run)} GROUP BY leg_key)
+          WHERE status = '{COMPLETED}' AND repo = {quote(repo)} AND delivery_id = {quote(delivery)} AND run_id = {quote(run)} GROUP BY leg_key)
         GROUP BY op, dt ORDER BY op, dt"""
     )
     (head,) = dispatches(wh, 1, only=(repo, delivery, run))

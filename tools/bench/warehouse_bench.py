@@ -96,6 +96,9 @@ def leg_columns(part: list[tuple[int, int]], n_dispatch: int, counts: np.ndarray
             "bisection": None,
             "simulated": 0,
             "inserted_at": NOW,
+            "status": "completed",
+            "queue_time": 300.0 if f == 0 else None,  # the relay's: on the run's first job only
+            "execution_time": 1800.0,
         }
         for k, v in values.items():
             out[k].append(v)

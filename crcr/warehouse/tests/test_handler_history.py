@@ -64,7 +64,7 @@ def test_two_runs_of_the_main_command_make_two_dispatches_of_history(ws, tmp_pat
     assert table.count("<tr>") == 1 + 2  # header + two dispatches
     assert 'data-chart="chart-pass-rate"' in page and 'data-chart="chart-heatmap"' in page
     legs = wh.query(
-        f"SELECT job_name, conclusion, results, level, runner FROM {wh.db}.legs ORDER BY job_name"
+        f"SELECT job_name, conclusion, results, level, runner FROM {wh.db}.legs WHERE status = 'completed' ORDER BY job_name"
     )
     assert sorted(set(legs)) == [
         ("test-broken", "failure", "incomplete", "L2", "pytest"),
@@ -91,3 +91,23 @@ def test_the_main_command_takes_the_simulation_flag(ws, tmp_path):
     page = (tmp_path / "out" / "hud.html").read_text()
     assert "SIMULATED" in page and "illustration only" in page
     assert queries.l3_metrics(wh, history[0].finished_at + 1, 14)["local/oot-ci"].jobs == 2  # real only
+
+
+def test_a_cycle_records_each_legs_in_progress_before_it_runs(ws, tmp_path):
+    """As the relay keeps a job: an in_progress row per leg, written at its in_progress callback
+    (before the leg runs); the queue on the run's first leg only; each completed row's start
+    and execution time from its in_progress row."""
+    cycle(ws, tmp_path)
+    wh = open_warehouse(str(tmp_path / "wh"), {})
+    rows = wh.query(
+        f"""SELECT job_name, status, queue_time, execution_time, toUnixTimestamp(started_at), ingest_id
+        FROM {wh.db}.legs"""
+    )
+    by = {(r[0], r[1]): r for r in rows}
+    assert sorted(by) == [(j, s) for j in ("test-broken", "test-ops") for s in ("completed", "in_progress")]
+    first, second = sorted({r[0] for r in rows}, key=lambda j: by[(j, "in_progress")][5])  # ingest order
+    assert by[(first, "in_progress")][2] is not None and by[(second, "in_progress")][2] is None
+    for job in (first, second):
+        begun, done = by[(job, "in_progress")], by[(job, "completed")]
+        assert begun[5] < done[5] and done[4] == begun[4]  # written first; the same start
+        assert done[2] == begun[2] and done[3] is not None and begun[3] is None
