@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Mapping, Optional
 
 from crcr.warehouse import l3, queries
 from crcr.warehouse.backends import Backend
@@ -30,6 +30,7 @@ class PageContext:
     workspace: Optional[Path] = None  # configs for the promotion diff
     k: int = 3  # promotion: passed in each of the last k runs
     flaky_days: int = 14
+    levels: Mapping = field(default_factory=dict)  # repo -> its LevelHistory (tenure, demotions)
     answers: dict = field(default_factory=dict, compare=False)  # one page's shared answers
 
     def once(self, key: str, ask: Callable[[], object]):
@@ -248,46 +249,62 @@ def failing_table(wh: Backend, ctx: PageContext) -> str:
 def l3_panel(wh: Backend, ctx: PageContext) -> str:
     parts = []
     for simulated in (False, True):
-        names = queries.repos(wh, simulated)
-        if simulated and not names:
-            continue  # no simulated history: nothing to judge apart (two queries saved)
-        metrics = queries.l3_metrics(wh, ctx.now, l3.PROMOTION_WINDOW_DAYS, simulated) if names else {}
-        for repo in names or ["(no real legs yet)"]:
-            parts.append(_l3_repo(wh, ctx, repo, metrics.get(repo), simulated))
+        found = queries.l3_standings(wh, ctx.now, ctx.levels, simulated)
+        if simulated and not found:
+            continue  # no simulated history: nothing to judge apart
+        parts += [_l3_repo(s, simulated) for s in found] or [_l3_repo(None, False)]
     return "".join(parts)
 
 
-def _l3_repo(
-    wh: Backend, ctx: PageContext, repo: str, m: Optional[queries.L3Metrics], simulated: bool
-) -> str:
-    since = queries.l2_since(wh, repo, simulated)
-    tenure = (ctx.now - since) / 86400 if since else None
-    values = m.as_gates(tenure) if m else {"tenureAtL2Days": tenure}
-    ready = l3.readiness(values, l3.PROMOTION_WINDOW_DAYS, m.jobs if m else 0)
+def _verdict_cell(met: Optional[bool]) -> str:
+    return '<span class="ok">met</span>' if met else ('<span class="bad">not met</span>' if met is False else "no data")
+
+
+def _l3_repo(s: Optional[l3.Standing], simulated: bool) -> str:
+    """One repo's standing (l3.standing, the same value `warehouse_tool l3` prints)."""
+    if s is None:
+        return "<h3>(no real legs yet)</h3>" + '<p class="bad">not ready for L3</p>'
+    p = s.promotion
     rows = [
         [
             esc(v.gate.label),
             esc(v.gate.target_label),
             esc(l3.format_value(v.gate, v.value)),
-            '<span class="ok">met</span>'
-            if v.met
-            else ('<span class="bad">not met</span>' if v.met is False else "no data"),
-            esc(f"{v.window_days} days" if v.window_days else "since first L2 leg"),
+            _verdict_cell(v.met),
+            esc(f"{v.window_days} days" if v.window_days else s.tenure_note()),
         ]
-        for v in ready.verdicts
+        for v in p.verdicts
     ]
     head = (
-        f"<h3>{esc(repo)}"
+        f"<h3>{esc(s.repo)}"
         + (f" {SIM} — illustration only, never counted as real" if simulated else "")
         + "</h3>"
     )
-    jobs = (
-        f"<p>{m.jobs} PR jobs in {m.runs} runs; max execution {l3.format_value(l3.GATES[1], m.max_exec_s)} (shown, not judged)</p>"
-        if m
-        else ""
+    verdict = f'<p class="{"ok" if p.ready else "bad"}">{"ready for L3" if p.ready else "not ready for L3"}</p>'
+    demoted = s.on_temporary_demotion
+    demotion = (
+        f'<h4>Demotion, last {l3.DEMOTION_WINDOW_DAYS} days ({s.demotion_jobs} PR jobs)</h4>'
+        f'<p class="{"bad" if demoted else "ok"}">{esc(s.demotion_word())}'
+        + (" — a demotion PR would be opened (L3)" if s.demotion_pr else "")
+        + "</p>"
+        + table(
+            ["gate", "target", "value", "verdict"],
+            [[esc(v.gate.label), esc(v.gate.target_label), esc(l3.format_value(v.gate, v.value)), _verdict_cell(v.met)] for v in s.demotion],
+            "",
+        )
     )
-    verdict = f'<p class="{"ok" if ready.ready else "bad"}">{"ready for L3" if ready.ready else "not ready for L3"}</p>'
-    return head + jobs + table(["gate", "target", "value", "verdict", "window"], rows, "") + verdict
+    changes = table(["day", "level change"], [[esc(d), esc(w)] for d, w in s.changes()], "no level history given")
+    level = f"<p>level: {esc(s.level or 'unknown (no level history)')}; {esc(s.recorded_word())}</p>"
+    jobs = f"<p>{esc(s.jobs_note())}</p>" if p.jobs else ""
+    return (
+        head
+        + jobs
+        + table(["gate", "target", "value", "verdict", "window"], rows, "")
+        + verdict
+        + demotion
+        + level
+        + changes
+    )
 
 
 def triage_panel(wh: Backend, ctx: PageContext) -> str:

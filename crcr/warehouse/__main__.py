@@ -21,6 +21,8 @@ from typing import Optional, Sequence
 from crcr.callback_client.errors import KNOWN, CrcrError
 from crcr.warehouse import l3, queries
 from crcr.warehouse.backends import open_warehouse
+from crcr.warehouse.levels import ENV as LEVELS_ENV
+from crcr.warehouse.levels import read_level_history
 from testing.base import flags
 from testing.base.cliargs import Parser, positive_int
 from testing.base.command import command
@@ -35,6 +37,11 @@ def _parser() -> argparse.ArgumentParser:
         help="first write this many days of SIMULATED history (labelled; never counted as real L3 data)",
     )
     p.add_argument("--seed", type=int, default=0, help="simulation seed")
+    p.add_argument(
+        "--level-history",
+        type=Path,
+        help=f"a backend's level history (crcr/warehouse/levels.py; default ${LEVELS_ENV}): tenure and demotions",
+    )
     flags.json_output(p)
     sub = p.add_subparsers(dest="command")
     h = sub.add_parser("history", help="a test's (or an op's) outcomes per upstream commit")
@@ -48,7 +55,9 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("pass-rate", help="pass rate per feature per day")
     r.add_argument("--days", type=positive_int, default=30)
     sub.add_parser("dispatches", help="the dispatch history")
-    sub.add_parser("l3", help="L3 readiness gates (real legs only), as CRCR computes them")
+    sub.add_parser(
+        "l3", help="L3 standing (real legs only), as CRCR computes it: promotion gates, demotion, level history"
+    )
     pg = sub.add_parser("page", help="write the HUD page (all panels) as one offline HTML file")
     pg.add_argument("--out", type=Path, required=True)
     pg.add_argument("--screenshot", type=Path, help="also a full-page PNG, taken in headless Chromium")
@@ -69,25 +78,24 @@ def _print(args, rows, text_of) -> None:
         print(f"{args.command}: none found in {args.where}")
 
 
-def cmd_l3(wh, args, now: float) -> int:
-    metrics = queries.l3_metrics(wh, now, l3.PROMOTION_WINDOW_DAYS)
-    names = queries.repos(wh) or []
-    if not names:
-        print("no real legs in the warehouse: every gate has no data")
-    for repo in names:
-        since = queries.l2_since(wh, repo)
-        m = metrics.get(repo)
-        values = m.as_gates((now - since) / 86400 if since else None) if m else {}
-        ready = l3.readiness(values, l3.PROMOTION_WINDOW_DAYS, m.jobs if m else 0)
-        print(
-            f"{repo}: {'ready' if ready.ready else 'not ready'} for L3 ({m.jobs if m else 0} PR jobs, last 14 days)"
-        )
-        for v in ready.verdicts:
-            verdict = {True: "met", False: "NOT MET", None: "no data"}[v.met]
-            window = f"{v.window_days} d" if v.window_days else "since first L2 leg"
-            print(
-                f"  {v.gate.label:<24} {v.gate.target_label:<22} {l3.format_value(v.gate, v.value):>12}  {verdict:<8} {window}"
-            )
+def level_histories(args, env, now: float) -> dict:
+    """repo -> its level history: `--level-history`, else $OOT_LEVEL_HISTORY, else none."""
+    path = args.level_history or (Path(env[LEVELS_ENV]) if env.get(LEVELS_ENV) else None)
+    if path is None:
+        return {}
+    history = read_level_history(path, now)
+    return {history.repo: history}
+
+
+def cmd_l3(wh, args, now: float, levels: dict) -> int:
+    found = queries.l3_standings(wh, now, levels)
+    if args.json:
+        print(json.dumps([s.as_json() for s in found], indent=1))
+        return 0
+    if not found:
+        print("no real legs in the warehouse and no level history: every gate has no data")
+    for s in found:
+        print("\n".join(s.lines()))
     return 0
 
 
@@ -96,12 +104,13 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
     args = _parser().parse_args(argv)
     where = env.get("BUILD_WORKING_DIRECTORY")  # `bazel run` runs us elsewhere: relative paths are the user's
     if where:
-        for name in ("out", "screenshot"):
+        for name in ("out", "screenshot", "level_history"):
             if getattr(args, name, None) is not None:
                 setattr(args, name, Path(where) / getattr(args, name))
+    now = time.time()
+    levels = level_histories(args, env, now)  # read before the warehouse: a bad file is one line, nothing opened
     wh = open_warehouse(args.warehouse, env)
     args.where = wh.where
-    now = time.time()
     ws = Path(env.get("BUILD_WORKSPACE_DIRECTORY") or ".")
     if args.simulate_days:
         from crcr.warehouse.simulate import write_history
@@ -121,9 +130,9 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
 
             sys.stdout.write(candidate_diff(wh, found, ws))
     elif cmd == "l3":
-        return cmd_l3(wh, args, now)
+        return cmd_l3(wh, args, now, levels)
     elif cmd == "page":
-        cmd_page(wh, args, now, ws)
+        cmd_page(wh, args, now, ws, levels)
     elif not args.simulate_days:
         _parser().print_usage(sys.stderr)
         return 2
@@ -176,13 +185,13 @@ LISTS = {
 }
 
 
-def cmd_page(wh, args, now: float, ws: Path) -> None:
+def cmd_page(wh, args, now: float, ws: Path, levels: dict) -> None:
     from crcr.relay.hud import render_page
     from crcr.relay.panels import PageContext, head_assets, render_panels
     from testing.base.atomic import write_text
 
     page = render_page(
-        [], "CRCR HUD: results warehouse", render_panels(wh, PageContext(now, ws)), head_assets()
+        [], "CRCR HUD: results warehouse", render_panels(wh, PageContext(now, ws, levels=levels)), head_assets()
     )
     print(write_text(args.out, page))
     if args.screenshot:

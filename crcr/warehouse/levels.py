@@ -1,9 +1,10 @@
 """A backend's CRCR level history: the source of its L3 tenure and of the level it held at a
 given time (pure; read once into a typed value).
 
-The file (named by `--level-history`, or `$OOT_LEVEL_HISTORY`) is one dated entry a line,
-oldest first, `#` starting a comment:
+The file (named by `--level-history`, or `$OOT_LEVEL_HISTORY`) names its repo on its first
+line, then holds one dated entry a line, oldest first, `#` starting a comment:
 
+    repo acme/oot-ci
     2026-08-01 L1                                  # allowlisted at L1 from this day (UTC)
     2026-09-01 L2
     2026-11-01 L3
@@ -35,6 +36,7 @@ DAY = 86400
 ONGOING = "ongoing"
 ENV = "OOT_LEVEL_HISTORY"
 
+_REPO = re.compile(r"^repo\s+([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)$")
 _ENTRY = re.compile(r"^(\S+)\s+(\S+)(?:\s+(.*))?$")
 _UNTIL = re.compile(r"^until\s+(\S+)$")
 
@@ -56,6 +58,7 @@ class Entry:
 @dataclass(frozen=True)
 class LevelHistory:
     source: str
+    repo: str
     entries: tuple[Entry, ...]
     demotions: tuple[Demotion, ...]
 
@@ -88,6 +91,7 @@ def _day(text: str, where: str) -> float:
 
 
 def parse_level_history(text: str, source: str, now: float) -> LevelHistory:
+    repo = ""
     entries: list[Entry] = []
     demotions: list[Demotion] = []
     last = float("-inf")  # every entry and demotion starts no earlier than the one before it ends
@@ -96,6 +100,12 @@ def parse_level_history(text: str, source: str, now: float) -> LevelHistory:
         if not line:
             continue
         where = f"{source}:{number}"
+        if not repo:
+            named = _REPO.match(line)
+            if not named:
+                raise ConfigError(f"{where}: the first line must name the repo ('repo owner/name')")
+            repo = named.group(1)
+            continue
         m = _ENTRY.match(line)
         if not m:
             raise ConfigError(f"{where}: expected 'YYYY-MM-DD L1..L4' or 'YYYY-MM-DD demoted until YYYY-MM-DD|ongoing'")
@@ -115,7 +125,9 @@ def parse_level_history(text: str, source: str, now: float) -> LevelHistory:
             raise ConfigError(f"{where}: already at {m.group(2)} since line {entries[-1].line}")
         entries.append(Entry(m.group(2), start, number))
         last = start
-    return LevelHistory(source, tuple(entries), tuple(demotions))
+    if not repo:
+        raise ConfigError(f"{source}:1: empty level history (expected 'repo owner/name', then dated entries)")
+    return LevelHistory(source, repo, tuple(entries), tuple(demotions))
 
 
 def _demotion(rest: str, start: float, entries: list[Entry], where: str, number: int, now: float) -> Demotion:

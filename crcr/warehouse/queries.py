@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Optional
+from typing import Mapping, Optional
 
-from crcr.warehouse import schema
+from crcr.warehouse import l3, schema
 from crcr.warehouse.backends import Backend
 from crcr.warehouse.l3 import THREE_HOURS
+from crcr.warehouse.levels import LevelHistory
 from crcr.warehouse.schema import COMPLETED, OUTCOME_CODES, live
 from crcr.warehouse.sql import quote, quote_list, ts
 from testing.results.outcomes import BAD, PROMOTABLE
@@ -403,9 +404,9 @@ class L3Metrics:
     median_e2e_s: Optional[float]
     runs: int
 
-    def as_gates(self, tenure_days: Optional[float]) -> dict:
+    def as_gates(self) -> dict:
+        """The five measured gates (tenure comes from the level history: l3.standing)."""
         return {
-            "tenureAtL2Days": tenure_days,
             "e2eTimeS": self.median_e2e_s,
             "overrunRate": self.overrun_rate,
             "avgQueueTimeS": self.avg_queue_s,
@@ -472,13 +473,33 @@ def _finite(x) -> bool:
         return False
 
 
-def l2_since(wh: Backend, repo: str, simulated: bool = False) -> Optional[int]:
-    """When `repo` first ran a leg at L2 or above (tenure counts from there, never reset)."""
-    rows = wh.query(
-        f"""SELECT toUnixTimestamp(min(started_at)), count() FROM {wh.db}.legs WHERE {live(wh.db)}
-        AND repo = {quote(repo)} AND simulated = {int(simulated)} AND level IN ('L2', 'L3', 'L4')"""
-    )
-    return rows[0][0] if rows and rows[0][1] else None
+def l3_standings(
+    wh: Backend, now: float, levels: Mapping[str, LevelHistory], simulated: bool = False
+) -> list[l3.Standing]:
+    """Every repo's L3 standing (l3.standing) for the command line, its JSON and the HUD's
+    panel: the repos with legs, and the repos a level history names (a silent week is a
+    standing too). Simulated legs are judged apart and never with a real history."""
+    names = set(repos(wh, simulated)) | (set() if simulated else set(levels))
+    if not names:
+        return []
+    windows = {days: l3_metrics(wh, now, days, simulated) for days in (l3.PROMOTION_WINDOW_DAYS, l3.DEMOTION_WINDOW_DAYS)}
+    out = []
+    for repo in sorted(names):
+        m14, m7 = (windows[d].get(repo) for d in (l3.PROMOTION_WINDOW_DAYS, l3.DEMOTION_WINDOW_DAYS))
+        out.append(
+            l3.standing(
+                repo,
+                m14.as_gates() if m14 else {},
+                m14.jobs if m14 else 0,
+                m7.as_gates() if m7 else {},
+                m7.jobs if m7 else 0,
+                None if simulated else levels.get(repo),
+                now,
+                m14.runs if m14 else 0,
+                m14.max_exec_s if m14 else None,
+            )
+        )
+    return out
 
 
 def repos(wh: Backend, simulated: bool = False) -> list[str]:

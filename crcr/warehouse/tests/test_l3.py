@@ -7,16 +7,22 @@ import pytest
 
 from crcr.warehouse import l3, queries
 from crcr.warehouse.ingest import ingest
+from crcr.warehouse.levels import parse_level_history
 from crcr.warehouse.tests.history import DAY, HOUR, NOW, leg
 
 REPO = "acme/oot-ci"
 
 
-def judge(wh, days: int = l3.PROMOTION_WINDOW_DAYS, simulated: bool = False):
-    m = queries.l3_metrics(wh, NOW, days, simulated).get(REPO)
-    since = queries.l2_since(wh, REPO, simulated)
-    values = m.as_gates((NOW - since) / DAY if since else None) if m else {}
-    return l3.readiness(values, days, m.jobs if m else 0)
+def history(*lines: str):
+    return parse_level_history("\n".join([f"repo {REPO}", *lines]), "levels.txt", NOW)
+
+
+L2_LONG_AGO = history("2026-10-01 L2")  # 106 days before NOW
+
+
+def judge(wh, levels=L2_LONG_AGO):
+    (s,) = [s for s in queries.l3_standings(wh, NOW, {REPO: levels} if levels else {}) if s.repo == REPO]
+    return s.promotion
 
 
 def verdict(wh, key: str):
@@ -30,13 +36,29 @@ def jobs(wh, n: int, first_run: int = 0, **kw):
             ingest(wh, leg(first_run + i, started=NOW - DAY - i * 60, **kw))
 
 
-@pytest.mark.parametrize("age_days, met", [(30.0, True), (29.9, False)])
-def test_tenure_at_l2_is_at_least_30_days(wh, age_days, met):
-    ingest(wh, leg(1, started=NOW - age_days * DAY))  # first L2 leg: outside the window, still counts
+@pytest.mark.parametrize("l2_day, days, met", [("2026-12-16", 30.0, True), ("2026-12-17", 29.0, False)])
+def test_tenure_at_l2_is_at_least_30_days_from_the_level_history(wh, l2_day, days, met):
+    # NOW is 2027-01-15 08:00 UTC; tenure counts from the L2 entry's day, as l2_since in HUD
+    ingest(wh, leg(2, started=NOW - DAY))  # the warehouse's own legs say nothing of tenure
+    levels = history("2026-09-01 L1", f"{l2_day} L2")
+    (v,) = [v for v in judge(wh, levels).verdicts if v.gate.key == "tenureAtL2Days"]
+    assert v.met is met and v.value == pytest.approx(days + 8 / 24)
+
+
+def test_tenure_counts_from_first_reaching_l2_not_reset_by_l3(wh):
+    ingest(wh, leg(2, started=NOW - DAY, level="L3"))
+    levels = history("2026-11-01 L2", "2026-12-20 L3")
+    (v,) = [v for v in judge(wh, levels).verdicts if v.gate.key == "tenureAtL2Days"]
+    assert v.value == pytest.approx(75 + 8 / 24)
+
+
+def test_no_level_history_is_no_tenure_data(wh):
+    ingest(wh, leg(1, started=NOW - 90 * DAY))  # 90 days of L2 legs: not a tenure on their own
     ingest(wh, leg(2, started=NOW - DAY))
-    ingest(wh, leg(3, started=NOW - 40 * DAY, level="L1"))  # before L2: not tenure
-    value, got = verdict(wh, "tenureAtL2Days")
-    assert got is met and value == pytest.approx(age_days)
+    for levels in (None, history("2026-12-01 L1")):  # no history; a history that never reached L2
+        (v,) = [v for v in judge(wh, levels).verdicts if v.gate.key == "tenureAtL2Days"]
+        assert (v.value, v.met) == (None, None)
+        assert l3.format_value(v.gate, v.value) == "no tenure data"
 
 
 @pytest.mark.parametrize("span, met", [(10800 - 61, True), (10800 - 60, False)])
@@ -104,7 +126,8 @@ def test_rows_that_do_not_count(wh):
 
 
 def test_ready_only_when_every_gate_is_met(wh):
-    assert judge(wh).ready is False and all(v.met is None for v in judge(wh).verdicts)  # no data
+    empty = judge(wh, history("2027-01-01 L2"))
+    assert empty.ready is False and [v.met for v in empty.verdicts] == [False] + [None] * 5  # no data
     ingest(wh, leg(1, started=NOW - 31 * DAY))
     jobs(wh, 10, first_run=10)
     ready = judge(wh)
@@ -117,7 +140,7 @@ def test_ready_only_when_every_gate_is_met(wh):
 def test_demotion_looks_at_seven_days_and_three_gates(wh):
     jobs(wh, 10)
     m = queries.l3_metrics(wh, NOW, l3.DEMOTION_WINDOW_DAYS)[REPO]
-    demoted, verdicts = l3.demotion(m.as_gates(None), m.jobs)
+    demoted, verdicts = l3.demotion(m.as_gates(), m.jobs)
     assert not demoted and [v.gate.key for v in verdicts] == ["e2eTimeS", "timeoutRate", "passRate"]
     assert l3.demotion({}, 0)[0] is True  # a week without jobs: listed for demotion
 
