@@ -115,7 +115,9 @@ class LegRecorder:
             new = ingest(self.wh, record)
         except KNOWN as err:
             return f"warehouse: {leg.job_name} {what}not recorded ({err})"
-        return f"warehouse: {leg.job_name} {what}{'recorded' if new else 'already recorded'} in {self.wh.where}"
+        return (
+            f"warehouse: {leg.job_name} {what}{'recorded' if new else 'already recorded'} in {self.wh.where}"
+        )
 
     def close(self) -> None:
         if self.wh is not None:

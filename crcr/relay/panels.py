@@ -257,7 +257,11 @@ def l3_panel(wh: Backend, ctx: PageContext) -> str:
 
 
 def _verdict_cell(met: Optional[bool]) -> str:
-    return '<span class="ok">met</span>' if met else ('<span class="bad">not met</span>' if met is False else "no data")
+    return (
+        '<span class="ok">met</span>'
+        if met
+        else ('<span class="bad">not met</span>' if met is False else "no data")
+    )
 
 
 def _l3_repo(s: Optional[l3.Standing], simulated: bool) -> str:
@@ -280,20 +284,32 @@ def _l3_repo(s: Optional[l3.Standing], simulated: bool) -> str:
         + (f" {SIM} — illustration only, never counted as real" if simulated else "")
         + "</h3>"
     )
-    verdict = f'<p class="{"ok" if p.ready else "bad"}">{"ready for L3" if p.ready else "not ready for L3"}</p>'
+    verdict = (
+        f'<p class="{"ok" if p.ready else "bad"}">{"ready for L3" if p.ready else "not ready for L3"}</p>'
+    )
     demoted = s.on_temporary_demotion
     demotion = (
-        f'<h4>Demotion, last {l3.DEMOTION_WINDOW_DAYS} days ({s.demotion_jobs} PR jobs)</h4>'
+        f"<h4>Demotion, last {l3.DEMOTION_WINDOW_DAYS} days ({s.demotion_jobs} PR jobs)</h4>"
         f'<p class="{"bad" if demoted else "ok"}">{esc(s.demotion_word())}'
         + (" — a demotion PR would be opened (L3)" if s.demotion_pr else "")
         + "</p>"
         + table(
             ["gate", "target", "value", "verdict"],
-            [[esc(v.gate.label), esc(v.gate.target_label), esc(l3.format_value(v.gate, v.value)), _verdict_cell(v.met)] for v in s.demotion],
+            [
+                [
+                    esc(v.gate.label),
+                    esc(v.gate.target_label),
+                    esc(l3.format_value(v.gate, v.value)),
+                    _verdict_cell(v.met),
+                ]
+                for v in s.demotion
+            ],
             "",
         )
     )
-    changes = table(["day", "level change"], [[esc(d), esc(w)] for d, w in s.changes()], "no level history given")
+    changes = table(
+        ["day", "level change"], [[esc(d), esc(w)] for d, w in s.changes()], "no level history given"
+    )
     level = f"<p>level: {esc(s.level or 'unknown (no level history)')}; {esc(s.recorded_word())}</p>"
     jobs = f"<p>{esc(s.jobs_note())}</p>" if p.jobs else ""
     return (

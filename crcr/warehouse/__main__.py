@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from crcr.callback_client.errors import KNOWN, CrcrError
-from crcr.warehouse import l3, queries
+from crcr.warehouse import queries
 from crcr.warehouse.backends import open_warehouse
 from crcr.warehouse.levels import ENV as LEVELS_ENV
 from crcr.warehouse.levels import read_level_history
@@ -56,7 +56,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--days", type=positive_int, default=30)
     sub.add_parser("dispatches", help="the dispatch history")
     sub.add_parser(
-        "l3", help="L3 standing (real legs only), as CRCR computes it: promotion gates, demotion, level history"
+        "l3",
+        help="L3 standing (real legs only), as CRCR computes it: promotion gates, demotion, level history",
     )
     pg = sub.add_parser("page", help="write the HUD page (all panels) as one offline HTML file")
     pg.add_argument("--out", type=Path, required=True)
@@ -108,7 +109,9 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
             if getattr(args, name, None) is not None:
                 setattr(args, name, Path(where) / getattr(args, name))
     now = time.time()
-    levels = level_histories(args, env, now)  # read before the warehouse: a bad file is one line, nothing opened
+    levels = level_histories(
+        args, env, now
+    )  # read before the warehouse: a bad file is one line, nothing opened
     wh = open_warehouse(args.warehouse, env)
     args.where = wh.where
     ws = Path(env.get("BUILD_WORKSPACE_DIRECTORY") or ".")
@@ -191,7 +194,10 @@ def cmd_page(wh, args, now: float, ws: Path, levels: dict) -> None:
     from testing.base.atomic import write_text
 
     page = render_page(
-        [], "CRCR HUD: results warehouse", render_panels(wh, PageContext(now, ws, levels=levels)), head_assets()
+        [],
+        "CRCR HUD: results warehouse",
+        render_panels(wh, PageContext(now, ws, levels=levels)),
+        head_assets(),
     )
     print(write_text(args.out, page))
     if args.screenshot:

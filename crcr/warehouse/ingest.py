@@ -92,7 +92,9 @@ def result_rows(leg: LegRecord, ingest_id: int) -> list[tuple]:
 
 def has_leg(wh: Backend, key: str, status: str = COMPLETED) -> bool:
     return (
-        wh.query(f"SELECT count() FROM {wh.db}.legs WHERE leg_key = {quote(key)} AND status = {quote(status)}")[0][0]
+        wh.query(
+            f"SELECT count() FROM {wh.db}.legs WHERE leg_key = {quote(key)} AND status = {quote(status)}"
+        )[0][0]
         > 0
     )
 

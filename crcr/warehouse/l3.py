@@ -161,7 +161,9 @@ class Standing:
         if self.history is None:
             return f"{NO_TENURE} (no level history given)"
         since = self.history.l2_since()
-        return f"since first reaching L2 on {_day(since)}" if since is not None else f"{NO_TENURE} (never at L2)"
+        return (
+            f"since first reaching L2 on {_day(since)}" if since is not None else f"{NO_TENURE} (never at L2)"
+        )
 
     def lines(self) -> list[str]:
         """The standing as text, one fact a line (the command line's output)."""
@@ -171,7 +173,9 @@ class Standing:
             f"  {self.jobs_note()}",
         ]
         out += [_line(v, self.tenure_note()) for v in p.verdicts]
-        out.append(f"  demotion, last {DEMOTION_WINDOW_DAYS} days ({self.demotion_jobs} PR jobs): {self.demotion_word()}")
+        out.append(
+            f"  demotion, last {DEMOTION_WINDOW_DAYS} days ({self.demotion_jobs} PR jobs): {self.demotion_word()}"
+        )
         out += [_line(v, "") for v in self.demotion]
         out.append(f"  level: {self.level or 'unknown (no level history)'}; {self.recorded_word()}")
         out += [f"  {day}  {what}" for day, what in self.changes()]
@@ -185,7 +189,9 @@ class Standing:
         if self.no_data:
             return "on temporary demotion: no data (no PR jobs)"
         if self.on_temporary_demotion:
-            return "on temporary demotion: " + ", ".join(v.gate.label for v in self.demotion if v.met is False)
+            return "on temporary demotion: " + ", ".join(
+                v.gate.label for v in self.demotion if v.met is False
+            )
         return "not on temporary demotion"
 
     def recorded_word(self) -> str:
@@ -196,7 +202,9 @@ class Standing:
 
     def as_json(self) -> dict:
         def verdicts(vs):
-            return [{"key": v.gate.key, "value": v.value, "met": v.met, "window_days": v.window_days} for v in vs]
+            return [
+                {"key": v.gate.key, "value": v.value, "met": v.met, "window_days": v.window_days} for v in vs
+            ]
 
         return {
             "repo": self.repo,

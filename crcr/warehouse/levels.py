@@ -108,7 +108,9 @@ def parse_level_history(text: str, source: str, now: float) -> LevelHistory:
             continue
         m = _ENTRY.match(line)
         if not m:
-            raise ConfigError(f"{where}: expected 'YYYY-MM-DD L1..L4' or 'YYYY-MM-DD demoted until YYYY-MM-DD|ongoing'")
+            raise ConfigError(
+                f"{where}: expected 'YYYY-MM-DD L1..L4' or 'YYYY-MM-DD demoted until YYYY-MM-DD|ongoing'"
+            )
         start = _day(m.group(1), where)
         if start > now:
             raise ConfigError(f"{where}: {m.group(1)} is in the future")
@@ -120,7 +122,9 @@ def parse_level_history(text: str, source: str, now: float) -> LevelHistory:
             last = float("inf") if demotion.end is None else demotion.end
             continue
         if m.group(2) not in LEVELS or m.group(3):
-            raise ConfigError(f"{where}: unknown level {line.split(None, 1)[1]!r} (expected one of {', '.join(LEVELS)})")
+            raise ConfigError(
+                f"{where}: unknown level {line.split(None, 1)[1]!r} (expected one of {', '.join(LEVELS)})"
+            )
         if entries and entries[-1].level == m.group(2):
             raise ConfigError(f"{where}: already at {m.group(2)} since line {entries[-1].line}")
         entries.append(Entry(m.group(2), start, number))
@@ -133,7 +137,9 @@ def parse_level_history(text: str, source: str, now: float) -> LevelHistory:
 def _demotion(rest: str, start: float, entries: list[Entry], where: str, number: int, now: float) -> Demotion:
     m = _UNTIL.match(rest.strip())
     if not m:
-        raise ConfigError(f"{where}: a demotion without an end (write 'until YYYY-MM-DD' or 'until {ONGOING}')")
+        raise ConfigError(
+            f"{where}: a demotion without an end (write 'until YYYY-MM-DD' or 'until {ONGOING}')"
+        )
     if not entries or entries[-1].level != "L3":
         raise ConfigError(f"{where}: a temporary demotion needs the repo at L3 (CRCR demotes only L3 repos)")
     if m.group(1) == ONGOING:
@@ -150,5 +156,7 @@ def read_level_history(path: Path, now: float) -> LevelHistory:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(f"{path}: cannot read the level history ({getattr(err, 'strerror', None) or err})") from None
+        raise ConfigError(
+            f"{path}: cannot read the level history ({getattr(err, 'strerror', None) or err})"
+        ) from None
     return parse_level_history(text, str(path), now)

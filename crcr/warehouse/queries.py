@@ -482,7 +482,10 @@ def l3_standings(
     names = set(repos(wh, simulated)) | (set() if simulated else set(levels))
     if not names:
         return []
-    windows = {days: l3_metrics(wh, now, days, simulated) for days in (l3.PROMOTION_WINDOW_DAYS, l3.DEMOTION_WINDOW_DAYS)}
+    windows = {
+        days: l3_metrics(wh, now, days, simulated)
+        for days in (l3.PROMOTION_WINDOW_DAYS, l3.DEMOTION_WINDOW_DAYS)
+    }
     out = []
     for repo in sorted(names):
         m14, m7 = (windows[d].get(repo) for d in (l3.PROMOTION_WINDOW_DAYS, l3.DEMOTION_WINDOW_DAYS))

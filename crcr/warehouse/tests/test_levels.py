@@ -48,12 +48,18 @@ def test_a_history_gives_tenure_level_and_demotions():
         (["2026-09-01 L2", "2027-02-01 L3"], "levels.txt:3: 2027-02-01 is in the future"),
         (["2026-09-01 L5"], "levels.txt:2: unknown level 'L5' (expected one of L1, L2, L3, L4)"),
         (["2026-09-01 L2", "2026-10-01 L3", "2026-11-01 demoted"], "levels.txt:4: a demotion without an end"),
-        (["2026-09-01 L3", "2026-10-01 demoted until ongoing", "2026-11-01 L2"], "levels.txt:4: 2026-11-01 overlaps"),
+        (
+            ["2026-09-01 L3", "2026-10-01 demoted until ongoing", "2026-11-01 L2"],
+            "levels.txt:4: 2026-11-01 overlaps",
+        ),
         (
             ["2026-09-01 L3", "2026-10-01 demoted until 2026-10-20", "2026-10-10 demoted until 2026-10-30"],
             "levels.txt:4: 2026-10-10 overlaps",
         ),
-        (["2026-09-01 L2", "2026-10-01 demoted until 2026-10-20"], "levels.txt:3: a temporary demotion needs the repo at L3"),
+        (
+            ["2026-09-01 L2", "2026-10-01 demoted until 2026-10-20"],
+            "levels.txt:3: a temporary demotion needs the repo at L3",
+        ),
         (["2026-09-31 L2"], "levels.txt:2: '2026-09-31' is not a date"),
         (["2026-09-01 L2", "2026-10-01 L2"], "levels.txt:3: already at L2 since line 2"),
     ],
@@ -102,7 +108,9 @@ def test_every_surface_shows_the_one_standing(wh, tmp_path, capsys):
         "temporary demotion, ongoing",
     ]
     assert got["tenure"] == "since first reaching L2 on 2026-09-01"
-    assert tool.run(["--warehouse", spec_of(wh), "--level-history", str(tmp_path / "levels.txt"), "l3"], {}) == 0
+    assert (
+        tool.run(["--warehouse", spec_of(wh), "--level-history", str(tmp_path / "levels.txt"), "l3"], {}) == 0
+    )
     text = capsys.readouterr().out
     assert "on temporary demotion: End-to-End Time (P50)" in text and "2026-11-20  temporary demotion" in text
     levels = {REPO: read_level_history(tmp_path / "levels.txt", NOW)}
