@@ -174,7 +174,9 @@ def leg_recorder(options: Options, dispatch: Dispatch, session: Session, hooks):
         backend=hooks.backend,
         runner=options.runner,
         level="L2" if session.hud_url else options.level,  # the embedded emulator allowlists us at L2
-        queued_at=session.started,
+        # the dispatch reached this process: a local cycle's queue starts here; a CI leg's job
+        # starts well after the relay's dispatch, which it cannot see (no queue sample)
+        queued_at=None if options.actions_ctx is not None else session.started,
     )
 
 

@@ -274,8 +274,8 @@ def cmd_run_leg(options: Options, planned: Planned, hooks: LegHooks) -> int:
 
     from crcr.handler.cycle import Session, leg_recorder, local_ctx, reporting_session
 
-    def begin():  # the warehouse's in_progress row of the leg
-        print(recorder.begin(leg), file=sys.stderr)
+    def begin():  # the warehouse's in_progress row of the leg (the workflow's own, when it sent one)
+        print(recorder.begin(leg, options.in_progress_at), file=sys.stderr)
 
     if options.report:
         with reporting_session(options, planned.dispatch) as session:

@@ -38,6 +38,9 @@ BISECT_SECONDS_ENV = "CRCR_BISECT_MAX_SECONDS"
 GREEN_STORE_ENV = "CRCR_GREEN_STORE"
 SELECT_MEMORY_ENV = "CRCR_SELECT_MEMORY"
 LEVEL_ENV = "CRCR_LEVEL"  # the repo's CRCR level in a CI leg (the emulator's repo is L2)
+# When the leg's job sent its in_progress (epoch seconds), written by the workflow's first step:
+# the warehouse's in_progress row of a run-leg starts there, not when the handler starts.
+IN_PROGRESS_AT_ENV = "CRCR_IN_PROGRESS_AT"
 # JSON for the embedded emulator's POST /_emulator/faults, e.g. {"script": ["none", "hud_5xx"], "hud_backoff": 0}
 EMULATOR_FAULTS_ENV = "CRCR_EMULATOR_FAULTS"
 # A torch wheel built elsewhere for the dispatched SHA (the workflow's core-wheel input)
@@ -88,6 +91,7 @@ class Options:
     run_url: str = ""  # the Actions run's page (the verdict's evidence links to it); "" outside Actions
     actions_ctx: Optional[RunContext] = None  # the Actions run's identity; None: a local run
     level: str = ""  # $CRCR_LEVEL
+    in_progress_at: Optional[float] = None  # $CRCR_IN_PROGRESS_AT
     emulator_faults: Optional[object] = None  # parsed $CRCR_EMULATOR_FAULTS
     github_output: Optional[Path] = None  # $GITHUB_OUTPUT: where `plan` writes its step outputs
     leg: Optional[int] = None
@@ -189,6 +193,7 @@ def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
         if env.get("GITHUB_RUN_ID") and env.get("GITHUB_WORKFLOW")
         else None,
         level=env.get(LEVEL_ENV, ""),
+        in_progress_at=in_progress_at(env),
         emulator_faults=emulator_faults(env),
         github_output=env_path(env, "GITHUB_OUTPUT"),
         leg=args.leg,
@@ -287,6 +292,16 @@ def run_url(env: Mapping[str, str]) -> str:
         return ""
     server = env.get("GITHUB_SERVER_URL") or "https://github.com"
     return f"{server}/{env['GITHUB_REPOSITORY']}/actions/runs/{env['GITHUB_RUN_ID']}"
+
+
+def in_progress_at(env: Mapping[str, str]) -> Optional[float]:
+    """$CRCR_IN_PROGRESS_AT: epoch seconds (the workflow's `date +%s`); unset: None."""
+    raw = env.get(IN_PROGRESS_AT_ENV, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit():
+        raise ConfigError(f"${IN_PROGRESS_AT_ENV}: {raw[:40]!r} is not epoch seconds")
+    return float(raw)
 
 
 def emulator_faults(env: Mapping[str, str]) -> Optional[object]:

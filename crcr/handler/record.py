@@ -93,14 +93,16 @@ class LegRecorder:
             result.conclusion,
             core_version=leg.candidate.bazel_config or self.core,
             core_overlay=core_note,
+            leg_seconds=result.seconds,
             report=leg_report(result.report),
             triage_verdict=result.verdict,
             bisection=result.bisection.as_json() if result.bisection else None,
         )
 
-    def begin(self, leg: Leg) -> str:
-        """At the leg's in_progress: its in_progress row. One line for the log."""
-        return self._store(leg, self.in_progress_record(leg, time.time()), "in_progress ")
+    def begin(self, leg: Leg, at: Optional[float] = None) -> str:
+        """At the leg's in_progress (now, or `at` when the job sent it earlier): its in_progress
+        row. One line for the log."""
+        return self._store(leg, self.in_progress_record(leg, time.time() if at is None else at), "in_progress ")
 
     def record(self, leg: Leg, result: LegResult) -> str:
         """One line for the log: where the leg went, or why it did not."""

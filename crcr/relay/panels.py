@@ -311,7 +311,7 @@ def _l3_repo(s: Optional[l3.Standing], simulated: bool) -> str:
         ["day", "level change"], [[esc(d), esc(w)] for d, w in s.changes()], "no level history given"
     )
     level = f"<p>level: {esc(s.level or 'unknown (no level history)')}; {esc(s.recorded_word())}</p>"
-    jobs = f"<p>{esc(s.jobs_note())}</p>" if p.jobs else ""
+    jobs = f"<p>{esc(s.jobs_note())}</p><p>{esc(s.time_note())}</p>" if p.jobs else ""
     return (
         head
         + jobs

@@ -93,12 +93,60 @@ def test_workflow_follows_the_protocol():
     assert test["needs"] == "build" and "fromJSON(needs.build.outputs.matrix)" in test["strategy"]["matrix"]
     for job, name in ((build, "build"), (test, "${{ matrix.job_name }}")):
         calls = [s for s in job["steps"] if s.get("uses") == "./.github/actions/crcr-callback"]
-        assert [c["with"]["status"] for c in calls] == ["in_progress", "completed"]  # one pair per job
+        # one pair per job: a leg sends its in_progress itself, before checkout (next test)
+        want = ["completed"] if job is test else ["in_progress", "completed"]
+        assert [c["with"]["status"] for c in calls] == want
         assert all(c["with"]["job-name"] == name for c in calls)  # unique per leg
         # the leg's own conclusion (neutral on a core that did not apply its native change)
         own = "${{ steps.leg.outputs.conclusion || job.status }}" if job is test else "${{ job.status }}"
-        assert calls[1]["if"] == "always()" and calls[1]["with"]["conclusion"] == own
-        assert "if" not in calls[0]
+        assert calls[-1]["if"] == "always()" and calls[-1]["with"]["conclusion"] == own
+        assert "if" not in calls[0] or job is test
+
+
+def _in_progress_step(steps):
+    return next(i for i, s in enumerate(steps) if "crcr-callback in-progress" in s.get("run", ""))
+
+
+def test_a_leg_sends_in_progress_first_from_the_job_that_sends_completed():
+    """Before checkout, cache, core resolution or build (the relay's queue ends at the first
+    in_progress); the client from the build job's wheels; the same job name, state directory,
+    relay and wheels as the leg's completed."""
+    steps = _test_steps()
+    first = _in_progress_step(steps)
+    before = steps[:first]
+    assert [s.get("uses") for s in before] == ["actions/download-artifact@v7"]
+    assert first < next(i for i, s in enumerate(steps) if s.get("uses") == "actions/checkout@v5")
+    env = steps[first]["env"]
+    (completed,) = [s for s in steps if s.get("uses") == "./.github/actions/crcr-callback"]
+    assert env["CRCR_JOB_NAME"] == completed["with"]["job-name"]
+    assert env["CRCR_STATE_DIR"] == "${{ runner.temp }}/crcr"  # the action's own (its outbox, its budget)
+    assert env["CRCR_CALLBACK_URL"] == completed["with"]["callback-url"] == "${{ env.RELAY_CALLBACK_URL }}"
+    assert env["WHEEL_DIR"] == completed["with"]["wheel-dir"] == before[0]["with"]["path"]
+    assert "if" not in steps[first]
+
+
+def test_the_leg_in_progress_script_installs_the_wheels_and_reports(tmp_path):
+    """The step's real script with stub pip and client: both wheels installed, in-progress
+    sent, its time exported for run-leg (the warehouse's in_progress row)."""
+    step = _test_steps()[_in_progress_step(_test_steps())]
+    bin_dir, wheels = tmp_path / "bin", tmp_path / "wheels"
+    bin_dir.mkdir()
+    wheels.mkdir()
+    for name in ("crcr_callback-1-py3-none-any.whl", "oot_ci_results-1-py3-none-any.whl"):
+        (wheels / name).write_text("")
+    log = tmp_path / "log"
+    for tool in ("python3", "crcr-callback"):
+        (bin_dir / tool).write_text(f'#!/bin/sh\necho "{tool} $*" >> "{log}"\n')
+        (bin_dir / tool).chmod(0o755)
+    github_env = tmp_path / "github_env"
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "WHEEL_DIR": str(wheels), "GITHUB_ENV": str(github_env)}
+    r = subprocess.run(["bash", "-c", step["run"]], env=env, capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    pip, report = log.read_text().splitlines()
+    assert pip.startswith("python3 -m pip install") and "crcr_callback-1" in pip and "oot_ci_results-1" in pip
+    assert report == "crcr-callback in-progress"
+    (line,) = github_env.read_text().splitlines()
+    assert line.startswith("CRCR_IN_PROGRESS_AT=") and line.split("=", 1)[1].isdigit()
 
 
 def test_nightly_self_report_workflow():

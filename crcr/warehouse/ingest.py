@@ -68,6 +68,7 @@ def leg_row(leg: LegRecord, ingest_id: int, now: float) -> tuple:
         "status": leg.status,
         "queue_time": leg.queue_time,
         "execution_time": leg.execution_time,
+        "leg_seconds": leg.leg_seconds,
     }
     return tuple(values[name] for name, _ in LEG_COLUMNS)
 

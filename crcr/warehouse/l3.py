@@ -123,6 +123,7 @@ class Standing:
     now: float
     runs: int = 0  # the promotion window's runs
     max_exec_s: Optional[float] = None  # shown, not judged (the overrun rate is)
+    setup_share: Optional[float] = None  # of the jobs' execution time: checkout, build, set-up
 
     @property
     def no_data(self) -> bool:
@@ -171,6 +172,7 @@ class Standing:
         out = [
             f"{self.repo}: {'ready' if p.ready else 'not ready'} for L3 ({p.jobs} PR jobs, last {p.window_days} days)",
             f"  {self.jobs_note()}",
+            f"  {self.time_note()}",
         ]
         out += [_line(v, self.tenure_note()) for v in p.verdicts]
         out.append(
@@ -184,6 +186,15 @@ class Standing:
     def jobs_note(self) -> str:
         p = self.promotion
         return f"{p.jobs} PR jobs in {self.runs} runs; max execution {format_value(GATES[1], self.max_exec_s)} (shown, not judged)"
+
+    def time_note(self) -> str:
+        """Our measured queue and how much of a leg's time is build and set-up, not tests."""
+        (queue,) = [v.value for v in self.promotion.verdicts if v.gate.key == "avgQueueTimeS"]
+        share = "no data" if self.setup_share is None else f"{self.setup_share * 100:.0f}%"
+        return (
+            f"measured queue (dispatch -> a run's first in_progress): {format_value(GATES[3], queue)} on average; "
+            f"build and set-up (in_progress -> the tests start): {share} of the legs' execution time"
+        )
 
     def demotion_word(self) -> str:
         if self.no_data:
@@ -223,6 +234,7 @@ class Standing:
             },
             "runs": self.runs,
             "max_exec_s": self.max_exec_s,
+            "setup_share": self.setup_share,
             "level": self.level,
             "recorded_demotion_open": self.recorded_demotion,
             "level_changes": [{"day": d, "what": w} for d, w in self.changes()],
@@ -239,13 +251,14 @@ def standing(
     now: float,
     runs: int = 0,
     max_exec_s: Optional[float] = None,
+    setup_share: Optional[float] = None,
 ) -> Standing:
     """The one place a repo's L3 standing is decided (metrics from queries.l3_metrics over the
     14- and 7-day windows, without tenure: it comes from `history` here)."""
     tenure = history.tenure_days(now) if history is not None else None
     ready = readiness({**promotion_metrics, "tenureAtL2Days": tenure}, PROMOTION_WINDOW_DAYS, promotion_jobs)
     _, verdicts = demotion(demotion_metrics, demotion_jobs)
-    return Standing(repo, ready, verdicts, demotion_jobs, history, now, runs, max_exec_s)
+    return Standing(repo, ready, verdicts, demotion_jobs, history, now, runs, max_exec_s, setup_share)
 
 
 def _day(epoch: float) -> str:

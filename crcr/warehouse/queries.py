@@ -403,6 +403,9 @@ class L3Metrics:
     overrun_rate: float
     median_e2e_s: Optional[float]
     runs: int
+    # share of the jobs' execution time (in_progress -> completed) outside the handler's own
+    # run of the tests: checkout, core resolution, build, set-up (not a HUD metric: ours)
+    setup_share: Optional[float] = None
 
     def as_gates(self) -> dict:
         """The five measured gates (tenure comes from the level history: l3.standing)."""
@@ -424,7 +427,8 @@ def _deduped(wh: Backend, now: float, days: int, simulated: bool) -> str:
     return f"""SELECT repo, run_id, job_name,
         argMax(conclusion, run_attempt) AS c, argMax(started_at, run_attempt) AS s,
         argMax(finished_at, run_attempt) AS f, argMax(ifNull(queue_time, -1.0), run_attempt) AS q,
-        argMax(ifNull(execution_time, -1.0), run_attempt) AS e
+        argMax(ifNull(execution_time, -1.0), run_attempt) AS e,
+        argMax(ifNull(leg_seconds, -1.0), run_attempt) AS r
         FROM {wh.db}.legs WHERE {live(wh.db, since)} AND {since}
           AND pr_number > 0 AND simulated = {int(simulated)}
         GROUP BY repo, run_id, job_name"""
@@ -438,18 +442,20 @@ def l3_metrics(wh: Backend, now: float, days: int, simulated: bool = False) -> d
     first start to last finish, a run without a queue time gives no sample; median = quantileExact."""
     rows = wh.query(  # one read of legs: per run first (its jobs' tallies, queue, span), then per repo
         f"""SELECT repo, sum(jobs), sum(ok), sum(timed_out), max(max_exec), sum(over), sum(not_timed),
-        count(), sum(q_sum), sum(q_n), quantileExactIf(0.5)(run_q + span, run_q >= 0), sum(has_exec)
+        count(), sum(q_sum), sum(q_n), quantileExactIf(0.5)(run_q + span, run_q >= 0), sum(has_exec),
+        sum(e_sum), sum(setup_sum)
         FROM (SELECT repo, run_id, count() AS jobs, countIf(c = 'success') AS ok, countIf(c = 'timed_out') AS timed_out,
                 maxIf(e, e >= 0 AND c != 'timed_out') AS max_exec, countIf(e >= 0 AND c != 'timed_out') AS has_exec,
                 countIf(e > {THREE_HOURS} AND c != 'timed_out') AS over,
                 countIf(c != 'timed_out') AS not_timed,
                 sumIf(q, q >= 0) AS q_sum, countIf(q >= 0) AS q_n, max(q) AS run_q,
-                toInt64(max(f)) - toInt64(min(s)) AS span
+                toInt64(max(f)) - toInt64(min(s)) AS span,
+                sumIf(e, e >= 0 AND r >= 0) AS e_sum, sumIf(greatest(e - r, 0), e >= 0 AND r >= 0) AS setup_sum
               FROM ({_deduped(wh, now, days, simulated)}) GROUP BY repo, run_id)
         GROUP BY repo"""
     )
     out = {}
-    for repo, total, ok, timed_out, max_exec, over, not_timed, n_runs, q_sum, q_n, e2e, has_exec in rows:
+    for repo, total, ok, timed_out, max_exec, over, not_timed, n_runs, q_sum, q_n, e2e, has_exec, e_sum, setup in rows:
         out[repo] = L3Metrics(
             repo,
             total,
@@ -462,6 +468,7 @@ def l3_metrics(wh: Backend, now: float, days: int, simulated: bool = False) -> d
             over / not_timed if not_timed else 0.0,
             float(e2e) if q_n and _finite(e2e) else None,
             n_runs,
+            float(setup) / e_sum if e_sum else None,
         )
     return out
 
@@ -500,6 +507,7 @@ def l3_standings(
                 now,
                 m14.runs if m14 else 0,
                 m14.max_exec_s if m14 else None,
+                m14.setup_share if m14 else None,
             )
         )
     return out

@@ -87,6 +87,7 @@ class LegRecord:
     # as the relay reports them; ingest takes both from the leg's in_progress row when it has one
     queue_time: Optional[float] = None
     execution_time: Optional[float] = None
+    leg_seconds: Optional[float] = None  # the handler's own time running the leg (no set-up)
     results_note: str = ""
     triage_verdict: Optional[dict] = None  # issue 21: the relay-validated verdict
     bisection: Optional[dict] = None  # issue 21: first bad upstream commit and its range

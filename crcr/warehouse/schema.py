@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
 
 SCHEMA_VERSION = 4  # 1: string ingest ids, string outcomes, results ordered by test id; 2: no rare_results;
-# 3: no status, queue_time, execution_time on legs (completed legs only, queue derived from stamps)
+# 3: no status, queue_time, execution_time, leg_seconds on legs (completed legs only, queue derived from stamps)
 OUTCOME_CODES = {o.value: i + 1 for i, o in enumerate(Outcome)}  # toUInt8(outcome) in SQL
 OUTCOME_TYPE = "Enum8(" + ", ".join(f"'{v}' = {code}" for v, code in OUTCOME_CODES.items()) + ")"
 
@@ -75,6 +75,9 @@ LEG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("status", "String"),  # in_progress | completed
     ("queue_time", "Nullable(Float64)"),
     ("execution_time", "Nullable(Float64)"),
+    # the handler's own time running the leg's tests: execution_time minus it is checkout,
+    # core resolution, build and set-up (the L3 panel's set-up share); NULL on in_progress rows
+    ("leg_seconds", "Nullable(Float64)"),
 )
 
 IN_PROGRESS, COMPLETED = "in_progress", "completed"
@@ -88,6 +91,7 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("status", f"DEFAULT '{COMPLETED}'"),
         ("queue_time", "DEFAULT NULL"),
         ("execution_time", "DEFAULT toFloat64(toInt64(finished_at) - toInt64(started_at))"),
+        ("leg_seconds", "DEFAULT toFloat64(toInt64(finished_at) - toInt64(started_at))"),
     )
 }
 

@@ -99,6 +99,7 @@ def leg_columns(part: list[tuple[int, int]], n_dispatch: int, counts: np.ndarray
             "status": "completed",
             "queue_time": 300.0 if f == 0 else None,  # the relay's: on the run's first job only
             "execution_time": 1800.0,
+            "leg_seconds": 1500.0,
         }
         for k, v in values.items():
             out[k].append(v)

@@ -45,6 +45,7 @@ def leg(
     problems=(),
     exec_reported: bool = True,
     status: str = "completed",
+    run_s: float | None = None,
 ) -> LegRecord:
     """A leg as the relay reports it: `queue_s` its queue time (the run attempt's first job
     only carries one, so later jobs of a run pass None), `exec_s` its execution time (None in
@@ -68,6 +69,7 @@ def leg(
         queue_time=queue_s,
         execution_time=exec_s if exec_reported else None,
         status=status,
+        leg_seconds=run_s,
         simulated=simulated,
         report=LegReport(tuple(tests), tuple(problems)),
     )

@@ -111,3 +111,32 @@ def test_a_cycle_records_each_legs_in_progress_before_it_runs(ws, tmp_path):
         begun, done = by[(job, "in_progress")], by[(job, "completed")]
         assert begun[5] < done[5] and done[4] == begun[4]  # written first; the same start
         assert done[2] == begun[2] and done[3] is not None and begun[3] is None
+
+
+def test_a_ci_leg_starts_its_in_progress_row_when_the_job_sent_in_progress(ws, tmp_path):
+    """The workflow sends in_progress first (before checkout and build) and exports its time;
+    run-leg's in_progress row starts there, its completed row measures from it, and the
+    handler's own run is kept apart (the set-up share); a CI leg has no dispatch time: no queue."""
+    import time
+
+    sent = int(time.time()) - 600  # ten minutes of checkout, core and build before the handler
+    env = {"GITHUB_RUN_ID": "77", "GITHUB_WORKFLOW": "crcr", "CRCR_IN_PROGRESS_AT": str(sent)}
+    assert cycle(ws, tmp_path, "run-leg", "--leg", "1", env=env) == 0
+    wh = open_warehouse(str(tmp_path / "wh"), {})
+    rows = wh.query(
+        f"""SELECT status, toUnixTimestamp(started_at), queue_time, execution_time, leg_seconds
+        FROM {wh.db}.legs ORDER BY status DESC"""
+    )
+    (begun, done) = rows
+    assert begun[:3] == ("in_progress", sent, None) and done[:3] == ("completed", sent, None)
+    assert done[3] >= 600 and done[4] < 60  # the leg itself took seconds
+    (standing,) = queries.l3_standings(wh, time.time(), {})
+    assert standing.setup_share is not None and standing.setup_share > 0.9
+
+
+def test_a_malformed_in_progress_time_is_one_line(tmp_path):
+    from crcr.callback_client.errors import ConfigError
+
+    env = {"HOME": str(tmp_path), "CRCR_IN_PROGRESS_AT": "soon"}
+    with pytest.raises(ConfigError, match=r"^\$CRCR_IN_PROGRESS_AT: 'soon' is not epoch seconds$"):
+        handler.parse_options(["run-leg", "--leg", "1"], env)

@@ -108,6 +108,18 @@ def test_queue_is_averaged_over_the_jobs_that_carry_one_and_e2e_takes_the_runs_l
     assert (m.jobs, m.successes) == (3, 3)
 
 
+def test_the_set_up_share_is_execution_time_outside_the_legs_own_run(wh):
+    ingest(wh, leg(1, exec_s=1000, run_s=600))  # 400 s of checkout, core and build
+    ingest(wh, leg(2, exec_s=3000, run_s=3000))
+    ingest(wh, leg(3, exec_s=5000, run_s=None))  # the handler's time unknown: left out
+    ingest(wh, leg(4, exec_s=5000, run_s=100, exec_reported=False))  # no execution time: left out
+    m = queries.l3_metrics(wh, NOW, 14)[REPO]
+    assert m.setup_share == pytest.approx(400 / 4000)
+    (standing,) = queries.l3_standings(wh, NOW, {})
+    assert "build and set-up (in_progress -> the tests start): 10% of the legs' execution time" in standing.time_note()
+    assert "measured queue (dispatch -> a run's first in_progress): 1.0 min on average" in standing.time_note()
+
+
 def _to_schema_3(wh) -> None:
     """Back to schema 3: `legs` without the columns schema 4 added."""
     with wh.exclusive():
@@ -121,8 +133,10 @@ def test_a_schema_3_warehouse_is_upgraded_in_place(wh):
     _to_schema_3(wh)
     again = open_warehouse(spec_of(wh), {})
     try:
-        # its legs read as completed, their execution time from their stamps, no queue sample
+        # its legs read as completed, their execution time (all of it the leg's own) from their
+        # stamps, no queue sample
         assert legs_rows(again) == [("test-ops", 1, "completed", None, 4 * HOUR, T0)]
+        assert again.query(f"SELECT leg_seconds FROM {again.db}.legs")[0][0] == 4 * HOUR
         m = queries.l3_metrics(again, NOW, 14)[REPO]
         assert (m.jobs, m.overrun_rate, m.avg_queue_s) == (1, 1.0, None)
         ingest(again, replace(started(2, "test-ops", T0 + 50), queued_at=T0))
@@ -158,6 +172,6 @@ def test_an_upgrade_the_engine_refuses_is_one_line_and_changes_nothing(wh, monke
     with pytest.raises(WarehouseError) as err:
         upgrade_columns(wh)
     assert "\n" not in str(err.value)
-    assert "could not upgrade legs to schema 4 (adding status, queue_time, execution_time)" in str(err.value)
+    assert "could not upgrade legs to schema 4 (adding status, queue_time, execution_time, leg_seconds)" in str(err.value)
     columns = query(f"SELECT name FROM system.columns WHERE database = '{wh.db}' AND table = 'legs'")
     assert "status" not in {c[0] for c in columns}
