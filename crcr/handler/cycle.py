@@ -161,7 +161,7 @@ def reporting_session(options: Options, dispatch: Dispatch) -> Iterator[Session]
             client.close()
 
 
-def leg_recorder(options: Options, dispatch: Dispatch, session: Session, hooks):
+def leg_recorder(options: Options, dispatch: Dispatch, session: Session, backend: str):
     """The warehouse hook for this cycle or run-leg (crcr/handler/record.py)."""
     from crcr.handler.record import LegRecorder
 
@@ -171,7 +171,7 @@ def leg_recorder(options: Options, dispatch: Dispatch, session: Session, hooks):
         dispatch,
         session.ctx,
         repo=options.repo or LOCAL_REPO,
-        backend=hooks.backend,
+        backend=backend,
         runner=options.runner,
         level="L2" if session.hud_url else options.level,  # the embedded emulator allowlists us at L2
         # the dispatch reached this process: a local cycle's queue starts here; a CI leg's job
@@ -253,7 +253,7 @@ def run_cycle(
     results: dict[int, LegResult] = {}
     console.print(f"{len(legs)} legs, runner={how.runner}, outputs in {how.out}")
     with reporting_session(options, dispatch) as session:
-        recorder = leg_recorder(options, dispatch, session, hooks)
+        recorder = leg_recorder(options, dispatch, session, hooks.backend)
         with Progress(
             TextColumn("{task.description}"),
             BarColumn(),

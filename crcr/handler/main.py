@@ -19,7 +19,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 from crcr.callback_client.errors import KNOWN, CallbackRejected, ConfigError, DeliveryPending
 from crcr.dispatch.event import Decision, Dispatch, decide, load_dispatch_text
@@ -260,31 +260,42 @@ def change_map(options: Options, fixture) -> Path:
     return CHANGE_MAP
 
 
-def cmd_run_leg(options: Options, planned: Planned, hooks: LegHooks) -> int:
+def cmd_run_leg(options: Options, planned: Planned, make_hooks: Callable[[], LegHooks]) -> int:
     if options.leg is None or not 0 <= options.leg < len(planned.legs):
         raise ConfigError(f"--leg must be 0..{len(planned.legs) - 1}")
     leg = planned.legs[options.leg]
     check_runner_can_run([leg], options.runner, options.test_command)
-    callback = None  # how the leg's own callbacks went (--report only)
+    made: list[LegHooks] = []
+    try:
+        return _run_one_leg(options, planned, leg, make_hooks, made)
+    finally:
+        for hooks in made:
+            hooks.close()
 
-    from crcr.handler.cycle import run_hooked_leg
+
+def _run_one_leg(options: Options, planned: Planned, leg, make_hooks, made: list) -> int:
+    """The leg's in_progress (--report) and its warehouse row come first; the checkout and
+    core resolution (`make_hooks`) only then, inside the leg's work: the relay's queue time
+    ends at the in_progress, and set-up sent after it would count as queue."""
+    callback = None  # how the leg's own callbacks went (--report only)
+    from crcr.handler.cycle import Session, leg_recorder, local_ctx, reporting_session, run_hooked_leg
 
     def work():
-        return run_hooked_leg(leg, options.leg_settings(smoke=1), hooks)  # --smoke is the cycle's
-
-    from crcr.handler.cycle import Session, leg_recorder, local_ctx, reporting_session
+        made.append(make_hooks())
+        return run_hooked_leg(leg, options.leg_settings(smoke=1), made[-1])  # --smoke is the cycle's
 
     def begin():  # the warehouse's in_progress row of the leg (the workflow's own, when it sent one)
         print(recorder.begin(leg, options.in_progress_at), file=sys.stderr)
 
+    backend = backend_id(options.workspace, options.backends[0])
     if options.report:
         with reporting_session(options, planned.dispatch) as session:
-            recorder = leg_recorder(options, planned.dispatch, session, hooks)
+            recorder = leg_recorder(options, planned.dispatch, session, backend)
             result = session.run(leg, work, begin)
             callback = session.callback_label(leg.job_name)
     else:
         session = Session(None, planned.dispatch, local_ctx(options), None)
-        recorder = leg_recorder(options, planned.dispatch, session, hooks)
+        recorder = leg_recorder(options, planned.dispatch, session, backend)
         begin()
         result = work()
     print(recorder.record(leg, result), file=sys.stderr)
@@ -366,11 +377,7 @@ def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] =
     if options.simulate_days and options.mode == "cycle":
         simulate(options)
     if options.mode == "run-leg":
-        hooks = make_hooks(options, planned, fixture, out)
-        try:
-            return cmd_run_leg(options, planned, hooks)
-        finally:
-            hooks.close()
+        return cmd_run_leg(options, planned, lambda: make_hooks(options, planned, fixture, out))
     from crcr.handler.cycle import run_cycle
 
     backend = backend_id(options.workspace, options.backends[0])  # once: both runs test the same tree

@@ -102,7 +102,9 @@ class LegRecorder:
     def begin(self, leg: Leg, at: Optional[float] = None) -> str:
         """At the leg's in_progress (now, or `at` when the job sent it earlier): its in_progress
         row. One line for the log."""
-        return self._store(leg, self.in_progress_record(leg, time.time() if at is None else at), "in_progress ")
+        return self._store(
+            leg, self.in_progress_record(leg, time.time() if at is None else at), "in_progress "
+        )
 
     def record(self, leg: Leg, result: LegResult) -> str:
         """One line for the log: where the leg went, or why it did not."""

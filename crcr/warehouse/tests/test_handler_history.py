@@ -140,3 +140,22 @@ def test_a_malformed_in_progress_time_is_one_line(tmp_path):
     env = {"HOME": str(tmp_path), "CRCR_IN_PROGRESS_AT": "soon"}
     with pytest.raises(ConfigError, match=r"^\$CRCR_IN_PROGRESS_AT: 'soon' is not epoch seconds$"):
         handler.parse_options(["run-leg", "--leg", "1"], env)
+
+
+def test_run_leg_reports_in_progress_before_checkout_and_core_resolution(ws, tmp_path, monkeypatch):
+    """--report: the leg's in_progress callback (and then its warehouse row) comes before
+    `prepare` (the upstream checkout and core overlay), which runs inside the leg's work."""
+    seen = []
+    real = handler.prepare
+
+    def prepare(*args, **kw):
+        wh = open_warehouse(str(tmp_path / "wh"), {})
+        try:
+            seen.append(wh.query(f"SELECT status FROM {wh.db}.legs"))
+        finally:
+            wh.close()
+        return real(*args, **kw)
+
+    monkeypatch.setattr(handler, "prepare", prepare)
+    assert cycle(ws, tmp_path, "run-leg", "--leg", "1", "--report") == 0
+    assert seen == [[("in_progress",)]]
