@@ -307,9 +307,9 @@ def _l3_repo(s: Optional[l3.Standing], simulated: bool) -> str:
             "",
         )
     )
-    changes = table(
-        ["day", "level change"], [[esc(d), esc(w)] for d, w in s.changes()], "no level history given"
-    )
+    # no history: the level line says so (an empty table would read as a panel without data)
+    dated = [[esc(d), esc(w)] for d, w in s.changes()]
+    changes = table(["day", "level change"], dated, "") if dated else ""
     level = f"<p>level: {esc(s.level or 'unknown (no level history)')}; {esc(s.recorded_word())}</p>"
     jobs = f"<p>{esc(s.jobs_note())}</p><p>{esc(s.time_note())}</p>" if p.jobs else ""
     return (

@@ -455,7 +455,22 @@ def l3_metrics(wh: Backend, now: float, days: int, simulated: bool = False) -> d
         GROUP BY repo"""
     )
     out = {}
-    for repo, total, ok, timed_out, max_exec, over, not_timed, n_runs, q_sum, q_n, e2e, has_exec, e_sum, setup in rows:
+    for (
+        repo,
+        total,
+        ok,
+        timed_out,
+        max_exec,
+        over,
+        not_timed,
+        n_runs,
+        q_sum,
+        q_n,
+        e2e,
+        has_exec,
+        e_sum,
+        setup,
+    ) in rows:
         out[repo] = L3Metrics(
             repo,
             total,

@@ -9,6 +9,11 @@ NOW = 1_800_000_000.0  # a fixed "now" (2027-01-15): windows are relative to it
 HOUR, DAY = 3600, 86400
 
 
+def spec_of(wh) -> str:
+    """The --warehouse spec that opens `wh` again (its directory, or its server database)."""
+    return str(wh.path) if hasattr(wh, "path") else f"clickhouse://{wh.where.split('://', 1)[1]}"
+
+
 def case(
     name: str, outcome: str, op: str = "", dtype: str = "", rule: str = "", cls: str = "TestX"
 ) -> TestRecord:

@@ -15,7 +15,7 @@ from crcr.warehouse import queries
 from crcr.warehouse.ingest import ingest
 from crcr.warehouse.records import leg_report
 from crcr.warehouse.schema import live
-from crcr.warehouse.tests.history import case, leg
+from crcr.warehouse.tests.history import case, leg, spec_of
 
 
 def read_one(paths):
@@ -25,10 +25,6 @@ def read_one(paths):
 
 def visible_results(wh) -> int:
     return wh.query(f"SELECT count() FROM {wh.db}.results WHERE {live(wh.db)}")[0][0]
-
-
-def spec_of(wh) -> str:
-    return str(wh.path) if hasattr(wh, "path") else f"clickhouse://{wh.where.split('://', 1)[1]}"
 
 
 def run_python(code: str, *args: str) -> subprocess.Popen:

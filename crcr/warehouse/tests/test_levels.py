@@ -14,8 +14,7 @@ from crcr.warehouse import __main__ as tool
 from crcr.warehouse import queries
 from crcr.warehouse.ingest import ingest
 from crcr.warehouse.levels import DAY, parse_level_history, read_level_history
-from crcr.warehouse.tests.history import HOUR, NOW, leg
-from crcr.warehouse.tests.test_ingest import spec_of
+from crcr.warehouse.tests.history import HOUR, NOW, leg, spec_of
 
 REPO = "acme/oot-ci"
 GOOD = f"""# acme's CRCR levels

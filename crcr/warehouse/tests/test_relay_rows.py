@@ -13,8 +13,7 @@ from crcr.warehouse import queries
 from crcr.warehouse.backends import WarehouseError, open_warehouse, upgrade_columns
 from crcr.warehouse.ingest import ingest
 from crcr.warehouse.schema import ADDED_COLUMNS
-from crcr.warehouse.tests.history import DAY, HOUR, NOW, case, leg
-from crcr.warehouse.tests.test_ingest import spec_of
+from crcr.warehouse.tests.history import DAY, HOUR, NOW, case, leg, spec_of
 
 REPO = "acme/oot-ci"
 T0 = NOW - DAY  # the dispatch reached the backend here
@@ -116,8 +115,13 @@ def test_the_set_up_share_is_execution_time_outside_the_legs_own_run(wh):
     m = queries.l3_metrics(wh, NOW, 14)[REPO]
     assert m.setup_share == pytest.approx(400 / 4000)
     (standing,) = queries.l3_standings(wh, NOW, {})
-    assert "build and set-up (in_progress -> the tests start): 10% of the legs' execution time" in standing.time_note()
-    assert "measured queue (dispatch -> a run's first in_progress): 1.0 min on average" in standing.time_note()
+    assert (
+        "build and set-up (in_progress -> the tests start): 10% of the legs' execution time"
+        in standing.time_note()
+    )
+    assert (
+        "measured queue (dispatch -> a run's first in_progress): 1.0 min on average" in standing.time_note()
+    )
 
 
 def _to_schema_3(wh) -> None:
@@ -172,6 +176,9 @@ def test_an_upgrade_the_engine_refuses_is_one_line_and_changes_nothing(wh, monke
     with pytest.raises(WarehouseError) as err:
         upgrade_columns(wh)
     assert "\n" not in str(err.value)
-    assert "could not upgrade legs to schema 4 (adding status, queue_time, execution_time, leg_seconds)" in str(err.value)
+    assert (
+        "could not upgrade legs to schema 4 (adding status, queue_time, execution_time, leg_seconds)"
+        in str(err.value)
+    )
     columns = query(f"SELECT name FROM system.columns WHERE database = '{wh.db}' AND table = 'legs'")
     assert "status" not in {c[0] for c in columns}
