@@ -119,8 +119,9 @@ def upgrade_columns(backend: Backend) -> None:
             backend.query(add_columns(backend.db, table, names))
         except WarehouseError as err:
             raise WarehouseError(
-                f"warehouse {backend.where}: could not upgrade {table} to schema {SCHEMA_VERSION} "
-                f"(adding {', '.join(names)}): {str(err).splitlines()[0][-200:]}; nothing else was changed"
+                # what and that nothing changed first: a long path would cut the end of the line
+                f"could not upgrade {table} to schema {SCHEMA_VERSION} (adding {', '.join(names)}; nothing "
+                f"was changed) in warehouse {backend.where}: {str(err).splitlines()[0][-200:]}"
             ) from None
 
 
