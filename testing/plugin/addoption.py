@@ -6,6 +6,8 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 
 # plan.COMPAT_TORCH_SPYRE, spelled out so option parsing does not import plan.py
@@ -23,6 +25,7 @@ OWN_OPTIONS = (
     "oot_summary",
     "oot_promotion",
     "oot_timeout",
+    "oot_hang_window",
     "oot_isolate",
     "oot_isolate_mode",
     "oot_only",
@@ -108,6 +111,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="per-test timeout: a hang becomes a failure (pytest-timeout; watchdog under --isolate)",
     )
     g.addoption(
+        "--oot-hang-window",
+        dest="oot_hang_window",
+        type=_positive_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="under --isolate: a test with no progress (stack, CPU, output) for this long is a hang, "
+        "told apart from a slow test (default 300)",
+    )
+    g.addoption(
         "--oot-adapter",
         dest="oot_adapter",
         choices=list(ADAPTER_CHOICES),
@@ -129,3 +141,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="--isolate: fork = pre-imported zygote, a fork per crash (default); "
         "restart = a fresh interpreter per crash (default on macOS)",
     )
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return value
