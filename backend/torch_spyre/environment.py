@@ -52,7 +52,14 @@ def check_environment(environ: Mapping[str, str]) -> None:
         value = environ.get(flag, "")
         if value not in ("", "0", "1"):
             raise ValueError(f"{flag} must be 0 or 1, got {value!r}")
-    parse_faults(environ.get("SPYRE_FAULTS", ""), int(count) if count else 1)
+    physical = int(count) if count else 1
+    parse_faults(environ.get("SPYRE_FAULTS", ""), physical)
+    visible = environ.get("SPYRE_VISIBLE_DEVICES")
+    if visible is not None and not all(v.isdigit() and int(v) < physical for v in visible.split(",")):
+        raise ValueError(
+            f"SPYRE_VISIBLE_DEVICES must list device numbers below SPYRE_DEVICE_COUNT ({physical}), "
+            f"got {visible!r}"
+        )
     lock_dir = environ.get("SPYRE_LOCK_DIR", "")
     if lock_dir and not os.path.isdir(lock_dir):
         raise ValueError(f"SPYRE_LOCK_DIR is not a directory: {lock_dir}")

@@ -99,7 +99,7 @@ class SpyreAllocator final : public c10::Allocator {
     if (nbytes == 0) {
       return c10::DataPtr(nullptr, nullptr, &noop_delete, device);
     }
-    claim(device.index());
+    claim(physical_device(device.index()));
     void* ptr = c10::alloc_cpu(nbytes);
     registry().on_alloc(ptr, nbytes, device.index());
     return c10::DataPtr(ptr, ptr, &free_block, device);

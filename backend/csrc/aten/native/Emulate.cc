@@ -179,7 +179,7 @@ at::Tensor to_host(const at::Tensor& t, bool round) {
 
 // Injected fault `corrupt`: results computed on a sick device come back off, silently.
 void corrupt_if_sick(at::Tensor& host, c10::Device device) {
-  if (faults::corrupts(device.index()) && host.scalar_type() != at::kBool) {
+  if (faults::corrupts(physical_device(device.index())) && host.scalar_type() != at::kBool) {
     host = host.add(1);
   }
 }
@@ -287,8 +287,8 @@ void emulate(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   }
   const bool round = decision.round_float32;
   const c10::Device device = where.device.value_or(make_device());
-  claim(device.index());
-  faults::before_op(device.index());
+  claim(physical_device(device.index()));
+  faults::before_op(physical_device(device.index()));
 
   std::vector<IValue> originals(args.begin(), args.end());
   torch::jit::drop(*stack, num_args);

@@ -1,0 +1,106 @@
+"""Is a device healthy? A small known kernel with a known result, run in a fresh interpreter.
+
+Run at a leg's start, after every crash, hang or device fault, and every N tests
+(``pool.py``). A fresh interpreter, because the test process may be the thing that is
+wrong, and bounded by its own timeout, because a sick device hangs probes too. The kernel
+is ``(arange(64) * 2 + 1).sum()``: exact in float16 as in float32 (4096), so any device
+that computes at all must return it exactly; anything else is silent corruption.
+
+Who holds a device is read from /proc (every process with the device's node or lock file
+open), the way ``fuser`` does, so a grandchild that escaped a killed test is found by
+what it holds, not by its ancestry.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Optional
+
+HEALTHY, HANG, FAULT, WRONG, BUSY = "healthy", "hang", "device fault", "wrong result", "device busy"
+EXPECTED = 4096.0
+DEFAULT_TIMEOUT = 60.0
+
+_KERNEL = """
+import json, sys, torch
+x = torch.arange(64, dtype=torch.float32, device=sys.argv[1])
+print(json.dumps({"got": float((x * 2 + 1).sum().item())}))
+"""
+
+
+@dataclass(frozen=True)
+class Health:
+    device: str  # as the leg names it: "spyre:1"
+    state: str  # HEALTHY, HANG, FAULT, WRONG or BUSY
+    detail: str = ""
+    holders: tuple[int, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return self.state == HEALTHY
+
+    def line(self) -> str:
+        held = f" (held by pid {', '.join(map(str, self.holders))})" if self.holders else ""
+        return f"{self.device}: {self.state}{held}" + (f": {self.detail}" if self.detail else "")
+
+
+def probe(
+    device: str,
+    env: Optional[Mapping[str, str]] = None,
+    *,
+    node: Optional[Path] = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    python: str = sys.executable,
+) -> Health:
+    """Run the known kernel on ``device`` (``node``: the file whose holders make it busy)."""
+    if not timeout > 0:
+        raise ValueError(f"probe timeout must be positive, got {timeout:g}")
+    held = holders(node) if node is not None else ()
+    if held:
+        return Health(device, BUSY, "still held before the probe", held)
+    try:
+        done = subprocess.run(
+            [python, "-c", _KERNEL, device],
+            env=dict(os.environ if env is None else env),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            start_new_session=True,  # the probe's own children die with it on a timeout
+        )
+    except subprocess.TimeoutExpired:
+        return Health(device, HANG, f"the probe kernel did not return within {timeout:g}s")
+    return _judge(device, done, node)
+
+
+def _judge(device: str, done: subprocess.CompletedProcess, node: Optional[Path]) -> Health:
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+        state = BUSY if "busy" in last else FAULT
+        return Health(device, state, last, holders(node) if node is not None else ())
+    try:
+        got = json.loads(done.stdout.strip().splitlines()[-1])["got"]
+    except (IndexError, ValueError, KeyError, TypeError):
+        return Health(device, FAULT, f"the probe printed no result: {done.stdout.strip()[-200:]!r}")
+    if got != EXPECTED:
+        return Health(device, WRONG, f"got {got:g}, expected {EXPECTED:g}")
+    return Health(device, HEALTHY)
+
+
+def holders(node: Path) -> tuple[int, ...]:
+    """Pids of every process with ``node`` open (none when /proc cannot say)."""
+    target = os.path.realpath(node)
+    found = []
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        try:
+            links = [os.readlink(fd) for fd in fd_dir.iterdir()]
+        except OSError:  # gone, or not ours to read
+            continue
+        if target in links:
+            found.append(int(fd_dir.parent.name))
+    return tuple(sorted(p for p in found if p != os.getpid()))
