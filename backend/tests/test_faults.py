@@ -1,4 +1,4 @@
-"""Injected device faults (SPYRE_FAULTS) and device claims (SPYRE_LOCK_DIR), each in a real
+"""Injected device faults (SPYRE_FAULTS) and device claims (SPYRE_STATE_DIR), each in a real
 child interpreter: they must behave the way a sick card does, deterministically."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def test_faults_parse_into_typed_values():
         ({"SPYRE_FAULTS": "melt:0"}, "SPYRE_FAULTS: bad item 'melt:0': expected kind:device"),
         ({"SPYRE_FAULTS": "hang"}, "bad item 'hang'"),
         ({"SPYRE_FAULTS": "hang:2", "SPYRE_DEVICE_COUNT": "2"}, "names device 2, but there are 2"),
-        ({"SPYRE_LOCK_DIR": "/nonexistent/locks"}, "SPYRE_LOCK_DIR is not a directory"),
+        ({"SPYRE_STATE_DIR": "/nonexistent/locks"}, "SPYRE_STATE_DIR is not a directory"),
     ],
 )
 def test_bad_fault_settings_are_one_line_errors(environ, message):
@@ -96,7 +96,7 @@ def _claim(env, seconds="0"):
 
 
 def test_a_claimed_device_is_busy_for_another_process_and_free_after(tmp_path):
-    env = python_env(SPYRE_LOCK_DIR=str(tmp_path))
+    env = python_env(SPYRE_STATE_DIR=str(tmp_path))
     holder = subprocess.Popen([sys.executable, "-c", HOLD, "60"], env=env, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "holding"
@@ -110,10 +110,10 @@ def test_a_claimed_device_is_busy_for_another_process_and_free_after(tmp_path):
 
 
 def test_a_held_fault_leaves_the_device_busy_after_its_process_is_gone(tmp_path):
-    env = python_env(SPYRE_LOCK_DIR=str(tmp_path), SPYRE_FAULTS="held:0")
+    env = python_env(SPYRE_STATE_DIR=str(tmp_path), SPYRE_FAULTS="held:0")
     first = _claim(env)
     assert first.returncode == 0
-    busy = _claim(python_env(SPYRE_LOCK_DIR=str(tmp_path)))
+    busy = _claim(python_env(SPYRE_STATE_DIR=str(tmp_path)))
     pid = int(busy.stderr.split("held by pid ")[1].split()[0])
     try:
         assert os.getsid(pid) != os.getsid(0)  # a session of its own: it escaped our group
@@ -121,6 +121,6 @@ def test_a_held_fault_leaves_the_device_busy_after_its_process_is_gone(tmp_path)
     finally:
         os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + 10
-    while _claim(python_env(SPYRE_LOCK_DIR=str(tmp_path))).returncode != 0:
+    while _claim(python_env(SPYRE_STATE_DIR=str(tmp_path))).returncode != 0:
         assert time.monotonic() < deadline
         time.sleep(0.2)

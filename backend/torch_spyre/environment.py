@@ -60,6 +60,6 @@ def check_environment(environ: Mapping[str, str]) -> None:
             f"SPYRE_VISIBLE_DEVICES must list device numbers below SPYRE_DEVICE_COUNT ({physical}), "
             f"got {visible!r}"
         )
-    lock_dir = environ.get("SPYRE_LOCK_DIR", "")
+    lock_dir = environ.get("SPYRE_STATE_DIR", "")
     if lock_dir and not os.path.isdir(lock_dir):
-        raise ValueError(f"SPYRE_LOCK_DIR is not a directory: {lock_dir}")
+        raise ValueError(f"SPYRE_STATE_DIR is not a directory: {lock_dir}")

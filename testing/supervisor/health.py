@@ -17,8 +17,12 @@ from __future__ import annotations
 
 import json
 import os
+import select  # noqa: the stdlib one (probes run with the repo root, not tools/, on the path)
+import signal
 import subprocess
 import sys
+import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Optional
@@ -27,10 +31,13 @@ HEALTHY, HANG, FAULT, WRONG, BUSY = "healthy", "hang", "device fault", "wrong re
 EXPECTED = 4096.0
 DEFAULT_TIMEOUT = 60.0
 
+STARTUP_LIMIT = 300.0  # importing torch on a loaded host is slow, not a device hang
+
 _KERNEL = """
 import json, sys, torch
+print("ready", flush=True)
 x = torch.arange(64, dtype=torch.float32, device=sys.argv[1])
-print(json.dumps({"got": float((x * 2 + 1).sum().item())}))
+print(json.dumps({"got": float((x * 2 + 1).sum().item())}), flush=True)
 """
 
 
@@ -64,18 +71,47 @@ def probe(
     held = holders(node) if node is not None else ()
     if held:
         return Health(device, BUSY, "still held before the probe", held)
-    try:
-        done = subprocess.run(
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(
             [python, "-c", _KERNEL, device],
             env=dict(os.environ if env is None else env),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
+            stdout=subprocess.PIPE,
+            stderr=err,
             start_new_session=True,  # the probe's own children die with it on a timeout
         )
-    except subprocess.TimeoutExpired:
-        return Health(device, HANG, f"the probe kernel did not return within {timeout:g}s")
-    return _judge(device, done, node)
+        try:
+            hung, out = _wait(proc, timeout)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            proc.stdout.close()
+        if hung:
+            return Health(device, HANG, hung)
+        err.seek(0)
+        said = err.read().decode(errors="replace")
+    return _judge(device, subprocess.CompletedProcess(proc.args, proc.returncode, out, said), node)
+
+
+def _wait(proc: subprocess.Popen, timeout: float) -> tuple[str, str]:
+    """Follow the probe to its end: (why it hung, or "" when it ended; its output). ``timeout`` bounds the
+    kernel, not the interpreter's start: the child says "ready" once torch is imported."""
+    out, fd = b"", proc.stdout.fileno()
+    deadline = time.monotonic() + STARTUP_LIMIT
+    while True:
+        ready = out.startswith(b"ready\n")
+        left = deadline - time.monotonic()
+        if left <= 0:
+            if ready:
+                return f"the probe kernel did not return within {timeout:g}s", ""
+            return f"the probe did not start within {STARTUP_LIMIT:g}s", ""
+        if select.select([fd], [], [], left)[0]:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return "", out.decode(errors="replace")
+            out += chunk
+            if not ready and out.startswith(b"ready\n"):
+                deadline = time.monotonic() + timeout
 
 
 def _judge(device: str, done: subprocess.CompletedProcess, node: Optional[Path]) -> Health:

@@ -132,9 +132,13 @@ def register(config: pytest.Config, **kwargs) -> Zygote:
 
 
 def stall_policy(config: pytest.Config) -> StallPolicy:
-    """Hangs told from slow tests in every forked child: --oot-hang-window, else the default."""
-    window = getattr(config.option, "oot_hang_window", None)
-    return StallPolicy(window=window) if window else StallPolicy()
+    """Hangs told from slow tests in every forked child: --oot-hang-window, else
+    $OOT_HANG_WINDOW (the shard runner's --hang-window), else the default."""
+    window = getattr(config.option, "oot_hang_window", None) or os.environ.get("OOT_HANG_WINDOW")
+    try:
+        return StallPolicy(window=float(window)) if window else StallPolicy()
+    except ValueError as err:
+        raise pytest.UsageError(f"OOT_HANG_WINDOW={window!r}: {err}") from None
 
 
 def _timeout(config: pytest.Config) -> Optional[float]:

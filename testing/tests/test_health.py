@@ -44,7 +44,7 @@ def test_a_pinned_worker_sees_its_card_as_device_zero():
 
 def test_a_device_still_held_is_busy_with_its_holder(tmp_path):
     node = tmp_path / "spyre0.lock"
-    env = _env(SPYRE_LOCK_DIR=str(tmp_path))
+    env = _env(SPYRE_STATE_DIR=str(tmp_path))
     hold = "import time, torch; torch.ones(1, device='spyre'); print('held', flush=True); time.sleep(60)"
     holder = subprocess.Popen([sys.executable, "-c", hold], env=env, stdout=subprocess.PIPE, text=True)
     try:

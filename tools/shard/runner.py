@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from testing.base import atomic
-from testing.base.cliargs import Parser, non_negative_int, user_path
+from testing.base.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
 from testing.base.command import command
 from testing.config import runs
 from testing.results import junit
@@ -41,6 +41,7 @@ from testing.supervisor.children import Spawned
 from testing.supervisor.events import Crashed, End, NotRun
 from testing.supervisor.supervisor import Progress, describe_exit, supervise
 from tools.shard import plugin as journal_plugin
+from tools.shard.devices import INFRA, DevicePlan, Pool, collect, device_list
 from tools.shard.merge_junit import Attempt, case_for, final_case, index_cases
 from tools.shard.verdicts import Verdict, classify, to_rerun
 
@@ -52,6 +53,7 @@ class Workspace:
     root: Path
     mode: str = "fork"
     children: list[dict] = field(default_factory=list)
+    devices: list[dict] | None = None  # each card's state, when the shard ran on a pool
 
     def paths(self) -> tuple[Path, Path]:
         n = len(self.children)
@@ -61,7 +63,9 @@ class Workspace:
 class PytestChild(Spawned):
     """One pytest process of the shard; its exit is recorded in the summary's ``processes``."""
 
-    def __init__(self, ws: Workspace, pytest_args: list[str], only: list[str] | None) -> None:
+    def __init__(
+        self, ws: Workspace, pytest_args: list[str], only: list[str] | None, env: dict[str, str] | None = None
+    ) -> None:
         self.ws, self.tests = ws, None if only is None else len(only)
         self.xml_path, only_path = ws.paths()
         if only is not None:
@@ -76,7 +80,8 @@ class PytestChild(Spawned):
         ).argv()
         cmd[1:3] = ["-m", "tools.shard.child"]  # pytest, as the runner's child (child.py says why)
         # the journal is the pipe the supervisor follows
-        super().__init__(lambda fd: cmd + [f"--shard-journal=/dev/fd/{fd}"], dict(os.environ), None, None)
+        environ = dict(os.environ if env is None else env)
+        super().__init__(lambda fd: cmd + [f"--shard-journal=/dev/fd/{fd}"], environ, None, None)
         self.recorded = False
 
     def wait(self) -> int:
@@ -94,8 +99,10 @@ def _log(message: str) -> None:
 class ShardRun:
     """The supervisor's launch and sink for one run over the shard (or the tests `only`)."""
 
-    def __init__(self, pytest_args: list[str], only: list[str] | None, ws: Workspace) -> None:
-        self.pytest_args, self.only, self.ws = pytest_args, only, ws
+    def __init__(
+        self, pytest_args: list[str], only: list[str] | None, ws: Workspace, env: dict[str, str] | None = None
+    ) -> None:
+        self.pytest_args, self.only, self.ws, self.env = pytest_args, only, ws, env
         self.attempts: dict[str, Attempt] = {}
         self.ended_in: dict[str, PytestChild] = {}
         self.children: list[PytestChild] = []
@@ -104,7 +111,7 @@ class ShardRun:
     def launch(self, progress: Progress) -> PytestChild:
         self.progress = progress
         pending = self.only if not self.children else progress.remaining()
-        self.children.append(PytestChild(self.ws, self.pytest_args, pending))
+        self.children.append(PytestChild(self.ws, self.pytest_args, pending, self.env))
         return self.children[-1]
 
     def sink(self, event) -> None:
@@ -161,21 +168,39 @@ def run_until_done(
 
 
 def run_shard(
-    pytest_args: list[str], reruns: int, ws: Workspace
+    pytest_args: list[str], reruns: int, ws: Workspace, plan: DevicePlan | None = None
 ) -> tuple[dict[str, Verdict], dict[str, list[Attempt]], int | None]:
-    first, status = run_until_done(pytest_args, None, ws)
-    history = {nodeid: [attempt] for nodeid, attempt in first.items()}
-    verdicts = {nodeid: classify([a.outcome for a in tries]) for nodeid, tries in history.items()}
+    """The shard's tests and their reruns, in one process chain or (``plan``) on a pool of cards."""
+    if plan is None:
+        first, status = run_until_done(pytest_args, None, ws)
+        history = {nodeid: [attempt] for nodeid, attempt in first.items()}
+        rerun = lambda again: {k: [a] for k, a in run_until_done(pytest_args, again, ws)[0].items()}  # noqa: E731
+    else:
+        pool = Pool(plan, pytest_args, ws.root / "devices", _log)
+        tests = collect(pytest_args, ws.root / "devices")
+        history, status = (pool.run(tests), None) if tests else ({}, NO_TESTS)
+        rerun = pool.run
+    verdicts = {nodeid: classify(counted(tries)) for nodeid, tries in history.items()}
     for round_ in range(1, reruns + 1):
         again = to_rerun(verdicts, round_)
         if not again:
             break
         _log(f"rerun {round_}/{reruns}: {len(again)} tests whose last attempt failed")
-        results, _ = run_until_done(pytest_args, again, ws)
+        results = rerun(again)
         for nodeid in again:
-            history[nodeid].append(results.get(nodeid, Attempt("error", 0.0, None, "not run in rerun")))
-            verdicts[nodeid] = classify([a.outcome for a in history[nodeid]])
+            history[nodeid] += results.get(nodeid) or [Attempt("error", 0.0, None, "not run in rerun")]
+            verdicts[nodeid] = classify(counted(history[nodeid]))
+    if plan is not None:
+        ws.children += [child for part in pool.workspaces for child in part.children]
+        ws.devices = pool.report()
     return verdicts, history, status
+
+
+def counted(tries: list[Attempt]) -> list[str]:
+    """The outcomes a verdict is made of: an attempt a sick device spoiled (infra) is not the
+    test's (it ran again on a healthy card), unless nothing else is left of it."""
+    own = [a.outcome for a in tries if not a.detail.startswith(INFRA)]
+    return own or [tries[-1].outcome]
 
 
 def summary(verdicts: dict[str, Verdict], history: dict[str, list[Attempt]], ws: Workspace) -> dict:
@@ -194,6 +219,7 @@ def summary(verdicts: dict[str, Verdict], history: dict[str, list[Attempt]], ws:
         # passed although configured to fail (a strict XPASS too: green, run once)
         "promotion_candidates": [n for n, v in verdicts.items() if v.outcome in PROMOTABLE],
         "processes": ws.children,
+        **({} if ws.devices is None else {"devices": ws.devices}),
     }
 
 
@@ -227,6 +253,37 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
         default=_default_summary(),
         help="JSON summary (verdicts, attempts, durations)",
     )
+    cards = parser.add_argument_group("devices (tools/shard/devices.py)")
+    cards.add_argument(
+        "--devices",
+        type=device_list,
+        default=None,
+        help="run on these cards, one pinned worker each, probed and drained when sick (e.g. 0,1,2,3)",
+    )
+    cards.add_argument("--device-type", default="spyre", help="the torch device type (default spyre)")
+    cards.add_argument(
+        "--device-env",
+        default="SPYRE_VISIBLE_DEVICES",
+        help="the variable that pins a process to one card (default SPYRE_VISIBLE_DEVICES)",
+    )
+    cards.add_argument(
+        "--device-node",
+        default=None,
+        help="the file a process holding card {i} has open, e.g. '$SPYRE_STATE_DIR/spyre{i}.lock': "
+        "its holders are ended before a probe, and a card still held is 'device busy'",
+    )
+    cards.add_argument(
+        "--probe-every", type=positive_int, default=50, help="probe each card every N tests (default 50)"
+    )
+    cards.add_argument(
+        "--probe-timeout", type=positive_float, default=60.0, help="a probe longer than this is a hang (60)"
+    )
+    cards.add_argument(
+        "--hang-window",
+        type=positive_float,
+        default=None,
+        help="seconds without progress that make a test hung, not slow (default 300)",
+    )
     if "--" in argv:
         cut = argv.index("--")
         ours, pytest_args = argv[:cut], argv[cut + 1 :]
@@ -240,13 +297,13 @@ def main(argv: list[str] | None = None) -> int:
     args, pytest_args = parse_args(sys.argv[1:] if argv is None else argv)
     with tempfile.TemporaryDirectory(prefix="shard-", dir=os.environ.get("TEST_TMPDIR")) as tmp:
         ws = Workspace(Path(tmp), args.isolate_mode)
-        verdicts, history, status = run_shard(pytest_args, args.reruns, ws)
+        verdicts, history, status = run_shard(pytest_args, args.reruns, ws, device_plan(args))
         if status is not None and status != NO_TESTS:
             _log(f"pytest could not run the tests ({describe_exit(status)})")
             return status
         report = summary(verdicts, history, ws)
         if args.junitxml:
-            cases = [final_case(n, v, history[n]) for n, v in verdicts.items()]
+            cases = [case_of(n, v, history[n]) for n, v in verdicts.items()]
             junit.write(args.junitxml, junit.report(cases, "shard"))
         if args.summary:
             atomic.write_json(args.summary, report)
@@ -255,6 +312,30 @@ def main(argv: list[str] | None = None) -> int:
     if status == NO_TESTS and not _sharded():
         return NO_TESTS
     return 1 if any(v.outcome in BAD for v in verdicts.values()) else 0
+
+
+def device_plan(args: argparse.Namespace) -> DevicePlan | None:
+    if args.devices is None:
+        return None
+    return DevicePlan(
+        devices=args.devices,
+        device_type=args.device_type,
+        device_env=args.device_env,
+        node=args.device_node,
+        probe_every=args.probe_every,
+        probe_timeout=args.probe_timeout,
+        hang_window=args.hang_window,
+    )
+
+
+def case_of(nodeid: str, verdict: Verdict, tries: list[Attempt]):
+    """The test's <testcase>, decided by its own attempts; what a sick card spoiled is a property."""
+    own = [a for a in tries if not a.detail.startswith(INFRA)] or tries
+    case = final_case(nodeid, verdict, own)
+    spoiled = [a.detail for a in tries if a.detail.startswith(INFRA)]
+    if spoiled and own is not tries:
+        junit.set_property(case, INFRA, " | ".join(spoiled))
+    return case
 
 
 def _sharded() -> bool:

@@ -75,7 +75,7 @@ void leave_holder(int fd) {
 } // namespace
 
 void claim(c10::DeviceIndex device) {
-  const char* dir = std::getenv("SPYRE_LOCK_DIR");
+  const char* dir = std::getenv("SPYRE_STATE_DIR");
   if (dir == nullptr || *dir == '\0' || device < 0 || device >= kMaxDevices) {
     return;
   }
@@ -90,7 +90,7 @@ void claim(c10::DeviceIndex device) {
   }
   const std::string path = lock_path(dir, device);
   int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  TORCH_CHECK(fd >= 0, "spyre: cannot open the device lock ", path, " (SPYRE_LOCK_DIR)");
+  TORCH_CHECK(fd >= 0, "spyre: cannot open the device lock ", path, " (SPYRE_STATE_DIR)");
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     std::string holder = holder_of(fd);
     close(fd);

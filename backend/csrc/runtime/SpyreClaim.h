@@ -1,4 +1,4 @@
-// Which process holds a device. With SPYRE_LOCK_DIR set, the first use of a
+// Which process holds a device. With SPYRE_STATE_DIR set, the first use of a
 // device in a process takes an exclusive lock on <dir>/spyre<i>.lock and keeps
 // it for the life of the process (and of any process forked from it), the way
 // a driver hands a card to one process: a second process gets "device busy",

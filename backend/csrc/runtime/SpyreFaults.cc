@@ -2,9 +2,12 @@
 
 #include <c10/util/Exception.h>
 
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -73,11 +76,31 @@ long ops_on(c10::DeviceIndex device) {
   return device >= 0 && device < kMaxDevices ? ops_run[device].load() : 0;
 }
 
+// With SPYRE_STATE_DIR set, a fault once tripped stays tripped for every later process
+// (<dir>/spyre<i>.<kind>), as a sick card stays sick until someone resets it.
+std::string tripped_path(Kind kind, c10::DeviceIndex device) {
+  static const char* kNames[] = {"hang", "corrupt", "error", "held"};
+  const char* dir = std::getenv("SPYRE_STATE_DIR");
+  if (dir == nullptr || *dir == '\0') {
+    return "";
+  }
+  return std::string(dir) + "/spyre" + std::to_string(static_cast<int>(device)) + "." +
+      kNames[static_cast<int>(kind)];
+}
+
 bool active(Kind kind, c10::DeviceIndex device) {
   for (const Fault& fault : armed()) {
-    if (fault.kind == kind && fault.device == device && ops_on(device) > fault.after) {
+    if (fault.kind != kind || fault.device != device) {
+      continue;
+    }
+    const std::string path = tripped_path(kind, device);
+    if (ops_on(device) > fault.after) {
+      if (!path.empty()) {
+        std::ofstream(path).put('\n');
+      }
       return true;
     }
+    return !path.empty() && access(path.c_str(), F_OK) == 0;
   }
   return false;
 }

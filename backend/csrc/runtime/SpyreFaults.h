@@ -9,6 +9,10 @@
 //         held     the first process that claims the device leaves a detached
 //                  grandchild holding it, so it stays busy after that process dies
 //
+// A fault trips in the process that runs op `after`+1 on the device; with
+// SPYRE_STATE_DIR set it then stays tripped for every later process on the host
+// (file <dir>/spyre<i>.<kind>; delete it to "reset the card").
+//
 // torch_spyre.environment validates the variable at import (one-line errors);
 // here an unparsable item is ignored, because the readers must not throw.
 #pragma once
