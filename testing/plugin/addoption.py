@@ -141,4 +141,3 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="--isolate: fork = pre-imported zygote, a fork per crash (default); "
         "restart = a fresh interpreter per crash (default on macOS)",
     )
-

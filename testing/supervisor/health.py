@@ -34,7 +34,9 @@ DEFAULT_TIMEOUT = 60.0
 STARTUP_LIMIT = 300.0  # importing torch on a loaded host is slow, not a device hang
 
 _KERNEL = """
-import json, sys, torch
+import importlib, json, sys, torch
+for module in sys.argv[2:]:
+    importlib.import_module(module)  # the backend, where no entry point autoloads it
 print("ready", flush=True)
 x = torch.arange(64, dtype=torch.float32, device=sys.argv[1])
 print(json.dumps({"got": float((x * 2 + 1).sum().item())}), flush=True)
@@ -62,10 +64,12 @@ def probe(
     env: Optional[Mapping[str, str]] = None,
     *,
     node: Optional[Path] = None,
+    module: Optional[str] = None,
     timeout: float = DEFAULT_TIMEOUT,
     python: str = sys.executable,
 ) -> Health:
-    """Run the known kernel on ``device`` (``node``: the file whose holders make it busy)."""
+    """Run the known kernel on ``device`` (``node``: the file whose holders make it busy;
+    ``module``: the backend's package, imported first)."""
     if not timeout > 0:
         raise ValueError(f"probe timeout must be positive, got {timeout:g}")
     held = holders(node) if node is not None else ()
@@ -73,7 +77,7 @@ def probe(
         return Health(device, BUSY, "still held before the probe", held)
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(
-            [python, "-c", _KERNEL, device],
+            [python, "-c", _KERNEL, device, *([module] if module else [])],
             env=dict(os.environ if env is None else env),
             stdout=subprocess.PIPE,
             stderr=err,

@@ -27,11 +27,16 @@ _THREAD_ID = re.compile(r"0x[0-9a-f]+")
 _armed: Optional[IO[str]] = None  # kept open for the life of the child
 
 
-def arm(stack_path: str) -> None:
-    """In the child: dump every thread's stack into ``stack_path`` on DUMP_SIGNAL."""
+def arm(stack_path: str) -> bool:
+    """In the child: dump every thread's stack into ``stack_path`` on DUMP_SIGNAL. False
+    when the file cannot be made (a log on /dev/null): then only CPU and output judge."""
     global _armed
-    _armed = open(stack_path, "a", encoding="utf-8")  # noqa: SIM115 (the handler writes to it later)
+    try:
+        _armed = open(stack_path, "a", encoding="utf-8")  # noqa: SIM115 (the handler writes to it later)
+    except OSError:
+        return False
     faulthandler.register(DUMP_SIGNAL, file=_armed, all_threads=True, chain=False)
+    return True
 
 
 def take(pid: int, stack_path: Optional[str], log_path: Optional[str], wait: float = 0.5) -> Sample:

@@ -72,9 +72,7 @@ class Watch:
     def progressed(self, before: Sample, after: Sample) -> bool:
         cpu_floor = CPU_NOISE * max(after.at - before.at, 0.0)
         return (
-            after.stack != before.stack
-            or after.output != before.output
-            or after.cpu - before.cpu > cpu_floor
+            after.stack != before.stack or after.output != before.output or after.cpu - before.cpu > cpu_floor
         )
 
     def verdict(self, now: float) -> Optional[str]:

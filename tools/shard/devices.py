@@ -47,6 +47,7 @@ class DevicePlan:
 
     devices: tuple[str, ...]  # physical card numbers, as the pinning variable takes them
     device_type: str = "spyre"
+    device_module: str = "torch_spyre"  # imported by each probe ("": torch autoloads it)
     device_env: str = "SPYRE_VISIBLE_DEVICES"
     node: Optional[str] = None  # the file whose holders hold card {i} ($VARS expanded)
     probe_every: int = 50
@@ -205,6 +206,7 @@ class Pool:
             f"{self.plan.device_type}:0",  # pinned: the card is the worker's device 0
             self.plan.env(card.number),
             node=self.plan.node_of(card.number),
+            module=self.plan.device_module or None,
             timeout=self.plan.probe_timeout,
         )
         found = health.Health(self._name(card), found.state, found.detail, found.holders)

@@ -262,6 +262,11 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     )
     cards.add_argument("--device-type", default="spyre", help="the torch device type (default spyre)")
     cards.add_argument(
+        "--device-module",
+        default="torch_spyre",
+        help="the backend's package each probe imports ('' where torch autoloads it; default torch_spyre)",
+    )
+    cards.add_argument(
         "--device-env",
         default="SPYRE_VISIBLE_DEVICES",
         help="the variable that pins a process to one card (default SPYRE_VISIBLE_DEVICES)",
@@ -320,6 +325,7 @@ def device_plan(args: argparse.Namespace) -> DevicePlan | None:
     return DevicePlan(
         devices=args.devices,
         device_type=args.device_type,
+        device_module=args.device_module,
         device_env=args.device_env,
         node=args.device_node,
         probe_every=args.probe_every,

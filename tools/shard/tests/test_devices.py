@@ -11,6 +11,7 @@ import pytest
 
 SUITE = """
 import pytest, torch
+import torch_spyre  # noqa: F401 (no installed entry point autoloads it under Bazel)
 
 @pytest.mark.parametrize("i", range(12))
 def test_add(i):
