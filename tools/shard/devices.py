@@ -35,6 +35,7 @@ from testing.supervisor import health, supervisor
 from testing.supervisor.events import Crashed, End
 from testing.supervisor.supervisor import supervise
 from tools.shard.merge_junit import Attempt
+from tools.shard.shardrun import ShardRun, Workspace
 
 INFRA = "infra"  # the detail prefix of an attempt a sick device spoiled
 MAX_ESCAPES = 2  # batches in a row that leave the card held: then it is drained
@@ -168,8 +169,6 @@ class Pool:
 
     def _run_batch(self, card: Card, batch: list[str]) -> tuple[dict[str, Attempt], list[str]]:
         """Run ``batch`` pinned to the card until done or the first crash/hang."""
-        from tools.shard.runner import ShardRun, Workspace  # the runner imports this module
-
         ws = Workspace(self.root / f"card-{card.number}-{len(self.workspaces)}")
         ws.root.mkdir(parents=True)
         with self.lock:
