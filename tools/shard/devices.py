@@ -120,7 +120,8 @@ class Pool:
         self.plan, self.pytest_args, self.root, self.log = plan, pytest_args, root, log
         self.cards = [Card(n) for n in plan.devices]
         self.queue: deque[str] = deque()
-        self.lock = threading.Lock()
+        self.lock = threading.Condition()  # guards the queue; notified when work returns or ends
+        self.busy = 0  # workers running a batch: they may yet give tests back
         self.attempts: dict[str, list[Attempt]] = {}
         self.workspaces: list = []
 
@@ -148,24 +149,43 @@ class Pool:
             batch = self._take()
             if not batch:
                 return
-            ran, unfinished = self._run_batch(card, batch)
-            escaped = self._end_escaped(card)
-            if not self._probe(card, "after a crash or hang" if unfinished else f"after {len(ran)} tests"):
-                self._spoil(card, ran, batch)
+            try:
+                self._batch(card, batch)
+            except Exception as err:  # never lose the batch with the worker
+                with self.lock:
+                    self.queue.extendleft(reversed(batch))
+                self._drain(card, health.Health(self._name(card), health.FAULT, f"its worker failed: {err}"))
+            finally:
+                with self.lock:
+                    self.busy -= 1
+                    self.lock.notify_all()
+            if card.state == "poisoned":
                 return
-            if escaped:  # the card was held behind the tests' backs: what they did is not theirs
-                card.escapes += 1
-                self._spoil(card, ran, batch)
-                if card.escapes >= MAX_ESCAPES:
-                    self._drain(card, health.Health(self._name(card), health.BUSY, ESCAPED, escaped))
-                    return
-                continue
-            card.escapes = 0
-            self._accept(card, ran, unfinished)
+
+    def _batch(self, card: Card, batch: list[str]) -> None:
+        """Run one batch on the card, then judge the card and what it ran."""
+        ran, unfinished = self._run_batch(card, batch)
+        escaped = self._end_escaped(card)
+        if not self._probe(card, "after a crash or hang" if unfinished else f"after {len(ran)} tests"):
+            self._spoil(card, ran, batch)
+            return
+        if escaped:  # the card was held behind the tests' backs: what they did is not theirs
+            card.escapes += 1
+            self._spoil(card, ran, batch)
+            if card.escapes >= MAX_ESCAPES:
+                self._drain(card, health.Health(self._name(card), health.BUSY, ESCAPED, escaped))
+            return
+        card.escapes = 0
+        self._accept(card, ran, unfinished)
 
     def _take(self) -> list[str]:
+        """The next batch; waits while the queue is empty but a busy card may give work back."""
         with self.lock:
-            return [self.queue.popleft() for _ in range(min(self.plan.probe_every, len(self.queue)))]
+            while not self.queue and self.busy:
+                self.lock.wait()
+            batch = [self.queue.popleft() for _ in range(min(self.plan.probe_every, len(self.queue)))]
+            self.busy += bool(batch)
+            return batch
 
     def _run_batch(self, card: Card, batch: list[str]) -> tuple[dict[str, Attempt], list[str]]:
         """Run ``batch`` pinned to the card until done or the first crash/hang."""
