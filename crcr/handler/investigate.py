@@ -12,6 +12,7 @@ Entry points:
 from __future__ import annotations
 
 import itertools
+import re
 import resource
 import signal
 import sys
@@ -229,6 +230,27 @@ def outside_tests(result: LegResult) -> tuple[str, bool]:
     return "", True
 
 
+# How a test's failure says the device, not the code, went wrong: the supervisor's and the
+# device pool's own words (testing/supervisor, tools/shard/devices.py) and a runtime's fault.
+DEVICE_TROUBLE = (
+    (re.compile(r"\bhang: no progress"), "hang"),
+    (re.compile(r"\binfra: "), "infra"),
+    (re.compile(r"\bdevice fault\b"), "device fault"),
+    (re.compile(r"\bdevice busy\b|\bis busy: held by pid\b"), "device busy"),
+)
+
+
+def troubles(result: LegResult, names: Sequence[str]) -> dict[str, str]:
+    """Each failing test whose failure is the device's: its kind of trouble."""
+    found = {}
+    for case in result.report.failures:
+        said = f"{case.properties.get('trouble', '')} {case.properties.get('infra', '')} {case.text or ''}"
+        kind = next((k for pattern, k in DEVICE_TROUBLE if pattern.search(said)), "")
+        if kind:
+            found[case.name] = kind
+    return {n: found[n.rsplit("::", 1)[-1]] for n in names if n.rsplit("::", 1)[-1] in found}
+
+
 def excerpts(result: LegResult, names: Sequence[str]) -> dict[str, str]:
     """Each failing test's first line of failure text, by the test's own (last) name part."""
     first = {c.name: (c.text or "").strip().split("\n", 1)[0] for c in result.report.failures}
@@ -250,7 +272,7 @@ def investigate(
     e = Evidence(
         leg.job_name,
         result.conclusion,
-        failures_of(names, excerpts(result, names)),
+        failures_of(names, excerpts(result, names), troubles(result, names)),
         why,
         certain,
         has_last_green=found is not None and found.verdict != "no_green",
@@ -259,8 +281,8 @@ def investigate(
         upstream_range="..".join(s[:12] for s in found.range) if found and found.range else "",
         log_url=log_url,
     )
-    if why or not tests or rerunner is None:
-        return e
+    if why or not tests or rerunner is None or any(f.trouble for f in e.failures):
+        return e  # a sick device is not re-run or bisected through: nothing upstream to find
     retry = rerunner.probe(sha, tests)
     if retry.outcome == SKIP:
         return e

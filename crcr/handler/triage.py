@@ -4,6 +4,7 @@ The rules (crcr/README.md "Triage verdict" is the reader's copy), first match wi
 
 | category | when | confidence |
 |---|---|---|
+| infra | a device misbehaved: a test hung, the device reported a fault, was busy or was drained (each failing test's `trouble`, testing/README.md "Hangs and sick devices") | high |
 | infra | the leg failed outside its tests: timed out, killed by a signal (OOM, runner lost), no readable JUnit, or a failing exit with no failed test | high for timeout/signal/no JUnit, medium otherwise |
 | flake | the failing tests, re-run at the same SHAs, all pass (`reproduced_on_retry: false`); or bisection's culprit passes when re-run | high on retry, medium from bisection |
 | backend | the backend moved and upstream did not; or the failure reproduces at the last green upstream too | high when upstream did not move, medium when it reproduced at last green |
@@ -34,6 +35,7 @@ EXCERPT_CHARS = 400
 class Failure:
     test: str
     excerpt: str
+    trouble: str = ""  # hang | device fault | device busy | infra: the device's, not the code's
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,14 @@ def decide(e: Evidence) -> tuple[str, str, str]:
 
 def _decide(e: Evidence) -> tuple[str, str, str]:
     n = len(e.failures)
+    sick = [f for f in e.failures if f.trouble]
+    if sick:  # a device fault is never upstream's, the backend's code's or a flake
+        kinds = ", ".join(sorted({f.trouble for f in sick}))
+        return (
+            "infra",
+            "high",
+            f"device trouble in {len(sick)} of {n} failing tests ({kinds}): {sick[0].excerpt}",
+        )
     if e.outside_tests:
         return (
             "infra",
@@ -165,5 +175,7 @@ def verdict(e: Evidence, now: Optional[float] = None) -> dict:
     return out
 
 
-def failures_of(tests: Sequence[str], excerpts: dict[str, str]) -> tuple[Failure, ...]:
-    return tuple(Failure(t, excerpts.get(t, "")) for t in tests)
+def failures_of(
+    tests: Sequence[str], excerpts: dict[str, str], troubles: Optional[dict[str, str]] = None
+) -> tuple[Failure, ...]:
+    return tuple(Failure(t, excerpts.get(t, ""), (troubles or {}).get(t, "")) for t in tests)

@@ -8,6 +8,15 @@ import pytest
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 
 
+@pytest.fixture(autouse=True)
+def _private_home(tmp_path_factory, monkeypatch):
+    """Every default store (warehouse, checkouts, state) under a fresh HOME: a test run outside Bazel
+    (which gives each test its own HOME) must not read or grow the user's ~/.cache/oot-ci."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+
+
 @pytest.fixture
 def pr_event():
     return json.loads((EXAMPLES / "pull_request_synchronize.json").read_text())

@@ -130,3 +130,39 @@ def test_what_counts_as_failing_outside_the_tests(tmp_path):
     assert outside_tests(leg("failure", 1)) == ("exit code 1 with no failed test", False)
     assert outside_tests(leg("failure", 1, Counts(0, 1, 0))) == ("", True)  # a test failed: not infra
     assert outside_tests(leg("success", 0)) == ("", True)
+
+
+def test_device_trouble_is_infra_never_upstream_backend_or_flake():
+    hung = (Failure(FAIL[0].test, "worker crashed: hang: no progress for 300s", "hang"),)
+    for extra in (dict(UPSTREAM_ONLY, retry_failing=("t",), bisection=found()), dict(retry_failing=())):
+        v = check(ev(failures=hung + FAIL, **extra))
+        assert (v["category"], v["confidence"]) == ("infra", "high")
+        assert "test-nn: device trouble in 1 of 2 failing tests (hang): worker crashed: hang" in v["summary"]
+        assert "suspected_upstream" not in v
+
+
+def test_device_trouble_is_read_from_each_failing_test(tmp_path):
+    from crcr.callback_client.junit import Counts, read_report
+    from crcr.handler.investigate import troubles
+    from crcr.handler.runner import LegResult
+
+    junit = tmp_path / "j.xml"
+    junit.write_text(
+        "<testsuite>"
+        "<testcase classname='m.T' name='hung'><properties><property name='trouble' value='hang'/>"
+        "</properties><error message='worker crashed: hang: no progress for 300s'/></testcase>"
+        "<testcase classname='m.T' name='fault'><failure message='RuntimeError: spyre: device fault on "
+        "spyre:1: the runtime reported an error'/></testcase>"
+        "<testcase classname='m.T' name='busy'><error message='spyre: device spyre:0 is busy: held by pid 7'/>"
+        "</testcase>"
+        "<testcase classname='m.T' name='plain'><failure message='AssertionError: 1 != 2'/></testcase>"
+        "</testsuite>"
+    )
+    report = read_report([junit])
+    result = LegResult("failure", 1, Counts(0, 4, 0), 1.0, report.files, report=report)
+    names = ["m.py::T::hung", "m.py::T::fault", "m.py::T::busy", "m.py::T::plain"]
+    assert troubles(result, names) == {
+        "m.py::T::hung": "hang",
+        "m.py::T::fault": "device fault",
+        "m.py::T::busy": "device busy",
+    }

@@ -1,5 +1,5 @@
 """The plugin's command-line options (and which of them make an entry-point-loaded plugin
-active): option parsing imports nothing but pytest.
+active): option parsing imports nothing but pytest and the ground floor's argument types.
 
 PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
@@ -7,6 +7,8 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 from __future__ import annotations
 
 import pytest
+
+from testing.base.cliargs import positive_float
 
 # plan.COMPAT_TORCH_SPYRE, spelled out so option parsing does not import plan.py
 # (test_plan.py checks they agree).
@@ -23,6 +25,7 @@ OWN_OPTIONS = (
     "oot_summary",
     "oot_promotion",
     "oot_timeout",
+    "oot_hang_window",
     "oot_isolate",
     "oot_isolate_mode",
     "oot_only",
@@ -106,6 +109,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=float,
         metavar="SECONDS",
         help="per-test timeout: a hang becomes a failure (pytest-timeout; watchdog under --isolate)",
+    )
+    g.addoption(
+        "--oot-hang-window",
+        dest="oot_hang_window",
+        type=positive_float,
+        default=None,
+        metavar="SECONDS",
+        help="under --isolate: a test with no progress (stack, CPU, output) for this long is a hang, "
+        "told apart from a slow test (default 300)",
     )
     g.addoption(
         "--oot-adapter",

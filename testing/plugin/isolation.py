@@ -73,6 +73,7 @@ def configure(config: pytest.Config) -> None:
         zygote.register(
             config,
             timeout=config.option.oot_timeout,
+            stall=zygote.stall_policy(config),
             keep_going_after_collection_errors=True,
             fallback=lambda session, why: Restarter(config, policy, collected_here=True).run(session),
         )

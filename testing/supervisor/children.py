@@ -18,6 +18,8 @@ import time
 import traceback
 from typing import Callable, Optional, Union
 
+from testing.supervisor import sampling
+
 ENV_FD = "OOT_EVENTS_FD"  # a spawned child writes its events to this inherited fd
 CHILD_FAILED = 70  # the forked function raised (EX_SOFTWARE)
 
@@ -44,6 +46,7 @@ class Forked:
 
     def __init__(self, run: Callable[[int], int], log_path: str, as_fresh: bool = False) -> None:
         self.log_path = log_path
+        self.stack_path = log_path + ".stacks"  # sampling.take reads the child's dumps here
         self.cpu = 0.0  # the child's CPU seconds, once it is reaped
         self.fd, w = os.pipe()
         sys.stdout.flush()
@@ -68,6 +71,7 @@ class Forked:
             os.close(log)
             if faulthandler.is_enabled():  # tracebacks of a crash belong in this child's log
                 faulthandler.enable(file=sys.__stderr__ or sys.stderr)
+            sampling.arm(self.stack_path)
             code = run(w)
         except BaseException:
             traceback.print_exc()

@@ -66,6 +66,7 @@ class Crashed:
     why: str
     tail: str = ""
     info: dict[str, Any] = field(default_factory=dict)
+    trouble: str = "crash"  # crash | hang | slow | timeout (stall.py tells hang from slow)
     kind = "crashed"
 
 

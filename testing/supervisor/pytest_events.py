@@ -116,7 +116,10 @@ class Replayer:
         elif isinstance(event, End):
             hook.pytest_runtest_logfinish(nodeid=event.key, location=self._location(event.key))
         elif isinstance(event, Crashed):
-            props = [tuple(p) for p in event.info.get("props", [])] + [("crash", event.why)]
+            props = [tuple(p) for p in event.info.get("props", [])] + [
+                ("crash", event.why),
+                ("trouble", event.trouble),
+            ]
             self._error(
                 event.key,
                 f"worker crashed: {event.why}\n--- worker output (tail) ---\n{event.tail}",

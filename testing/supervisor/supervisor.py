@@ -13,6 +13,7 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import selectors  # not `select`: tools/select shadows that name under some sys.paths
 import signal
@@ -20,8 +21,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Protocol
 
-from testing.supervisor import events
+from testing.supervisor import events, sampling
 from testing.supervisor.events import Begin, Crashed, End, Event, Finished, NotRun, Planned
+from testing.supervisor.stall import StallPolicy, Watch
 
 MAX_RESTARTS = 200
 RESTART, STOP, GIVE_UP = "restart", "stop", "give_up"
@@ -31,6 +33,8 @@ class Child(Protocol):
     """A running child: its event stream's read end and how to wait for / kill it."""
 
     fd: int
+    # optional: pid (its process group's id), stack_path (where it dumps its stacks on
+    # sampling.DUMP_SIGNAL), log_path; with them a stall policy tells hangs from slow tests
 
     def poll(self) -> Optional[int]: ...
     def wait(self) -> int: ...  # exit status; negative: killed by that signal
@@ -104,18 +108,21 @@ def supervise(
     decode: Callable[[bytes], Optional[Event]] = events.decode,
     clean_exit_finishes: bool = False,
     should_stop: Callable[[], bool] = lambda: False,
+    stall: Optional[StallPolicy] = None,
 ) -> Progress:
     """Run children until the work is done; returns the final progress.
 
     ``clean_exit_finishes``: for children that never send ``Finished``, exit
     status 0 means they reached their end. ``should_stop`` is asked after each
-    event (e.g. pytest's -x): true kills the child and ends the run."""
+    event (e.g. pytest's -x): true kills the child and ends the run. ``stall``: sample the
+    running unit (stall.py) and end it as hung after a window without progress, or as
+    slow past its budget; each such end is a ``Crashed`` with that ``trouble``."""
     progress = Progress()
     while True:
         child = launch(progress)
         progress.finished = False
         try:
-            killed_why, stopped = _follow(child, progress, sink, timeout, decode, should_stop)
+            killed, stopped = _follow(child, progress, sink, timeout, decode, should_stop, stall)
         except BaseException:
             child.kill()
             child.wait()
@@ -129,7 +136,8 @@ def supervise(
         crashed = progress.inflight is not None
         if crashed:
             key = progress.inflight
-            sink(Crashed(key, killed_why or describe_exit(status), child.tail(), progress.inflight_info))
+            why, trouble = killed or (describe_exit(status), "crash")
+            sink(Crashed(key, why, child.tail(), progress.inflight_info, trouble))
             progress.done.add(key)
             progress.inflight = None
             progress.finished = False  # the key it died on cannot have been its last word
@@ -152,20 +160,21 @@ def supervise(
 
 
 def _follow(
-    child: Child, progress: Progress, sink, timeout, decode, should_stop
-) -> tuple[Optional[str], bool]:
-    """Pump one child's events to its end. Returns (the watchdog's reason if it killed
-    the child, whether should_stop ended the run)."""
-    buf, killed_why = b"", None
+    child: Child, progress: Progress, sink, timeout, decode, should_stop, stall
+) -> tuple[Optional[tuple[str, str]], bool]:
+    """Pump one child's events to its end. Returns ((why, trouble) if the supervisor
+    killed the child, whether should_stop ended the run)."""
+    buf, killed = b"", None
     exited_at = None
+    watch = _Sampler(child, stall, timeout)
     with selectors.DefaultSelector() as selector:
         selector.register(child.fd, selectors.EVENT_READ)
         while True:
-            ready = selector.select(0.5)
+            ready = selector.select(watch.tick)
             if ready:
                 chunk = os.read(child.fd, 1 << 16)
                 if not chunk:
-                    return killed_why, False
+                    return killed, False
                 buf += chunk
                 *lines, buf = buf.split(b"\n")
                 for line in lines:
@@ -176,18 +185,46 @@ def _follow(
                     sink(event)
                     if should_stop():
                         child.kill()
-                        return killed_why, True
+                        return killed, True
+            if progress.inflight and killed is None:
+                killed = watch.judge(progress)
+                if killed is not None:
+                    child.kill()
+            if ready:
                 continue
-            if (
-                progress.inflight
-                and timeout
-                and killed_why is None
-                and time.monotonic() - progress.since > watchdog_limit(timeout)
-            ):
-                child.kill()
-                killed_why = f"timeout: no result after {timeout:g}s (watchdog killed the worker)"
             # a grandchild holding the pipe open must not keep us waiting past the child's exit
             if child.poll() is not None:
                 exited_at = exited_at or time.monotonic()
                 if time.monotonic() - exited_at > 2.0:
-                    return killed_why, False
+                    return killed, False
+
+
+class _Sampler:
+    """The watchdog of one child: samples its running unit under a stall policy, or
+    (without one) only bounds it by the timeout. ``judge`` says why to kill it, if so."""
+
+    def __init__(self, child: Child, stall: Optional[StallPolicy], timeout: Optional[float]) -> None:
+        if stall is not None and stall.budget is None and timeout:
+            stall = dataclasses.replace(stall, budget=watchdog_limit(timeout))
+        self.child, self.stall, self.timeout = child, stall, timeout
+        self.pid = getattr(child, "pid", None)
+        self.tick = min(0.5, stall.interval) if stall else 0.5
+        self.key: Optional[str] = None
+        self.watch: Optional[Watch] = None
+        self.sampled = 0.0
+
+    def judge(self, progress: Progress) -> Optional[tuple[str, str]]:
+        now = time.monotonic()
+        if self.stall is None or self.pid is None:
+            if self.timeout and now - progress.since > watchdog_limit(self.timeout):
+                return f"timeout: no result after {self.timeout:g}s (watchdog killed the worker)", "timeout"
+            return None
+        if self.key != progress.inflight:  # a new unit began: a new watch
+            self.key, self.watch = progress.inflight, Watch(self.stall, progress.since)
+        if now - self.sampled < self.stall.interval:
+            return None
+        self.sampled = now
+        stacks = getattr(self.child, "stack_path", None)
+        self.watch.add(sampling.take(self.pid, stacks, getattr(self.child, "log_path", None)))
+        kind = self.watch.verdict(time.monotonic())
+        return None if kind is None else (self.watch.describe(kind, time.monotonic()), kind)

@@ -28,6 +28,7 @@ from testing.supervisor.children import Forked, tail
 from testing.supervisor.events import Writer
 from testing.supervisor.pytest_events import ChildStream, Replayer, mute_replayed_hooks
 from testing.supervisor.scratch import remove, scratch_dir
+from testing.supervisor.stall import StallPolicy
 from testing.supervisor.supervisor import Progress, describe_exit, supervise
 
 PLUGIN_NAME = "oot-zygote"
@@ -41,9 +42,11 @@ class Zygote:
         timeout: Optional[float] = None,
         keep_going_after_collection_errors: bool = False,
         fallback: Optional[Fallback] = None,
+        stall: Optional[StallPolicy] = None,
     ) -> None:
         self.config = config
         self.timeout = timeout
+        self.stall = stall
         self.keep_going = keep_going_after_collection_errors
         self.fallback = fallback
         self.tmp = scratch_dir("oot-zygote-")
@@ -65,6 +68,7 @@ class Zygote:
             lambda p: self._fork(session, p),
             Replayer(self.config, session, collection=False),
             timeout=self.timeout,
+            stall=self.stall,
             max_restarts=supervisor.MAX_RESTARTS,
             should_stop=lambda: bool(session.shouldfail or session.shouldstop),
         )
@@ -127,6 +131,16 @@ def register(config: pytest.Config, **kwargs) -> Zygote:
     return zygote
 
 
+def stall_policy(config: pytest.Config) -> StallPolicy:
+    """Hangs told from slow tests in every forked child: --oot-hang-window, else
+    $OOT_HANG_WINDOW (the shard runner's --hang-window), else the default."""
+    window = getattr(config.option, "oot_hang_window", None) or os.environ.get("OOT_HANG_WINDOW")
+    try:
+        return StallPolicy(window=float(window)) if window else StallPolicy()
+    except ValueError as err:
+        raise pytest.UsageError(f"OOT_HANG_WINDOW={window!r}: {err}") from None
+
+
 def _timeout(config: pytest.Config) -> Optional[float]:
     return getattr(config.option, "oot_timeout", None) or getattr(config.option, "timeout", None) or None
 
@@ -135,4 +149,4 @@ def _timeout(config: pytest.Config) -> Optional[float]:
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # an xdist-style worker runs its tests itself
-        register(config, timeout=_timeout(config))
+        register(config, timeout=_timeout(config), stall=stall_policy(config))

@@ -27,115 +27,22 @@ import os
 import sys
 import tempfile
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from testing.base import atomic
-from testing.base.cliargs import Parser, non_negative_int, user_path
+from testing.base.cliargs import Parser, non_negative_int, positive_float, positive_int, user_path
 from testing.base.command import command
-from testing.config import runs
 from testing.results import junit
 from testing.results.outcomes import BAD, FLAKY, PROMOTABLE
 from testing.supervisor import supervisor
-from testing.supervisor.children import Spawned
-from testing.supervisor.events import Crashed, End, NotRun
-from testing.supervisor.supervisor import Progress, describe_exit, supervise
-from tools.shard import plugin as journal_plugin
-from tools.shard.merge_junit import Attempt, case_for, final_case, index_cases
+from testing.supervisor.stall import SLOW
+from testing.supervisor.supervisor import describe_exit, supervise
+from tools.shard.devices import INFRA, DevicePlan, Pool, collect, device_list
+from tools.shard.merge_junit import Attempt, final_case
+from tools.shard.shardrun import ShardRun, Workspace, log
 from tools.shard.verdicts import Verdict, classify, to_rerun
 
 NO_TESTS = 5  # pytest's "no tests collected"
-
-
-@dataclass
-class Workspace:
-    root: Path
-    mode: str = "fork"
-    children: list[dict] = field(default_factory=list)
-
-    def paths(self) -> tuple[Path, Path]:
-        n = len(self.children)
-        return self.root / f"junit.{n}.xml", self.root / f"only.{n}.txt"
-
-
-class PytestChild(Spawned):
-    """One pytest process of the shard; its exit is recorded in the summary's ``processes``."""
-
-    def __init__(self, ws: Workspace, pytest_args: list[str], only: list[str] | None) -> None:
-        self.ws, self.tests = ws, None if only is None else len(only)
-        self.xml_path, only_path = ws.paths()
-        if only is not None:
-            only_path.write_text("".join(f"{n}\n" for n in only), encoding="utf-8")
-        cmd = runs.PytestCommand(
-            args=pytest_args,
-            plugins=[runs.SHARD_PLUGIN, journal_plugin.PLUGIN] + [runs.ZYGOTE_PLUGIN] * (ws.mode == "fork"),
-            junitxml=str(self.xml_path),
-            # xunit1, as the handler's pytest runner writes it: each testcase also says its
-            # file and line (node ids for the timings); after the user's own args, so ours wins
-            extra=["-o", "junit_family=xunit1"] + ([] if only is None else [f"--shard-only={only_path}"]),
-        ).argv()
-        cmd[1:3] = ["-m", "tools.shard.child"]  # pytest, as the runner's child (child.py says why)
-        # the journal is the pipe the supervisor follows
-        super().__init__(lambda fd: cmd + [f"--shard-journal=/dev/fd/{fd}"], dict(os.environ), None, None)
-        self.recorded = False
-
-    def wait(self) -> int:
-        code = super().wait()
-        if not self.recorded:
-            self.recorded = True
-            self.ws.children.append({"returncode": code, "detail": describe_exit(code), "tests": self.tests})
-        return code
-
-
-def _log(message: str) -> None:
-    print(f"[shard runner] {message}", file=sys.stderr, flush=True)
-
-
-class ShardRun:
-    """The supervisor's launch and sink for one run over the shard (or the tests `only`)."""
-
-    def __init__(self, pytest_args: list[str], only: list[str] | None, ws: Workspace) -> None:
-        self.pytest_args, self.only, self.ws = pytest_args, only, ws
-        self.attempts: dict[str, Attempt] = {}
-        self.ended_in: dict[str, PytestChild] = {}
-        self.children: list[PytestChild] = []
-        self.progress: Progress | None = None
-
-    def launch(self, progress: Progress) -> PytestChild:
-        self.progress = progress
-        pending = self.only if not self.children else progress.remaining()
-        self.children.append(PytestChild(self.ws, self.pytest_args, pending))
-        return self.children[-1]
-
-    def sink(self, event) -> None:
-        # The journal's End carries the outcome; a zygote child's own End (testing.supervisor's
-        # pytest_events, when the leg also runs --isolate) only marks progress.
-        if isinstance(event, End) and "outcome" in (event.info or {}):
-            info = event.info
-            self.attempts[event.key] = Attempt(
-                info["outcome"], float(info["seconds"]), None, info.get("detail", "")
-            )
-            self.ended_in[event.key] = self.children[-1]
-        elif isinstance(event, Crashed):
-            self.attempts[event.key] = Attempt("crashed", 0.0, None, event.why)
-            left = [k for k in self.progress.remaining() or [] if k != event.key]
-            _log(
-                f"pytest {event.why} while running {event.key}; "
-                f"rerunning the {len(left)} tests not yet run in a new process"
-            )
-        elif isinstance(event, NotRun):
-            for key in event.keys:
-                self.attempts[key] = Attempt("error", 0.0, None, event.reason)
-
-    def with_cases(self) -> dict[str, Attempt]:
-        """Each attempt with its <testcase> from the JUnit XML of the child that ran it."""
-        cases = {id(child): index_cases(child.xml_path) for child in self.children}
-        for nodeid, child in self.ended_in.items():
-            a = self.attempts[nodeid]
-            self.attempts[nodeid] = Attempt(
-                a.outcome, a.seconds, case_for(nodeid, cases[id(child)]), a.detail
-            )
-        return self.attempts
 
 
 def run_until_done(
@@ -161,21 +68,48 @@ def run_until_done(
 
 
 def run_shard(
-    pytest_args: list[str], reruns: int, ws: Workspace
+    pytest_args: list[str], reruns: int, ws: Workspace, plan: DevicePlan | None = None
 ) -> tuple[dict[str, Verdict], dict[str, list[Attempt]], int | None]:
-    first, status = run_until_done(pytest_args, None, ws)
-    history = {nodeid: [attempt] for nodeid, attempt in first.items()}
-    verdicts = {nodeid: classify([a.outcome for a in tries]) for nodeid, tries in history.items()}
+    """The shard's tests and their reruns, in one process chain or (``plan``) on a pool of cards."""
+    if plan is None:
+        first, status = run_until_done(pytest_args, None, ws)
+        history = {nodeid: [attempt] for nodeid, attempt in first.items()}
+        rerun = lambda again: {k: [a] for k, a in run_until_done(pytest_args, again, ws)[0].items()}  # noqa: E731
+    else:
+        pool = Pool(plan, pytest_args, ws.root / "devices", log)
+        tests = collect(pytest_args, ws.root / "devices")
+        history, status = (pool.run(tests), None) if tests else ({}, NO_TESTS)
+        rerun = pool.run
+    verdicts = {nodeid: classify(counted(tries)) for nodeid, tries in history.items()}
     for round_ in range(1, reruns + 1):
-        again = to_rerun(verdicts, round_)
+        again = [n for n in to_rerun(verdicts, round_) if may_rerun(history[n])]
         if not again:
             break
-        _log(f"rerun {round_}/{reruns}: {len(again)} tests whose last attempt failed")
-        results, _ = run_until_done(pytest_args, again, ws)
+        log(f"rerun {round_}/{reruns}: {len(again)} tests whose last attempt failed")
+        results = rerun(again)
         for nodeid in again:
-            history[nodeid].append(results.get(nodeid, Attempt("error", 0.0, None, "not run in rerun")))
-            verdicts[nodeid] = classify([a.outcome for a in history[nodeid]])
+            history[nodeid] += results.get(nodeid) or [Attempt("error", 0.0, None, "not run in rerun")]
+            verdicts[nodeid] = classify(counted(history[nodeid]))
+    if plan is not None:
+        ws.children += [child for part in pool.workspaces for child in part.children]
+        ws.devices = pool.report()
     return verdicts, history, status
+
+
+def may_rerun(tries: list[Attempt]) -> bool:
+    """A test killed as slow (stall.py) is re-run once, and never when it is slow again:
+    a deterministic overrun does not become green by trying, it only costs the budget again."""
+    kinds = [SLOW if a.detail.startswith(f"{SLOW}:") else "" for a in tries]
+    if SLOW not in kinds:
+        return True
+    return kinds.count(SLOW) == 1 and kinds[-1] == SLOW
+
+
+def counted(tries: list[Attempt]) -> list[str]:
+    """The outcomes a verdict is made of: an attempt a sick device spoiled (infra) is not the
+    test's (it ran again on a healthy card), unless nothing else is left of it."""
+    own = [a.outcome for a in tries if not a.detail.startswith(INFRA)]
+    return own or [tries[-1].outcome]
 
 
 def summary(verdicts: dict[str, Verdict], history: dict[str, list[Attempt]], ws: Workspace) -> dict:
@@ -194,6 +128,7 @@ def summary(verdicts: dict[str, Verdict], history: dict[str, list[Attempt]], ws:
         # passed although configured to fail (a strict XPASS too: green, run once)
         "promotion_candidates": [n for n, v in verdicts.items() if v.outcome in PROMOTABLE],
         "processes": ws.children,
+        **({} if ws.devices is None else {"devices": ws.devices}),
     }
 
 
@@ -227,6 +162,42 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
         default=_default_summary(),
         help="JSON summary (verdicts, attempts, durations)",
     )
+    cards = parser.add_argument_group("devices (tools/shard/devices.py)")
+    cards.add_argument(
+        "--devices",
+        type=device_list,
+        default=None,
+        help="run on these cards, one pinned worker each, probed and drained when sick (e.g. 0,1,2,3)",
+    )
+    cards.add_argument("--device-type", default="spyre", help="the torch device type (default spyre)")
+    cards.add_argument(
+        "--device-module",
+        default="torch_spyre",
+        help="the backend's package each probe imports ('' where torch autoloads it; default torch_spyre)",
+    )
+    cards.add_argument(
+        "--device-env",
+        default="SPYRE_VISIBLE_DEVICES",
+        help="the variable that pins a process to one card (default SPYRE_VISIBLE_DEVICES)",
+    )
+    cards.add_argument(
+        "--device-node",
+        default=None,
+        help="the file a process holding card {i} has open, e.g. '$SPYRE_STATE_DIR/spyre{i}.lock': "
+        "its holders are ended before a probe, and a card still held is 'device busy'",
+    )
+    cards.add_argument(
+        "--probe-every", type=positive_int, default=50, help="probe each card every N tests (default 50)"
+    )
+    cards.add_argument(
+        "--probe-timeout", type=positive_float, default=60.0, help="a probe longer than this is a hang (60)"
+    )
+    cards.add_argument(
+        "--hang-window",
+        type=positive_float,
+        default=None,
+        help="seconds without progress that make a test hung, not slow (default 300)",
+    )
     if "--" in argv:
         cut = argv.index("--")
         ours, pytest_args = argv[:cut], argv[cut + 1 :]
@@ -240,21 +211,46 @@ def main(argv: list[str] | None = None) -> int:
     args, pytest_args = parse_args(sys.argv[1:] if argv is None else argv)
     with tempfile.TemporaryDirectory(prefix="shard-", dir=os.environ.get("TEST_TMPDIR")) as tmp:
         ws = Workspace(Path(tmp), args.isolate_mode)
-        verdicts, history, status = run_shard(pytest_args, args.reruns, ws)
+        verdicts, history, status = run_shard(pytest_args, args.reruns, ws, device_plan(args))
         if status is not None and status != NO_TESTS:
-            _log(f"pytest could not run the tests ({describe_exit(status)})")
+            log(f"pytest could not run the tests ({describe_exit(status)})")
             return status
         report = summary(verdicts, history, ws)
         if args.junitxml:
-            cases = [final_case(n, v, history[n]) for n, v in verdicts.items()]
+            cases = [case_of(n, v, history[n]) for n, v in verdicts.items()]
             junit.write(args.junitxml, junit.report(cases, "shard"))
         if args.summary:
             atomic.write_json(args.summary, report)
     counts = ", ".join(f"{n} {o}" for o, n in report["counts"].items()) or "no tests"
-    _log(f"verdicts: {counts}")
+    log(f"verdicts: {counts}")
     if status == NO_TESTS and not _sharded():
         return NO_TESTS
     return 1 if any(v.outcome in BAD for v in verdicts.values()) else 0
+
+
+def device_plan(args: argparse.Namespace) -> DevicePlan | None:
+    if args.devices is None:
+        return None
+    return DevicePlan(
+        devices=args.devices,
+        device_type=args.device_type,
+        device_module=args.device_module,
+        device_env=args.device_env,
+        node=args.device_node,
+        probe_every=args.probe_every,
+        probe_timeout=args.probe_timeout,
+        hang_window=args.hang_window,
+    )
+
+
+def case_of(nodeid: str, verdict: Verdict, tries: list[Attempt]):
+    """The test's <testcase>, decided by its own attempts; what a sick card spoiled is a property."""
+    own = [a for a in tries if not a.detail.startswith(INFRA)] or tries
+    case = final_case(nodeid, verdict, own)
+    spoiled = [a.detail for a in tries if a.detail.startswith(INFRA)]
+    if spoiled and own is not tries:
+        junit.set_property(case, INFRA, " | ".join(spoiled))
+    return case
 
 
 def _sharded() -> bool:

@@ -1,4 +1,6 @@
 #include "SpyreAllocator.h"
+
+#include "SpyreClaim.h"
 #include "SpyreDevice.h"
 
 #include <c10/core/impl/alloc_cpu.h>
@@ -97,6 +99,7 @@ class SpyreAllocator final : public c10::Allocator {
     if (nbytes == 0) {
       return c10::DataPtr(nullptr, nullptr, &noop_delete, device);
     }
+    claim(physical_device(device.index()));
     void* ptr = c10::alloc_cpu(nbytes);
     registry().on_alloc(ptr, nbytes, device.index());
     return c10::DataPtr(ptr, ptr, &free_block, device);

@@ -5,7 +5,9 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace spyre {
 namespace {
@@ -25,13 +27,49 @@ c10::DeviceIndex parse_device_count() noexcept {
   return static_cast<c10::DeviceIndex>(value);
 }
 
+// SPYRE_VISIBLE_DEVICES (as CUDA_VISIBLE_DEVICES): the physical devices this process
+// sees, in order; a worker pinned to one card sees it as spyre:0. Unset: all of them.
+// A malformed list falls back to all (torch_spyre.environment rejects it at import).
+std::vector<c10::DeviceIndex> parse_visible(c10::DeviceIndex physical_count) noexcept {
+  std::vector<c10::DeviceIndex> visible;
+  const char* raw = std::getenv("SPYRE_VISIBLE_DEVICES");
+  std::string text = raw == nullptr ? "" : raw;
+  std::stringstream items(text);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    char* end = nullptr;
+    long value = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || value < 0 || value >= physical_count) {
+      visible.clear();
+      break;
+    }
+    visible.push_back(static_cast<c10::DeviceIndex>(value));
+  }
+  if (raw == nullptr || visible.empty()) {
+    visible.clear();
+    for (c10::DeviceIndex i = 0; i < physical_count; ++i) {
+      visible.push_back(i);
+    }
+  }
+  return visible;
+}
+
+const std::vector<c10::DeviceIndex>& visible_devices() noexcept {
+  static const std::vector<c10::DeviceIndex> visible = parse_visible(parse_device_count());
+  return visible;
+}
+
 thread_local c10::DeviceIndex tls_current_device = 0;
 
 } // namespace
 
 c10::DeviceIndex device_count() noexcept {
-  static const c10::DeviceIndex count = parse_device_count();
-  return count;
+  return static_cast<c10::DeviceIndex>(visible_devices().size());
+}
+
+c10::DeviceIndex physical_device(c10::DeviceIndex index) noexcept {
+  const auto& visible = visible_devices();
+  return index >= 0 && static_cast<size_t>(index) < visible.size() ? visible[index] : index;
 }
 
 c10::DeviceIndex current_device() noexcept {

@@ -6,8 +6,12 @@
 
 namespace spyre {
 
-// Number of emulated devices; read once from SPYRE_DEVICE_COUNT (default 1).
+// Number of devices this process sees: SPYRE_DEVICE_COUNT emulated cards (default 1),
+// narrowed by SPYRE_VISIBLE_DEVICES; read once.
 c10::DeviceIndex device_count() noexcept;
+
+// The physical card behind a visible index (what faults and claims name).
+c10::DeviceIndex physical_device(c10::DeviceIndex index) noexcept;
 
 // Thread-local current device, as CUDA keeps it per host thread.
 c10::DeviceIndex current_device() noexcept;

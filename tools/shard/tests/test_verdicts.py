@@ -43,3 +43,15 @@ def test_to_rerun_respects_budget():
 def test_no_attempts_is_an_error():
     with pytest.raises(ValueError):
         classify([])
+
+
+def test_a_slow_test_is_rerun_once_and_never_when_slow_again():
+    from tools.shard.merge_junit import Attempt
+    from tools.shard.runner import may_rerun
+
+    slow = Attempt("crashed", 9.0, None, "slow: still making progress past its 8s budget")
+    failed = Attempt("failed", 1.0, None, "AssertionError")
+    assert may_rerun([failed]) and may_rerun([failed, failed])
+    assert may_rerun([slow])  # once
+    assert not may_rerun([slow, slow])  # slow again: never
+    assert not may_rerun([slow, failed])  # its one rerun is spent

@@ -3,7 +3,9 @@
 #include "../Capabilities.h"
 #include "Minimal.h"
 
+#include "../../runtime/SpyreClaim.h"
 #include "../../runtime/SpyreDevice.h"
+#include "../../runtime/SpyreFaults.h"
 #include "../../runtime/SpyreGenerator.h"
 
 // EmptyTensor.h rather than ATen/ops/empty*.h: same allocations, a third of
@@ -175,10 +177,18 @@ at::Tensor to_host(const at::Tensor& t, bool round) {
   return copy;
 }
 
+// Injected fault `corrupt`: results computed on a sick device come back off, silently.
+void corrupt_if_sick(at::Tensor& host, c10::Device device) {
+  if (faults::corrupts(physical_device(device.index())) && host.scalar_type() != at::kBool) {
+    host = host.add(1);
+  }
+}
+
 at::Tensor to_spyre(at::Tensor host, c10::Device device, bool round) {
   if (round) {
     round_through_half(host);
   }
+  corrupt_if_sick(host, device);
   if (!host.is_non_overlapping_and_dense()) {
     host = host.contiguous();
   }
@@ -242,6 +252,7 @@ void write_back(const at::Tensor& spyre_tensor, at::Tensor host, bool round) {
   if (round) {
     round_through_half(host);
   }
+  corrupt_if_sick(host, spyre_tensor.device());
   if (spyre_tensor.sizes() != host.sizes()) {
     spyre_tensor.resize_(host.sizes());
   }
@@ -276,6 +287,8 @@ void emulate(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   }
   const bool round = decision.round_float32;
   const c10::Device device = where.device.value_or(make_device());
+  claim(physical_device(device.index()));
+  faults::before_op(physical_device(device.index()));
 
   std::vector<IValue> originals(args.begin(), args.end());
   torch::jit::drop(*stack, num_args);

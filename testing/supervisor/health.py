@@ -1,0 +1,146 @@
+"""Is a device healthy? A small known kernel with a known result, run in a fresh interpreter.
+
+Run at a leg's start, after every crash, hang or device fault, and every N tests
+(``pool.py``). A fresh interpreter, because the test process may be the thing that is
+wrong, and bounded by its own timeout, because a sick device hangs probes too. The kernel
+is ``(arange(64) * 2 + 1).sum()``: exact in float16 as in float32 (4096), so any device
+that computes at all must return it exactly; anything else is silent corruption.
+
+Who holds a device is read from /proc (every process with the device's node or lock file
+open), the way ``fuser`` does, so a grandchild that escaped a killed test is found by
+what it holds, not by its ancestry.
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select  # noqa: the stdlib one (probes run with the repo root, not tools/, on the path)
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Optional
+
+HEALTHY, HANG, FAULT, WRONG, BUSY = "healthy", "hang", "device fault", "wrong result", "device busy"
+EXPECTED = 4096.0
+DEFAULT_TIMEOUT = 60.0
+
+STARTUP_LIMIT = 300.0  # importing torch on a loaded host is slow, not a device hang
+
+_KERNEL = """
+import importlib, json, sys, torch
+for module in sys.argv[2:]:
+    importlib.import_module(module)  # the backend, where no entry point autoloads it
+print("ready", flush=True)
+x = torch.arange(64, dtype=torch.float32, device=sys.argv[1])
+print(json.dumps({"got": float((x * 2 + 1).sum().item())}), flush=True)
+"""
+
+
+@dataclass(frozen=True)
+class Health:
+    device: str  # as the leg names it: "spyre:1"
+    state: str  # HEALTHY, HANG, FAULT, WRONG or BUSY
+    detail: str = ""
+    holders: tuple[int, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return self.state == HEALTHY
+
+    def line(self) -> str:
+        held = f" (held by pid {', '.join(map(str, self.holders))})" if self.holders else ""
+        return f"{self.device}: {self.state}{held}" + (f": {self.detail}" if self.detail else "")
+
+
+def probe(
+    device: str,
+    env: Optional[Mapping[str, str]] = None,
+    *,
+    node: Optional[Path] = None,
+    module: Optional[str] = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    python: str = sys.executable,
+) -> Health:
+    """Run the known kernel on ``device`` (``node``: the file whose holders make it busy;
+    ``module``: the backend's package, imported first)."""
+    if not timeout > 0:
+        raise ValueError(f"probe timeout must be positive, got {timeout:g}")
+    held = holders(node) if node is not None else ()
+    if held:
+        return Health(device, BUSY, "still held before the probe", held)
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(
+            [python, "-c", _KERNEL, device, *([module] if module else [])],
+            env=dict(os.environ if env is None else env),
+            stdout=subprocess.PIPE,
+            stderr=err,
+            start_new_session=True,  # the probe's own children die with it on a timeout
+        )
+        try:
+            hung, out = _wait(proc, timeout)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            proc.stdout.close()
+        if hung:
+            return Health(device, HANG, hung)
+        err.seek(0)
+        said = err.read().decode(errors="replace")
+    return _judge(device, subprocess.CompletedProcess(proc.args, proc.returncode, out, said), node)
+
+
+def _wait(proc: subprocess.Popen, timeout: float) -> tuple[str, str]:
+    """Follow the probe to its end: (why it hung, or "" when it ended; its output). ``timeout`` bounds the
+    kernel, not the interpreter's start: the child says "ready" once torch is imported."""
+    out, fd = b"", proc.stdout.fileno()
+    deadline = time.monotonic() + STARTUP_LIMIT
+    while True:
+        ready = out.startswith(b"ready\n")
+        left = deadline - time.monotonic()
+        if left <= 0:
+            if ready:
+                return f"the probe kernel did not return within {timeout:g}s", ""
+            return f"the probe did not start within {STARTUP_LIMIT:g}s", ""
+        if select.select([fd], [], [], left)[0]:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return "", out.decode(errors="replace")
+            out += chunk
+            if not ready and out.startswith(b"ready\n"):
+                deadline = time.monotonic() + timeout
+
+
+def _judge(device: str, done: subprocess.CompletedProcess, node: Optional[Path]) -> Health:
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+        state = BUSY if "busy" in last else FAULT
+        return Health(device, state, last, holders(node) if node is not None else ())
+    try:
+        got = json.loads(done.stdout.strip().splitlines()[-1])["got"]
+    except (IndexError, ValueError, KeyError, TypeError):
+        return Health(device, FAULT, f"the probe printed no result: {done.stdout.strip()[-200:]!r}")
+    if got != EXPECTED:
+        return Health(device, WRONG, f"got {got:g}, expected {EXPECTED:g}")
+    return Health(device, HEALTHY)
+
+
+def holders(node: Path) -> tuple[int, ...]:
+    """Pids of every process with ``node`` open (none when /proc cannot say)."""
+    target = os.path.realpath(node)
+    found = []
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        try:
+            links = [os.readlink(fd) for fd in fd_dir.iterdir()]
+        except OSError:  # gone, or not ours to read
+            continue
+        if target in links:
+            found.append(int(fd_dir.parent.name))
+    return tuple(sorted(p for p in found if p != os.getpid()))

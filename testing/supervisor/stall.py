@@ -1,0 +1,98 @@
+"""Telling a hang from a slow test: the pure judgement over samples of a running test.
+
+A test that still makes progress past its budget is *slow*; one that makes none for a
+whole window is *hung*. Progress is judged from three signals of the test's process,
+sampled while it runs (``sampling.py`` takes them):
+
+- its Python stack (a ``faulthandler`` dump of every thread, taken on a signal, which
+  works while the main thread sits in native code);
+- its CPU time (a kernel spinning on the host advances it; a call waiting on a device
+  that never answers does not);
+- its output (bytes written to its log).
+
+Any of the three changing is progress. A native loop that spins without end looks slow,
+not hung: the budget's hard limit still ends it, and it is reported as slow, never re-run
+when slow again (``slow_rerun``).
+
+PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+DEFAULT_WINDOW = 300.0  # seconds without progress that make a hang (Torch Spyre's stall watcher)
+SAMPLES_PER_WINDOW = 20  # detection lands within window * (1 + 1/20)
+CPU_NOISE = 0.05  # share of a sampling interval of CPU that is not progress (the dump itself)
+
+HANG, SLOW = "hang", "slow"
+
+
+@dataclass(frozen=True)
+class Sample:
+    at: float  # monotonic seconds
+    stack: str  # the Python frames of every thread, addresses stripped
+    cpu: float  # CPU seconds of the process so far
+    output: int  # bytes of output so far
+
+
+@dataclass(frozen=True)
+class StallPolicy:
+    """How long without progress is a hang; how long a test may run (its budget)."""
+
+    window: float = DEFAULT_WINDOW
+    budget: Optional[float] = None  # None: no budget, only hangs end a test
+
+    def __post_init__(self) -> None:
+        if not self.window > 0:
+            raise ValueError(f"hang window must be positive, got {self.window:g}")
+        if self.budget is not None and not self.budget > 0:
+            raise ValueError(f"time budget must be positive, got {self.budget:g}")
+
+    @property
+    def interval(self) -> float:
+        return self.window / SAMPLES_PER_WINDOW
+
+
+class Watch:
+    """The samples of one running test, and the judgement over them."""
+
+    def __init__(self, policy: StallPolicy, began: float) -> None:
+        self.policy = policy
+        self.began = began
+        self.last: Optional[Sample] = None
+        self.last_progress = began
+
+    def add(self, sample: Sample) -> None:
+        if self.last is None or self.progressed(self.last, sample):
+            self.last_progress = sample.at
+        self.last = sample
+
+    def progressed(self, before: Sample, after: Sample) -> bool:
+        cpu_floor = CPU_NOISE * max(after.at - before.at, 0.0)
+        return (
+            after.stack != before.stack or after.output != before.output or after.cpu - before.cpu > cpu_floor
+        )
+
+    def verdict(self, now: float) -> Optional[str]:
+        """HANG once a whole window passed without progress; SLOW once past the budget
+        while still progressing; None while the test is within both."""
+        if now - self.last_progress >= self.policy.window:
+            return HANG
+        if self.policy.budget is not None and now - self.began > self.policy.budget:
+            return SLOW
+        return None
+
+    def describe(self, kind: str, now: float) -> str:
+        if kind == HANG:
+            return (
+                f"hang: no progress for {now - self.last_progress:.0f}s (window {self.policy.window:g}s: "
+                "stack unchanged, no CPU, no output)"
+            )
+        return f"slow: still making progress past its {self.policy.budget:g}s budget"
+
+
+def slow_rerun(previous: Optional[str], kind: str) -> bool:
+    """A slow test is re-run at most once, and never when it was slow the first time too."""
+    return kind == SLOW and previous != SLOW
