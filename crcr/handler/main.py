@@ -163,9 +163,20 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--core-base", help="commit the wheel was built from (default torch.version.git_version)")
     g.add_argument(
         "--core-wheel",
+        help="a torch wheel built elsewhere for the dispatched SHA, a path or a URL ending in #sha256=<hex> "
+        "(env CRCR_CORE_WHEEL): the core's base instead of the pinned wheel; its git_version must be the "
+        "SHA or an ancestor of it",
+    )
+    g.add_argument(
+        "--core-index",
+        help="a nightly wheel index, a PEP 503 simple index URL or a find-links directory, carrying "
+        "nightly-map.json (env CRCR_CORE_INDEX; none by default, the fixture brings its own): the core's "
+        "base is the nightly of the nearest first-parent ancestor of the SHA",
+    )
+    g.add_argument(
+        "--core-cache",
         type=user_path,
-        help="a torch wheel built elsewhere for the dispatched SHA (env CRCR_CORE_WHEEL): the core's base "
-        "instead of the pinned wheel; its git_version must be the SHA or an ancestor of it",
+        help="downloaded core wheels by content (env CRCR_CORE_CACHE; default <state dir>/core-cache)",
     )
     g.add_argument(
         "--extra-configs",

@@ -28,9 +28,9 @@ def named(path: Path) -> str:
     return f"--core-wheel {shown}"
 
 
-def wheel_commit(path: Path) -> str:
+def wheel_commit(path: Path, where: str = "") -> str:
     """The wheel's torch.version.git_version; ConfigError (one line) for anything not a torch wheel."""
-    where = named(path)
+    where = where or named(path)
     if not path.is_file():
         raise ConfigError(f"{where}: no such file")
     if path.suffix != ".whl" or not zipfile.is_zipfile(path):
