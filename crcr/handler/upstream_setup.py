@@ -98,7 +98,8 @@ class UpstreamSetup:
 
     def describe(self) -> str:
         where = f"{self.root}" if self.root else "none"
-        return f"upstream ({self.mode}): {self.url or '-'} at {self.sha[:12]}, checkout {where}; {self.core_note}"
+        based = f" (base: {self.exactness.origin})" if self.exactness else ""
+        return f"upstream ({self.mode}): {self.url or '-'} at {self.sha[:12]}, checkout {where}; {self.core_note}{based}"
 
 
 def _root_head(root: Path) -> Optional[str]:
