@@ -123,6 +123,8 @@ class Rerunner:
             )
         _, failing = locate_failures(report, Upstream(root=root))
         still = tuple(t for t in failing if t in tests)
+        if still and delta is not None and delta.native:  # red on a core without native changes it needs
+            return Probe(SKIP, _unapplied(delta), seconds, ran=True)
         broken = self._core_breaks(delta, core_path) if still else ""
         if broken:  # red on a core we did not build right: no evidence either way
             return Probe(
@@ -151,6 +153,12 @@ def _tests_seconds(report) -> float:
         except ValueError:
             continue
     return total
+
+
+def _unapplied(delta) -> str:
+    """Why a red midpoint is no evidence: its resolved core lacks native changes (base..midpoint)."""
+    more = f" +{len(delta.native) - 1}" if len(delta.native) > 1 else ""
+    return f"core inexact here ({delta.base[:12]}..{delta.sha[:12]}: {len(delta.native)} native not applied, {delta.native[0]}{more})"
 
 
 def _native_files(commit) -> list[str]:
