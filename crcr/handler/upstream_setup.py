@@ -139,12 +139,15 @@ def _core(
 
 
 def dispatched_paths(source: Optional[UpstreamSource], before: str, sha: str) -> Optional[list[str]]:
-    """The paths the dispatched change itself touches (the PR's diff, the pushed range);
-    None when it cannot be told (no history, a new branch, a base not in it)."""
+    """The paths the dispatched change itself touches (the PR's diff from where it branched off
+    its base, the pushed range); None when it cannot be told (no history, a new branch, a base
+    not in it). A PR's base SHA is its base branch's tip, which may have moved past the branch
+    point: diffing from it would count main's later changes as the PR's."""
     if source is None or not before or set(before) == {"0"}:
         return None
     try:
-        return [p for _, p in source.changed_files(before, sha)]
+        start = source.merge_base(before, sha)
+        return [p for _, p in source.changed_files(start, sha)] if start else None
     except UpstreamError:
         return None
 

@@ -231,3 +231,18 @@ def test_resolution_order_and_fallbacks_say_why(tmp_path, upstream, capsys):
     setup = prepare(_options(tmp_path, url, core_index=str(tmp_path / "absent"), core_base=c["m0"]), c["m3"])
     assert setup.exactness.origin == "pinned wheel" and "falling back to the pinned wheel" in setup.exactness.fallback
     assert "core: --core-index " in capsys.readouterr().err
+
+
+def test_a_pr_whose_base_moved_on_is_judged_by_its_own_diff(tmp_path):
+    """The PR's base SHA is its base branch's tip; main landed a kernel change after the PR
+    branched off. The PR's own diff (from the merge-base) is Python only: its change ran."""
+    from crcr.handler.upstream_setup import dispatched_paths
+
+    env = dict(os.environ)
+    bare = tmp_path / "mb.git"
+    m = build_repo(bare, [("m0", {"torch/mod.py": "X = 0\n"}), ("kernel", {"aten/src/K.cpp": "//\n"})], env)
+    (pr,) = add_branch(bare, "pr", m[0], [("pr", {"torch/mod.py": "X = 1\n"})], env)
+    source = UpstreamSource(file_url(bare), tmp_path / "cache")
+    assert dispatched_paths(source, m[1], pr) == ["torch/mod.py"]
+    assert dispatched_paths(source, m[0], pr) == ["torch/mod.py"]  # a push: before is the branch point
+    assert dispatched_paths(source, "0" * 40, pr) is None

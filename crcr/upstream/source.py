@@ -198,6 +198,19 @@ class UpstreamSource:
             out = git(["rev-list", "--first-parent", f"--max-count={depth}", sha], cwd=repo).stdout
         return out.split()
 
+    def merge_base(self, a: str, b: str) -> Optional[str]:
+        """Where `b`'s history meets `a`'s (a PR's branch point from its base), deepening both in
+        steps; None past the deepest step."""
+        a, b = check_sha(a, "change base SHA"), check_sha(b)
+        with self._locked("history"):
+            repo = self._history()
+            for depth in HISTORY_DEPTHS:
+                self._fetch_history(repo, list(dict.fromkeys((a, b))), depth)
+                r = git(["merge-base", a, b], cwd=repo, check=False)
+                if r.returncode == 0 and r.stdout.strip():
+                    return r.stdout.strip()
+        return None
+
     def subject(self, sha: str) -> Optional[str]:
         """A commit's subject line (None: not in the upstream)."""
         sha = check_sha(sha, "commit SHA")
