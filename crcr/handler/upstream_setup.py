@@ -77,11 +77,12 @@ class UpstreamSetup:
         line = self.exactness.line() if self.exactness else self.core_note
         return Upstream(self.root, self.sha, self.core_path, line)
 
-    def exactness_for(self, leg: Leg) -> Optional[Exactness]:
-        """The leg's exactness: the run's, except a leg on another pinned core (no upstream core)."""
+    def exactness_for(self, leg: Leg, runner: str = "pytest") -> Optional[Exactness]:
+        """The leg's exactness: the run's, except a leg on another pinned core (no upstream core)
+        and a leg the bazel runner ran (its runfiles' pinned wheel, no overlay, no other base)."""
         if leg.candidate.bazel_config or self.exactness is None:
             return None
-        return self.exactness
+        return self.exactness.without_overlay() if runner == "bazel" else self.exactness
 
     def resolved_core(self) -> str:
         """What the legs' core is, for last-green bookkeeping: the SHA when the core is exact,
@@ -321,7 +322,7 @@ def after_leg(
                     f"`patch -p0 < {fragment}` from the repository root",
                 ),
             )
-    result = judge_core(setup.exactness_for(leg), result)
+    result = judge_core(setup.exactness_for(leg, result.runner), result)
     if result.conclusion == "success" and not (scope is not None and scope.failed):
         store.record_green(key, leg.job_name, now)
     elif result.conclusion in ("failure", "timed_out"):
@@ -382,6 +383,8 @@ def judge_core(exactness: Optional[Exactness], result: LegResult) -> LegResult:
     if exactness is None:
         return result
     result = replace(result, core=exactness)
+    if exactness.no_overlay and result.notes and result.notes[0].startswith("core:"):
+        result = replace(result, notes=(exactness.line(),) + result.notes[1:])  # the line the leg ran on
     if not exactness.untested:
         return result
     notes = list(result.notes)

@@ -161,3 +161,30 @@ def test_an_overlay_that_could_not_be_made_leaves_the_core_unresolved():
     e = exactness_of(Options(), delta, None, note, [KERNEL])
     assert e.state == UNRESOLVED and e.reason.startswith("base wheel; the checkout lacks 1")
     assert e.conclusion("success") == "neutral"  # its native change never ran either
+
+
+def test_the_bazel_runner_leg_says_it_ran_the_pinned_wheel_without_overlay():
+    """The bazel runner runs the wheel in its runfiles as is: whatever base the run resolved
+    and whatever it overlaid, that leg's core is inexact, and its line and cell say why."""
+    from crcr.callback_client.junit import Counts
+    from crcr.dispatch.plan import Candidate, Leg
+    from crcr.handler.runner import LegResult
+    from crcr.handler.upstream_setup import UpstreamSetup, judge_core
+
+    delta = core_delta(BASE, SHA, [("M", "torch/functional.py")])
+    run = derive(delta, ["torch/functional.py"]).based_on("nightly 2.14.0.dev20261201", "")
+    setup = UpstreamSetup("fetch", "file:///u", SHA, exactness=run, delta=delta)
+    leg = Leg(0, Candidate("primary", "HEAD", SHA, SHA, True), "nn", (), 0, 1, "test-nn")
+    assert setup.exactness_for(leg, "pytest") is run and run.exact
+    on_bazel = setup.exactness_for(leg, "bazel")
+    assert on_bazel.state == INEXACT and on_bazel.cell() == "inexact (no overlay)"
+    assert on_bazel.line() == (
+        "core: inexact at bbbbbbbbbbbb: the bazel runner ran the pinned wheel in its runfiles, no overlay applied"
+    )
+    assert on_bazel.as_json()["no_overlay"] and on_bazel.origin == "pinned wheel"
+    result = LegResult("success", 0, Counts(), 1.0, (), (run.line(), "other"), runner="bazel")
+    judged = judge_core(on_bazel, result)
+    assert judged.notes[0] == on_bazel.line() and judged.notes[1] == "other" and judged.core is on_bazel
+    # a pinned wheel at the SHA itself, nothing to overlay: exact on the bazel runner too
+    same = derive(core_delta(SHA, SHA, []), None)
+    assert same.without_overlay() is same

@@ -41,6 +41,7 @@ class Exactness:
     reason: str = ""  # why unresolved (or what the base is)
     origin: str = PINNED  # the base wheel: pinned wheel | nightly <version> | --core-wheel
     fallback: str = ""  # why a preferred base (--core-wheel, the nearest nightly) was not used
+    no_overlay: bool = False  # the runner ran the pinned wheel as is (the bazel runner's runfiles)
 
     @property
     def exact(self) -> bool:
@@ -49,7 +50,8 @@ class Exactness:
     def cell(self) -> str:
         """Short, for a table column or a HUD cell."""
         if self.state == INEXACT:
-            gap = [f"{len(self.native)} native not applied"] if self.native else []
+            gap = ["no overlay"] if self.no_overlay else []
+            gap += [f"{len(self.native)} native not applied"] if self.native else []
             gap += ["import fails"] if self.failed_import else []
             return f"inexact ({', '.join(self._via() + gap)})"
         return f"{self.state} ({self._via()[0]})" if self._via() else self.state
@@ -71,6 +73,8 @@ class Exactness:
         if self.state == UNRESOLVED:
             return f"core unresolved ({self.reason})"
         parts = []
+        if self.no_overlay:
+            parts.append("the bazel runner ran the pinned wheel in its runfiles, no overlay applied")
         if self.native:
             parts.append(f"{len(self.native)} native files not applied: {_files(self.native)}")
         if self.failed_import:
@@ -84,6 +88,8 @@ class Exactness:
             return f"core: exact ({self.reason})" if self.reason else f"core: exact at {self.sha[:12]}"
         if self.state == UNRESOLVED:
             return f"core: unresolved ({self.reason})"
+        if self.no_overlay:
+            return f"core: inexact at {self.sha[:12]}: {self.gap_line()[len('core inexact: ') :]}"
         via = "" if self.origin == PINNED else f" ({self.origin})"
         return f"core: inexact{via} at {at}: " + self.gap_line()[len("core inexact: ") :]
 
@@ -93,6 +99,15 @@ class Exactness:
 
     def with_import_failure(self, error: str) -> "Exactness":
         return replace(self, state=INEXACT, failed_import=error)
+
+    def without_overlay(self) -> "Exactness":
+        """The same core as a runner that applies no overlay and no other base sees it: the
+        pinned wheel as is. Exact only when that wheel is at the SHA with nothing to lay over it."""
+        if self.state == EXACT and self.origin == PINNED and self.base == self.sha:
+            return self
+        if self.state == UNRESOLVED:
+            return self
+        return replace(self, state=INEXACT, origin=PINNED, no_overlay=True)
 
     def based_on(self, origin: str, fallback: str) -> "Exactness":
         """The same, naming the base wheel it was resolved to (and why a preferred one was not)."""
@@ -113,6 +128,7 @@ class Exactness:
             "reason": self.reason,
             "base_wheel": self.origin,
             "fallback": self.fallback,
+            "no_overlay": self.no_overlay,
             "line": self.line(),
         }
 
