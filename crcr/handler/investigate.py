@@ -341,7 +341,7 @@ class Triage:
                 rerunner.close()
         if beyond:  # the range is real, but nothing in it reaches what this leg ran
             e = replace(e, upstream_moved=False, upstream_range="", beyond_upstream=True)
-        core = setup.exactness_for(leg, result.runner)
+        core = result.core if result.core is not None else setup.exactness_for(leg, result.runner)
         if core is not None and not core.exact:  # our core, not upstream's: no high confidence
             e = replace(e, core_gap=core.gap_line())
         sent, warnings = fit(verdict(e))

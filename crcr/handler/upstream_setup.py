@@ -23,7 +23,7 @@ from crcr.callback_client.errors import ConfigError
 from crcr.dispatch.plan import Leg
 from crcr.handler.investigate import Triage
 from crcr.handler.newscope import NewInScope, configs_scope, file_scopes, measure
-from crcr.handler.runner import LegResult, LegSettings, Upstream, summary_path
+from crcr.handler.runner import LegResult, LegSettings, Upstream, leg_suites, summary_path
 from crcr.upstream.attribution import (
     Attribution,
     GreenStore,
@@ -322,7 +322,7 @@ def after_leg(
                     f"`patch -p0 < {fragment}` from the repository root",
                 ),
             )
-    result = judge_core(setup.exactness_for(leg, result.runner), result)
+    result = judge_core(leg_exactness(setup, leg, result.runner, options), result)
     if result.conclusion == "success" and not (scope is not None and scope.failed):
         store.record_green(key, leg.job_name, now)
     elif result.conclusion in ("failure", "timed_out"):
@@ -375,6 +375,21 @@ def after_leg(
         durable=True,
     )
     return replace(result, details=details), found
+
+
+def leg_exactness(
+    setup: UpstreamSetup, leg: Leg, runner: str, options: Optional["Options"]
+) -> Optional[Exactness]:
+    """The leg's exactness, with its own test files' torch imports checked on the core it ran on
+    (a leg on upstream files; the run's core itself was checked once already)."""
+    from crcr.handler.core_import import leg_import_error
+
+    found = setup.exactness_for(leg, runner)
+    if found is None or found.no_overlay or found.failed_import or options is None:
+        return found
+    files = [Path(p) for p in leg_suites(leg, options.workspace, setup.for_leg(leg)).upstream]
+    error = leg_import_error(files, setup.core_path, options.workspace, options.env)
+    return found.with_import_failure(error) if error else found
 
 
 def judge_core(exactness: Optional[Exactness], result: LegResult) -> LegResult:

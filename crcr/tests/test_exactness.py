@@ -119,6 +119,33 @@ def test_the_import_check_names_the_import_the_overlay_broke(wheel, tmp_path):
     assert inexact.state == INEXACT and inexact.cell() == "inexact (import fails)"
 
 
+def test_a_leg_whose_test_files_import_what_the_core_lacks_is_inexact(wheel, tmp_path):
+    """The leg's own test files: a torch import they make that fails on the core the leg runs
+    on makes that leg inexact, naming file and statement; a third-party import does not."""
+    from crcr.handler.core_import import leg_import_error, torch_imports
+
+    site, torch, checkout = wheel
+    (checkout / "torch" / "fine.py").write_text("from torch._C import OLD_OP\n")
+    delta = core_delta(BASE, SHA, [("A", "torch/fine.py")])
+    core = build_overlay(torch, checkout, delta, tmp_path / "cache")
+    tests = checkout / "test"
+    tests.mkdir()
+    ok = tests / "test_ok.py"
+    ok.write_text("import torch\nfrom torch.fine import OLD_OP\nimport no_such_third_party_pkg_x\n")
+    assert leg_import_error([ok], core, site, dict(os.environ)) == ""
+    new = tests / "test_new_op.py"
+    new.write_text("import os\n\n\ndef helper():\n    from torch._C import OLD_OP, _new_op\n")
+    assert torch_imports([ok, new]) == {
+        "import torch": "test_ok.py",
+        "from torch.fine import OLD_OP": "test_ok.py",
+        "from torch._C import OLD_OP, _new_op": "test_new_op.py",
+    }
+    error = leg_import_error([ok, new], core, site, dict(os.environ))
+    assert error.startswith("test_new_op.py: from torch._C import OLD_OP, _new_op: ImportError: cannot import name")
+    ex = derive(delta, None).with_import_failure(error)
+    assert ex.state == INEXACT and "fails to import: test_new_op.py: from torch._C" in ex.line()
+
+
 def test_summary_table_and_hud_cell_show_exactness():
     from crcr.callback_client.junit import Counts
     from crcr.handler import cycle
