@@ -75,7 +75,9 @@ class CoreResolver:
                 skipped.append(str(err))
             else:
                 self.warm.append(got.warm)
-                return CoreBase(got.base, unpack(got.wheel, self.cache), got.origin, _joined(skipped, got.origin))
+                return CoreBase(
+                    got.base, unpack(got.wheel, self.cache), got.origin, _joined(skipped, got.origin)
+                )
         return CoreBase(self.pinned_base, None, PINNED, _joined(skipped, f"the {PINNED}"))
 
 

@@ -330,7 +330,11 @@ def make_fixture(options: Options):
     torch_dir = wheel_torch_dir()
     # the env is the fixture's git processes' (fixed author and dates are set on top of it)
     fixture = generate(
-        options.state_dir / "upstream-fixture", torch_dir, wheel_version(torch_dir), options.env, nightlies=True
+        options.state_dir / "upstream-fixture",
+        torch_dir,
+        wheel_version(torch_dir),
+        options.env,
+        nightlies=True,
     )
     print(
         f"upstream fixture: {fixture.url} base {fixture.base[:12]} head {fixture.head[:12]} "

@@ -231,7 +231,9 @@ def core_wheel_arg(given: Optional[str]) -> tuple[Optional[Path], str]:
     if not is_url(str(given)):
         return user_path(given), ""
     if not re.search(r"#sha256=[0-9a-f]{64}$", str(given)):
-        raise ConfigError(f"--core-wheel {given}: a URL must end in #sha256=<64 hex> (what the download must hash to)")
+        raise ConfigError(
+            f"--core-wheel {given}: a URL must end in #sha256=<64 hex> (what the download must hash to)"
+        )
     return None, str(given)
 
 

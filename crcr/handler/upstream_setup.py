@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Optional
 
 from crcr.callback_client.errors import ConfigError
 from crcr.dispatch.plan import Leg
+from crcr.handler.core_base import CoreResolver
 from crcr.handler.investigate import Triage
 from crcr.handler.newscope import NewInScope, configs_scope, file_scopes, measure
 from crcr.handler.runner import LegResult, LegSettings, Upstream, leg_suites, summary_path
@@ -33,7 +34,6 @@ from crcr.upstream.attribution import (
     suspect_paths,
     touches_op,
 )
-from crcr.handler.core_base import CoreResolver
 from crcr.upstream.core_wheel import named, wheel_commit
 from crcr.upstream.exactness import Exactness, derive
 from crcr.upstream.gitcmd import UpstreamError, check_sha, git

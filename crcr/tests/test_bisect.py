@@ -309,5 +309,8 @@ def test_a_red_midpoint_on_an_inexact_core_is_skipped_and_named(tmp_path):
     skipped = {s.sha: s.probe.reason for s in b.skipped}
     assert skipped and set(skipped) <= inexact
     for reason in skipped.values():
-        assert reason.startswith("core inexact here (") and "1 native not applied, aten/src/ATen/native/K.cpp" in reason
+        assert (
+            reason.startswith("core inexact here (")
+            and "1 native not applied, aten/src/ATen/native/K.cpp" in reason
+        )
     assert b.as_json()["skipped"] == [{"sha": k, "reason": v} for k, v in skipped.items()]

@@ -141,7 +141,9 @@ def test_a_leg_whose_test_files_import_what_the_core_lacks_is_inexact(wheel, tmp
         "from torch._C import OLD_OP, _new_op": "test_new_op.py",
     }
     error = leg_import_error([ok, new], core, site, dict(os.environ))
-    assert error.startswith("test_new_op.py: from torch._C import OLD_OP, _new_op: ImportError: cannot import name")
+    assert error.startswith(
+        "test_new_op.py: from torch._C import OLD_OP, _new_op: ImportError: cannot import name"
+    )
     ex = derive(delta, None).with_import_failure(error)
     assert ex.state == INEXACT and "fails to import: test_new_op.py: from torch._C" in ex.line()
 

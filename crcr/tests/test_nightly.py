@@ -46,22 +46,45 @@ def upstream(tmp_path):
     bare = tmp_path / "u.git"
     m = build_repo(
         bare,
-        [("m0", {"version.txt": "2.14.0a0\n", "torch/mod.py": "X = 0\n"}), ("m1", {"torch/mod.py": "X = 1\n"})],
+        [
+            ("m0", {"version.txt": "2.14.0a0\n", "torch/mod.py": "X = 0\n"}),
+            ("m1", {"torch/mod.py": "X = 1\n"}),
+        ],
         env,
     )
     (s1,) = add_branch(bare, "side", m[0], [("s1", {"torch/side.py": "S = 1\n"})], env)
     work = tmp_path / "work"
     git(["clone", "-q", str(bare), str(work)], env=env)
-    stamp = {**env, **IDENTITY, "GIT_AUTHOR_DATE": "1767400000 +0000", "GIT_COMMITTER_DATE": "1767400000 +0000"}
-    git(["-c", "commit.gpgsign=false", "merge", "-q", "--no-ff", "-m", "merge side", "origin/side"], cwd=work, env=stamp)
+    stamp = {
+        **env,
+        **IDENTITY,
+        "GIT_AUTHOR_DATE": "1767400000 +0000",
+        "GIT_COMMITTER_DATE": "1767400000 +0000",
+    }
+    git(
+        ["-c", "commit.gpgsign=false", "merge", "-q", "--no-ff", "-m", "merge side", "origin/side"],
+        cwd=work,
+        env=stamp,
+    )
     (work / "torch" / "mod.py").write_text("X = 3\n")
     git(["-c", "commit.gpgsign=false", "commit", "-qam", "m3"], cwd=work, env=stamp)
     git(["checkout", "-q", "--orphan", "nightly"], cwd=work, env=env)
-    git(["-c", "commit.gpgsign=false", "commit", "-q", "-m", f"2026-12-05 nightly release ({m[1]})"], cwd=work, env=stamp)
+    git(
+        ["-c", "commit.gpgsign=false", "commit", "-q", "-m", f"2026-12-05 nightly release ({m[1]})"],
+        cwd=work,
+        env=stamp,
+    )
     git(["push", "-q", "origin", "main", "nightly"], cwd=work, env=env)
     main = git(["rev-list", "--first-parent", "main"], cwd=work, env=env).stdout.split()
     nightly = git(["rev-parse", "nightly"], cwd=work, env=env).stdout.strip()
-    return file_url(bare), {"m0": m[0], "m1": m[1], "s1": s1, "merge": main[1], "m3": main[0], "nightly": nightly}
+    return file_url(bare), {
+        "m0": m[0],
+        "m1": m[1],
+        "s1": s1,
+        "merge": main[1],
+        "m3": main[0],
+        "nightly": nightly,
+    }
 
 
 def _index(root, wheels):
@@ -94,7 +117,9 @@ def test_no_nightly_at_or_before_the_sha_and_a_sha_not_upstream_are_one_line(tmp
     url, c = upstream
     source = UpstreamSource(url, tmp_path / "cache")
     index = str(_index(tmp_path / "idx", [(c["m3"], c["m3"])]))
-    with pytest.raises(NoNightly, match=r"no nightly at or before [0-9a-f]{12} on its first-parent line") as e:
+    with pytest.raises(
+        NoNightly, match=r"no nightly at or before [0-9a-f]{12} on its first-parent line"
+    ) as e:
         resolve(index, listing(index), source, c["m1"], tmp_path / "cc")
     assert "\n" not in str(e.value) and str(e.value).startswith("--core-index ")
     with pytest.raises(NoNightly, match=r"dddddddddddd is not in file://"):
@@ -149,7 +174,9 @@ class _Server:
                 data = source.read()
                 dest.write(data[: outer.cut] if outer.cut and self.path.endswith(".whl") else data)
 
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
+        self.httpd = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(Handler, directory=str(root))
+        )
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/simple"
 
@@ -165,7 +192,9 @@ def served(tmp_path, upstream):
     wheels = _index(simple / "torch", [(c["m1"], c["m1"])])
     (wheels / MAP_FILE).rename(simple / MAP_FILE)  # the map sits at the index root, the wheels on its page
     whl = next(wheels.glob("*.whl"))
-    (wheels / "index.html").write_text(f'<html><body><a href="{whl.name}#sha256={_sha256(whl)}">{whl.name}</a></body></html>')
+    (wheels / "index.html").write_text(
+        f'<html><body><a href="{whl.name}#sha256={_sha256(whl)}">{whl.name}</a></body></html>'
+    )
     server = _Server(tmp_path / "www")
     yield server, c, url, whl
     server.close()
@@ -174,7 +203,11 @@ def served(tmp_path, upstream):
 def test_a_pep503_index_is_read_and_a_truncated_download_is_never_cached(tmp_path, served):
     server, c, url, whl = served
     (listed,) = read_index(server.url)
-    assert listed.source == c["m1"] and listed.sha256 == _sha256(whl) and listed.location.startswith("http://127.0.0.1")
+    assert (
+        listed.source == c["m1"]
+        and listed.sha256 == _sha256(whl)
+        and listed.location.startswith("http://127.0.0.1")
+    )
     cache = tmp_path / "cc"
     server.cut = 100
     with pytest.raises(WheelRejected, match=r"truncated download \(100 of \d+ bytes\); not cached"):
@@ -212,7 +245,10 @@ def test_resolution_order_and_fallbacks_say_why(tmp_path, upstream, capsys):
     assert (at.wheel_dir / "torch" / "mod.py").read_text() == "X = 0\n"
     older = resolver.at(c["m0"])  # a bisection midpoint older than every nightly: the pinned wheel
     assert older.origin == "pinned wheel" and older.base == c["m0"] and older.wheel_dir is None
-    assert older.fallback.endswith("; falling back to the pinned wheel") and "no nightly at or before" in older.fallback
+    assert (
+        older.fallback.endswith("; falling back to the pinned wheel")
+        and "no nightly at or before" in older.fallback
+    )
     # a --core-wheel comes first where it is an ancestor; a midpoint older than it resolves further down
     resolver.wheel, resolver.wheel_commit = _wheel(tmp_path / "cw.whl", c["merge"]), c["merge"]
     assert resolver.at(c["m3"]).origin == "--core-wheel"
@@ -220,7 +256,10 @@ def test_resolution_order_and_fallbacks_say_why(tmp_path, upstream, capsys):
     assert down.origin.startswith("nightly") and down.fallback.startswith("--core-wheel at ")
     # an unusable index: the pinned wheel, saying so
     broken = CoreResolver(source, tmp_path / "cc", c["m0"], index=str(tmp_path / "absent"))
-    assert broken.at(c["m3"]).fallback.startswith("--core-index ") and broken.at(c["m3"]).origin == "pinned wheel"
+    assert (
+        broken.at(c["m3"]).fallback.startswith("--core-index ")
+        and broken.at(c["m3"]).origin == "pinned wheel"
+    )
 
     setup = prepare(_options(tmp_path, url, core_index=index, core_base=c["m0"]), c["m3"])
     ex = setup.exactness
@@ -229,7 +268,10 @@ def test_resolution_order_and_fallbacks_say_why(tmp_path, upstream, capsys):
     assert ex.as_json()["base_wheel"] == "nightly 2.14.0.dev20261201" and setup.core_base == c["m1"]
     assert (setup.core_path / "torch" / "mod.py").read_text() == "X = 3\n"  # the overlay at m3 on the nightly
     setup = prepare(_options(tmp_path, url, core_index=str(tmp_path / "absent"), core_base=c["m0"]), c["m3"])
-    assert setup.exactness.origin == "pinned wheel" and "falling back to the pinned wheel" in setup.exactness.fallback
+    assert (
+        setup.exactness.origin == "pinned wheel"
+        and "falling back to the pinned wheel" in setup.exactness.fallback
+    )
     assert "core: --core-index " in capsys.readouterr().err
 
 

@@ -90,7 +90,10 @@ def test_workflow_follows_the_protocol():
     assert wf["permissions"]["id-token"] == "write"
     assert "pull_request.number" in wf["concurrency"]["group"] and wf["concurrency"]["cancel-in-progress"]
     build, test = wf["jobs"]["build"], wf["jobs"]["test"]
-    assert test["needs"] == ["build", "core_wheel"] and "fromJSON(needs.build.outputs.matrix)" in test["strategy"]["matrix"]
+    assert (
+        test["needs"] == ["build", "core_wheel"]
+        and "fromJSON(needs.build.outputs.matrix)" in test["strategy"]["matrix"]
+    )
     for job, name in ((build, "build"), (test, "${{ matrix.job_name }}")):
         calls = [s for s in job["steps"] if s.get("uses") == "./.github/actions/crcr-callback"]
         assert [c["with"]["status"] for c in calls] == ["in_progress", "completed"]  # one pair per job
@@ -110,7 +113,7 @@ def test_build_once_core_wheel_job_feeds_every_leg():
     steps = {s.get("name") or s.get("uses"): s for s in cw["steps"]}
     gate = steps["Does this dispatch qualify?"]
     assert gate["env"]["BUILD_ON"] == "${{ vars.CRCR_BUILD_CORE_ON || 'merged push' }}"
-    assert 'kind=merged' in gate["run"] and '[ "${#v}" -ne 40 ]' in gate["run"]
+    assert "kind=merged" in gate["run"] and '[ "${#v}" -ne 40 ]' in gate["run"]
     native = steps["Does the change touch native code?"]
     assert native["if"] == "steps.gate.outputs.qualifies == 'true'" and "is_native" in native["run"]
     build = steps["Build the wheel at the SHA"]
@@ -118,7 +121,10 @@ def test_build_once_core_wheel_job_feeds_every_leg():
     cache = next(s for s in cw["steps"] if s.get("uses") == "actions/cache@v5")
     assert cache["with"]["key"].endswith("${{ needs.build.outputs.upstream_sha }}")
     upload = next(s for s in cw["steps"] if s.get("uses") == "actions/upload-artifact@v6")
-    assert upload["with"]["name"] == "core-wheel" and cw["outputs"]["built"] == "${{ steps.wheel.outputs.built }}"
+    assert (
+        upload["with"]["name"] == "core-wheel"
+        and cw["outputs"]["built"] == "${{ steps.wheel.outputs.built }}"
+    )
     assert not any(s.get("uses") == "./.github/actions/crcr-callback" for s in cw["steps"])  # no HUD row
     assert "!cancelled()" in test["if"] and "needs.build.result == 'success'" in test["if"]
     names = [s.get("name") or s.get("uses") for s in test["steps"]]

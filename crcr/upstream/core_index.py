@@ -113,11 +113,17 @@ def parse_map(text: str) -> dict[str, dict]:
         doc = json.loads(text)
     except ValueError as err:
         raise IndexUnusable(f"malformed {MAP_FILE} ({err})") from None
-    if not isinstance(doc, dict) or doc.get("format") != MAP_FORMAT or not isinstance(doc.get("nightlies"), list):
+    if (
+        not isinstance(doc, dict)
+        or doc.get("format") != MAP_FORMAT
+        or not isinstance(doc.get("nightlies"), list)
+    ):
         raise IndexUnusable(f"{MAP_FILE} is not {MAP_FORMAT} (a 'nightlies' list)")
     entries = {}
     for i, e in enumerate(doc["nightlies"]):
-        if not (isinstance(e, dict) and isinstance(e.get("file"), str) and HEX40.fullmatch(str(e.get("source")))):
+        if not (
+            isinstance(e, dict) and isinstance(e.get("file"), str) and HEX40.fullmatch(str(e.get("source")))
+        ):
             raise IndexUnusable(f"{MAP_FILE} nightlies[{i}] needs a file and a 40-hex source")
         digest = str(e.get("sha256", "")).lower()
         if digest and not HEX64.fullmatch(digest):

@@ -294,5 +294,7 @@ def _core_python_at(bare: Path, commit: str, env: Mapping[str, str]) -> dict[str
     there holds over the pinned wheel's."""
     names = git(["ls-tree", "-r", "--name-only", commit, "torch/"], cwd=bare, env=env).stdout.split()
     return {
-        n: git(["show", f"{commit}:{n}"], cwd=bare, env=env).stdout.encode() for n in names if n.endswith(".py")
+        n: git(["show", f"{commit}:{n}"], cwd=bare, env=env).stdout.encode()
+        for n in names
+        if n.endswith(".py")
     }

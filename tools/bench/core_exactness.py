@@ -79,7 +79,9 @@ def cost(n: Nightly, tmp: Path) -> tuple[float, float, int]:
 
 
 def report(console: Console, rows, costs: Optional[tuple[Nightly, float, float]], listed: int) -> None:
-    table = Table(title=f"core exactness per first-parent commit (first {min(SHOWN, len(rows))} of {len(rows)})")
+    table = Table(
+        title=f"core exactness per first-parent commit (first {min(SHOWN, len(rows))} of {len(rows)})"
+    )
     for col in ("commit", "pinned wheel", "nearest nightly", "resolved"):
         table.add_column(col)
     for sha, on_pinned, n, on_resolved in rows[:SHOWN]:
@@ -95,7 +97,9 @@ def report(console: Console, rows, costs: Optional[tuple[Nightly, float, float]]
     resolved = sum(1 for r in rows if not r[3])
     through = sum(1 for r in rows if r[2] is not None)
     used = Counter(r[2].file for r in rows if r[2] is not None)
-    console.print(f"commits: {total}; nightlies listed (installable here): {listed}; {len(used)} of them used")
+    console.print(
+        f"commits: {total}; nightlies listed (installable here): {listed}; {len(used)} of them used"
+    )
     console.print(f"exact through the pinned wheel alone: {pinned}/{total} = {pinned / total:.1%}")
     console.print(
         f"exact through the nearest nightly (else the pinned wheel): {resolved}/{total} = {resolved / total:.1%}"
@@ -115,7 +119,9 @@ def fixture_inputs(tmp: Path) -> tuple[Path, str, str, str]:
     from crcr.upstream.overlay import wheel_torch_dir, wheel_version
 
     torch_dir = wheel_torch_dir()
-    fx = generate(tmp / "upstream-fixture", torch_dir, wheel_version(torch_dir), dict(os.environ), nightlies=True)
+    fx = generate(
+        tmp / "upstream-fixture", torch_dir, wheel_version(torch_dir), dict(os.environ), nightlies=True
+    )
     bare = Path(fx.url.removeprefix("file://"))
     return bare, f"{fx.base}..{fx.head}", str(fx.index), fx.base
 
@@ -130,7 +136,9 @@ def _range(text: str, root: Path) -> tuple[str, str]:
 @command("core_exactness", prefix="core_exactness: ")
 def main(argv: Optional[list[str]] = None) -> int:
     p = Parser(prog="core_exactness", description=__doc__.split("\n\n")[0])
-    p.add_argument("--upstream-root", type=user_path, help="a pytorch git checkout (default: the generated upstream)")
+    p.add_argument(
+        "--upstream-root", type=user_path, help="a pytorch git checkout (default: the generated upstream)"
+    )
     p.add_argument("--range", help="<old>..<new> first-parent commits (default: the fixture's base..head)")
     p.add_argument("--index", help="--core-index: a PEP 503 simple index URL or a find-links directory")
     p.add_argument("--pinned-base", help="the commit the pinned wheel was built from (its git_version)")
@@ -143,7 +151,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         else:
             if not (a.range and a.index and a.pinned_base):
                 raise ConfigError("--upstream-root needs --range, --index and --pinned-base")
-            root, rng, index, pinned = a.upstream_root, a.range, a.index, check_sha(a.pinned_base, "--pinned-base")
+            root, rng, index, pinned = (
+                a.upstream_root,
+                a.range,
+                a.index,
+                check_sha(a.pinned_base, "--pinned-base"),
+            )
         old, new = _range(a.range or rng, root)
         nightlies = listing(a.index or index)
         commits, chain = first_parents(root, new, old, 4096)
