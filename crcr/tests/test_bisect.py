@@ -149,13 +149,8 @@ def test_unknown_last_green_commit_is_one_line_and_no_bisection(repo):
     assert b.status == "nothing_to_do" and "\n" not in b.reason and b.reason
 
 
-def test_rerunner_runs_only_the_failing_tests_with_pytest_at_each_commit(repo, tmp_path):
-    """The real re-run: checkout at the SHA, pytest on the failing node ids only (a plain
-    workspace: no plugin), JUnit read back; a missing test file is a skip, not a pass."""
-    from crcr.dispatch.plan import Candidate, Leg
-    from crcr.handler.investigate import bisect_range
-
-    source, shas = repo
+def flag_repo(tmp_path):
+    """(source, shas): a test reading torch/flag.py, which change 6 (shas[5]) turns False."""
     test = (
         "import pathlib\n\n\n"
         "def test_flag():\n"
@@ -169,7 +164,16 @@ def test_rerunner_runs_only_the_failing_tests_with_pytest_at_each_commit(repo, t
         for i in range(2, 10)
     ]
     shas = build_repo(tmp_path / "up2.git", commits, {})
-    source = UpstreamSource(file_url(tmp_path / "up2.git"), tmp_path / "cache2")
+    return UpstreamSource(file_url(tmp_path / "up2.git"), tmp_path / "cache2"), shas
+
+
+def test_rerunner_runs_only_the_failing_tests_with_pytest_at_each_commit(tmp_path):
+    """The real re-run: checkout at the SHA, pytest on the failing node ids only (a plain
+    workspace: no plugin), JUnit read back; a missing test file is a skip, not a pass."""
+    from crcr.dispatch.plan import Candidate, Leg
+    from crcr.handler.investigate import bisect_range
+
+    source, shas = flag_repo(tmp_path)
     ws = tmp_path / "ws"
     ws.mkdir()
     leg = Leg(0, Candidate("primary", "HEAD", shas[-1], shas[-1], True), "flag", (), 0, 1, "test-flag")
@@ -286,15 +290,7 @@ def test_a_red_midpoint_on_an_inexact_core_is_skipped_and_named(tmp_path):
     from crcr.handler.investigate import bisect_range
     from crcr.upstream.overlay import core_delta
 
-    flag = "(pathlib.Path(__file__).parents[1] / 'torch' / 'flag.py').read_text()"
-    test = f"import pathlib\n\n\ndef test_flag():\n    assert 'True' in {flag}\n"
-    commits = [("base", {FLAG: "OK = True\n", "test/test_flag.py": test})]
-    commits += [
-        (f"change {i} (#{700 + i})", {FLAG: "OK = False\n"} if i == 6 else {f"torch/n{i}.py": ""})
-        for i in range(2, 10)
-    ]
-    shas = build_repo(tmp_path / "up3.git", commits, {})
-    source = UpstreamSource(file_url(tmp_path / "up3.git"), tmp_path / "cache3")
+    source, shas = flag_repo(tmp_path)
     inexact = set(shas[6:])  # a native change landed at 7 that no base wheel for these holds
 
     def core_at(root, sha):
