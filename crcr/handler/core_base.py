@@ -75,9 +75,8 @@ class CoreResolver:
                 skipped.append(str(err))
             else:
                 self.warm.append(got.warm)
-                return CoreBase(
-                    got.base, unpack(got.wheel, self.cache), got.origin, _joined(skipped, got.origin)
-                )
+                tree = unpack(got.wheel, self.cache, got.nightly.sha256)  # no re-hashing per midpoint
+                return CoreBase(got.base, tree, got.origin, _joined(skipped, got.origin))
         return CoreBase(self.pinned_base, None, PINNED, _joined(skipped, f"the {PINNED}"))
 
 

@@ -73,7 +73,7 @@ def cost(n: Nightly, tmp: Path) -> tuple[float, float, int]:
     for _ in range(2):
         t = time.monotonic()
         wheel, _ = fetch(n.location, n.sha256, cache, n.file)
-        unpack(wheel, cache)
+        unpack(wheel, cache, n.sha256)
         times.append(time.monotonic() - t)
     return times[0], times[1], wheel.stat().st_size
 
