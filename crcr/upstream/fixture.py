@@ -25,10 +25,7 @@ over file://:
 5. beside main, a pull request whose change is native only (`NATIVE_PR`: a kernel and its
    header under aten/, written for this project), branched at `base`. No Python overlay can
    apply it, so its legs run on a core without their change: `neutral`, with the files named.
-
-6. at `NATIVE_MAIN_AT` (23) a landed change that also touches a kernel source (a comment):
-   on the pinned wheel, `head`'s core is inexact (1 native file not applied).
-7. a local nightly index (`nightly-index/`, a find-links directory; no network): two "nightly"
+6. a local nightly index (`nightly-index/`, a find-links directory; no network): two "nightly"
    wheels made from the pinned wheel restamped to main commits `NIGHTLIES_AT` (fixture_nightly.py).
    The PR dispatch at `head` resolves its core through the nearest one (exact); the baseline at
    `base` has no nightly at or before it and falls back to the pinned wheel, saying so.
@@ -143,12 +140,6 @@ REGRESSION_SUBJECT = "nn.Flatten: flatten from dim 0 by default (#90001)"
 # 1-based positions on main of the nightly index's wheels: one before the regression, one after
 # it (the head dispatch's nearest: its core holds the regression, as a real nightly would)
 NIGHTLIES_AT = (12, 24)
-# A landed change on main that also touches native code (a comment in a kernel source: the
-# binary a build makes is the pinned one, so the nightly at 24 built after it is still the
-# pinned wheel restamped). No Python overlay applies it: a core on the pinned wheel at `head`
-# is inexact, a core on the nightly at 24 is exact.
-NATIVE_MAIN_AT = 23
-NATIVE_MAIN_FILE = "aten/src/ATen/native/FixtureNotes.cpp"
 
 
 def _filler(i: int, flatten: str) -> tuple[str, dict]:
@@ -192,8 +183,6 @@ def commits(torch_dir: Path, torch_version: str) -> list[tuple[str, dict]]:
             continue
         subject, files = _filler(i, flatten)
         flatten = files.get(CORE_FILE, flatten)
-        if i == NATIVE_MAIN_AT:
-            files[NATIVE_MAIN_FILE] = "// Generated upstream fixture: a comment in a kernel source.\n"
         out.append((subject, files))
     return out
 
