@@ -45,6 +45,7 @@ class CoreResolver:
     index: str = ""  # --core-index ("" = none)
     _nightlies: Optional[list[Nightly]] = field(default=None, repr=False)
     _index_error: str = field(default="", repr=False)
+    _wheel_tree: Optional[Path] = field(default=None, repr=False)
     warm: list[bool] = field(default_factory=list)  # per nightly resolution: found in the cache
 
     def nightlies(self) -> list[Nightly]:
@@ -64,7 +65,9 @@ class CoreResolver:
         if self.wheel is not None:
             try:
                 if self.source.is_ancestor(self.wheel_commit, sha):
-                    return CoreBase(self.wheel_commit, unpack(self.wheel, self.cache), CORE_WHEEL)
+                    if self._wheel_tree is None:  # hashed and unpacked once per run, not per midpoint
+                        self._wheel_tree = unpack(self.wheel, self.cache)
+                    return CoreBase(self.wheel_commit, self._wheel_tree, CORE_WHEEL)
             except UpstreamError:
                 pass
             skipped.append(f"{CORE_WHEEL} at {self.wheel_commit[:12]} is not an ancestor of {sha[:12]}")
