@@ -109,7 +109,7 @@ def report(console: Console, rows, costs: Optional[tuple[Nightly, float, float]]
         n, cold, warm, size = costs
         console.print(
             f"resolution cost of {n.file} ({size / 1e6:.0f} MB): cold (download + sha256 + unpack) "
-            f"{cold:.2f} s, warm (cache) {warm:.3f} s, cold/warm = {cold / max(warm, 1e-6):.0f}x"
+            f"{cold:.2f} s, warm (cache) {warm * 1000:.2f} ms, cold/warm = {cold / max(warm, 1e-6):.0f}x"
         )
 
 
