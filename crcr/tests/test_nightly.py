@@ -288,3 +288,26 @@ def test_a_pr_whose_base_moved_on_is_judged_by_its_own_diff(tmp_path):
     assert dispatched_paths(source, m[1], pr) == ["torch/mod.py"]
     assert dispatched_paths(source, m[0], pr) == ["torch/mod.py"]  # a push: before is the branch point
     assert dispatched_paths(source, "0" * 40, pr) is None
+
+
+def test_a_core_wheel_url_is_downloaded_once_hash_checked_and_ancestor_checked(tmp_path, served):
+    from crcr.handler.main import parse_options
+    from testing.base.errors import ConfigError
+
+    server, c, url, whl = served
+    link = f"{server.url}/torch/{whl.name}"
+    with pytest.raises(ConfigError, match=r"a URL must end in #sha256=<64 hex>"):
+        parse_options(["plan", "--core-wheel", link], {"HOME": str(tmp_path)})
+    good = parse_options(["plan", "--core-wheel", f"{link}#sha256={_sha256(whl)}"], {"HOME": str(tmp_path)})
+    assert good.core_wheel is None and good.core_wheel_url.endswith(_sha256(whl))
+    opts = _options(tmp_path, url, core_wheel_url=good.core_wheel_url, core_base=c["m0"])
+    setup = prepare(opts, c["m3"])  # the wheel names m1, an ancestor of m3
+    assert setup.exactness.origin == "--core-wheel" and setup.core_base == c["m1"]
+    assert cached_path(tmp_path / "core-cache", _sha256(whl)).is_file()
+    with pytest.raises(
+        ConfigError, match=r"^--core-wheel http://127\.0\.0\.1:\d+/simple/torch/torch-.*: .*is neither"
+    ):
+        prepare(opts, c["m0"])  # m1 is not an ancestor of m0
+    bad = _options(tmp_path / "b", url, core_wheel_url=f"{link}#sha256={'1' * 64}", core_base=c["m0"])
+    with pytest.raises(ConfigError, match=r"sha256 .* is not the index's 1111111111111111.*not cached"):
+        prepare(bad, c["m3"])
