@@ -334,7 +334,10 @@ def make_fixture(options: Options):
         torch_dir,
         wheel_version(torch_dir),
         options.env,
-        nightlies=True,
+        # its nightly index (two ~700 MB wheels, ~30 s once per state dir) for runs whose legs
+        # take their core from a base wheel: not for a --test-command template (a stand-in leg
+        # in tests and demos) nor for the bazel runner (its runfiles' wheel, whatever the base)
+        nightlies=not options.test_command and options.runner == "pytest",
     )
     print(
         f"upstream fixture: {fixture.url} base {fixture.base[:12]} head {fixture.head[:12]} "
