@@ -83,7 +83,9 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     e = nn["exactness"]
     assert (e["state"], e["base"], e["native_not_applied"], e["fallback"]) == ("exact", shas[23], [], "")
     assert e["base_wheel"].startswith("nightly ") and ".dev20261224" in e["base_wheel"]
-    assert nn["notes"][0].startswith(f"core: exact ({e['base_wheel']} at {shas[23][:12]} + 2 python files at ")
+    assert nn["notes"][0].startswith(
+        f"core: exact ({e['base_wheel']} at {shas[23][:12]} + 2 python files at "
+    )
     assert nn["inputs"]["core"] == head  # last green keys on the resolved core: exact, so the SHA
     printed = capsys.readouterr().err
     assert "exact (nightly)" in printed  # the summary table's core column
@@ -125,7 +127,9 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     # the baseline at commit 1: no nightly at or before it, the pinned wheel, and it says so
     fell = push["exactness"]
     assert (fell["state"], fell["base_wheel"]) == ("exact", "pinned wheel")
-    assert "no nightly at or before" in fell["fallback"] and fell["fallback"].endswith("falling back to the pinned wheel")
+    assert "no nightly at or before" in fell["fallback"] and fell["fallback"].endswith(
+        "falling back to the pinned wheel"
+    )
     assert push["selection"]["line"] == "full leg: push dispatches run full (--select-on pull_request)"
 
     report = json.loads((out / "attribution.json").read_text())
