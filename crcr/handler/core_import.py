@@ -7,10 +7,17 @@ fail there are imported again from the wheel alone, and a failure the wheel does
 share (or a new module failing on torch itself) is the overlay's: the leg is `inexact`
 with that import named. A module missing a third-party package fails the same way on
 any core and is not counted.
+
+The leg's own test files are checked too, per leg: every `import torch...` and
+`from torch... import ...` statement in them (found by parsing, never by running the file)
+is executed on the overlay, and one failing there makes that leg `inexact`, naming the file
+and the statement (`test/nn/test_x.py: from torch._C import
+_new_op: ImportError: ...`).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -36,6 +43,19 @@ for name in sys.argv[1:]:
 print(json.dumps(failed))
 """
 
+# run as `python -c STATEMENTS stmt...`: prints {statement: "Error: text"} for those that fail
+STATEMENTS = """
+import json, sys
+failed = {}
+for stmt in sys.argv[1:]:
+    try:
+        exec(stmt, {})
+    except BaseException as err:
+        failed[stmt] = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+print(json.dumps(failed))
+"""
+MAX_STATEMENTS = 300
+
 
 def overlaid_modules(delta: CoreDelta) -> list[str]:
     """torch/a/b.py -> torch.a.b (packages by their __init__), the ones a name can import."""
@@ -49,10 +69,12 @@ def overlaid_modules(delta: CoreDelta) -> list[str]:
     return out[:MAX_MODULES]
 
 
-def _failures(modules: Sequence[str], ws: Path, env: Mapping[str, str], core: Optional[Path]) -> dict:
+def _failures(
+    modules: Sequence[str], ws: Path, env: Mapping[str, str], core: Optional[Path], script: str = CHECK
+) -> dict:
     try:
         done = subprocess.run(
-            [sys.executable, "-P", "-c", CHECK, *modules],  # -P: the cwd is not on the path
+            [sys.executable, "-P", "-c", script, *modules],  # -P: the cwd is not on the path
             cwd=ws,
             env=child_env(ws, env, core),
             capture_output=True,
@@ -86,4 +108,44 @@ def import_error(
         if _environmental(error) or (name in on_wheel and not on_wheel[name].startswith("ModuleNotFound")):
             continue  # fails on the wheel alone too: not the overlay's doing
         return f"{name}: {error}"
+    return ""
+
+
+def torch_imports(files: Sequence[Path]) -> dict[str, str]:
+    """{statement: the first file holding it} for the torch imports of test files, as
+    statements that can run alone (`from torch.x import a, b`, `import torch.y`)."""
+    found: dict[str, str] = {}
+    for path in files:
+        try:
+            tree = ast.parse(path.read_text(), filename=str(path))
+        except (OSError, SyntaxError, ValueError):
+            continue  # pytest reports a file it cannot read; nothing to check here
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and not node.level and _is_torch(node.module or ""):
+                names = [a.name for a in node.names if a.name != "*"]
+                stmt = f"from {node.module} import {', '.join(names)}" if names else f"import {node.module}"
+            elif isinstance(node, ast.Import) and any(_is_torch(a.name) for a in node.names):
+                stmt = "import " + ", ".join(a.name for a in node.names if _is_torch(a.name))
+            else:
+                continue
+            found.setdefault(stmt, path.name)
+    return dict(list(found.items())[:MAX_STATEMENTS])
+
+
+def _is_torch(module: str) -> bool:
+    return module == "torch" or module.startswith("torch.")
+
+
+def leg_import_error(files: Sequence[Path], core: Path, ws: Path, env: Mapping[str, str]) -> str:
+    """ "" when every torch import of the leg's test files works on the overlaid core, else
+    "<file>: <statement>: Error: text" for the first that fails. Unlike the core's own check
+    there is no comparison with the wheel alone: the tests are upstream's at the SHA, so a
+    torch name they import that our core lacks (a new op of a native change) is our core's gap."""
+    stmts = torch_imports(files)
+    if not stmts:
+        return ""
+    failed = _failures(list(stmts), ws, env, core, STATEMENTS)
+    for stmt, error in failed.items():
+        if stmt in stmts and not _environmental(error):
+            return f"{stmts[stmt]}: {stmt}: {error}"
     return ""

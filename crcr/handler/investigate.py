@@ -124,6 +124,8 @@ class Rerunner:
             )
         _, failing = locate_failures(report, Upstream(root=root))
         still = tuple(t for t in failing if t in tests)
+        if still and delta is not None and delta.native:  # red on a core without native changes it needs
+            return Probe(SKIP, _unapplied(delta), seconds, ran=True)
         broken = self._core_breaks(delta, core_path) if still else ""
         if broken:  # red on a core we did not build right: no evidence either way
             return Probe(
@@ -152,6 +154,12 @@ def _tests_seconds(report) -> float:
         except ValueError:
             continue
     return total
+
+
+def _unapplied(delta) -> str:
+    """Why a red midpoint is no evidence: its resolved core lacks native changes (base..midpoint)."""
+    more = f" +{len(delta.native) - 1}" if len(delta.native) > 1 else ""
+    return f"core inexact here ({delta.base[:12]}..{delta.sha[:12]}: {len(delta.native)} native not applied, {delta.native[0]}{more})"
 
 
 def _native_files(commit) -> list[str]:
@@ -355,7 +363,7 @@ class Triage:
                 rerunner.close()
         if beyond:  # the range is real, but nothing in it reaches what this leg ran
             e = replace(e, upstream_moved=False, upstream_range="", beyond_upstream=True)
-        core = setup.exactness_for(leg)
+        core = result.core if result.core is not None else setup.exactness_for(leg, result.runner)
         if core is not None and not core.exact:  # our core, not upstream's: no high confidence
             e = replace(e, core_gap=core.gap_line())
         sent, warnings = fit(verdict(e))

@@ -163,9 +163,20 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--core-base", help="commit the wheel was built from (default torch.version.git_version)")
     g.add_argument(
         "--core-wheel",
+        help="a torch wheel built elsewhere for the dispatched SHA, a path or a URL ending in #sha256=<hex> "
+        "(env CRCR_CORE_WHEEL): the core's base instead of the pinned wheel; its git_version must be the "
+        "SHA or an ancestor of it",
+    )
+    g.add_argument(
+        "--core-index",
+        help="a nightly wheel index, a PEP 503 simple index URL or a find-links directory, carrying "
+        "nightly-map.json (env CRCR_CORE_INDEX; none by default, the fixture brings its own): the core's "
+        "base is the nightly of the nearest first-parent ancestor of the SHA",
+    )
+    g.add_argument(
+        "--core-cache",
         type=user_path,
-        help="a torch wheel built elsewhere for the dispatched SHA (env CRCR_CORE_WHEEL): the core's base "
-        "instead of the pinned wheel; its git_version must be the SHA or an ancestor of it",
+        help="downloaded core wheels by content (env CRCR_CORE_CACHE; default <state dir>/core-cache)",
     )
     g.add_argument(
         "--extra-configs",
@@ -335,7 +346,14 @@ def make_fixture(options: Options):
     torch_dir = wheel_torch_dir()
     # the env is the fixture's git processes' (fixed author and dates are set on top of it)
     fixture = generate(
-        options.state_dir / "upstream-fixture", torch_dir, wheel_version(torch_dir), options.env
+        options.state_dir / "upstream-fixture",
+        torch_dir,
+        wheel_version(torch_dir),
+        options.env,
+        # its nightly index (two ~700 MB wheels, ~30 s once per state dir) for runs whose legs
+        # take their core from a base wheel: not for a --test-command template (a stand-in leg
+        # in tests and demos) nor for the bazel runner (its runfiles' wheel, whatever the base)
+        nightlies=not options.test_command and options.runner == "pytest",
     )
     print(
         f"upstream fixture: {fixture.url} base {fixture.base[:12]} head {fixture.head[:12]} "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -17,8 +18,10 @@ from crcr.callback_client.errors import ConfigError
 from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, LegSettings
 from crcr.handler.workspace import workspace_root
 from crcr.upstream.bisect import Limits
+from crcr.upstream.core_index import is_url
 from crcr.upstream.core_wheel import wheel_commit
 from crcr.upstream.source import DEFAULT_URL, URL_ENV, default_cache
+from testing.base.cliargs import user_path
 from testing.changes.budget import BudgetError, parse_share
 from testing.changes.changemap import MAP_ENV, select_dir
 
@@ -45,6 +48,10 @@ IN_PROGRESS_AT_ENV = "CRCR_IN_PROGRESS_AT"
 EMULATOR_FAULTS_ENV = "CRCR_EMULATOR_FAULTS"
 # A torch wheel built elsewhere for the dispatched SHA (the workflow's core-wheel input)
 CORE_WHEEL_ENV = "CRCR_CORE_WHEEL"
+# A nightly wheel index (a PEP 503 simple index URL or a find-links directory; none by default)
+CORE_INDEX_ENV = "CRCR_CORE_INDEX"
+# Where downloaded core wheels are kept by content (default <state dir>/core-cache)
+CORE_CACHE_ENV = "CRCR_CORE_CACHE"
 # What a relay you started needs besides its URL (crcr/README.md, "A relay you started").
 RELAY_EXTRAS_DOC = 'crcr/README.md, "A relay you started"'
 
@@ -66,6 +73,9 @@ class Options:
     core_base: Optional[str] = None
     core_wheel: Optional[Path] = None  # --core-wheel, else $CRCR_CORE_WHEEL: a wheel built for this SHA
     core_wheel_commit: str = ""  # its torch.version.git_version (read at the entry)
+    core_wheel_url: str = ""  # --core-wheel URL#sha256=...: downloaded into the core cache at prepare
+    core_index: str = ""  # --core-index, else $CRCR_CORE_INDEX ("" = none; the fixture brings its own)
+    given_core_cache: Optional[Path] = None  # --core-cache, else $CRCR_CORE_CACHE
     backends: tuple[str, ...] = ("HEAD",)
     core_configs: tuple[str, ...] = ()
     extra_configs: tuple[Path, ...] = ()
@@ -123,6 +133,12 @@ class Options:
         return self.given_state_dir or self.state_dir / "local"
 
     @property
+    def core_cache(self) -> Path:
+        """Core wheels by content (downloads and their unpacked trees), shared by every leg,
+        every bisection step and every later run on this machine."""
+        return self.given_core_cache or self.state_dir / "core-cache"
+
+    @property
     def green_store_path(self) -> Path:
         return self.green_store or self.state_dir / "last_green.sqlite"
 
@@ -154,7 +170,7 @@ class Options:
 def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
     """The one Options of this run; a bad value is a one-line ConfigError naming it."""
     env = dict(env)
-    core_wheel = args.core_wheel or env_path(env, CORE_WHEEL_ENV)
+    core_wheel, core_wheel_url = core_wheel_arg(args.core_wheel or env.get(CORE_WHEEL_ENV) or None)
     o = Options(
         mode=args.mode,
         workspace=workspace_root(env, args.workspace),
@@ -166,6 +182,9 @@ def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
         core_base=args.core_base,
         core_wheel=core_wheel,
         core_wheel_commit=wheel_commit(core_wheel) if core_wheel else "",
+        core_wheel_url=core_wheel_url,
+        core_index=index_arg(args.core_index or env.get(CORE_INDEX_ENV, "")),
+        given_core_cache=args.core_cache or env_path(env, CORE_CACHE_ENV),
         backends=tuple(args.backend or ["HEAD"]),
         core_configs=tuple(args.core_config or env.get(CORE_CONFIGS_ENV, "").split()),
         extra_configs=tuple(args.extra_configs or ()),
@@ -208,6 +227,24 @@ def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
     if o.reporting:
         check_relay_extras(o)  # before the fixture and the legs: one line, nothing run
     return o
+
+
+def core_wheel_arg(given: Optional[str]) -> tuple[Optional[Path], str]:
+    """--core-wheel PATH (read now) or URL (downloaded at prepare; it must name its sha256)."""
+    if not given:
+        return None, ""
+    if not is_url(str(given)):
+        return user_path(given), ""
+    if not re.search(r"#sha256=[0-9a-f]{64}$", str(given)):
+        raise ConfigError(
+            f"--core-wheel {given}: a URL must end in #sha256=<64 hex> (what the download must hash to)"
+        )
+    return None, str(given)
+
+
+def index_arg(given: str) -> str:
+    """--core-index as given: a URL, or a directory made absolute against where the user stands."""
+    return given if not given or is_url(given) else str(user_path(given))
 
 
 def env_path(env: Mapping[str, str], name: str) -> Optional[Path]:

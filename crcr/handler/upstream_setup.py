@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from crcr.callback_client.errors import ConfigError
 from crcr.dispatch.plan import Leg
+from crcr.handler.core_base import CoreResolver
 from crcr.handler.investigate import Triage
 from crcr.handler.newscope import NewInScope, configs_scope, file_scopes, measure
-from crcr.handler.runner import LegResult, LegSettings, Upstream, summary_path
+from crcr.handler.runner import LegResult, LegSettings, Upstream, leg_suites, summary_path
 from crcr.upstream.attribution import (
     Attribution,
     GreenStore,
@@ -32,11 +34,12 @@ from crcr.upstream.attribution import (
     suspect_paths,
     touches_op,
 )
-from crcr.upstream.core_wheel import named, unpack
+from crcr.upstream.core_wheel import named, wheel_commit
 from crcr.upstream.exactness import Exactness, derive
 from crcr.upstream.gitcmd import UpstreamError, check_sha, git
 from crcr.upstream.overlay import CoreDelta, build_overlay, core_delta, wheel_git_version, wheel_torch_dir
 from crcr.upstream.source import UpstreamSource
+from crcr.upstream.wheel_cache import WheelRejected, fetch
 from testing.base.atomic import write_json, write_text
 
 if TYPE_CHECKING:
@@ -57,11 +60,16 @@ class UpstreamSetup:
     core_base: Optional[str] = None  # the wheel's commit (or --core-base): what overlays are made from
     cache: Optional[Path] = None
     exactness: Optional[Exactness] = None  # of the core the legs run on (None: no upstream)
-    wheel_dir: Optional[Path] = None  # the unpacked --core-wheel (None: the interpreter's torch)
+    wheel_dir: Optional[Path] = None  # the unpacked base wheel (None: the interpreter's torch)
+    resolver: Optional[CoreResolver] = None  # base wheels by SHA, for bisection midpoints too
 
     def core_at(self, root: Path, sha: str) -> tuple:
-        """(delta, overlay dir, note) for the core at another `sha` of this source (bisection)."""
-        return _core(self.source, root, self.core_base, sha, self.cache, self.wheel_dir)
+        """(delta, overlay dir, note) for the core at another `sha` of this source (bisection):
+        its base wheel resolved the same way as the run's."""
+        if self.resolver is None:
+            return _core(self.source, root, self.core_base, sha, self.cache, self.wheel_dir)
+        chosen = self.resolver.at(sha)
+        return _core(self.source, root, chosen.base, sha, self.cache, chosen.wheel_dir)
 
     def for_leg(self, leg: Leg) -> Upstream:
         if leg.candidate.bazel_config:  # another pinned core: no overlay
@@ -69,11 +77,12 @@ class UpstreamSetup:
         line = self.exactness.line() if self.exactness else self.core_note
         return Upstream(self.root, self.sha, self.core_path, line)
 
-    def exactness_for(self, leg: Leg) -> Optional[Exactness]:
-        """The leg's exactness: the run's, except a leg on another pinned core (no upstream core)."""
+    def exactness_for(self, leg: Leg, runner: str = "pytest") -> Optional[Exactness]:
+        """The leg's exactness: the run's, except a leg on another pinned core (no upstream core)
+        and a leg the bazel runner ran (its runfiles' pinned wheel, no overlay, no other base)."""
         if leg.candidate.bazel_config or self.exactness is None:
             return None
-        return self.exactness
+        return self.exactness.without_overlay() if runner == "bazel" else self.exactness
 
     def resolved_core(self) -> str:
         """What the legs' core is, for last-green bookkeeping: the SHA when the core is exact,
@@ -90,7 +99,8 @@ class UpstreamSetup:
 
     def describe(self) -> str:
         where = f"{self.root}" if self.root else "none"
-        return f"upstream ({self.mode}): {self.url or '-'} at {self.sha[:12]}, checkout {where}; {self.core_note}"
+        based = f" (base: {self.exactness.origin})" if self.exactness else ""
+        return f"upstream ({self.mode}): {self.url or '-'} at {self.sha[:12]}, checkout {where}; {self.core_note}{based}"
 
 
 def _root_head(root: Path) -> Optional[str]:
@@ -130,12 +140,15 @@ def _core(
 
 
 def dispatched_paths(source: Optional[UpstreamSource], before: str, sha: str) -> Optional[list[str]]:
-    """The paths the dispatched change itself touches (the PR's diff, the pushed range);
-    None when it cannot be told (no history, a new branch, a base not in it)."""
+    """The paths the dispatched change itself touches (the PR's diff from where it branched off
+    its base, the pushed range); None when it cannot be told (no history, a new branch, a base
+    not in it). A PR's base SHA is its base branch's tip, which may have moved past the branch
+    point: diffing from it would count main's later changes as the PR's."""
     if source is None or not before or set(before) == {"0"}:
         return None
     try:
-        return [p for _, p in source.changed_files(before, sha)]
+        start = source.merge_base(before, sha)
+        return [p for _, p in source.changed_files(start, sha)] if start else None
     except UpstreamError:
         return None
 
@@ -166,7 +179,7 @@ def prepare(options: "Options", sha: str, fixture=None, before: str = "") -> Ups
     change's base (its diff decides whether a leg's change ran)."""
     mode = options.upstream
     if mode == "none":
-        if options.core_wheel:
+        if options.core_wheel or options.core_wheel_url:
             raise ConfigError("--core-wheel needs an upstream to check it against (--upstream)")
         return UpstreamSetup("none", "", sha)
     cache = options.upstream_cache
@@ -181,36 +194,63 @@ def prepare(options: "Options", sha: str, fixture=None, before: str = "") -> Ups
             raise ConfigError(f"--upstream-root is at {head}, not the dispatched {sha} ({root})")
         setup = UpstreamSetup("root", url or "", sha, root, source)
         if not source:
-            if options.core_wheel:
+            if options.core_wheel or options.core_wheel_url:
                 raise ConfigError("--core-wheel needs upstream history to check its commit (--upstream-url)")
             note = "core: pinned wheel (set --upstream-url for the core diff)"
+            if options.core_index:
+                note += "; --core-index unused: it needs upstream history too"
             return replace(setup, core_note=note, exactness=derive(None, None, note))
     else:
         source = UpstreamSource(fixture.url if mode == "fixture" else options.fetch_url, cache)
         setup = UpstreamSetup(mode, source.url, sha, source.checkout(sha), source)
-    wheel_dir = None
-    if options.core_wheel:
-        base, wheel_dir = core_wheel_base(options, source, sha, cache), unpack(options.core_wheel, cache)
-    else:
-        base = options.core_base or (fixture.base if fixture else None)
-    delta, core_path, note = _core(source, setup.root, base, sha, cache, wheel_dir)
+    resolver = core_resolver(options, source, sha, fixture)
+    chosen = resolver.at(sha)
+    if chosen.fallback:
+        print(f"core: {chosen.fallback}", file=sys.stderr)
+    delta, core_path, note = _core(source, setup.root, chosen.base, sha, cache, chosen.wheel_dir)
     dispatched = dispatched_paths(source, before, sha)
-    exactness = exactness_of(options, delta, core_path, note, dispatched, wheel_dir)
+    exactness = exactness_of(options, delta, core_path, note, dispatched, chosen.wheel_dir)
     return replace(
         setup,
         delta=delta,
         core_path=core_path,
         core_note=note,
-        core_base=delta.base if delta else base,
+        core_base=delta.base if delta else chosen.base,
         cache=cache,
-        exactness=exactness,
-        wheel_dir=wheel_dir,
+        exactness=exactness.based_on(chosen.origin, chosen.fallback),
+        wheel_dir=chosen.wheel_dir,
+        resolver=resolver,
     )
 
 
-def core_wheel_base(options: "Options", source: UpstreamSource, sha: str, cache: Path) -> str:
+def core_resolver(options: "Options", source: UpstreamSource, sha: str, fixture=None) -> CoreResolver:
+    """The run's resolver of base wheels; a --core-wheel (a URL one downloaded and hash-checked
+    first) that is not for this SHA's history is refused here, in one line."""
+    pinned = options.core_base or (fixture.base if fixture else None)
+    index = options.core_index or (str(fixture.index) if fixture and fixture.index else "")
+    resolver = CoreResolver(source, options.core_cache, pinned, index=index)
+    wheel, commit = options.core_wheel, options.core_wheel_commit
+    where = named(wheel) if wheel else ""
+    if options.core_wheel_url:
+        where = f"--core-wheel {options.core_wheel_url.partition('#')[0]}"
+        wheel, commit = download_core_wheel(options.core_wheel_url, where, options.core_cache)
+    if wheel is not None:
+        resolver.wheel, resolver.wheel_commit = wheel, core_wheel_base(where, commit, source, sha)
+    return resolver
+
+
+def download_core_wheel(url: str, where: str, cache: Path) -> tuple[Path, str]:
+    """`--core-wheel URL#sha256=<hex>`: the wheel, downloaded once into the core cache, and its commit."""
+    location, _, fragment = url.partition("#")
+    try:
+        wheel, _ = fetch(location, fragment.removeprefix("sha256="), cache)
+    except WheelRejected as err:
+        raise ConfigError(f"{where}: {err}") from None
+    return wheel, wheel_commit(wheel, where)
+
+
+def core_wheel_base(where: str, commit: str, source: UpstreamSource, sha: str) -> str:
     """The --core-wheel's commit, when it is `sha` or an ancestor of it; one line otherwise."""
-    commit, where = options.core_wheel_commit, named(options.core_wheel)
     try:
         ours = source.is_ancestor(commit, sha)
     except UpstreamError as err:
@@ -282,7 +322,7 @@ def after_leg(
                     f"`patch -p0 < {fragment}` from the repository root",
                 ),
             )
-    result = judge_core(setup.exactness_for(leg), result)
+    result = judge_core(leg_exactness(setup, leg, result.runner, options), result)
     if result.conclusion == "success" and not (scope is not None and scope.failed):
         store.record_green(key, leg.job_name, now)
     elif result.conclusion in ("failure", "timed_out"):
@@ -337,12 +377,29 @@ def after_leg(
     return replace(result, details=details), found
 
 
+def leg_exactness(
+    setup: UpstreamSetup, leg: Leg, runner: str, options: Optional["Options"]
+) -> Optional[Exactness]:
+    """The leg's exactness, with its own test files' torch imports checked on the core it ran on
+    (a leg on upstream files; the run's core itself was checked once already)."""
+    from crcr.handler.core_import import leg_import_error
+
+    found = setup.exactness_for(leg, runner)
+    if found is None or found.no_overlay or found.failed_import or options is None:
+        return found
+    files = [Path(p) for p in leg_suites(leg, options.workspace, setup.for_leg(leg)).upstream]
+    error = leg_import_error(files, setup.core_path, options.workspace, options.env)
+    return found.with_import_failure(error) if error else found
+
+
 def judge_core(exactness: Optional[Exactness], result: LegResult) -> LegResult:
     """The leg carries its core's exactness; a success whose dispatched native change the core
     did not apply becomes neutral, saying which files never ran."""
     if exactness is None:
         return result
     result = replace(result, core=exactness)
+    if exactness.no_overlay and result.notes and result.notes[0].startswith("core:"):
+        result = replace(result, notes=(exactness.line(),) + result.notes[1:])  # the line the leg ran on
     if not exactness.untested:
         return result
     notes = list(result.notes)

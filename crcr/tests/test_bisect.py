@@ -149,13 +149,8 @@ def test_unknown_last_green_commit_is_one_line_and_no_bisection(repo):
     assert b.status == "nothing_to_do" and "\n" not in b.reason and b.reason
 
 
-def test_rerunner_runs_only_the_failing_tests_with_pytest_at_each_commit(repo, tmp_path):
-    """The real re-run: checkout at the SHA, pytest on the failing node ids only (a plain
-    workspace: no plugin), JUnit read back; a missing test file is a skip, not a pass."""
-    from crcr.dispatch.plan import Candidate, Leg
-    from crcr.handler.investigate import bisect_range
-
-    source, shas = repo
+def flag_repo(tmp_path):
+    """(source, shas): a test reading torch/flag.py, which change 6 (shas[5]) turns False."""
     test = (
         "import pathlib\n\n\n"
         "def test_flag():\n"
@@ -169,7 +164,16 @@ def test_rerunner_runs_only_the_failing_tests_with_pytest_at_each_commit(repo, t
         for i in range(2, 10)
     ]
     shas = build_repo(tmp_path / "up2.git", commits, {})
-    source = UpstreamSource(file_url(tmp_path / "up2.git"), tmp_path / "cache2")
+    return UpstreamSource(file_url(tmp_path / "up2.git"), tmp_path / "cache2"), shas
+
+
+def test_rerunner_runs_only_the_failing_tests_with_pytest_at_each_commit(tmp_path):
+    """The real re-run: checkout at the SHA, pytest on the failing node ids only (a plain
+    workspace: no plugin), JUnit read back; a missing test file is a skip, not a pass."""
+    from crcr.dispatch.plan import Candidate, Leg
+    from crcr.handler.investigate import bisect_range
+
+    source, shas = flag_repo(tmp_path)
     ws = tmp_path / "ws"
     ws.mkdir()
     leg = Leg(0, Candidate("primary", "HEAD", shas[-1], shas[-1], True), "flag", (), 0, 1, "test-flag")
@@ -276,3 +280,33 @@ def test_a_bazel_runner_leg_says_in_one_line_why_it_is_not_bisected(repo, tmp_pa
     assert probed and out.bisection.status == "found" and out.bisection.culprit.sha == shas[10]
     assert out.verdict["category"] == "upstream" and out.verdict["confidence"] == "high"
     assert not any(n.startswith("triage: not re-run") for n in out.notes)
+
+
+def test_a_red_midpoint_on_an_inexact_core_is_skipped_and_named(tmp_path):
+    """Bisection over mixed midpoints: where the core resolved for a midpoint lacks native
+    changes (base..midpoint), a red result there is no evidence: skipped and named; the
+    exact midpoints still find the culprit."""
+    from crcr.dispatch.plan import Candidate, Leg
+    from crcr.handler.investigate import bisect_range
+    from crcr.upstream.overlay import core_delta
+
+    source, shas = flag_repo(tmp_path)
+    inexact = set(shas[6:])  # a native change landed at 7 that no base wheel for these holds
+
+    def core_at(root, sha):
+        delta = core_delta(shas[0], sha, [("M", "aten/src/ATen/native/K.cpp")] if sha in inexact else [])
+        return delta, None, ""
+
+    (tmp_path / "ws").mkdir()
+    leg = Leg(0, Candidate("primary", "HEAD", shas[-1], shas[-1], True), "flag", (), 0, 1, "test-flag")
+    r = Rerunner(leg, tmp_path / "ws", tmp_path / "out", {"PATH": "/usr/bin:/bin"}, source, core_at, 120)
+    b = bisect_range(r, shas[0], shas[-1], ["test/test_flag.py::test_flag"], Limits(8, 600))
+    assert b.status == "found" and b.culprit.sha == shas[5]
+    skipped = {s.sha: s.probe.reason for s in b.skipped}
+    assert skipped and set(skipped) <= inexact
+    for reason in skipped.values():
+        assert (
+            reason.startswith("core inexact here (")
+            and "1 native not applied, aten/src/ATen/native/K.cpp" in reason
+        )
+    assert b.as_json()["skipped"] == [{"sha": k, "reason": v} for k, v in skipped.items()]

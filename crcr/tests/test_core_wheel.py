@@ -9,7 +9,7 @@ import pytest
 
 from crcr.handler.options import Options
 from crcr.handler.upstream_setup import core_wheel_base, prepare
-from crcr.upstream.core_wheel import unpack, wheel_commit
+from crcr.upstream.core_wheel import named, unpack, wheel_commit
 from crcr.upstream.localrepo import build_repo, file_url
 from crcr.upstream.source import UpstreamSource
 from testing.base.errors import ConfigError
@@ -65,6 +65,7 @@ def _options(tmp_path, url, whl) -> Options:
         upstream_cache=tmp_path / "cache",
         core_wheel=whl,
         core_wheel_commit=wheel_commit(whl),
+        given_core_cache=tmp_path / "core-cache",
         workspace=tmp_path,
         env=dict(os.environ),
     )
@@ -75,15 +76,15 @@ def test_a_non_ancestor_git_version_is_refused_in_one_line(tmp_path, upstream):
     source = UpstreamSource(url, tmp_path / "cache")
     later = _options(tmp_path, url, _wheel(tmp_path / "later.whl", shas[2]))
     with pytest.raises(ConfigError, match=r"is neither [0-9a-f]{12} nor an ancestor of it in file://") as err:
-        core_wheel_base(later, source, shas[1], tmp_path / "cache")
+        core_wheel_base(named(later.core_wheel), later.core_wheel_commit, source, shas[1])
     assert "\n" not in str(err.value)
     stranger = _options(tmp_path, url, _wheel(tmp_path / "x.whl", "c" * 40))
     with pytest.raises(ConfigError, match="ccccccccccc is neither"):
-        core_wheel_base(stranger, source, shas[1], tmp_path / "cache")
+        core_wheel_base("--core-wheel x.whl", stranger.core_wheel_commit, source, shas[1])
     # the SHA itself and its ancestors are accepted
     for ok in (shas[1], shas[0]):
         opts = _options(tmp_path, url, _wheel(tmp_path / f"{ok[:6]}.whl", ok))
-        assert core_wheel_base(opts, source, shas[1], tmp_path / "cache") == ok
+        assert core_wheel_base("w", opts.core_wheel_commit, source, shas[1]) == ok
 
 
 def test_an_ancestor_wheel_is_the_base_and_the_overlay_covers_the_rest(tmp_path, upstream):
@@ -92,10 +93,11 @@ def test_an_ancestor_wheel_is_the_base_and_the_overlay_covers_the_rest(tmp_path,
         tmp_path / "torch.whl", shas[0], {"torch/__init__.py": "START = 1\n", "torch/mod.py": "X = 0\n"}
     )
     setup = prepare(_options(tmp_path, url, whl), shas[1])
-    assert setup.core_base == shas[0] and setup.wheel_dir == unpack(whl, tmp_path / "cache")
+    assert setup.core_base == shas[0] and setup.wheel_dir == unpack(whl, tmp_path / "core-cache")
     assert (setup.core_path / "torch" / "mod.py").read_text() == "X = 1\n"
     assert (setup.core_path / "torch" / "__init__.py").resolve() == setup.wheel_dir / "torch" / "__init__.py"
-    assert setup.exactness.exact and setup.exactness.line().startswith("core: exact (wheel at ")
+    assert setup.exactness.exact and setup.exactness.line().startswith("core: exact (--core-wheel at ")
+    assert setup.exactness.cell() == "exact (--core-wheel)"
     # a wheel at the SHA itself: nothing to overlay, the legs import the wheel's own tree
     at_sha = _wheel(tmp_path / "at.whl", shas[1], {"torch/__init__.py": "", "torch/mod.py": "X = 1\n"})
     setup = prepare(_options(tmp_path, url, at_sha), shas[1])

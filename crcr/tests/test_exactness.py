@@ -119,6 +119,35 @@ def test_the_import_check_names_the_import_the_overlay_broke(wheel, tmp_path):
     assert inexact.state == INEXACT and inexact.cell() == "inexact (import fails)"
 
 
+def test_a_leg_whose_test_files_import_what_the_core_lacks_is_inexact(wheel, tmp_path):
+    """The leg's own test files: a torch import they make that fails on the core the leg runs
+    on makes that leg inexact, naming file and statement; a third-party import does not."""
+    from crcr.handler.core_import import leg_import_error, torch_imports
+
+    site, torch, checkout = wheel
+    (checkout / "torch" / "fine.py").write_text("from torch._C import OLD_OP\n")
+    delta = core_delta(BASE, SHA, [("A", "torch/fine.py")])
+    core = build_overlay(torch, checkout, delta, tmp_path / "cache")
+    tests = checkout / "test"
+    tests.mkdir()
+    ok = tests / "test_ok.py"
+    ok.write_text("import torch\nfrom torch.fine import OLD_OP\nimport no_such_third_party_pkg_x\n")
+    assert leg_import_error([ok], core, site, dict(os.environ)) == ""
+    new = tests / "test_new_op.py"
+    new.write_text("import os\n\n\ndef helper():\n    from torch._C import OLD_OP, _new_op\n")
+    assert torch_imports([ok, new]) == {
+        "import torch": "test_ok.py",
+        "from torch.fine import OLD_OP": "test_ok.py",
+        "from torch._C import OLD_OP, _new_op": "test_new_op.py",
+    }
+    error = leg_import_error([ok, new], core, site, dict(os.environ))
+    assert error.startswith(
+        "test_new_op.py: from torch._C import OLD_OP, _new_op: ImportError: cannot import name"
+    )
+    ex = derive(delta, None).with_import_failure(error)
+    assert ex.state == INEXACT and "fails to import: test_new_op.py: from torch._C" in ex.line()
+
+
 def test_summary_table_and_hud_cell_show_exactness():
     from crcr.callback_client.junit import Counts
     from crcr.handler import cycle
@@ -161,3 +190,30 @@ def test_an_overlay_that_could_not_be_made_leaves_the_core_unresolved():
     e = exactness_of(Options(), delta, None, note, [KERNEL])
     assert e.state == UNRESOLVED and e.reason.startswith("base wheel; the checkout lacks 1")
     assert e.conclusion("success") == "neutral"  # its native change never ran either
+
+
+def test_the_bazel_runner_leg_says_it_ran_the_pinned_wheel_without_overlay():
+    """The bazel runner runs the wheel in its runfiles as is: whatever base the run resolved
+    and whatever it overlaid, that leg's core is inexact, and its line and cell say why."""
+    from crcr.callback_client.junit import Counts
+    from crcr.dispatch.plan import Candidate, Leg
+    from crcr.handler.runner import LegResult
+    from crcr.handler.upstream_setup import UpstreamSetup, judge_core
+
+    delta = core_delta(BASE, SHA, [("M", "torch/functional.py")])
+    run = derive(delta, ["torch/functional.py"]).based_on("nightly 2.14.0.dev20261201", "")
+    setup = UpstreamSetup("fetch", "file:///u", SHA, exactness=run, delta=delta)
+    leg = Leg(0, Candidate("primary", "HEAD", SHA, SHA, True), "nn", (), 0, 1, "test-nn")
+    assert setup.exactness_for(leg, "pytest") is run and run.exact
+    on_bazel = setup.exactness_for(leg, "bazel")
+    assert on_bazel.state == INEXACT and on_bazel.cell() == "inexact (no overlay)"
+    assert on_bazel.line() == (
+        "core: inexact at bbbbbbbbbbbb: the bazel runner ran the pinned wheel in its runfiles, no overlay applied"
+    )
+    assert on_bazel.as_json()["no_overlay"] and on_bazel.origin == "pinned wheel"
+    result = LegResult("success", 0, Counts(), 1.0, (), (run.line(), "other"), runner="bazel")
+    judged = judge_core(on_bazel, result)
+    assert judged.notes[0] == on_bazel.line() and judged.notes[1] == "other" and judged.core is on_bazel
+    # a pinned wheel at the SHA itself, nothing to overlay: exact on the bazel runner too
+    same = derive(core_delta(SHA, SHA, []), None)
+    assert same.without_overlay() is same

@@ -55,8 +55,9 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     nn = results["test-upstream-spyre-nn"]
     assert nn["conclusion"] == "failure" and nn["test_results"]["failed"] == 3  # 3 dtypes of one test
     assert nn["upstream"]["sha"] == head and nn["upstream"]["root"].endswith(head)
+    # overlaid from the nightly at commit 24 (which holds the file already: M, not A)
     assert nn["upstream"]["core"]["python"] == [
-        {"status": "A", "path": "torch/_fixture_changes.py"},
+        {"status": "M", "path": "torch/_fixture_changes.py"},
         {"status": "M", "path": "torch/nn/modules/flatten.py"},
     ]
     assert nn["failing_files"] == ["test/nn/test_flatten_device.py"]
@@ -78,9 +79,17 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     assert [t["name"] for t in nn["failed_tests_detail"]] == [
         f"test_flatten_default_keeps_batch_dim_spyre_{d}" for d in ("float16", "float32", "int64")
     ]
-    # the PR's core: the wheel + the Python overlay, no native change in base..head: exact
-    assert nn["exactness"]["state"] == "exact" and nn["notes"][0].startswith("core: exact (wheel at ")
+    # the PR's core: the fixture's nightly index has a wheel at commit 24, the nearest
+    # first-parent ancestor of head with one: that wheel + the Python overlay 24..32, exact
+    e = nn["exactness"]
+    assert (e["state"], e["base"], e["native_not_applied"], e["fallback"]) == ("exact", shas[23], [], "")
+    assert e["base_wheel"].startswith("nightly ") and ".dev20261224" in e["base_wheel"]
+    assert nn["notes"][0].startswith(
+        f"core: exact ({e['base_wheel']} at {shas[23][:12]} + 2 python files at "
+    )
+    assert nn["inputs"]["core"] == head  # last green keys on the resolved core: exact, so the SHA
     printed = capsys.readouterr().err
+    assert "exact (nightly)" in printed  # the summary table's core column
     assert f"first bad commit {seeded} ({REGRESSION_SUBJECT}, PR #90001)" in printed
     assert "upstream/high" in printed
     whole = results["test-upstream-spyre-elementwise"]
@@ -116,6 +125,12 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     # the baseline push ran full, and said so
     push = json.loads((out / "baseline" / "test-upstream-spyre-elementwise.results.json").read_text())
     assert push["test_results"]["passed"] == 14
+    # the baseline at commit 1: no nightly at or before it, the pinned wheel, and it says so
+    fell = push["exactness"]
+    assert (fell["state"], fell["base_wheel"]) == ("exact", "pinned wheel")
+    assert "no nightly at or before" in fell["fallback"] and fell["fallback"].endswith(
+        "falling back to the pinned wheel"
+    )
     assert push["selection"]["line"] == "full leg: push dispatches run full (--select-on pull_request)"
 
     report = json.loads((out / "attribution.json").read_text())

@@ -90,7 +90,10 @@ def test_workflow_follows_the_protocol():
     assert wf["permissions"]["id-token"] == "write"
     assert "pull_request.number" in wf["concurrency"]["group"] and wf["concurrency"]["cancel-in-progress"]
     build, test = wf["jobs"]["build"], wf["jobs"]["test"]
-    assert test["needs"] == "build" and "fromJSON(needs.build.outputs.matrix)" in test["strategy"]["matrix"]
+    assert (
+        test["needs"] == ["build", "core_wheel"]
+        and "fromJSON(needs.build.outputs.matrix)" in test["strategy"]["matrix"]
+    )
     for job, name in ((build, "build"), (test, "${{ matrix.job_name }}")):
         calls = [s for s in job["steps"] if s.get("uses") == "./.github/actions/crcr-callback"]
         # one pair per job: a leg sends its in_progress itself, before checkout (next test)
@@ -147,6 +150,35 @@ def test_the_leg_in_progress_script_installs_the_wheels_and_reports(tmp_path):
     assert report == "crcr-callback in-progress"
     (line,) = github_env.read_text().splitlines()
     assert line.startswith("CRCR_IN_PROGRESS_AT=") and line.split("=", 1)[1].isdigit()
+
+
+def test_build_once_core_wheel_job_feeds_every_leg():
+    """Where the change touches native code and the event qualifies (merged PRs and pushes by
+    default), one job builds the wheel at the SHA (compiler cache keyed by SHA) and every leg
+    takes it as --core-wheel; skipped or failed, the legs still run and say how inexact they are."""
+    jobs = load(WORKFLOW)["jobs"]
+    cw, test = jobs["core_wheel"], jobs["test"]
+    steps = {s.get("name") or s.get("uses"): s for s in cw["steps"]}
+    gate = steps["Does this dispatch qualify?"]
+    assert gate["env"]["BUILD_ON"] == "${{ vars.CRCR_BUILD_CORE_ON || 'merged push' }}"
+    assert "kind=merged" in gate["run"] and '[ "${#v}" -ne 40 ]' in gate["run"]
+    native = steps["Does the change touch native code?"]
+    assert native["if"] == "steps.gate.outputs.qualifies == 'true'" and "is_native" in native["run"]
+    build = steps["Build the wheel at the SHA"]
+    assert build["if"] == "steps.native.outputs.native == 'true'" and "pip wheel" in build["run"]
+    cache = next(s for s in cw["steps"] if s.get("uses") == "actions/cache@v5")
+    assert cache["with"]["key"].endswith("${{ needs.build.outputs.upstream_sha }}")
+    upload = next(s for s in cw["steps"] if s.get("uses") == "actions/upload-artifact@v6")
+    assert (
+        upload["with"]["name"] == "core-wheel"
+        and cw["outputs"]["built"] == "${{ steps.wheel.outputs.built }}"
+    )
+    assert not any(s.get("uses") == "./.github/actions/crcr-callback" for s in cw["steps"])  # no HUD row
+    assert "!cancelled()" in test["if"] and "needs.build.result == 'success'" in test["if"]
+    names = [s.get("name") or s.get("uses") for s in test["steps"]]
+    use = names.index("Use the build-once core wheel")
+    assert names[use - 1] == "actions/download-artifact@v7" and names[use + 1] == "Run leg"
+    assert 'echo "CRCR_CORE_WHEEL=$whl" >> "$GITHUB_ENV"' in test["steps"][use]["run"]
 
 
 def test_nightly_self_report_workflow():

@@ -28,9 +28,9 @@ def named(path: Path) -> str:
     return f"--core-wheel {shown}"
 
 
-def wheel_commit(path: Path) -> str:
+def wheel_commit(path: Path, where: str = "") -> str:
     """The wheel's torch.version.git_version; ConfigError (one line) for anything not a torch wheel."""
-    where = named(path)
+    where = where or named(path)
     if not path.is_file():
         raise ConfigError(f"{where}: no such file")
     if path.suffix != ".whl" or not zipfile.is_zipfile(path):
@@ -48,13 +48,16 @@ def wheel_commit(path: Path) -> str:
     return m.group(1)
 
 
-def unpack(path: Path, cache: Path) -> Path:
-    """The wheel's contents (a directory holding `torch/`), unpacked once per content."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    key = digest.hexdigest()[:32]
+def unpack(path: Path, cache: Path, sha256: str = "") -> Path:
+    """The wheel's contents (a directory holding `torch/`), unpacked once per content;
+    `sha256`: the content's digest when known already (a cached download: no re-hashing)."""
+    if not sha256:
+        digest = hashlib.sha256()
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+        sha256 = digest.hexdigest()
+    key = sha256[:32]
     final = cache / "core-wheels" / key
     with lock(cache / "locks" / f"core-wheel-{key}.lock"):
         if (final / ".complete").exists():
@@ -62,5 +65,5 @@ def unpack(path: Path, cache: Path) -> Path:
         with atomic.replace_dir(final) as tmp:
             with zipfile.ZipFile(path) as whl:
                 whl.extractall(tmp)  # zipfile drops absolute and `..` parts of member names
-            (tmp / ".complete").write_text(digest.hexdigest() + "\n")
+            (tmp / ".complete").write_text(sha256 + "\n")
     return final

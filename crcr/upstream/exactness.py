@@ -15,12 +15,13 @@ A leg with any is `neutral`, never `success`: its change never ran.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 from crcr.upstream.overlay import CoreDelta, is_native
 
 EXACT, INEXACT, UNRESOLVED = "exact", "inexact", "unresolved"
+PINNED = "pinned wheel"  # the base wheel when neither --core-wheel nor a nightly serves the SHA
 SHOWN = 3  # files named in one line; the results JSON carries them all
 
 
@@ -38,6 +39,9 @@ class Exactness:
     failed_import: str = ""  # the overlaid core's import error, when the overlay caused one
     untested: tuple[str, ...] = ()  # native files of the dispatched change not applied
     reason: str = ""  # why unresolved (or what the base is)
+    origin: str = PINNED  # the base wheel: pinned wheel | nightly <version> | --core-wheel
+    fallback: str = ""  # why a preferred base (--core-wheel, the nearest nightly) was not used
+    no_overlay: bool = False  # the runner ran the pinned wheel as is (the bazel runner's runfiles)
 
     @property
     def exact(self) -> bool:
@@ -46,10 +50,15 @@ class Exactness:
     def cell(self) -> str:
         """Short, for a table column or a HUD cell."""
         if self.state == INEXACT:
-            gap = [f"{len(self.native)} native not applied"] if self.native else []
+            gap = ["no overlay"] if self.no_overlay else []
+            gap += [f"{len(self.native)} native not applied"] if self.native else []
             gap += ["import fails"] if self.failed_import else []
-            return f"inexact ({', '.join(gap)})"
-        return self.state
+            return f"inexact ({', '.join(self._via() + gap)})"
+        return f"{self.state} ({self._via()[0]})" if self._via() else self.state
+
+    def _via(self) -> list[str]:
+        """The base wheel for a cell, when it is not the pinned one."""
+        return [] if self.origin == PINNED else [self.origin.split(" ", 1)[0]]
 
     def untested_line(self) -> str:
         """The reason a leg is neutral ("" when its change ran)."""
@@ -64,6 +73,8 @@ class Exactness:
         if self.state == UNRESOLVED:
             return f"core unresolved ({self.reason})"
         parts = []
+        if self.no_overlay:
+            parts.append("the bazel runner ran the pinned wheel in its runfiles, no overlay applied")
         if self.native:
             parts.append(f"{len(self.native)} native files not applied: {_files(self.native)}")
         if self.failed_import:
@@ -77,14 +88,33 @@ class Exactness:
             return f"core: exact ({self.reason})" if self.reason else f"core: exact at {self.sha[:12]}"
         if self.state == UNRESOLVED:
             return f"core: unresolved ({self.reason})"
-        return f"core: inexact at {at}: " + self.gap_line()[len("core inexact: ") :]
+        if self.no_overlay:
+            return f"core: inexact at {self.sha[:12]}: {self.gap_line()[len('core inexact: ') :]}"
+        via = "" if self.origin == PINNED else f" ({self.origin})"
+        return f"core: inexact{via} at {at}: " + self.gap_line()[len("core inexact: ") :]
 
     def conclusion(self, conclusion: str) -> str:
         """A success whose dispatched native change never ran is not a success."""
         return "neutral" if conclusion == "success" and self.untested else conclusion
 
     def with_import_failure(self, error: str) -> "Exactness":
-        return Exactness(INEXACT, self.base, self.sha, self.native, error, self.untested, self.reason)
+        return replace(self, state=INEXACT, failed_import=error)
+
+    def without_overlay(self) -> "Exactness":
+        """The same core as a runner that applies no overlay and no other base sees it: the
+        pinned wheel as is. Exact only when that wheel is at the SHA with nothing to lay over it."""
+        if self.state == EXACT and self.origin == PINNED and self.base == self.sha:
+            return self
+        if self.state == UNRESOLVED:
+            return self
+        return replace(self, state=INEXACT, origin=PINNED, no_overlay=True)
+
+    def based_on(self, origin: str, fallback: str) -> "Exactness":
+        """The same, naming the base wheel it was resolved to (and why a preferred one was not)."""
+        reason = self.reason
+        if self.state == EXACT and origin != PINNED and reason.startswith("wheel at "):
+            reason = origin + reason[len("wheel") :]
+        return replace(self, origin=origin, fallback=fallback, reason=reason)
 
     def as_json(self) -> dict:
         return {
@@ -96,6 +126,9 @@ class Exactness:
             "failed_import": self.failed_import,
             "dispatched_native_not_tested": list(self.untested),
             "reason": self.reason,
+            "base_wheel": self.origin,
+            "fallback": self.fallback,
+            "no_overlay": self.no_overlay,
             "line": self.line(),
         }
 

@@ -25,6 +25,10 @@ over file://:
 5. beside main, a pull request whose change is native only (`NATIVE_PR`: a kernel and its
    header under aten/, written for this project), branched at `base`. No Python overlay can
    apply it, so its legs run on a core without their change: `neutral`, with the files named.
+6. a local nightly index (`nightly-index/`, a find-links directory; no network): two "nightly"
+   wheels made from the pinned wheel restamped to main commits `NIGHTLIES_AT` (fixture_nightly.py).
+   The PR dispatch at `head` resolves its core through the nearest one (exact); the baseline at
+   `base` has no nightly at or before it and falls back to the pinned wheel, saying so.
 
 Dispatches are made from the bundled examples: a push of `base` to main (the
 baseline run that records the last green result), the PR synchronize
@@ -42,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional
 
+from crcr.upstream.fixture_nightly import make_index
 from crcr.upstream.gitcmd import git
 from crcr.upstream.localrepo import EPOCH, IDENTITY, add_branch, build_repo, file_url
 from testing.base.atomic import write_json
@@ -114,6 +119,7 @@ class Fixture:
     event: Path  # the PR dispatch naming `head`
     native_pr: str = ""  # the native-only PR's head (branched at `base`)
     native_event: Optional[Path] = None  # its PR dispatch
+    index: Optional[Path] = None  # the local nightly index (a find-links directory)
 
 
 def _tree(root: Path) -> dict[str, str]:
@@ -131,6 +137,9 @@ NEW_CLASS_AT = 10  # 1-based position of the commit adding TestElementwiseExtras
 NEW_CLASS_SUBJECT = "test_elementwise_device: TestElementwiseExtrasDevice (#90000)"
 FILLER_FILE = "torch/_fixture_changes.py"
 REGRESSION_SUBJECT = "nn.Flatten: flatten from dim 0 by default (#90001)"
+# 1-based positions on main of the nightly index's wheels: one before the regression, one after
+# it (the head dispatch's nearest: its core holds the regression, as a real nightly would)
+NIGHTLIES_AT = (12, 24)
 
 
 def _filler(i: int, flatten: str) -> tuple[str, dict]:
@@ -220,9 +229,13 @@ def _built_shas(bare: Path, key: str, env: Mapping[str, str]) -> Optional[list[s
     return shas if r.returncode == 0 and len(shas) == COMMITS else None
 
 
-def generate(dest: Path, torch_dir: Path, torch_version: str, env: Mapping[str, str]) -> Fixture:
+def generate(
+    dest: Path, torch_dir: Path, torch_version: str, env: Mapping[str, str], nightlies: bool = False
+) -> Fixture:
     """Build the repository under `dest` (same content gives the same SHAs), or reuse the one
-    built from this content before: ~130 git processes saved on every later run."""
+    built from this content before: ~130 git processes saved on every later run. `nightlies`:
+    also the nightly index (two restamped copies of the wheel, ~1.4 GB, ~20 s once per state dir;
+    the embedded default's, not every test's)."""
     dest.mkdir(parents=True, exist_ok=True)
     data = commits(torch_dir, torch_version)
     native = [(NATIVE_SUBJECT, NATIVE_PR)]
@@ -243,6 +256,14 @@ def generate(dest: Path, torch_dir: Path, torch_version: str, env: Mapping[str, 
     write_json(
         dest / "native_dispatch.json", _native_event(shas[0], native_head), sort_keys=True, durable=True
     )
+    index = nightlies and make_index(
+        dest / "nightly-index",
+        torch_dir,
+        torch_version,
+        [(i, shas[i - 1]) for i in NIGHTLIES_AT],
+        lambda commit: _core_python_at(bare, commit, env),
+        hashlib.sha256(f"{key}\0{(torch_dir / 'version.py').read_text()}\0{torch_dir}".encode()).hexdigest(),
+    )
     return Fixture(
         file_url(bare),
         shas[0],
@@ -253,4 +274,16 @@ def generate(dest: Path, torch_dir: Path, torch_version: str, env: Mapping[str, 
         dest / "dispatch.json",
         native_head,
         dest / "native_dispatch.json",
+        index or None,
     )
+
+
+def _core_python_at(bare: Path, commit: str, env: Mapping[str, str]) -> dict[str, bytes]:
+    """The core Python files (torch/**/*.py) of the fixture at `commit`: what a nightly built
+    there holds over the pinned wheel's."""
+    names = git(["ls-tree", "-r", "--name-only", commit, "torch/"], cwd=bare, env=env).stdout.split()
+    return {
+        n: git(["show", f"{commit}:{n}"], cwd=bare, env=env).stdout.encode()
+        for n in names
+        if n.endswith(".py")
+    }

@@ -188,6 +188,42 @@ class UpstreamSource:
                 return False
             return git(["merge-base", "--is-ancestor", old, new], cwd=repo, check=False).returncode == 0
 
+    def first_parents(self, sha: str, depth: int) -> list[str]:
+        """`sha` and its first parents, newest first, up to `depth` commits (fewer: the root is
+        reached). UpstreamError when the SHA is not in the upstream."""
+        sha = check_sha(sha)
+        with self._locked("history"):
+            repo = self._history()
+            self._fetch_history(repo, [sha], depth)
+            out = git(["rev-list", "--first-parent", f"--max-count={depth}", sha], cwd=repo).stdout
+        return out.split()
+
+    def merge_base(self, a: str, b: str) -> Optional[str]:
+        """Where `b`'s history meets `a`'s (a PR's branch point from its base), deepening both in
+        steps; None past the deepest step."""
+        a, b = check_sha(a, "change base SHA"), check_sha(b)
+        with self._locked("history"):
+            repo = self._history()
+            for depth in HISTORY_DEPTHS:
+                self._fetch_history(repo, list(dict.fromkeys((a, b))), depth)
+                r = git(["merge-base", a, b], cwd=repo, check=False)
+                if r.returncode == 0 and r.stdout.strip():
+                    return r.stdout.strip()
+        return None
+
+    def subject(self, sha: str) -> Optional[str]:
+        """A commit's subject line (None: not in the upstream)."""
+        sha = check_sha(sha, "commit SHA")
+        with self._locked("history"):
+            repo = self._history()
+            if not self._has(repo, sha):
+                try:
+                    self._fetch_history(repo, [sha], 1)
+                except UpstreamError:
+                    return None
+            r = git(["log", "-1", "--format=%s", sha], cwd=repo, check=False)
+        return r.stdout.strip() if r.returncode == 0 else None
+
     def commits_between(
         self, old: str, new: str, paths: Sequence[str] = (), first_parent: bool = False
     ) -> list[Commit]:

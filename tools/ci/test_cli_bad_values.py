@@ -60,6 +60,7 @@ CASES = [
     ("crcr.warehouse", ["--warehouse", "clickhouse://h:99999/db", "flaky"], "bad port"),
     ("crcr.warehouse", ["--simulate-days", "x", "page"], "is not a whole number"),
     ("crcr.upstream.core_sha", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("crcr.handler.main", ["--core-wheel", "http://h/torch.whl"], "a URL must end in #sha256=<64 hex>"),
     ("testing.check.cli", ["missing.yaml"], "missing.yaml: not a config file"),
     ("testing.check.cli", ["--bogus"], "unrecognized arguments: --bogus"),
     ("testing.config.schema", ["--bogus"], "unrecognized arguments: --bogus"),
@@ -74,6 +75,7 @@ CASES = [
         for name in (
             "backend_bench",
             "bisect_bench",
+            "core_exactness",
             "crash_bench",
             "crcr_bench.crcr_bench",
             "model_bench",
