@@ -4,7 +4,7 @@ torch gives several dtypes a second name (``torch.half is torch.float16``); Torc
 configs use them (``supported_dtypes: [{name: half}]``). Every dtype name a config holds is
 resolved here, when the config is read, so every later check (a name torch does not know,
 what the device supports) sees one spelling. No torch import: the table is checked against
-torch's own attributes by testing/plugin/tests/test_dtype_aliases.py.
+torch's own attributes by testing/plugin/tests/test_device_support.py.
 
 PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
