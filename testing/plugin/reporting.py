@@ -30,7 +30,7 @@ from testing.results.outcomes import PROMOTABLE, Outcome, junit_property, of_rep
 
 RECORDER = "oot-recorder"
 # Properties of a model-op case (attach, and modelops.case_outcome after its call).
-CASE_PROPS = ("model", "case", "case_outcome", "max_abs_error", "max_rel_error")
+CASE_PROPS = ("model", "case", "case_outcome", "case_reason", "max_abs_error", "max_rel_error")
 
 
 class OotConfigWarning(UserWarning):
@@ -141,7 +141,12 @@ def summarize(
                     )
                     if k in r.props
                 },
-                **({"message": r.message} if r.message else {}),
+                # an unsupported model-op case says what the device refused, whatever its bucket
+                **(
+                    {"message": r.message or r.props.get("case_reason")}
+                    if r.message or r.props.get("case_reason")
+                    else {}
+                ),
             }
         )
     collection_errors = list(collection_errors)
@@ -228,6 +233,9 @@ class Recorder:
             tr.section("model-op cases (oot)")
             for m in models.from_summary(summary):
                 tr.write_line(m.line())
+            for t in summary["tests"]:
+                if t.get("case_reason"):
+                    tr.write_line(f"  {t['case']}: {t['case_reason']}")
         for err in summary["collection_errors"]:
             tr.write_line(f"oot: collection error: {err['nodeid']}: {err['message']}")
         for f in summary.get("left_out_files", ()):

@@ -29,7 +29,10 @@ def test_aliases_are_torch_names_wherever_a_config_names_a_dtype(tmp_path):
     assert add.exclude_dtypes == ["int16"]
     entry = suite.files[0].tests[0]
     assert entry.dtypes == ["float32"] and entry.edits.dtypes.include == ["int32"]
-    assert [d if isinstance(d, str) else d.name for d in entry.edits.dtypes.exclude] == ["complex32", "complex128"]
+    assert [d if isinstance(d, str) else d.name for d in entry.edits.dtypes.exclude] == [
+        "complex32",
+        "complex128",
+    ]
 
 
 def test_canonical():
