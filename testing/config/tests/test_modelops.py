@@ -4,9 +4,8 @@ from testing.base.errors import ConfigError
 from testing.config import modelops as fmt
 from testing.config.load import load
 
-THEIRS = """\
-test_suite_config:
-  files:
+# Their model-op test entry, down to the list of cases.
+ENTRY = """\
     - path: ${TORCH_DEVICE_ROOT}/tests/models/test_model_ops_v2.py
       tests:
         - names: [TestSpyreModelOps::test_model_ops_db]
@@ -14,6 +13,15 @@ test_suite_config:
           edits:
             ops:
               include:
+"""
+
+THEIRS = (
+    """\
+test_suite_config:
+  files:
+"""
+    + ENTRY
+    + """\
                 - name: torch.add
                   sample_inputs_func:
                     args:
@@ -24,6 +32,7 @@ test_suite_config:
                   description: 'x + 1'
                   tags: [torch.add.1]
 """
+)
 
 CASES = """\
 model: old
@@ -144,18 +153,15 @@ def test_short_names_and_models():
 
 # Their newer captures: the new-shape body, a `cases:` list after it (empty so far), and a
 # case's keyword arguments written beside sample_inputs_func instead of inside it.
-NEW_SHAPE = """\
+NEW_SHAPE = (
+    """\
 test_suite_config:
   global:
     supported_dtypes: [{name: half, precision: {atol: 0.005, rtol: 0.005}}]
   files:
-    - path: ${TORCH_DEVICE_ROOT}/tests/models/test_model_ops_v2.py
-      tests:
-        - names: [TestSpyreModelOps::test_model_ops_db]
-          tags: [model__m]
-          edits:
-            ops:
-              include:
+"""
+    + ENTRY
+    + """\
                 - name: torch.cat
                   sample_inputs_func:
                     args:
@@ -168,6 +174,7 @@ test_suite_config:
                   kwargs: {dim: 1, dtype: torch.float32}
 CASES_AFTER
 """
+)
 
 
 def test_a_trailing_empty_cases_list_loads(tmp_path):
