@@ -42,9 +42,11 @@ class LeftOutFiles:
 def left_out_files(plan: Plan) -> LeftOutFiles:
     """Every file entry of the plan that will run nothing, once per path (the first entry's why)."""
     out: dict[str, LeftOut] = {}
-    for fp in plan.files + plan.left_out:
-        if fp.path in out:
+    seen: set[str] = set()
+    for fp in plan.files + plan.left_out:  # a config in effect first: it wins (Plan.file_plan)
+        if fp.path in seen:
             continue
+        seen.add(fp.path)
         if not fp.collect:
             why = f"collect: false: {fp.reason}" if fp.reason else "collect: false (no reason given)"
             out[fp.path] = LeftOut(fp.path, why, str(fp.loc))
