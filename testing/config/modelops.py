@@ -27,6 +27,8 @@ from typing import Any, Optional
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
+from testing.config.dtypes import canonical
+
 # Their test and ours: a config naming theirs runs ours (the device comes from the run).
 SUITE_PATH = "${REPO_ROOT}/testing/suites/test_model_ops.py"
 SUITE_TEST = "TestModelOps::test_model_ops_db"
@@ -48,8 +50,8 @@ DTYPE_ALIASES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64
 
 
 def dtype_name(text: str) -> str:
-    """'torch.float16' / 'fp16' / 'half' -> the torch attribute name ('float16', 'half')."""
-    bare = text.strip().removeprefix("torch.")
+    """'torch.float16' / 'fp16' / 'half' -> torch's name of the dtype ('float16')."""
+    bare = canonical(text)
     return DTYPE_ALIASES.get(bare.lower(), bare)
 
 
@@ -265,6 +267,7 @@ def adapt(doc: dict, raw: Any, stem: str) -> dict:
     if is_cases_document(doc):
         doc = suite_from_cases(doc, raw, stem)
         return doc
+    _fold_cases(doc, raw, stem)
     suite = doc.get("test_suite_config")
     files = suite.get("files") if isinstance(suite, dict) else None
     for f_idx, entry in enumerate(files if isinstance(files, list) else ()):
@@ -285,7 +288,31 @@ def adapt(doc: dict, raw: Any, stem: str) -> dict:
                 raw, "test_suite_config", "files", f_idx, "tests", t_idx, "edits", "ops", "include"
             )
             _mark_lines(include, raw_include)
+            _fold_kwargs(include)
     return doc
+
+
+def _fold_cases(doc: dict, raw: Any, stem: str) -> None:
+    """Their newer files end a ``test_suite_config`` with a ``cases:`` list too (empty in every
+    file published so far): its cases become one more file entry, read as the older shape."""
+    if "cases" not in doc or not isinstance(doc.get("test_suite_config"), dict):
+        return
+    extra = {k: doc.pop(k) for k in ("cases", "model", "defaults", "default") if k in doc}
+    if not extra.get("cases"):
+        return
+    converted = suite_from_cases(extra, raw, stem)["test_suite_config"]
+    suite = doc["test_suite_config"]
+    if isinstance(suite.get("files", []), list):
+        suite["files"] = list(suite.get("files") or []) + converted["files"]
+
+
+def _fold_kwargs(items: Any) -> None:
+    """A case's ``kwargs`` written beside ``sample_inputs_func`` (as some of their captures do)
+    are that call's keyword arguments; one written inside too wins."""
+    for item in items if isinstance(items, list) else ():
+        inputs = item.get("sample_inputs_func") if isinstance(item, dict) else None
+        if isinstance(inputs, dict) and isinstance(item.get("kwargs"), dict):
+            inputs["kwargs"] = {**item.pop("kwargs"), **(inputs.get("kwargs") or {})}
 
 
 def as_tree(data: Any, line: int = 0) -> Any:

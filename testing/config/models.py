@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from testing.config.dtypes import DtypeName, canonical
 from testing.config.modelops import CasePrecision, SampleInputs, SourceLine
 from testing.config.modes import Mode  # defined apart so bucket decisions need no pydantic
 
@@ -50,7 +51,7 @@ class Shapes(_Model):
 class DtypeSpec(_Model):
     """A dtype with optional precision; used globally and per op."""
 
-    name: Name
+    name: DtypeName
     precision: Optional[Precision] = None
     force_xfail: bool = False
     reason: Optional[str] = None
@@ -61,10 +62,10 @@ class OpSpec(_Model):
     """A supported OpInfo (by full_name, e.g. 'add' or 'div.no_rounding_mode')."""
 
     name: Name
-    dtypes: Optional[list[Union[Name, DtypeSpec]]] = Field(
+    dtypes: Optional[list[Union[DtypeName, DtypeSpec]]] = Field(
         default=None, description="Restrict (and give precision for) this op's dtypes."
     )
-    exclude_dtypes: list[Name] = Field(default_factory=list)
+    exclude_dtypes: list[DtypeName] = Field(default_factory=list)
     shapes: Optional[Shapes] = None
     force_xfail: bool = False
     reason: Optional[str] = Field(
@@ -78,7 +79,7 @@ class ModuleSpec(_Model):
     """A supported ModuleInfo (by name, e.g. 'nn.Linear')."""
 
     name: Name
-    dtypes: Optional[list[Union[Name, DtypeSpec]]] = None
+    dtypes: Optional[list[Union[DtypeName, DtypeSpec]]] = None
     force_xfail: bool = False
     reason: Optional[str] = None
     description: Optional[str] = None
@@ -107,8 +108,14 @@ class IncludeExclude(_Model):
 
 
 class DtypeEdits(_Model):
-    include: list[Union[Name, DtypeSpec]] = Field(default_factory=list)
-    exclude: list[Union[Name, NamedRef]] = Field(default_factory=list)
+    include: list[Union[DtypeName, DtypeSpec]] = Field(default_factory=list)
+    exclude: list[Union[DtypeName, NamedRef]] = Field(default_factory=list)
+
+    @field_validator("exclude", mode="after")
+    @classmethod
+    def _torch_names(cls, v: list) -> list:
+        # {name: half} as much as a bare 'half': torch's name (testing/config/dtypes.py)
+        return [r if isinstance(r, str) else r.model_copy(update={"name": canonical(r.name)}) for r in v]
 
 
 class Functions(_Model):
@@ -148,7 +155,7 @@ class TestEntry(_Model):
     tags: list[Name] = Field(default_factory=list)
     labels: list[Name] = Field(default_factory=list)
     ops: Optional[list[Name]] = None
-    dtypes: Optional[list[Name]] = None
+    dtypes: Optional[list[DtypeName]] = None
     modules: Optional[list[Name]] = None
     edits: Optional[Edits] = None
     relax_device_restrictions: bool = Field(
@@ -223,7 +230,7 @@ class GlobalConfig(_Model):
         default="none",
         description="'backend': supported ops/dtypes come from <backend>.capabilities() and configs are checked against it.",
     )
-    supported_dtypes: Optional[list[Union[Name, DtypeSpec]]] = None
+    supported_dtypes: Optional[list[Union[DtypeName, DtypeSpec]]] = None
     supported_ops: Optional[list[Union[Name, OpSpec]]] = None
     supported_modules: Optional[list[Union[Name, ModuleSpec]]] = None
     input_config: Optional[InputConfig] = None

@@ -1,4 +1,5 @@
-"""Test-file paths in configs: ${REPO_ROOT}/... (in-tree) and ${TORCH_ROOT}/... (a checkout).
+"""Test-file paths in configs: ${REPO_ROOT}/... (in-tree), ${TORCH_ROOT}/... (a checkout) and
+${TORCH_DEVICE_ROOT}/... (the backend's checkout; default: the one the config sits in).
 
 One expansion for every reader: the plugin (resolved, realpath'd, globs kept for matching),
 the leg planner and the target generator (files a config lists, per root).
@@ -20,6 +21,15 @@ REPO_ROOT = "REPO_ROOT"
 TORCH_ROOT = "TORCH_ROOT"
 REPO_PREFIX = "${REPO_ROOT}/"
 TORCH_PREFIX = "${TORCH_ROOT}/"
+# The backend's own checkout (Torch Spyre's configs name their tests under it).
+TORCH_DEVICE_ROOT = "TORCH_DEVICE_ROOT"
+_HINTS = {
+    TORCH_ROOT: " (pass --upstream-root or set TORCH_ROOT)",
+    TORCH_DEVICE_ROOT: (
+        ": set TORCH_DEVICE_ROOT to the backend's source checkout (the directory holding its"
+        " tests/), or keep the config in that checkout's tests/configs/"
+    ),
+}
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # This file is testing/config/paths.py: the repository (also inside Bazel runfiles) is 2 up.
 _REPO = Path(__file__).resolve().parents[2]
@@ -53,15 +63,26 @@ def expand_path(text: str, roots: Mapping[str, str], config_dir: str, loc: Loc) 
     def sub(m: re.Match) -> str:
         name = m.group(1)
         value = roots.get(name) or os.environ.get(name)
+        if not value and name == TORCH_DEVICE_ROOT:
+            value = device_root_of(config_dir)
         if not value:
-            hint = " (pass --upstream-root or set TORCH_ROOT)" if name == TORCH_ROOT else ""
-            raise ConfigError(loc, "path", f"${{{name}}} is not set{hint}")
+            raise ConfigError(loc, "path", f"${{{name}}} is not set{_HINTS.get(name, '')}")
         return value
 
     expanded = _VAR.sub(sub, text)
     if not os.path.isabs(expanded):
         expanded = os.path.join(config_dir, expanded)
     return real_prefix(os.path.normpath(expanded))
+
+
+def device_root_of(config_dir: str) -> Optional[str]:
+    """The backend checkout a config sits in, for ${TORCH_DEVICE_ROOT}: the directory above its
+    tests/configs/ (where Torch Spyre keeps every config), else None."""
+    parts = Path(os.path.realpath(config_dir)).parts
+    for i in range(len(parts) - 1, 0, -1):
+        if parts[i - 1 : i + 1] == ("tests", "configs"):
+            return str(Path(*parts[: i - 1]))
+    return None
 
 
 def real_prefix(path: str) -> str:

@@ -28,6 +28,7 @@ from testing.plugin import device_support, provenance, reporting, roles, unadapt
 from testing.plugin.adapters import PATCHES
 from testing.plugin.afterimport import when_imported
 from testing.plugin.instantiate import Adapter
+from testing.plugin.left_out import left_out_files
 from testing.plugin.native import setup as native_setup
 from testing.plugin.plan import Plan, load_plan, model_cases
 from testing.plugin.problems import Problem
@@ -75,6 +76,7 @@ def configure(config: pytest.Config, test_type: Optional[str]) -> Adaptation:
     except ConfigError as exc:
         fail(str(exc))
     reporting.use_plan(config, plan)
+    reporting.set_left_out(config, left_out_files(plan))
     _load_backend(opt.oot_backend or plan.setting("backend"))
     device = device_type(opt.oot_device, plan.setting("device_type"))
     known = device_support.known_names()

@@ -345,6 +345,8 @@ def build_support(
         kept = set()
         for name, named in plan.dtypes.items():
             spec = named.spec
+            if not _glob(name) and name not in known.dtypes:
+                continue  # validate_names said "unknown dtype (closest: ...)": nothing else to say
             if cap_dtypes is not None and name not in cap_dtypes and not spec.reason:
                 problems.append(
                     Problem(

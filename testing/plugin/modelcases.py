@@ -21,7 +21,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         # never loads (testing/README.md "Start-up cost"); only model-op cases reach here.
         from testing.plugin.modelops import case_outcome
 
-        props = case_outcome(call.excinfo.value if call.excinfo else None)
+        own = dict(item.user_properties)
+        props = case_outcome(
+            call.excinfo.value if call.excinfo else None, own.get("case", ""), own.get("dtype", "")
+        )
         item.user_properties.extend(props)  # the teardown report (JUnit's properties) copies these
         report.user_properties.extend(props)
+        reason = dict(props).get("case_reason")
+        if reason and getattr(report, "wasxfail", None) is not None:
+            # JUnit's <skipped message> of an xfail is this text: say what the device refused
+            report.wasxfail = f"{report.wasxfail}: {reason}" if report.wasxfail else reason
     return report

@@ -405,20 +405,37 @@ def variant_fields(op: Any) -> dict:
 # ---------------------------------------------------------------- run time
 
 
-def case_outcome(exc: Optional[BaseException]) -> list[tuple[str, Any]]:
+def case_outcome(exc: Optional[BaseException], case: str = "", dtype: str = "") -> list[tuple[str, Any]]:
     """JUnit properties of one case's call: its kind (testing/results/models.py) and, for a
     numerical mismatch, the largest errors. A device refusal (NotImplementedError, or an error
-    saying the device does not support an op or dtype) and a skip saying so are `unsupported`."""
+    saying the device does not support an op or dtype) and a skip saying so are `unsupported`,
+    with `case_reason` naming the refused op and dtype (refusal())."""
     if exc is None:
         return [("case_outcome", "passed")]
     while exc.__cause__ is not None and type(exc) is Exception:  # torch's "Caused by sample input" wrapper
         exc = exc.__cause__
     text = str(exc)
     if type(exc).__name__ in ("Skipped", "SkipTest"):
-        return [("case_outcome", "unsupported" if text.startswith(UNSUPPORTED) else "skipped")]
+        if not text.startswith(UNSUPPORTED):
+            return [("case_outcome", "skipped")]
+        return [
+            ("case_outcome", "unsupported"),
+            ("case_reason", refusal(text[len(UNSUPPORTED) :], case, dtype)),
+        ]
     mismatch = getattr(exc, "oot_mismatch", None)
     if mismatch:
         return [("case_outcome", "mismatched"), *((k, f"{v:.6g}") for k, v in mismatch.items())]
     if isinstance(exc, NotImplementedError) or re.search(r"(not supported|does not support)", text):
-        return [("case_outcome", "unsupported")]
+        return [("case_outcome", "unsupported"), ("case_reason", refusal(text, case, dtype))]
     return [("case_outcome", "failed")]
+
+
+_ATEN_OP = re.compile(r"aten::[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)?")
+
+
+def refusal(text: str, case: str, dtype: str) -> str:
+    """'unsupported: aten::<op> (<dtype>): <the device's first line>': the op the device refused
+    (the aten op its message names, else the case) and the case's dtype, for every surface."""
+    found = _ATEN_OP.search(text)
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")[:200]
+    return f"{UNSUPPORTED}{found.group(0) if found else case} ({dtype or '?'}): {first}"

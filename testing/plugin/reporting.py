@@ -30,7 +30,7 @@ from testing.results.outcomes import PROMOTABLE, Outcome, junit_property, of_rep
 
 RECORDER = "oot-recorder"
 # Properties of a model-op case (attach, and modelops.case_outcome after its call).
-CASE_PROPS = ("model", "case", "case_outcome", "max_abs_error", "max_rel_error")
+CASE_PROPS = ("model", "case", "case_outcome", "case_reason", "max_abs_error", "max_rel_error")
 
 
 class OotConfigWarning(UserWarning):
@@ -141,7 +141,12 @@ def summarize(
                     )
                     if k in r.props
                 },
-                **({"message": r.message} if r.message else {}),
+                # an unsupported model-op case says what the device refused, whatever its bucket
+                **(
+                    {"message": r.message or r.props.get("case_reason")}
+                    if r.message or r.props.get("case_reason")
+                    else {}
+                ),
             }
         )
     collection_errors = list(collection_errors)
@@ -228,8 +233,13 @@ class Recorder:
             tr.section("model-op cases (oot)")
             for m in models.from_summary(summary):
                 tr.write_line(m.line())
+            for t in summary["tests"]:
+                if t.get("case_reason"):
+                    tr.write_line(f"  {t['case']}: {t['case_reason']}")
         for err in summary["collection_errors"]:
             tr.write_line(f"oot: collection error: {err['nodeid']}: {err['message']}")
+        for f in summary.get("left_out_files", ()):
+            tr.write_line(f"oot: left out: {f['path']}: {f['reason']} ({f['config']})")
         adapter = summary.get("adapter")
         if adapter is not None:
             tr.section("adapter (oot)")
@@ -259,10 +269,13 @@ class Recorder:
 
 
 def _junit_model_properties(config: pytest.Config, summary: dict) -> None:
-    """Per-model counts as JUnit testsuite properties (model.<name>: the report line)."""
+    """Per-model counts (model.<name>: the report line) and the files left out (left_out.<path>:
+    why) as JUnit testsuite properties."""
     xml = config.stash.get(xml_key, None)
     for m in models.from_summary(summary) if xml is not None else ():
         xml.add_global_property(f"model.{m.model}", m.line())
+    for f in summary.get("left_out_files", ()) if xml is not None else ():
+        xml.add_global_property(f"left_out.{f['path']}", f"{f['reason']} ({f['config']})")
 
 
 def configure(config: pytest.Config) -> Optional[Recorder]:
@@ -293,6 +306,11 @@ def set_provenance(config: pytest.Config, found) -> None:
 
 def set_scope(config: pytest.Config, scope_report) -> None:
     _set_section(config, "scope", scope_report)
+
+
+def set_left_out(config: pytest.Config, left_out) -> None:
+    """left_out.LeftOutFiles: the files the configs leave out, with why."""
+    _set_section(config, "left_out_files", left_out)
 
 
 @dataclass(frozen=True)

@@ -92,6 +92,21 @@ def test_bad_cases_warn_with_file_line_and_skip_with_the_reason(both):
     assert "Traceback" not in result.stderr
 
 
+def test_an_unsupported_case_says_the_refused_op_and_dtype_everywhere(both):
+    result, summary, junit = both
+    why = "unsupported: sin.tinybert_1 (float64): spyre lacks dtype float64 (args[0])"
+    case = next(
+        t for t in summary["tests"] if t["variant"] == "test_model_ops_db_sin_tinybert_1_spyre_float64"
+    )
+    assert case["message"] == why and case["case_reason"] == why
+    assert f"  sin.tinybert_1: {why}" in result.stdout.splitlines()  # under the model's line
+    junit_case = next(
+        c for c in junit.getroot().iter("testcase") if c.get("name").endswith("sin_tinybert_1_spyre_float64")
+    )
+    props = {p.get("name"): p.get("value") for p in junit_case.iter("property")}
+    assert props["case_reason"] == why
+
+
 def test_marks_select_a_model_an_op_and_a_dtype_at_generation_time(tmp_path):
     for expr, want in (
         ("model__legacy_net or op__nn_functional_linear_tinybert_1", 5),

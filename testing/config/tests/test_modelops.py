@@ -4,9 +4,8 @@ from testing.base.errors import ConfigError
 from testing.config import modelops as fmt
 from testing.config.load import load
 
-THEIRS = """\
-test_suite_config:
-  files:
+# Their model-op test entry, down to the list of cases.
+ENTRY = """\
     - path: ${TORCH_DEVICE_ROOT}/tests/models/test_model_ops_v2.py
       tests:
         - names: [TestSpyreModelOps::test_model_ops_db]
@@ -14,6 +13,15 @@ test_suite_config:
           edits:
             ops:
               include:
+"""
+
+THEIRS = (
+    """\
+test_suite_config:
+  files:
+"""
+    + ENTRY
+    + """\
                 - name: torch.add
                   sample_inputs_func:
                     args:
@@ -24,6 +32,7 @@ test_suite_config:
                   description: 'x + 1'
                   tags: [torch.add.1]
 """
+)
 
 CASES = """\
 model: old
@@ -140,3 +149,52 @@ def test_short_names_and_models():
         fmt.short_name("torch.Tensor.view") == "view" and fmt.short_name("operator.__getitem__") == "getitem"
     )
     assert fmt.model_of(["x", "model__bert"], "stem") == "bert" and fmt.model_of([], "stem") == "stem"
+
+
+# Their newer captures: the new-shape body, a `cases:` list after it (empty so far), and a
+# case's keyword arguments written beside sample_inputs_func instead of inside it.
+NEW_SHAPE = (
+    """\
+test_suite_config:
+  global:
+    supported_dtypes: [{name: half, precision: {atol: 0.005, rtol: 0.005}}]
+  files:
+"""
+    + ENTRY
+    + """\
+                - name: torch.cat
+                  sample_inputs_func:
+                    args:
+                      - tensor_list: [{shape: [2, 3]}, {shape: [2, 3]}]
+                  kwargs: {dim: -1}
+                - name: torch.softmax
+                  sample_inputs_func:
+                    args: [{tensor: {shape: [4]}}]
+                    kwargs: {dim: 0}
+                  kwargs: {dim: 1, dtype: torch.float32}
+CASES_AFTER
+"""
+)
+
+
+def test_a_trailing_empty_cases_list_loads(tmp_path):
+    doc = load(write(tmp_path, NEW_SHAPE.replace("CASES_AFTER", "cases: []"))).doc
+    assert [f.path for f in doc.test_suite_config.files] == [fmt.SUITE_PATH]
+    assert len(include(doc)) == 2
+
+
+def test_cases_beside_a_suite_are_one_more_entry(tmp_path):
+    after = "cases:\n  - {op: torch.neg, inputs: [{tensor: {shape: [3], dtype: fp32}}]}"
+    loaded = load(write(tmp_path, NEW_SHAPE.replace("CASES_AFTER", after), "both.yaml"))
+    files = loaded.doc.test_suite_config.files
+    assert [f.path for f in files] == [fmt.SUITE_PATH, fmt.SUITE_PATH]
+    extra = files[1].tests[0]
+    assert extra.tags == ["model__both"] and extra.edits.ops.include[0].name == "torch.neg"
+    assert extra.edits.ops.include[0].source_line == 23
+
+
+def test_kwargs_beside_sample_inputs_func_are_the_call_kwargs(tmp_path):
+    cat, softmax = include(load(write(tmp_path, NEW_SHAPE.replace("CASES_AFTER", ""))).doc)
+    assert cat.sample_inputs_func.kwargs == {"dim": -1}
+    assert softmax.sample_inputs_func.kwargs == {"dim": 0, "dtype": "torch.float32"}  # inside wins
+    assert fmt.unknown_keys(cat, cat.sample_inputs_func) == []

@@ -47,3 +47,23 @@ def test_files_under(tmp_path):
     assert files_under(tmp_path, "a/**/test_*.py") == [tmp_path / "a/b/test_2.py", tmp_path / "a/test_1.py"]
     assert files_under(tmp_path, "a/test_1.py") == [tmp_path / "a/test_1.py"]
     assert files_under(tmp_path, "a/missing.py") == []
+
+
+def test_device_root_defaults_to_the_checkout_the_config_sits_in(monkeypatch, tmp_path):
+    monkeypatch.delenv("TORCH_DEVICE_ROOT", raising=False)
+    checkout = tmp_path / "their-backend"
+    configs = checkout / "tests" / "configs" / "upstream_tests"
+    configs.mkdir(parents=True)
+    got = expand_path("${TORCH_DEVICE_ROOT}/tests/inductor/test_x.py", {}, str(configs), Loc("c.yaml", 4))
+    assert got == str(checkout.resolve() / "tests" / "inductor" / "test_x.py")
+
+
+def test_an_underivable_device_root_says_what_to_set(monkeypatch, tmp_path):
+    monkeypatch.delenv("TORCH_DEVICE_ROOT", raising=False)
+    with pytest.raises(ConfigError) as err:
+        expand_path("${TORCH_DEVICE_ROOT}/tests/test_x.py", {}, str(tmp_path), Loc("c.yaml", 4))
+    assert str(err.value) == (
+        "c.yaml:4: path: ${TORCH_DEVICE_ROOT} is not set: set TORCH_DEVICE_ROOT to the backend's "
+        "source checkout (the directory holding its tests/), or keep the config in that checkout's "
+        "tests/configs/"
+    )

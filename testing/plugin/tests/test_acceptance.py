@@ -467,3 +467,41 @@ def test_upstream_mode_runs_checkout_files_unpatched(pytester, write_yaml, tmp_p
     # without collect: false, a file whose imports do not match is a collection error
     result = pytester.runpytest(*PLUGIN, "--config", strict, str(root / "test"))
     result.stdout.fnmatch_lines(["*ImportError*a_name_from_the_future*"])
+
+
+def test_every_file_the_configs_leave_out_is_named_once_with_why(pytester, write_yaml, tmp_path):
+    """A run that collects nothing (exit 5) still says what it left out: collect: false with its
+    reason, a glob that matches no file; in the log, --oot-summary and the JUnit properties."""
+    root = tmp_path / "pytorch"
+    (root / "test").mkdir(parents=True)
+    newer = root / "test" / "test_from_newer_torch.py"
+    newer.write_text("from torch.testing._internal.common_utils import a_name_from_the_future\n")
+    cfg = write_yaml("""
+        test_suite_config:
+          files:
+            - path: ${TORCH_ROOT}/test/test_from_newer_torch.py
+              collect: false
+              reason: imports a name torch 2.13 lacks
+            - path: ${TORCH_ROOT}/test/distributed/test_*.py
+    """)
+    summary, junit = tmp_path / "s.json", tmp_path / "j.xml"
+    result = pytester.runpytest(
+        *PLUGIN, "--config", cfg, "--upstream-root", str(root), str(newer),
+        f"--oot-summary={summary}", f"--junitxml={junit}",
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    out = result.stdout.str()
+    real = os.path.realpath(root)
+    said = [line for line in out.splitlines() if line.startswith("oot: left out:")]
+    assert said == [
+        f"oot: left out: {real}/test/test_from_newer_torch.py: collect: false: imports a name torch 2.13 "
+        f"lacks ({cfg}:4)",
+        f"oot: left out: {real}/test/distributed/test_*.py: matches no file ({cfg}:7)",
+    ], out
+    left = json.loads(summary.read_text())["left_out_files"]
+    assert [(f["path"], f["reason"]) for f in left] == [
+        (f"{real}/test/test_from_newer_torch.py", "collect: false: imports a name torch 2.13 lacks"),
+        (f"{real}/test/distributed/test_*.py", "matches no file"),
+    ]
+    props = {p.get("name"): p.get("value") for p in ET.parse(junit).getroot().iter("property")}
+    assert props[f"left_out.{real}/test/test_from_newer_torch.py"].startswith("collect: false: imports")

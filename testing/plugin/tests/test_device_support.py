@@ -155,3 +155,26 @@ def test_config_precision_overrides_and_no_caps(write_yaml, known):
     )
     assert support.ops["add"].precision == (("float32", 0.01, 0.0),)
     assert support.dtype_precision == {"float16": (0.1, 0.01)}
+
+
+def test_dtype_aliases_are_torch_names_before_any_check(write_yaml, known):
+    """'half' is torch.float16 (no warning at all); an unknown name is said to be unknown, with
+    the closest names, and nothing else: never 'no op supports it' for a name torch lacks."""
+    warned = warnings_for(write_yaml, "    supported_dtypes: [half, double, flaot16]\n", known)
+    assert not any("half" in w for w in warned)
+    assert any("'float64': no op of spyre supports it" in w for w in warned)  # the alias, resolved
+    about = [w for w in warned if "flaot16" in w]
+    assert len(about) == 1 and "unknown dtype 'flaot16' (ignored); closest: float16" in about[0], warned
+
+
+def test_the_alias_table_is_torchs():
+    import torch
+
+    from testing.config.dtypes import TORCH_ALIASES
+
+    torch_aliases = {
+        name: str(v).removeprefix("torch.")
+        for name, v in vars(torch).items()
+        if isinstance(v, torch.dtype) and str(v).removeprefix("torch.") != name
+    }
+    assert TORCH_ALIASES == torch_aliases

@@ -75,3 +75,23 @@ def test_py_arguments_allow_literals_only():
         except ValueError:
             continue
         raise AssertionError(bad)
+
+
+def test_an_unsupported_case_names_the_refused_op_and_dtype():
+    import unittest
+
+    from testing.plugin.modelops import case_outcome
+
+    refused = NotImplementedError(
+        "Could not run 'aten::_embedding_bag.padding' with arguments from the 'spyre' backend.\nmore"
+    )
+    assert dict(case_outcome(refused, "embedding.m_1", "bfloat16")) == {
+        "case_outcome": "unsupported",
+        "case_reason": "unsupported: aten::_embedding_bag.padding (bfloat16): Could not run "
+        "'aten::_embedding_bag.padding' with arguments from the 'spyre' backend.",
+    }
+    lacking = unittest.SkipTest("unsupported: spyre lacks dtype float64 (args[0])")
+    assert dict(case_outcome(lacking, "sin.m_1", "float64"))["case_reason"] == (
+        "unsupported: sin.m_1 (float64): spyre lacks dtype float64 (args[0])"
+    )
+    assert "case_reason" not in dict(case_outcome(unittest.SkipTest("bad case (x:1): y"), "c", "f"))

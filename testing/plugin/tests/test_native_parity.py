@@ -118,6 +118,82 @@ def test_generated_upstream_fixture_files_same_both_ways(tmp_path):
     assert outcomes(native) == outcomes(patch) and len(outcomes(native)) > 20
 
 
+# Upstream's own expected failures, the three ways upstream declares them: a DecorateInfo on
+# the OpInfo, one on the ModuleInfo, unittest.expectedFailure on the method. Every body fails.
+DECLARED = """
+import copy
+import unittest
+
+import torch
+from torch.testing._internal.common_device_type import instantiate_device_type_tests, ops
+from torch.testing._internal.common_methods_invocations import op_db
+from torch.testing._internal.common_modules import module_db, modules
+from torch.testing._internal.common_utils import TestCase
+from torch.testing._internal.opinfo.core import DecorateInfo
+
+
+def declared(info, test):
+    out = copy.copy(info)
+    out.decorators = tuple(info.decorators or ()) + (
+        DecorateInfo(unittest.expectedFailure, "TestDeclared", test),
+    )
+    return out
+
+
+OPS = [declared(o, "test_op_broken") for o in op_db if o.full_name in ("neg", "exp")]
+MODULES = [declared(m, "test_module_broken") for m in module_db if m.name in ("nn.ReLU", "nn.Tanh")]
+
+
+class TestDeclared(TestCase):
+    @ops(OPS, allowed_dtypes=(torch.float32,))
+    def test_op_broken(self, device, dtype, op):
+        self.fail("declared broken on the OpInfo")
+
+    @modules(MODULES, allowed_dtypes=(torch.float32,))
+    def test_module_broken(self, device, dtype, module_info, training):
+        self.fail("declared broken on the ModuleInfo")
+
+    @unittest.expectedFailure
+    def test_method_broken(self, device):
+        self.fail("declared broken on the method")
+
+
+instantiate_device_type_tests(TestDeclared, globals())
+"""
+
+
+def test_upstream_expected_failures_hold_under_both_adapters(tmp_path):
+    """The native adapter cancels only the expectedFailure its own op_overrides set: upstream's
+    (OpInfo, ModuleInfo, method) xfail exactly as under the patch adapter, a config bucket on top."""
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "test_declared.py").write_text(DECLARED)
+    cfg = tmp_path / "declared.yaml"
+    cfg.write_text(
+        textwrap.dedent("""
+        test_suite_config:
+          global:
+            supported_dtypes: [float32]
+            supported_ops: [neg, exp]
+          files:
+            - path: ${TORCH_ROOT}/test/test_declared.py
+              tests:
+                - names: "TestDeclared::*"
+                - names: TestDeclared::test_op_broken
+                  ops: [exp]
+                  mode: xfail_strict
+                  reason: "the config's own bucket beside upstream's"
+    """)
+    )
+    native, patch = _both(
+        tmp_path, [cfg], [tmp_path / "test" / "test_declared.py"], "--upstream-root", str(tmp_path)
+    )
+    got = outcomes(native)
+    assert got == outcomes(patch)
+    kinds = {k.split("::")[-1].split("_broken")[0] for k in got}
+    assert kinds == {"test_op", "test_module", "test_method"} and len(got) == 5, got
+    assert {o for o, _ in got.values()} == {"xfailed"}, got
+
+
 @pytest.mark.parametrize("adapter", ["native"])
 def test_adapter_native_names_each_rule_it_cannot_express(tmp_path, adapter):
     cfg = tmp_path / "parity.yaml"

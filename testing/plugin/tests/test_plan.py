@@ -366,3 +366,25 @@ def test_the_compat_option_offers_exactly_the_compat_modes_config_reads():
     from testing.plugin import plan, plugin
 
     assert plugin.COMPAT_CHOICES == (plan.COMPAT_TORCH_SPYRE,)
+
+
+def test_left_out_files_name_each_path_once_and_a_config_in_effect_wins(tmp_path):
+    from testing.base.errors import Loc
+    from testing.plugin.left_out import left_out_files
+    from testing.plugin.planmodel import FilePlan, Plan
+
+    here = tmp_path / "test_here.py"
+    here.write_text("")
+
+    def fp(path, collect=True, reason=None, line=1):
+        return FilePlan(str(path), Mode.skip, None, False, False, (), Loc("c.yaml", line), collect, reason)
+
+    plan = Plan(
+        files=(fp(here), fp(tmp_path / "gone_*.py", line=2), fp(tmp_path / "x.py", False, "imports", 3)),
+        global_=None, ops=None, dtypes=None, modules=None, tags=frozenset(),
+        left_out=(fp(here, False, "labels", 9), fp(tmp_path / "x.py", False, "labels", 9)),
+    )  # fmt: skip
+    assert [(f.path, f.reason, f.config) for f in left_out_files(plan).files] == [
+        (str(tmp_path / "gone_*.py"), "matches no file", "c.yaml:2"),
+        (str(tmp_path / "x.py"), "collect: false: imports", "c.yaml:3"),
+    ]
