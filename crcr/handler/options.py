@@ -14,7 +14,7 @@ from typing import Mapping, Optional
 from crcr.callback_client.api import default_state_dir
 from crcr.callback_client.body import RunContext
 from crcr.callback_client.errors import ConfigError
-from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, LegSettings
+from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, LegSettings, split_template
 from crcr.handler.workspace import workspace_root
 from crcr.upstream.bisect import Limits
 from crcr.upstream.core_wheel import wheel_commit
@@ -167,7 +167,7 @@ def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
         extra_configs=tuple(args.extra_configs or ()),
         shards=args.shards,
         runner=choose_runner(args.runner, env),
-        test_command=args.test_command,
+        test_command=checked_template(args.test_command),
         select=args.select,
         smoke=1 if args.full else args.smoke,
         target_template=args.target_template,
@@ -217,6 +217,13 @@ def choose_runner(requested: str, env: Mapping[str, str]) -> str:
     if requested not in ("pytest", "bazel"):
         raise ConfigError(f"--runner must be auto, pytest or bazel, not {requested!r}")
     return requested
+
+
+def checked_template(given: Optional[str]) -> Optional[str]:
+    """--test-command as given, its words checked here: every mode refuses a bad one (plan too)."""
+    if given is not None:
+        split_template(given)
+    return given
 
 
 def upstream_mode(args: argparse.Namespace, env: Mapping[str, str]) -> str:

@@ -42,8 +42,12 @@ def test_strict_text_marks_every_finding_as_failing():
     warning = Problem(Loc("c.yaml", 3), "dtypes", "unknown dtype 'x'", "warning")
     assert report.text([(Path("c.yaml"),)], [warning], strict=True).splitlines() == [
         "c.yaml:3: dtypes: unknown dtype 'x' [error]",
-        "check: FAILED: 1 configs in 1 sets: 0 errors, 1 warnings, 0 hygiene notes (--strict: each fails)",
+        # the summary counts what the lines say (it said "0 errors, 1 warnings" under an [error] line)
+        "check: FAILED: 1 configs in 1 sets: 1 errors, 0 warnings, 0 hygiene notes "
+        "(--strict: 1 warnings or hygiene notes counted as errors)",
     ]
+    clean = report.text([(Path("c.yaml"),)], [], strict=True).splitlines()
+    assert clean == ["check: ok: 1 configs in 1 sets: 0 errors, 0 warnings, 0 hygiene notes"]
     assert report.exit_code([warning], strict=True) == 1 and report.exit_code([warning], strict=False) == 0
 
 
@@ -90,7 +94,7 @@ def test_a_config_that_does_not_load_is_an_error_at_its_line(tmp_path, capsys, m
     "args, message",
     [
         (["nope.yaml"], "nope.yaml: not a config file (.yaml) or a directory"),
-        (["--bogus"], "unrecognized arguments: --bogus"),
+        (["--bogus"], "unknown option --bogus"),
         (["--upstream-root", "no-such-dir"], "--upstream-root no-such-dir: not a directory"),
     ],
 )
