@@ -99,7 +99,7 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
         for name in ("out", "screenshot"):
             if getattr(args, name, None) is not None:
                 setattr(args, name, Path(where) / getattr(args, name))
-    wh = open_warehouse(args.warehouse, env)
+    wh = open_warehouse(args.warehouse, env, create=bool(args.simulate_days))  # only writing creates one
     args.where = wh.where
     now = time.time()
     ws = Path(env.get("BUILD_WORKSPACE_DIRECTORY") or ".")
