@@ -261,3 +261,42 @@ def test_allowlist_and_shard_paths_are_read_where_the_user_stands(scratch, tmp_p
     )
     assert result.returncode == 0, result.stderr
     assert [s["nodeids"] for s in json.loads(result.stdout)["shards"]] == [["t.py::a"], ["t.py::b"]]
+
+
+BLOCKER = '''import sys
+
+
+class _Block:  # a host python3 without the pinned packages
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("ruamel", "torch"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, _Block())
+'''
+
+
+@pytest.mark.parametrize(
+    ("module", "args"),
+    [
+        ("tools.shard", ["matrix", "--generated", ".", "--shards", "1", "--out", "{scratch}/out/m.json"]),
+        ("pytest", ["-p", "no:cacheprovider", "testing/tests"]),
+    ],
+)
+def test_a_python_without_the_environment_says_which_it_needs(tmp_path_factory, scratch, module, args):
+    # Both ended in a traceback ("No module named 'ruamel'") deep inside an import, and the
+    # README's `> out/matrix.json` left an empty file behind.
+    site = tmp_path_factory.mktemp("site")
+    (site / "sitecustomize.py").write_text(BLOCKER)
+    result = run(
+        module,
+        [a.format(scratch=scratch) for a in args],
+        Path.cwd(),
+        PYTHONPATH=os.pathsep.join([str(site)] + [p for p in sys.path if p]),
+    )
+    err = result.stderr.strip() or result.stdout.strip()
+    assert "Traceback" not in result.stderr and result.returncode == 2, result.stderr[-2000:]
+    assert len(err.splitlines()) == 1 and "needs the repository's Python environment" in err, err
+    assert "has no ruamel, torch" in err or "has no ruamel" in err
+    assert not (scratch / "out").exists()
