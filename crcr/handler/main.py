@@ -378,8 +378,9 @@ def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] =
             return cmd_run_leg(options, planned, hooks)
         finally:
             hooks.close()
-    from crcr.handler.cycle import run_cycle
+    from crcr.handler.cycle import console, run_cycle
 
+    console.print(options.state_line(), markup=False, soft_wrap=True)
     backend = backend_id(options.workspace, options.backends[0])  # once: both runs test the same tree
     if fixture:
         run_baseline(options, fixture, backend)

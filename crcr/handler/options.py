@@ -141,6 +141,22 @@ class Options:
             smoke,
         )
 
+    def state_line(self) -> str:
+        """Where this run keeps what outlives it, and whether that is the user's shared default
+        (every checkout's runs read and add to it: a last green recorded by another checkout
+        is what an attribution compares against)."""
+        line = (
+            f"state: {self.state_dir} (last-green store, outbox, outputs); warehouse: "
+            f"{self.warehouse or 'none'}; upstream checkouts: {self.upstream_cache}"
+        )
+        env = self.env
+        if self.given_state_dir or env.get("CRCR_STATE_DIR") or env.get("RUNNER_TEMP"):
+            return line
+        return line + (
+            " - the user's defaults, shared by every checkout of this repository "
+            "(--state-dir, --warehouse, --upstream-cache keep a run apart)"
+        )
+
     @property
     def reporting(self) -> bool:
         """Whether this run sends callbacks (and so needs a relay or starts the emulator)."""
