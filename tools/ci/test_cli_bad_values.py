@@ -26,6 +26,7 @@ CASES = [
     ("crcr.relay", ["--port", "-1"], "out of range"),
     ("crcr.relay", ["--port", "eighty"], "not a port number"),
     ("crcr.relay", ["--fault-rate", "2"], "within 0..1"),
+    ("crcr.relay", ["--token-file", "t", "--repo", "a/b", "--repo", "c/d"], "needs exactly one --repo"),
     ("crcr.relay", ["--allowlist", "missing.yml"], "missing.yml"),
     ("crcr.relay", ["--bogus"], "unknown option --bogus"),
     ("crcr.handler.main", ["bogus"], "invalid choice: 'bogus'"),
@@ -188,7 +189,7 @@ def run(
     path = [p for p in sys.path if p]
     if tree is not None:  # the checkout's modules only from the program's own runfiles
         path = [str(tree)] + [_moved(p, tree) for p in path]
-    environ = dict(os.environ, PYTHONPATH=os.pathsep.join(path), **env)
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
     environ.pop("BUILD_WORKING_DIRECTORY", None)
     environ.update(env)
     return subprocess.run(
