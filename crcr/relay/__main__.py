@@ -91,13 +91,15 @@ def main(argv=None) -> int:
     if args.token_file and len(args.repo) != 1:
         raise ConfigError("--token-file needs exactly one --repo (the token is that repository's)")
     emu = listen(allowlist_of(args), args, FaultPlan(rate=args.fault_rate))
+    # a request token is not an OIDC token; it only lets a job mint one (a new one per call)
+    tokens = {repo: emu.request_token_for(repo) for repo in args.repo}
     if args.token_file:  # before the first line: whoever waits for the URL finds the file
-        write_text(args.token_file, emu.request_token_for(args.repo[0]) + "\n", mode=0o600)
+        write_text(args.token_file, tokens[args.repo[0]] + "\n", mode=0o600)
     print(f"relay: {emu.url}/github/callback  HUD: {emu.url}/hud", flush=True)
-    for repo in args.repo:  # a request token is not an OIDC token; it only lets a job mint one
+    for repo, token in tokens.items():
         print(
-            f"ACTIONS_ID_TOKEN_REQUEST_URL={emu.token_request_url} request token for {repo}: "
-            f"{emu.request_token_for(repo)}" + (f" (also in {args.token_file})" if args.token_file else ""),
+            f"ACTIONS_ID_TOKEN_REQUEST_URL={emu.token_request_url} request token for {repo}: {token}"
+            + (f" (also in {args.token_file})" if args.token_file else ""),
             flush=True,
         )
     serve(emu)
