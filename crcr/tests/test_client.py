@@ -189,7 +189,9 @@ def test_a_refused_request_token_is_rejected_not_replayed_later(tmp_path, pr_pay
         return Response(200, json.dumps({"value": SECRET}).encode()) if ok else Response(401, b"{}")
 
     def client(request_token):
-        tokens = ActionsOidcToken("http://gh.invalid/t", request_token, transport=MockTransport(token_endpoint))
+        tokens = ActionsOidcToken(
+            "http://gh.invalid/t", request_token, transport=MockTransport(token_endpoint)
+        )
         c = make(tmp_path, relay)
         c._tokens = tokens
         return c

@@ -96,7 +96,9 @@ def test_the_release_publishes_every_wheel_the_guide_installs():
     script = "\n".join(s.get("run", "") for s in steps)
     for wheel in ("oot_ci_results", "oot_ci_testing", "crcr_callback", "crcr_relay_emulator"):
         assert f"/{wheel}-*.whl" in script, wheel
-    assert "cp testing/tests/wheel_suite/ops_suite.py dist/test_acme_ops.py" in script  # the guide's test file
+    assert (
+        "cp testing/tests/wheel_suite/ops_suite.py dist/test_acme_ops.py" in script
+    )  # the guide's test file
     uploads = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")]
     assert uploads and uploads[0]["with"]["path"] == "dist/"
     assert any("gh release upload" in s.get("run", "") for s in steps)

@@ -118,7 +118,9 @@ class Parser(argparse.ArgumentParser):
                 continue
             if self.allow_abbrev and any(k.startswith(name) for k in known):
                 continue  # a prefix argparse expands (or calls ambiguous itself)
-            near = difflib.get_close_matches(name, sorted(k for k in known if k.startswith("--")), n=1, cutoff=0.7)
+            near = difflib.get_close_matches(
+                name, sorted(k for k in known if k.startswith("--")), n=1, cutoff=0.7
+            )
             return f"unknown option {name}" + (f" (closest: {near[0]})" if near else "")
         return ""
 
@@ -128,5 +130,7 @@ class Parser(argparse.ArgumentParser):
         for action in self._actions:
             if isinstance(action, argparse._SubParsersAction):
                 for sub in action.choices.values():
-                    found |= sub._all_options() if isinstance(sub, Parser) else set(sub._option_string_actions)
+                    found |= (
+                        sub._all_options() if isinstance(sub, Parser) else set(sub._option_string_actions)
+                    )
         return found

@@ -199,7 +199,10 @@ def stale_diff(root: Path, fresh: str | None = None) -> str:
     fresh = render(build(root)) if fresh is None else fresh
     return "".join(
         difflib.unified_diff(
-            current_text(root).splitlines(True), fresh.splitlines(True), str(OUTPUT), f"{OUTPUT} (from configs/)"
+            current_text(root).splitlines(True),
+            fresh.splitlines(True),
+            str(OUTPUT),
+            f"{OUTPUT} (from configs/)",
         )
     )
 

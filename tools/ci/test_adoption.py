@@ -171,7 +171,9 @@ def workflow_steps(repo: Path) -> list[tuple[str, str, dict]]:
     for step in wf["jobs"]["test"]["steps"]:
         if "run" in step:
             assert "${{" not in step["run"], step  # dispatch data never in a script
-            steps.append((step["name"], step["run"], {**env, **{k: str(v) for k, v in step.get("env", {}).items()}}))
+            steps.append(
+                (step["name"], step["run"], {**env, **{k: str(v) for k, v in step.get("env", {}).items()}})
+            )
     return steps
 
 

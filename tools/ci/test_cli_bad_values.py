@@ -264,7 +264,7 @@ def test_allowlist_and_shard_paths_are_read_where_the_user_stands(scratch, tmp_p
     assert [s["nodeids"] for s in json.loads(result.stdout)["shards"]] == [["t.py::a"], ["t.py::b"]]
 
 
-BLOCKER = '''import sys
+BLOCKER = """import sys
 
 
 class _Block:  # a host python3 without the pinned packages
@@ -275,7 +275,7 @@ class _Block:  # a host python3 without the pinned packages
 
 
 sys.meta_path.insert(0, _Block())
-'''
+"""
 
 
 @pytest.mark.parametrize(

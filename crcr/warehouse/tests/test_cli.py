@@ -71,7 +71,12 @@ def closed_port() -> int:
 def test_bad_input_is_one_line_and_exit_2(argv, message, tmp_path, capsys):
     (tmp_path / "f").write_text("")
     (tmp_path / "wh").mkdir()
-    fill = {"port": closed_port(), "file": tmp_path / "f", "dir": tmp_path / "wh", "missing": tmp_path / "typo"}
+    fill = {
+        "port": closed_port(),
+        "file": tmp_path / "f",
+        "dir": tmp_path / "wh",
+        "missing": tmp_path / "typo",
+    }
     assert cli.main([a.format(**fill) for a in argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err and "Traceback" not in err and "s3cret" not in err

@@ -117,4 +117,7 @@ def test_a_mistyped_option_is_named_with_the_closest_one(capsys):
             continue
         with pytest.raises(SystemExit):
             parser.parse_args(argv)
-        assert capsys.readouterr().err == f"tool{' plan' if parser is not p else ''}: error: {line} (see --help)\n"
+        assert (
+            capsys.readouterr().err
+            == f"tool{' plan' if parser is not p else ''}: error: {line} (see --help)\n"
+        )

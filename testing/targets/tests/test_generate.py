@@ -146,9 +146,7 @@ def test_editing_a_config_changes_targets_and_check_sees_it(repo, monkeypatch, c
     )
     assert generate.main(["--root", str(repo)]) == 0
     # it said only "updated": now which targets came, went or changed
-    assert capsys.readouterr().out == (
-        "testing/targets/configs.bzl: updated: configs +spyre_more\n"
-    )
+    assert capsys.readouterr().out == ("testing/targets/configs.bzl: updated: configs +spyre_more\n")
     assert '"spyre_more": {' in (repo / generate.OUTPUT).read_text()
     (repo / "configs/spyre/more.yaml").unlink()
     assert generate.main(["--root", str(repo), "--check"]) == 1

@@ -16,6 +16,4 @@ def test_generated_targets_match_configs():
     root = source_root()
     current, fresh = generate.current_text(root), generate.render(generate.build(root))
     # the first line of the failure (printed by --test_output=errors) names the file and what changed
-    assert current == fresh, (
-        generate.stale_line(current, fresh) + "\n" + generate.stale_diff(root, fresh)
-    )
+    assert current == fresh, generate.stale_line(current, fresh) + "\n" + generate.stale_diff(root, fresh)
