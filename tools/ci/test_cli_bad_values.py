@@ -45,6 +45,12 @@ CASES = [
     ("crcr.callback_client", ["bogus"], "invalid choice: 'bogus'"),
     ("crcr.callback_client", ["flush", "--timeout", "-1"], "must be > 0"),
     ("crcr.callback_client", ["flush", "--max-retries", "many"], "not a whole number"),
+    # flush only replays: a missing state dir is named, never created
+    (
+        "crcr.callback_client",
+        ["flush", "--url", "http://127.0.0.1:9", "--repo", "a/b", "--state-dir", "typo"],
+        "no outbox under ",
+    ),
     ("crcr.dispatch.allowlist_tool", ["bogus"], "invalid choice: 'bogus'"),
     ("crcr.dispatch.allowlist_tool", ["validate", "missing.yml"], "missing.yml"),
     ("crcr.dispatch.allowlist_tool", ["print", "--repo", "a/b", "--level", "L9"], "invalid choice: 'L9'"),
