@@ -21,7 +21,13 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from crcr.callback_client.api import client_from_env, report_completed, report_in_progress, self_report
+from crcr.callback_client.api import (
+    client_from_env,
+    default_state_dir,
+    report_completed,
+    report_in_progress,
+    self_report,
+)
 from crcr.callback_client.body import RunContext
 from crcr.callback_client.errors import (
     KNOWN,
@@ -238,6 +244,13 @@ def _verdict(args, env):
     return value
 
 
+def check_outbox(state: Path) -> None:
+    """flush only replays: a state dir without an outbox (a mistyped --state-dir, say) is one
+    line naming it; the client would have created it (its budget file) and replayed nothing."""
+    if not (state / "outbox").is_dir():
+        raise ConfigError(f"no outbox under {state}: nothing to replay (check --state-dir / $CRCR_STATE_DIR)")
+
+
 def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
     env = os.environ if env is None else env
     args = _parser().parse_args(argv)
@@ -250,6 +263,8 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
     if args.max_retries < 0 or args.backoff < 0:
         raise ConfigError("--max-retries and --backoff must be >= 0")
     policy = default_policy(total=args.max_retries, backoff=args.backoff, jitter=args.backoff)
+    if args.command == "flush":
+        check_outbox(args.state_dir or default_state_dir(env))
     client = client_from_env(
         args.url, token, args.repo, args.state_dir, env, args.timeout, args.rate_limit, policy
     )

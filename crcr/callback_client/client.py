@@ -25,7 +25,7 @@ from urllib3.util.retry import Retry
 
 from crcr.callback_client import retry as retries
 from crcr.callback_client.budget import RateBudget
-from crcr.callback_client.errors import CallbackRejected, DeliveryPending, TransportError
+from crcr.callback_client.errors import CallbackRejected, DeliveryPending, TokenRefused, TransportError
 from crcr.callback_client.oidc import TokenProvider
 from crcr.callback_client.outbox import Item, Outbox
 from crcr.callback_client.transport import DEFAULT_TIMEOUT, BaseTransport, HttpTransport, Request, Response
@@ -169,6 +169,11 @@ class CallbackClient:
                 maybe_sent, why = True, str(err)
                 policy = self._next(policy, item, lambda p: retries.after_network_error(p, url, why), why)
                 continue
+            except TokenRefused as err:
+                # refused before sending: kept, it would be replayed by the next call that has a
+                # good token, after what that call reports (a HUD cell stuck in_progress)
+                self.outbox.bury(item, f"{err.status}: {err}")
+                raise CallbackRejected(err.status, f"{err}; the callback was not sent") from None
             if 200 <= resp.status < 300:
                 self.outbox.done(item)
                 ignored = relay_detail(resp) == "ignored"

@@ -20,6 +20,7 @@ __all__ = [
     "PayloadError",
     "RelayError",
     "TokenError",
+    "TokenRefused",
     "TransportError",
     "one_line",
 ]
@@ -38,6 +39,15 @@ class PayloadError(CrcrError, ValueError):
 
 class TokenError(CrcrError):
     """An OIDC token could not be minted or is unusable."""
+
+
+class TokenRefused(TokenError):
+    """The token endpoint refused our credentials (401/403): no callback was sent with them,
+    and the same credentials cannot succeed on a retry or a later replay."""
+
+    def __init__(self, status: int, message: str):
+        self.status = status
+        super().__init__(message)
 
 
 class TransportError(CrcrError):

@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import jwt
 
-from crcr.callback_client.errors import TokenError
+from crcr.callback_client.errors import TokenError, TokenRefused
 from crcr.callback_client.transport import BaseTransport, HttpTransport, Request
 
 AUDIENCE = "pytorch-cross-repo-ci-relay"
@@ -120,6 +120,11 @@ class ActionsOidcToken(TokenProvider):
             {"Authorization": f"bearer {self._request_token}", "Accept": "application/json"},
         )
         resp = self._transport.send(req)
+        if resp.status in (401, 403):
+            raise TokenRefused(
+                resp.status,
+                f"OIDC token request answered {resp.status}: ACTIONS_ID_TOKEN_REQUEST_TOKEN was refused",
+            )
         if resp.status != 200:
             raise TokenError(f"OIDC token request answered {resp.status}")
         try:

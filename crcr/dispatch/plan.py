@@ -100,6 +100,22 @@ def discover_features(workspace: Path, extra: Sequence[Path] = ()) -> list[Featu
         raise ConfigError(str(err)) from None
 
 
+def config_problems(workspace: Path, legs: Sequence[Leg], roots: dict[str, str]) -> list:
+    """Each leg's configs checked as its run will check them before importing a test
+    (testing/plugin/precheck.py), so a config that does not load stops the plan, not a leg:
+    the first such one raises ConfigError at its file:line; the warnings (unknown names, with
+    the closest) are returned, each once."""
+    from testing.plugin import precheck
+
+    found: list = []
+    for configs in dict.fromkeys(leg.configs for leg in legs if leg.configs):
+        for problem in precheck.config_problems([str(workspace / c) for c in configs], roots):
+            if problem.severity == "error":
+                raise ConfigError(problem.loc, problem.key, problem.message)
+            found.append(problem)
+    return sorted(dict.fromkeys(found), key=lambda p: (p.loc.file, p.loc.line))
+
+
 def auto_shards(features: Sequence[Feature], requested: int) -> int:
     """0 = auto: split a lone feature in two so CI legs run side by side."""
     if requested < 0:

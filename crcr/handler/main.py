@@ -27,6 +27,7 @@ from crcr.dispatch.plan import (
     Leg,
     auto_shards,
     check_core_configs,
+    config_problems,
     discover_features,
     matrix,
     plan_candidates,
@@ -86,6 +87,16 @@ def load_plan(options: Options, fixture=None, event: Optional[Path] = None) -> P
             auto_shards(features, options.shards),
         )
     return Planned(d, decision, legs)
+
+
+def check_configs(options: Options, legs: Sequence[Leg]) -> None:
+    """Every leg's configs, checked once before any leg is planned out or run (plan included):
+    one that does not load stops here at its file:line; unknown names are said, as each leg's
+    run would say them. ${TORCH_ROOT} is only substituted here (the checkout comes later)."""
+    ws = options.workspace
+    roots = {"REPO_ROOT": str(ws), "TORCH_ROOT": str(options.upstream_root or ws / "upstream-checkout")}
+    for problem in config_problems(ws, legs, roots):
+        print(f"dispatch_handler: warning: {problem}", file=sys.stderr)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -386,6 +397,7 @@ def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] =
     options = parse_options(argv, os.environ if env is None else env)
     fixture = make_fixture(options) if options.upstream == "fixture" else None
     planned = load_plan(options, fixture)
+    check_configs(options, planned.legs)
     if options.mode == "plan":
         return cmd_plan(planned, options)
     if not planned.decision.run:
@@ -396,8 +408,9 @@ def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] =
         simulate(options)
     if options.mode == "run-leg":
         return cmd_run_leg(options, planned, lambda: make_hooks(options, planned, fixture, out))
-    from crcr.handler.cycle import run_cycle
+    from crcr.handler.cycle import console, run_cycle
 
+    console.print(options.state_line(), markup=False, soft_wrap=True)
     backend = backend_id(options.workspace, options.backends[0])  # once: both runs test the same tree
     if fixture:
         run_baseline(options, fixture, backend)

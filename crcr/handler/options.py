@@ -15,7 +15,7 @@ from typing import Mapping, Optional
 from crcr.callback_client.api import default_state_dir
 from crcr.callback_client.body import RunContext
 from crcr.callback_client.errors import ConfigError
-from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, LegSettings
+from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, LegSettings, split_template
 from crcr.handler.workspace import workspace_root
 from crcr.upstream.bisect import Limits
 from crcr.upstream.core_index import is_url
@@ -161,6 +161,22 @@ class Options:
             smoke,
         )
 
+    def state_line(self) -> str:
+        """Where this run keeps what outlives it, and whether that is the user's shared default
+        (every checkout's runs read and add to it: a last green recorded by another checkout
+        is what an attribution compares against)."""
+        line = (
+            f"state: {self.state_dir} (last-green store, outbox, outputs); warehouse: "
+            f"{self.warehouse or 'none'}; upstream checkouts: {self.upstream_cache}"
+        )
+        env = self.env
+        if self.given_state_dir or env.get("CRCR_STATE_DIR") or env.get("RUNNER_TEMP"):
+            return line
+        return line + (
+            " - the user's defaults, shared by every checkout of this repository "
+            "(--state-dir, --warehouse, --upstream-cache keep a run apart)"
+        )
+
     @property
     def reporting(self) -> bool:
         """Whether this run sends callbacks (and so needs a relay or starts the emulator)."""
@@ -190,7 +206,7 @@ def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
         extra_configs=tuple(args.extra_configs or ()),
         shards=args.shards,
         runner=choose_runner(args.runner, env),
-        test_command=args.test_command,
+        test_command=checked_template(args.test_command),
         select=args.select,
         smoke=1 if args.full else args.smoke,
         target_template=args.target_template,
@@ -259,6 +275,13 @@ def choose_runner(requested: str, env: Mapping[str, str]) -> str:
     if requested not in ("pytest", "bazel"):
         raise ConfigError(f"--runner must be auto, pytest or bazel, not {requested!r}")
     return requested
+
+
+def checked_template(given: Optional[str]) -> Optional[str]:
+    """--test-command as given, its words checked here: every mode refuses a bad one (plan too)."""
+    if given is not None:
+        split_template(given)
+    return given
 
 
 def upstream_mode(args: argparse.Namespace, env: Mapping[str, str]) -> str:

@@ -217,16 +217,22 @@ def bazel_command(
     return argv
 
 
-def template_command(
-    template: str, leg: Leg, ws: Path, junit: Path, upstream: Upstream = NO_UPSTREAM
-) -> list[str]:
-    """Split the user's template once, then fill placeholders inside each argument."""
+def split_template(template: str) -> list[str]:
+    """--test-command's words; checked at the entry too, so every mode refuses a bad one."""
     try:
         parts = shlex.split(template)
     except ValueError as err:
         raise ConfigError(f"--test-command: {err}") from None
     if not parts:
         raise ConfigError("--test-command is empty")
+    return parts
+
+
+def template_command(
+    template: str, leg: Leg, ws: Path, junit: Path, upstream: Upstream = NO_UPSTREAM
+) -> list[str]:
+    """Split the user's template once, then fill placeholders inside each argument."""
+    parts = split_template(template)
     values = {
         "python": sys.executable,
         "workspace": str(ws),

@@ -11,6 +11,7 @@ from crcr.dispatch.allowlist import Entry, parse_allowlist
 from crcr.relay.faults import FaultPlan
 from crcr.relay.server import DEFAULT_ALLOWLIST, RelayEmulator
 from testing.base import flags
+from testing.base.atomic import write_text
 from testing.base.cliargs import Parser, fraction, port, user_path, workspace_dir
 from testing.base.command import command
 
@@ -75,18 +76,30 @@ def main(argv=None) -> int:
         help="print an Actions request token for this repo (added at L2 if not allowlisted)",
     )
     p.add_argument("--fault-rate", type=fraction, default=0.0, help="share of requests answered with a fault")
+    p.add_argument(
+        "--token-file",
+        type=user_path,
+        help="also write the request token of the one --repo to this file (mode 0600): a second "
+        "shell reads it with $(cat FILE) instead of copying it from the end of a line",
+    )
     flags.warehouse(
         p,
         help="show this results warehouse's panels on /hud: a directory or clickhouse://host:port/db "
         "(default $OOT_WAREHOUSE, else ~/.cache/oot-ci/warehouse)",
     )
     args = p.parse_args(argv)
+    if args.token_file and len(args.repo) != 1:
+        raise ConfigError("--token-file needs exactly one --repo (the token is that repository's)")
     emu = listen(allowlist_of(args), args, FaultPlan(rate=args.fault_rate))
+    # a request token is not an OIDC token; it only lets a job mint one (a new one per call)
+    tokens = {repo: emu.request_token_for(repo) for repo in args.repo}
+    if args.token_file:  # before the first line: whoever waits for the URL finds the file
+        write_text(args.token_file, tokens[args.repo[0]] + "\n", mode=0o600)
     print(f"relay: {emu.url}/github/callback  HUD: {emu.url}/hud", flush=True)
-    for repo in args.repo:  # a request token is not an OIDC token; it only lets a job mint one
+    for repo, token in tokens.items():
         print(
-            f"ACTIONS_ID_TOKEN_REQUEST_URL={emu.token_request_url} request token for {repo}: "
-            f"{emu.request_token_for(repo)}",
+            f"ACTIONS_ID_TOKEN_REQUEST_URL={emu.token_request_url} request token for {repo}: {token}"
+            + (f" (also in {args.token_file})" if args.token_file else ""),
             flush=True,
         )
     serve(emu)

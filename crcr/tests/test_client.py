@@ -178,6 +178,31 @@ def test_oidc_minting_sends_audience_and_never_leaks(caplog):
     assert SECRET not in repr(seen[0])
 
 
+def test_a_refused_request_token_is_rejected_not_replayed_later(tmp_path, pr_payload):
+    # A wrong request token (401 at the token endpoint) left the callback in the outbox; the next
+    # call with a good token replayed it after reporting its own: a HUD cell stuck in_progress.
+    relay, sent = scripted(200)
+    good = {"token": "req-good"}
+
+    def token_endpoint(req):
+        ok = req.headers["Authorization"] == f"bearer {good['token']}"
+        return Response(200, json.dumps({"value": SECRET}).encode()) if ok else Response(401, b"{}")
+
+    def client(request_token):
+        tokens = ActionsOidcToken(
+            "http://gh.invalid/t", request_token, transport=MockTransport(token_endpoint)
+        )
+        c = make(tmp_path, relay)
+        c._tokens = tokens
+        return c
+
+    bad = client("req-wrong")
+    with pytest.raises(CallbackRejected, match="401.*was refused; the callback was not sent"):
+        bad.begin_job(in_progress_body(pr_payload, CTX), completed_body(pr_payload, CTX, "cancelled"))
+    assert bad.outbox.pending(include_live_guards=True) == [] and len(bad.outbox.dead()) == 1
+    assert client("req-good").flush() == [] and sent == []  # nothing replayed as if accepted
+
+
 def test_transport_errors_do_not_carry_the_token(tmp_path, pr_payload):
     from crcr.callback_client.transport import HttpTransport
 

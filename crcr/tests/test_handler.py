@@ -117,6 +117,41 @@ def test_plan_mode_writes_github_outputs(pr_event, ws, tmp_path, capsys):
     )
 
 
+@pytest.mark.parametrize(
+    "body, said",
+    [
+        ("test_suite_config:\n  global: [\n", "ops.yaml:3: YAML syntax error"),
+        ("test_suite_config:\n  global:\n    bogus_key: 1\n", "ops.yaml:3: global.bogus_key: unknown key"),
+    ],
+)
+def test_plan_stops_on_a_config_that_does_not_load(pr_event, ws, tmp_path, capsys, body, said):
+    # plan used to print a leg for it: the error came only when that leg ran
+    (ws / "configs" / "ops.yaml").write_text(body)
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(pr_event))
+    argv = ["plan", "--workspace", str(ws), "--event", str(event)]
+    assert handler.main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and said in captured.err and captured.err.count("\n") == 1
+
+
+def test_plan_names_unknown_dtypes_and_ops_with_the_closest(pr_event, ws, tmp_path, capsys):
+    (ws / "configs" / "ops.yaml").write_text(
+        "test_suite_config:\n  global:\n    supported_dtypes: [flaot16]\n    supported_ops: [addd]\n"
+        + FEATURE_YAML.removeprefix("test_suite_config:\n")
+    )
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(pr_event))
+    assert handler.main(["plan", "--workspace", str(ws), "--event", str(event)]) == 0
+    warned = [x for x in capsys.readouterr().err.splitlines() if "warning" in x]
+    assert warned == [
+        f"dispatch_handler: warning: {ws}/configs/ops.yaml:3: global.supported_dtypes: "
+        "unknown dtype 'flaot16' (ignored); closest: float16, bfloat16, float64",
+        f"dispatch_handler: warning: {ws}/configs/ops.yaml:4: global.supported_ops: "
+        "unknown op 'addd' (ignored); closest: add, addr, addcdiv",
+    ]
+
+
 def test_skipped_dispatch_plans_nothing(pr_event, ws, tmp_path, capsys):
     pr_event["client_payload"]["payload"]["action"] = "closed"
     event = tmp_path / "e.json"

@@ -122,6 +122,16 @@ def test_the_options_value_is_frozen_and_its_leg_settings_typed(tmp_path):
     )
 
 
+def test_the_cycle_says_where_its_state_lives_and_that_it_is_shared():
+    # the last-green store and the warehouse were shared by every checkout, said only in a README
+    shared = handler.parse_options([], HOME).state_line()
+    assert shared.startswith("state: /home/u/.cache/crcr (last-green store, outbox, outputs); ")
+    assert "warehouse: /home/u/.cache/oot-ci/warehouse;" in shared
+    assert "shared by every checkout of this repository" in shared
+    own = handler.parse_options(["--state-dir", "/s", "--warehouse", "/w"], HOME).state_line()
+    assert own.startswith("state: /s (") and "warehouse: /w;" in own and "shared" not in own
+
+
 def test_plan_needs_no_state_dir():
     o = handler.parse_options(["plan"], {})  # no HOME: nothing derived that plan does not use
     assert o.mode == "plan" and o.warehouse is None

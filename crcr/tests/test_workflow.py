@@ -14,6 +14,9 @@ ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / ".github" / "workflows" / "crcr.yml"
 NIGHTLY = ROOT / ".github" / "workflows" / "crcr-nightly.yml"
 ACTION = ROOT / ".github" / "actions" / "crcr-callback" / "action.yml"
+RELEASE = ROOT / ".github" / "workflows" / "release.yml"
+# docs/adopting.md's workflow for another backend (its repository is tools/ci/adoption's stand-in)
+ADOPTER = ROOT / "tools" / "ci" / "adoption" / ".github" / "workflows" / "crcr.yml"
 
 
 def load(path):
@@ -34,10 +37,12 @@ def find_actionlint():
 
 
 def lint_tree(tmp_path):
-    for src in (WORKFLOW, NIGHTLY, ACTION):
+    for src in (WORKFLOW, NIGHTLY, ACTION, RELEASE):
         dst = tmp_path / src.relative_to(ROOT)
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(src, dst)
+    # the adopter's copy of the workflow, beside the action it uses (as in their repository)
+    shutil.copy(ADOPTER, tmp_path / ".github" / "workflows" / "adopter-crcr.yml")
     (tmp_path / ".git").mkdir()  # actionlint's project root marker
     return tmp_path
 
@@ -60,6 +65,8 @@ def test_actionlint_passes_workflow_and_action(actionlint, tmp_path):
             "-no-color",
             str(tree / ".github/workflows/crcr.yml"),
             str(tree / ".github/workflows/crcr-nightly.yml"),
+            str(tree / ".github/workflows/release.yml"),
+            str(tree / ".github/workflows/adopter-crcr.yml"),
         ],
         cwd=tree,
         capture_output=True,
@@ -81,6 +88,20 @@ def test_actionlint_really_checks_the_action(actionlint, tmp_path):
         timeout=120,
     )
     assert r.returncode != 0 and "status" in r.stdout
+
+
+def test_the_release_publishes_every_wheel_the_guide_installs():
+    # the guide said nothing needs Bazel, yet the wheels existed only as Bazel outputs
+    steps = load(RELEASE)["jobs"]["wheels"]["steps"]
+    script = "\n".join(s.get("run", "") for s in steps)
+    for wheel in ("oot_ci_results", "oot_ci_testing", "crcr_callback", "crcr_relay_emulator"):
+        assert f"/{wheel}-*.whl" in script, wheel
+    assert (
+        "cp testing/tests/wheel_suite/ops_suite.py dist/test_acme_ops.py" in script
+    )  # the guide's test file
+    uploads = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")]
+    assert uploads and uploads[0]["with"]["path"] == "dist/"
+    assert any("gh release upload" in s.get("run", "") for s in steps)
 
 
 def test_workflow_follows_the_protocol():

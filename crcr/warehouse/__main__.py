@@ -112,7 +112,7 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
     levels = level_histories(
         args, env, now
     )  # read before the warehouse: a bad file is one line, nothing opened
-    wh = open_warehouse(args.warehouse, env)
+    wh = open_warehouse(args.warehouse, env, create=bool(args.simulate_days))  # only writing creates one
     args.where = wh.where
     ws = Path(env.get("BUILD_WORKSPACE_DIRECTORY") or ".")
     if args.simulate_days:

@@ -89,9 +89,20 @@ def describe(spec: Optional[str], env: Mapping[str, str]) -> str:
     return chosen
 
 
-def open_warehouse(spec: Optional[str] = None, env: Optional[Mapping[str, str]] = None) -> Backend:
+def open_warehouse(
+    spec: Optional[str] = None, env: Optional[Mapping[str, str]] = None, create: bool = True
+) -> Backend:
+    """The warehouse `spec` names (describe), its tables made current. create=False (a command
+    that only reads): a directory that does not exist is a one-line error naming it, never a
+    new empty store (a mistyped path used to answer "none found")."""
     env = os.environ if env is None else env
     chosen = describe(spec, env)
+    if not create and "://" not in chosen and not Path(chosen).exists():
+        given = "" if spec or env.get(ENV) else " (the default)"
+        raise ConfigError(
+            f"no warehouse at {chosen}{given}: handler runs record one, --simulate-days N writes a "
+            "labelled one; check --warehouse / $" + ENV
+        )
     backend: Backend = Server(chosen) if chosen.startswith("clickhouse://") else Embedded(Path(chosen))
     with backend.exclusive():
         if backend.query(stale_tables(backend.db))[0][0]:

@@ -11,7 +11,9 @@ Bazel both are the current directory.
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
+import sys
 from pathlib import Path
 from typing import Mapping, NoReturn
 
@@ -90,7 +92,45 @@ def _float(text: str) -> float:
 
 class Parser(argparse.ArgumentParser):
     """argparse with a one-line error (argparse prints the whole usage first); subparsers
-    made from it are of this class too."""
+    made from it are of this class too. A mistyped option is named first, with the closest
+    real one: argparse would otherwise blame whatever it met next (`--evnt e.json` reads as
+    an invalid choice 'e.json' of a positional)."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._argv = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
+        unknown = self._unknown_option()
+        if unknown:
+            message = unknown
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+
+    def _unknown_option(self) -> str:
+        """'unknown option --x (closest: --y)' for the first option no parser of this command
+        knows ('' when there is none)."""
+        known = self._all_options()
+        for arg in getattr(self, "_argv", []):
+            if arg == "--":
+                break
+            name = arg.split("=", 1)[0]
+            if not name.startswith("--") or name in known:
+                continue
+            if self.allow_abbrev and any(k.startswith(name) for k in known):
+                continue  # a prefix argparse expands (or calls ambiguous itself)
+            near = difflib.get_close_matches(
+                name, sorted(k for k in known if k.startswith("--")), n=1, cutoff=0.7
+            )
+            return f"unknown option {name}" + (f" (closest: {near[0]})" if near else "")
+        return ""
+
+    def _all_options(self) -> set[str]:
+        """Option strings of this parser and of every subcommand below it."""
+        found = set(self._option_string_actions)
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    found |= (
+                        sub._all_options() if isinstance(sub, Parser) else set(sub._option_string_actions)
+                    )
+        return found

@@ -28,9 +28,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
-from testing.base.errors import ConfigError, Loc, OotError
+from testing.base.errors import Loc, OotError
 from testing.config import features, runs
 from testing.config.paths import REPO_ROOT, default_roots
+from testing.plugin import precheck
 from testing.plugin.problems import Problem as Finding  # the plugin's own, plus severity 'error'
 
 ERROR, WARNING, HYGIENE = "error", "warning", "hygiene"
@@ -66,16 +67,6 @@ def config_sets(paths: Sequence[Path]) -> list[tuple[Path, ...]]:
 
 
 # ---------------------------------------------------------------- one set
-
-
-def _load_error(configs: Sequence[Path], roots: dict[str, str]) -> Optional[Finding]:
-    from testing.plugin.plan import load_plan
-
-    try:
-        load_plan([str(c) for c in configs], roots)
-    except ConfigError as exc:
-        return Finding(exc.loc, exc.key, exc.problem, ERROR)
-    return None
 
 
 def _suites(workspace: Path, configs: Sequence[Path], upstream_root: Optional[str]) -> list[str]:
@@ -132,7 +123,7 @@ def _crash(configs: Sequence[Path], proc: subprocess.CompletedProcess) -> Findin
 def check_set(workspace: Path, configs: Sequence[Path], upstream_root: Optional[str] = None) -> list[Finding]:
     """Every finding for one set of configs, as the plugin run of that set would meet them."""
     roots = dict(default_roots(upstream_root), **{REPO_ROOT: str(workspace)})
-    failed = _load_error(configs, roots)
+    failed = precheck.load_error([str(c) for c in configs], roots)
     if failed is not None:
         return [failed]
     return _collect(workspace, configs, _suites(workspace, configs, upstream_root), upstream_root)

@@ -25,16 +25,23 @@ def counts(found: Sequence[Finding]) -> dict[str, int]:
     return {s: sum(f.severity == s for f in found) for s in (ERROR, WARNING, HYGIENE)}
 
 
+def label(finding: Finding, strict: bool) -> str:
+    """What the finding's line says it is: an error when it fails the check."""
+    return ERROR if fails(finding, strict) else finding.severity
+
+
 def text(sets: Sequence[Sequence[Path]], found: Sequence[Finding], strict: bool) -> str:
-    """One line per finding (file:line: key: message [severity]), then one summary line."""
-    lines = [f"{f} [{'error' if fails(f, strict) else f.severity}]" for f in found]
-    n = counts(found)
+    """One line per finding (file:line: key: message [label]), then one summary line that
+    counts what those lines say (under --strict every finding is an error)."""
+    lines = [f"{f} [{label(f, strict)}]" for f in found]
+    said = {s: sum(label(f, strict) == s for f in found) for s in (ERROR, WARNING, HYGIENE)}
+    promoted = sum(f.severity != ERROR for f in found) if strict else 0
     configs = len({c for s in sets for c in s})
-    verdict = "FAILED" if exit_code(found, strict) else "ok"
-    lines.append(
-        f"check: {verdict}: {configs} configs in {len(sets)} sets: {n[ERROR]} errors, "
-        f"{n[WARNING]} warnings, {n[HYGIENE]} hygiene notes" + (" (--strict: each fails)" if strict else "")
-    )
+    failed = exit_code(found, strict)
+    tally = f"{said[ERROR]} errors, {said[WARNING]} warnings, {said[HYGIENE]} hygiene notes"
+    if promoted:
+        tally += f" (--strict: {promoted} warnings or hygiene notes counted as errors)"
+    lines.append(f"check: {'FAILED' if failed else 'ok'}: {configs} configs in {len(sets)} sets: {tally}")
     return "\n".join(lines) + "\n"
 
 

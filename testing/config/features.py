@@ -8,8 +8,9 @@ directory; a directory with only such files is one feature. The names:
   (configs/spyre/nn.yaml -> `spyre-nn`);
 * generated Bazel target: `config_<key>` (runs.py: `config_spyre_nn`, testing/targets).
 
-Reading a config here never fails: a broken file counts as a feature, so the plugin
-reports it with file:line inside its own leg.
+Reading a config here never fails: a broken file counts as a feature, and whoever runs or
+plans it reports it with file:line (`dispatch_handler` checks every leg's configs before it
+plans one: testing/plugin/precheck.py).
 
 PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
@@ -53,7 +54,7 @@ def lists_files(path: Path) -> bool:
     try:
         body = _body(path)
     except ConfigError:
-        return True  # let the plugin report the error, with file:line, inside its leg
+        return True  # a feature: its check (precheck.py) reports the error with file:line
     if body is None:
         return True
     return isinstance(body, dict) and bool(body.get("files"))

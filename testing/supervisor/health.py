@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-import select  # noqa: the stdlib one (probes run with the repo root, not tools/, on the path)
+import select  # the stdlib one: tools/select is not on a probe's path
 import signal
 import subprocess
 import sys

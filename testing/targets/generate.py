@@ -152,23 +152,64 @@ def bazel_packages(root: Path) -> set[str]:
     return found
 
 
+SECTIONS = ("configs", "ops", "dtypes", "models")
+
+
 def render(data: dict) -> str:
     # JSON of strings, lists and dicts is valid Starlark.
     lines = [HEADER]
-    for key in ("configs", "ops", "dtypes", "models"):
+    for key in SECTIONS:
         lines.append(f"{key.upper()} = {json.dumps(data[key], indent=4, sort_keys=True)}\n\n")
     return "".join(lines).rstrip("\n") + "\n"
 
 
-def stale_diff(root: Path) -> str:
+def parse(text: str) -> dict:
+    """render's inverse ({} for a section the text lacks or cannot be read)."""
+    data: dict = {}
+    for key in SECTIONS:
+        at = text.find(f"\n{key.upper()} = ")
+        try:
+            data[key] = json.JSONDecoder().raw_decode(text, text.index("{", at))[0] if at >= 0 else {}
+        except ValueError:
+            data[key] = {}
+    return data
+
+
+def changes(current: str, fresh: str) -> str:
+    """What regenerating changes, target by target: 'ops +op_mul -op_sub ~op_add; ...' ('' if nothing)."""
+    old, new = parse(current), parse(fresh)
+    parts = []
+    for key in SECTIONS:
+        was, now = old.get(key, {}), new.get(key, {})
+        marks = [f"+{t}" for t in sorted(now.keys() - was.keys())]
+        marks += [f"-{t}" for t in sorted(was.keys() - now.keys())]
+        marks += [f"~{t}" for t in sorted(was.keys() & now.keys()) if was[t] != now[t]]
+        if marks:
+            shown = " ".join(marks[:8]) + (f" (+{len(marks) - 8} more)" if len(marks) > 8 else "")
+            parts.append(f"{key} {shown}")
+    return "; ".join(parts) or ("layout only" if current != fresh else "")
+
+
+def current_text(root: Path) -> str:
+    return (root / OUTPUT).read_text(encoding="utf-8") if (root / OUTPUT).exists() else ""
+
+
+def stale_diff(root: Path, fresh: str | None = None) -> str:
     """Unified diff from the checked-in file to a fresh one ('' if current)."""
-    fresh = render(build(root))
-    current = (root / OUTPUT).read_text(encoding="utf-8") if (root / OUTPUT).exists() else ""
+    fresh = render(build(root)) if fresh is None else fresh
     return "".join(
         difflib.unified_diff(
-            current.splitlines(True), fresh.splitlines(True), str(OUTPUT), f"{OUTPUT} (from configs/)"
+            current_text(root).splitlines(True),
+            fresh.splitlines(True),
+            str(OUTPUT),
+            f"{OUTPUT} (from configs/)",
         )
     )
+
+
+def stale_line(current: str, fresh: str) -> str:
+    """The one line a stale file is named by, with what regenerating changes."""
+    return f"{OUTPUT} is stale ({changes(current, fresh)}): run tools/bazel run //testing/targets:generate"
 
 
 @command("generate", {GenerateError: 2}, prefix="error: ")
@@ -181,19 +222,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not (args.root / "configs").is_dir():  # else it wrote a configs.bzl under any directory
         parser.error(f"--root {args.root}: no configs/ directory there")
-    diff = stale_diff(args.root)
-    if not args.check:
-        check_configs(args.root)
+    current, fresh = current_text(args.root), render(build(args.root))  # built once (minutes)
     if args.check:
-        if diff:
-            print(
-                diff + f"\n{OUTPUT} is stale: run tools/bazel run //testing/targets:generate", file=sys.stderr
-            )
+        if current != fresh:
+            print(stale_diff(args.root, fresh) + "\n" + stale_line(current, fresh), file=sys.stderr)
             return 1
         return 0
-    if diff:
-        write_text(args.root / OUTPUT, render(build(args.root)))
-    print(f"{OUTPUT}: {'updated' if diff else 'already current'}")
+    check_configs(args.root)
+    if current != fresh:
+        write_text(args.root / OUTPUT, fresh)
+        print(f"{OUTPUT}: updated: {changes(current, fresh)}")
+    else:
+        print(f"{OUTPUT}: already current")
     return 0
 
 

@@ -23,6 +23,7 @@ from testing.tests.clean_venv import make_venv, stop, wheel_from_env
 GUIDE = Path("docs/adopting.md")
 DEVICE_SOURCES = Path("tools/ci/adoption")
 SUITE = Path("testing/tests/wheel_suite/ops_suite.py")  # the upstream-style test file
+WORKFLOW = Path(".github/workflows/crcr.yml")  # the adopter's, from tools/ci/adoption
 WHEEL_VARS = ("RESULTS_WHEEL", "PLUGIN_WHEEL", "CLIENT_WHEEL", "EMULATOR_WHEEL")
 MARKED = re.compile(r"<!-- adoption-test: (\S+) -->\n```[a-z]*\n(.*?)\n```", re.S)
 
@@ -130,17 +131,19 @@ def emulator(adopter, installed):
     )
     try:
         url = re.search(r"HUD: (http://127\.0\.0\.1:\d+)/hud", proc.stdout.readline()).group(1)
-        token = re.search(r"request token for acme/acme-torch: (\S+)", proc.stdout.readline()).group(1)
-        yield url, token
+        printed = re.search(r"request token for acme/acme-torch: (\S+)", proc.stdout.readline()).group(1)
+        # the guide's second shell reads the token from the file the emulator wrote
+        assert (repo / "out" / "emulator-token").read_text().strip() == printed
+        yield url
     finally:
         stop(proc)
 
 
 def test_a_crcr_cycle_reaches_the_hud(adopter, built, emulator):
     venv, repo, blocks = adopter
-    url, token = emulator
+    url = emulator
     script = blocks["cycle"].replace("http://127.0.0.1:8787", url)
-    script = script.replace("<the request token it printed>", token)
+    assert "<" not in script, "the cycle block runs as written: no placeholder to fill in by hand"
     result = bash(venv, repo, script)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert result.stderr.count("delivered (HTTP 200") + result.stdout.count("delivered (HTTP 200") == 4
@@ -156,6 +159,44 @@ def test_a_crcr_cycle_reaches_the_hud(adopter, built, emulator):
     with urllib.request.urlopen(f"{url}/crcr/acme/acme-torch", timeout=30) as page:
         html = page.read().decode()
     assert "test-acme-ops" in html and "test-cpu-ops" in html and 'class="ok"' in html
+
+
+def workflow_steps(repo: Path) -> list[tuple[str, str, dict]]:
+    """(name, script, env) of each `run:` step of the adopter's workflow, as GitHub runs them."""
+    from ruamel.yaml import YAML
+
+    wf = YAML(typ="safe").load((repo / WORKFLOW).read_text())
+    env = {k: str(v) for k, v in wf["env"].items()}
+    steps = []
+    for step in wf["jobs"]["test"]["steps"]:
+        if "run" in step:
+            assert "${{" not in step["run"], step  # dispatch data never in a script
+            steps.append(
+                (step["name"], step["run"], {**env, **{k: str(v) for k, v in step.get("env", {}).items()}})
+            )
+    return steps
+
+
+def test_the_guide_workflow_runs_as_written(adopter, installed, tmp_path):
+    # Its section once installed a backend it never packaged, with no torch or Python step.
+    venv, repo, _ = adopter
+    filled = {
+        "${{ vars.TORCH_INDEX_URL }}": "",  # offline: pip resolves against the pinned packages
+        "${{ matrix.feature }}": "ops",
+        "${{ github.workspace }}": str(repo),
+    }
+    steps = workflow_steps(repo)
+    assert [name for name, _, _ in steps] == [
+        "Install torch (CPU) and the plugin",
+        "Build the backend against that torch",
+        "Test",
+    ]
+    for name, script, env in steps:
+        env = {k: filled.get(v, v) for k, v in env.items()}
+        result = bash(venv, repo, script, RUNNER_TEMP=str(tmp_path), **env)
+        assert result.returncode == 0, (name, result.stdout[-3000:] + result.stderr[-3000:])
+    cases = re.findall(r"<testcase ", (tmp_path / "junit.xml").read_text())
+    assert len(cases) == 8
 
 
 def test_nothing_of_the_checkout_was_imported(adopter, installed):

@@ -26,19 +26,31 @@ CASES = [
     ("crcr.relay", ["--port", "-1"], "out of range"),
     ("crcr.relay", ["--port", "eighty"], "not a port number"),
     ("crcr.relay", ["--fault-rate", "2"], "within 0..1"),
+    ("crcr.relay", ["--token-file", "t", "--repo", "a/b", "--repo", "c/d"], "needs exactly one --repo"),
     ("crcr.relay", ["--allowlist", "missing.yml"], "missing.yml"),
-    ("crcr.relay", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("crcr.relay", ["--bogus"], "unknown option --bogus"),
     ("crcr.handler.main", ["bogus"], "invalid choice: 'bogus'"),
     ("crcr.handler.main", ["--event", "missing.json", "plan"], "missing.json"),
     ("crcr.handler.main", ["--shards", "-3", "plan"], "must be >= 0"),
     ("crcr.handler.main", ["--smoke", "0"], "must be >= 1"),
+    # plan refuses what run-leg refuses (its legs would fail on them later)
+    ("crcr.handler.main", ["plan", "--runner", "bogus"], "--runner must be auto, pytest or bazel"),
+    ("crcr.handler.main", ["plan", "--select-budget", "150%"], "at most 100 %"),
+    ("crcr.handler.main", ["plan", "--test-command", "'unclosed"], "--test-command: No closing quotation"),
     ("crcr.handler.main", ["--leg-timeout", "soon"], "'soon' is not a number"),
     ("crcr.handler.main", ["--leg", "x", "run-leg"], "'x' is not a whole number"),
     ("crcr.handler.main", ["--relay-url", "http://127.0.0.1:9"], "ACTIONS_ID_TOKEN_REQUEST_URL"),
-    ("crcr.handler.main", ["--nope"], "unrecognized arguments: --nope"),
+    ("crcr.handler.main", ["--nope"], "unknown option --nope"),
+    ("crcr.handler.main", ["--evnt", "e.json"], "unknown option --evnt (closest: --event)"),
     ("crcr.callback_client", ["bogus"], "invalid choice: 'bogus'"),
     ("crcr.callback_client", ["flush", "--timeout", "-1"], "must be > 0"),
     ("crcr.callback_client", ["flush", "--max-retries", "many"], "not a whole number"),
+    # flush only replays: a missing state dir is named, never created
+    (
+        "crcr.callback_client",
+        ["flush", "--url", "http://127.0.0.1:9", "--repo", "a/b", "--state-dir", "typo"],
+        "no outbox under ",
+    ),
     ("crcr.dispatch.allowlist_tool", ["bogus"], "invalid choice: 'bogus'"),
     ("crcr.dispatch.allowlist_tool", ["validate", "missing.yml"], "missing.yml"),
     ("crcr.dispatch.allowlist_tool", ["print", "--repo", "a/b", "--level", "L9"], "invalid choice: 'L9'"),
@@ -54,24 +66,24 @@ CASES = [
     ("tools.select.cli", ["bogus"], "invalid choice: 'bogus'"),
     ("tools.select.cli", ["query"], "required: op"),
     ("testing.targets.generate", ["--root", "nowhere"], "no configs/ directory"),
-    ("testing.targets.generate", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("testing.targets.generate", ["--bogus"], "unknown option --bogus"),
     ("crcr.warehouse", ["bogus"], "invalid choice: 'bogus'"),
     ("crcr.warehouse", ["flaky", "--days", "-2"], "must be >= 1"),
     ("crcr.warehouse", ["--warehouse", "clickhouse://h:99999/db", "flaky"], "bad port"),
     ("crcr.warehouse", ["--simulate-days", "x", "page"], "is not a whole number"),
-    ("crcr.upstream.core_sha", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("crcr.upstream.core_sha", ["--bogus"], "unknown option --bogus"),
     ("crcr.handler.main", ["--core-wheel", "http://h/torch.whl"], "a URL must end in #sha256=<64 hex>"),
     ("testing.check.cli", ["missing.yaml"], "missing.yaml: not a config file"),
-    ("testing.check.cli", ["--bogus"], "unrecognized arguments: --bogus"),
-    ("testing.config.schema", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("testing.check.cli", ["--bogus"], "unknown option --bogus"),
+    ("testing.config.schema", ["--bogus"], "unknown option --bogus"),
     ("testing.plugin.native.export", ["--config", "missing.yaml", "-o", "x.py"], "missing.yaml"),
     ("testing.plugin.skip_audit", ["--config", "missing.yaml"], "required: -o/--output"),
     ("tools.models.capture", ["nowhere"], "no config.json"),
     ("tools.ci.readme_commands.run", ["--only"], "expected one argument"),
-    ("tools.select.e2e", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("tools.select.e2e", ["--bogus"], "unknown option --bogus"),
     ("backend.demo", ["--bogus"], "takes no arguments"),
     *[
-        (f"tools.bench.{name}", ["--bogus"], "unrecognized arguments: --bogus")
+        (f"tools.bench.{name}", ["--bogus"], "unknown option --bogus")
         for name in (
             "backend_bench",
             "bisect_bench",
@@ -185,7 +197,7 @@ def run(
     path = [p for p in sys.path if p]
     if tree is not None:  # the checkout's modules only from the program's own runfiles
         path = [str(tree)] + [_moved(p, tree) for p in path]
-    environ = dict(os.environ, PYTHONPATH=os.pathsep.join(path), **env)
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
     environ.pop("BUILD_WORKING_DIRECTORY", None)
     environ.update(env)
     return subprocess.run(
@@ -258,3 +270,42 @@ def test_allowlist_and_shard_paths_are_read_where_the_user_stands(scratch, tmp_p
     )
     assert result.returncode == 0, result.stderr
     assert [s["nodeids"] for s in json.loads(result.stdout)["shards"]] == [["t.py::a"], ["t.py::b"]]
+
+
+BLOCKER = """import sys
+
+
+class _Block:  # a host python3 without the pinned packages
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("ruamel", "torch"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, _Block())
+"""
+
+
+@pytest.mark.parametrize(
+    ("module", "args"),
+    [
+        ("tools.shard", ["matrix", "--generated", ".", "--shards", "1", "--out", "{scratch}/out/m.json"]),
+        ("pytest", ["-p", "no:cacheprovider", "testing/tests"]),
+    ],
+)
+def test_a_python_without_the_environment_says_which_it_needs(tmp_path_factory, scratch, module, args):
+    # Both ended in a traceback ("No module named 'ruamel'") deep inside an import, and the
+    # README's `> out/matrix.json` left an empty file behind.
+    site = tmp_path_factory.mktemp("site")
+    (site / "sitecustomize.py").write_text(BLOCKER)
+    result = run(
+        module,
+        [a.format(scratch=scratch) for a in args],
+        Path.cwd(),
+        PYTHONPATH=os.pathsep.join([str(site)] + [p for p in sys.path if p]),
+    )
+    err = result.stderr.strip() or result.stdout.strip()
+    assert "Traceback" not in result.stderr and result.returncode == 2, result.stderr[-2000:]
+    assert len(err.splitlines()) == 1 and "needs the repository's Python environment" in err, err
+    assert "has no ruamel, torch" in err or "has no ruamel" in err
+    assert not (scratch / "out").exists()

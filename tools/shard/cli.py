@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from testing.base.atomic import write_text
 from testing.base.cliargs import Parser, positive_float, positive_int, user_path, workspace_dir
 from testing.base.command import command
 from testing.config import features, runs
@@ -139,7 +140,12 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         max_leg_seconds=args.max_leg_seconds,
         max_shards=args.max_shards,
     )
-    print(json.dumps(doc, separators=(",", ":")) if args.compact else json.dumps(doc, indent=1))
+    text = json.dumps(doc, separators=(",", ":")) if args.compact else json.dumps(doc, indent=1)
+    if args.out:  # written whole or not at all (a shell's `> file` leaves it empty on a failure)
+        write_text(args.out, text + "\n")
+        print(f"matrix: {len(doc['include'])} legs written to {args.out}", file=sys.stderr)
+    else:
+        print(text)
     return 0
 
 
@@ -202,6 +208,7 @@ def parser() -> argparse.ArgumentParser:
     mx.add_argument("--max-shards", type=positive, default=16)
     mx.add_argument("--timings", type=user_path, default=recorded)
     mx.add_argument("--compact", action="store_true", help="one line, for $GITHUB_OUTPUT")
+    mx.add_argument("-o", "--out", type=user_path, help="write the JSON here (atomically) instead of stdout")
     mx.set_defaults(run=cmd_matrix)
 
     lg = sub.add_parser("leg", help="run a leg command with infrastructure retries")

@@ -64,14 +64,23 @@ def closed_port() -> int:
         (["--warehouse", "clickhouse://u:s3cret@127.0.0.1:{port}/db", "l3"], "u:***@127.0.0.1"),
         (["--warehouse", "{file}", "l3"], "not a directory"),
         (["--warehouse", "{dir}", "history"], "history needs --test or --op"),
+        # a read-only question never creates the store it asks (it answered "none found")
+        (["--warehouse", "{missing}/wh", "flaky"], "no warehouse at "),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv, message, tmp_path, capsys):
     (tmp_path / "f").write_text("")
-    fill = {"port": closed_port(), "file": tmp_path / "f", "dir": tmp_path / "wh"}
+    (tmp_path / "wh").mkdir()
+    fill = {
+        "port": closed_port(),
+        "file": tmp_path / "f",
+        "dir": tmp_path / "wh",
+        "missing": tmp_path / "typo",
+    }
     assert cli.main([a.format(**fill) for a in argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err and "Traceback" not in err and "s3cret" not in err
+    assert not (tmp_path / "typo").exists()
 
 
 @pytest.mark.parametrize("days", ["0", "x"])

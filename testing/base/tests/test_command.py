@@ -74,7 +74,7 @@ def test_bad_arguments_stay_argparse_exits(capsys):
     with pytest.raises(SystemExit) as exit:
         main(["--bogus"])
     assert exit.value.code == 2
-    assert capsys.readouterr().err == "tool: error: unrecognized arguments: --bogus (see --help)\n"
+    assert capsys.readouterr().err == "tool: error: unknown option --bogus (see --help)\n"
 
 
 def test_shared_options_are_declared_once(tmp_path, monkeypatch):
@@ -98,3 +98,26 @@ def test_a_config_error_is_one_of_the_root_and_a_value_error():
         "",
     )
     assert ConfigError("x" * 400).args[0].endswith("...") and len(str(ConfigError("x" * 400))) == 300
+
+
+def test_a_mistyped_option_is_named_with_the_closest_one(capsys):
+    # argparse blamed the value after it: `--evnt e.json` read as an invalid choice 'e.json'
+    p = Parser(prog="tool")
+    p.add_argument("mode", nargs="?", choices=("cycle", "plan"))
+    p.add_argument("--event")
+    sub = Parser(prog="tool").add_subparsers(dest="cmd")
+    sub.add_parser("plan").add_argument("--shards")
+    for parser, argv, line in (
+        (p, ["--evnt", "e.json", "plan"], "unknown option --evnt (closest: --event)"),
+        (p, ["--eve", "e.json", "cycle"], None),  # a prefix argparse expands is no typo
+        (sub._name_parser_map["plan"], ["--shrds", "2"], "unknown option --shrds (closest: --shards)"),
+    ):
+        if line is None:
+            assert parser.parse_args(argv).event == "e.json"
+            continue
+        with pytest.raises(SystemExit):
+            parser.parse_args(argv)
+        assert (
+            capsys.readouterr().err
+            == f"tool{' plan' if parser is not p else ''}: error: {line} (see --help)\n"
+        )

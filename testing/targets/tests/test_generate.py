@@ -132,17 +132,25 @@ def test_op_targets_take_only_their_suites_configs(repo):
     assert data["dtypes"]["float32"]["suites"] == ["testing/suites/test_mod.py", "testing/suites/test_ops.py"]
 
 
-def test_editing_a_config_changes_targets_and_check_sees_it(repo, monkeypatch):
+def test_editing_a_config_changes_targets_and_check_sees_it(repo, monkeypatch, capsys):
     monkeypatch.setattr(generate, "collect_marks", fake_collect([]))
     assert generate.main(["--root", str(repo)]) == 0
     assert generate.main(["--root", str(repo), "--check"]) == 0
+    capsys.readouterr()
     (repo / "configs/spyre/more.yaml").write_text(OPS.replace("test_ops.py", "test_more.py"))
     (repo / "testing/suites/test_more.py").write_text("")
     assert generate.main(["--root", str(repo), "--check"]) == 1
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "testing/targets/configs.bzl is stale (configs +spyre_more): "
+        "run tools/bazel run //testing/targets:generate"
+    )
     assert generate.main(["--root", str(repo)]) == 0
+    # it said only "updated": now which targets came, went or changed
+    assert capsys.readouterr().out == ("testing/targets/configs.bzl: updated: configs +spyre_more\n")
     assert '"spyre_more": {' in (repo / generate.OUTPUT).read_text()
     (repo / "configs/spyre/more.yaml").unlink()
     assert generate.main(["--root", str(repo), "--check"]) == 1
+    assert "(configs -spyre_more)" in capsys.readouterr().err
 
 
 def test_real_collection_with_the_plugin(repo):

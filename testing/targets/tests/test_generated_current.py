@@ -13,5 +13,7 @@ def source_root() -> Path:
 
 
 def test_generated_targets_match_configs():
-    diff = generate.stale_diff(source_root())
-    assert not diff, f"{generate.OUTPUT} is stale; run: tools/bazel run //testing/targets:generate\n{diff}"
+    root = source_root()
+    current, fresh = generate.current_text(root), generate.render(generate.build(root))
+    # the first line of the failure (printed by --test_output=errors) names the file and what changed
+    assert current == fresh, generate.stale_line(current, fresh) + "\n" + generate.stale_diff(root, fresh)

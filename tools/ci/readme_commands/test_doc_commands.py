@@ -15,7 +15,7 @@ from tools.ci.readme_commands import extract, manifest, run
 ROOT = Path.cwd()  # the runfiles' workspace directory: the READMEs and what the commands need
 _, COVERAGE = run.check(ROOT)
 FAST = {c.key: (c, e) for c, e in COVERAGE.matched if e.run == "fast"}
-MATRIX = "mkdir -p out && python3 -m tools.shard matrix --generated . --max-leg-seconds 600 > out/matrix.json"
+MATRIX = "python3 -m tools.shard matrix --generated . --max-leg-seconds 600 --out out/matrix.json"
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +91,22 @@ def test_a_readme_command_edited_into_one_that_does_not_run_fails(clone, venv, t
     assert [o.ok for o in outcomes] == [False]
     assert outcomes[0].detail.startswith("exit 2, expected 0; output tail:")
     assert "/nowhere: no configs/ directory there" in outcomes[0].detail
+
+
+def test_quoted_output_is_checked_by_a_test_or_marked_an_example(clone, tmp_path):
+    # README prose quoted figures that no longer held, and nothing compared them with a run
+    copy = _copy(clone, tmp_path / "copy")
+    readme = copy / "testing" / "README.md"
+    quote = "check: ok: 1 configs in 1 sets: 0 errors, 1 warnings, 0 hygiene notes"
+    _edit(readme, quote, quote.replace("1 warnings", "2 warnings"))
+    readme.write_text(readme.read_text() + "\nNew figures:\n```text\nlegs: 9\n```\n")
+    found, _ = run.check(copy)
+    said = [line.split(": ", 1)[1] for line in found]
+    assert len(said) == 2, found
+    assert said[0].startswith(
+        "checked by testing/check/tests/test_check.py, which does not hold the quoted line"
+    )
+    assert said[1].startswith("a ```text block without `<!-- output: checked by TEST")
 
 
 def test_a_timed_out_command_is_interrupted_first(tmp_path):
