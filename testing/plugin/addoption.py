@@ -1,14 +1,14 @@
 """The plugin's command-line options (and which of them make an entry-point-loaded plugin
-active): option parsing imports nothing but pytest and the ground floor's argument types.
+active): option parsing imports nothing but pytest.
 
 PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
 
 from __future__ import annotations
 
-import pytest
+import argparse
 
-from testing.base.cliargs import positive_float
+import pytest
 
 # plan.COMPAT_TORCH_SPYRE, spelled out so option parsing does not import plan.py
 # (test_plan.py checks they agree).
@@ -113,7 +113,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption(
         "--oot-hang-window",
         dest="oot_hang_window",
-        type=positive_float,
+        type=_positive_seconds,
         default=None,
         metavar="SECONDS",
         help="under --isolate: a test with no progress (stack, CPU, output) for this long is a hang, "
@@ -141,3 +141,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="--isolate: fork = pre-imported zygote, a fork per crash (default); "
         "restart = a fresh interpreter per crash (default on macOS)",
     )
+
+
+def _positive_seconds(text: str) -> float:
+    """testing.base.cliargs.positive_float, restated: an entry-point-loaded plugin that no option
+    activates must import nothing but this module and pytest (test_plugin_wheel checks)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
