@@ -73,10 +73,11 @@ class Outcome:
     hang_ratio: float | None
 
 
-def draw(rng: random.Random, legs: int) -> list[Leg]:
-    return [
-        Leg(rng.choice(KINDS), rng.randrange(CARDS), PROBE_OPS + rng.randrange(0, 12)) for _ in range(legs)
-    ]
+def draw(rng: random.Random, legs: int, probe_every: int) -> list[Leg]:
+    """Faults that trip inside a batch: after the probe's ops, before a batch's last op
+    (each batch runs in a fresh process, and the op count is per process)."""
+    last = probe_every * TEST_OPS
+    return [Leg(rng.choice(KINDS), rng.randrange(CARDS), rng.randrange(PROBE_OPS, last)) for _ in range(legs)]
 
 
 def run_leg(leg: Leg, suite: Path, window: float, probe_every: int) -> Outcome:
