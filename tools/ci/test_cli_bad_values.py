@@ -60,6 +60,7 @@ CASES = [
     ("crcr.warehouse", ["--warehouse", "clickhouse://h:99999/db", "flaky"], "bad port"),
     ("crcr.warehouse", ["--simulate-days", "x", "page"], "is not a whole number"),
     ("crcr.upstream.core_sha", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("tools.bench.fault_campaign", ["--legs", "0"], "must be >= 1"),
     ("testing.check.cli", ["missing.yaml"], "missing.yaml: not a config file"),
     ("testing.check.cli", ["--bogus"], "unrecognized arguments: --bogus"),
     ("testing.config.schema", ["--bogus"], "unrecognized arguments: --bogus"),
