@@ -26,7 +26,7 @@ DEFAULT_WINDOW = 300.0  # seconds without progress that make a hang (Torch Spyre
 SAMPLES_PER_WINDOW = 20  # detection lands within window * (1 + 1/20)
 CPU_NOISE = 0.05  # share of a sampling interval of CPU that is not progress (the dump itself)
 
-HANG, SLOW = "hang", "slow"
+HANG, SLOW, TIMEOUT = "hang", "slow", "timeout"
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,11 @@ class Watch:
         self.began = began
         self.last: Optional[Sample] = None
         self.last_progress = began
+        self.moving = False  # the newest pair of samples showed progress
 
     def add(self, sample: Sample) -> None:
-        if self.last is None or self.progressed(self.last, sample):
+        self.moving = self.last is not None and self.progressed(self.last, sample)
+        if self.last is None or self.moving:
             self.last_progress = sample.at
         self.last = sample
 
@@ -76,15 +78,17 @@ class Watch:
         )
 
     def verdict(self, now: float) -> Optional[str]:
-        """HANG once a whole window passed without progress; SLOW once past the budget
-        while still progressing; None while the test is within both."""
+        """HANG once a whole window passed without progress; past the budget, SLOW while
+        still progressing and TIMEOUT when it is not (stopped, but for less than a window:
+        not proven hung); None while the test is within both."""
         if now - self.last_progress >= self.policy.window:
             return HANG
         if self.policy.budget is not None and now - self.began > self.policy.budget:
-            return SLOW
+            return SLOW if self.moving else TIMEOUT
         return None
 
     def describe(self, kind: str, now: float) -> str:
+        """SLOW and HANG; TIMEOUT is worded by the supervisor (it knows the user's timeout)."""
         if kind == HANG:
             return (
                 f"hang: no progress for {now - self.last_progress:.0f}s (window {self.policy.window:g}s: "

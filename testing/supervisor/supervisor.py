@@ -23,7 +23,7 @@ from typing import Callable, Optional, Protocol
 
 from testing.supervisor import events, sampling
 from testing.supervisor.events import Begin, Crashed, End, Event, Finished, NotRun, Planned
-from testing.supervisor.stall import StallPolicy, Watch
+from testing.supervisor.stall import TIMEOUT, StallPolicy, Watch
 
 MAX_RESTARTS = 200
 RESTART, STOP, GIVE_UP = "restart", "stop", "give_up"
@@ -208,7 +208,13 @@ class _Sampler:
             stall = dataclasses.replace(stall, budget=watchdog_limit(timeout))
         self.child, self.stall, self.timeout = child, stall, timeout
         self.pid = getattr(child, "pid", None)
-        self.tick = min(0.5, stall.interval) if stall else 0.5
+        # sample often enough to see a budget's last seconds (a 2 s timeout under a 300 s window)
+        self.interval = (
+            min(stall.interval, stall.budget / 5)
+            if stall and stall.budget
+            else (stall.interval if stall else 0.5)
+        )
+        self.tick = min(0.5, self.interval)
         self.key: Optional[str] = None
         self.watch: Optional[Watch] = None
         self.sampled = 0.0
@@ -216,15 +222,22 @@ class _Sampler:
     def judge(self, progress: Progress) -> Optional[tuple[str, str]]:
         now = time.monotonic()
         if self.stall is None or self.pid is None:
-            if self.timeout and now - progress.since > watchdog_limit(self.timeout):
-                return f"timeout: no result after {self.timeout:g}s (watchdog killed the worker)", "timeout"
-            return None
+            return (
+                self._timed_out()
+                if self.timeout and now - progress.since > watchdog_limit(self.timeout)
+                else None
+            )
         if self.key != progress.inflight:  # a new unit began: a new watch
             self.key, self.watch = progress.inflight, Watch(self.stall, progress.since)
-        if now - self.sampled < self.stall.interval:
-            return None
-        self.sampled = now
-        stacks = getattr(self.child, "stack_path", None)
-        self.watch.add(sampling.take(self.pid, stacks, getattr(self.child, "log_path", None)))
+        if now - self.sampled >= self.interval:
+            self.sampled = now
+            stacks = getattr(self.child, "stack_path", None)
+            self.watch.add(sampling.take(self.pid, stacks, getattr(self.child, "log_path", None)))
         kind = self.watch.verdict(time.monotonic())
+        if kind == TIMEOUT:
+            return self._timed_out()
         return None if kind is None else (self.watch.describe(kind, time.monotonic()), kind)
+
+    def _timed_out(self) -> tuple[str, str]:
+        limit = self.timeout or self.stall.budget
+        return f"timeout: no result after {limit:g}s (watchdog killed the worker)", TIMEOUT

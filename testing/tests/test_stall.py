@@ -8,7 +8,7 @@ import pytest
 
 from testing.supervisor.children import Forked
 from testing.supervisor.events import Begin, Crashed, End, Finished, Planned, Writer
-from testing.supervisor.stall import HANG, SLOW, Sample, StallPolicy, Watch, slow_rerun
+from testing.supervisor.stall import HANG, SLOW, TIMEOUT, Sample, StallPolicy, Watch, slow_rerun
 from testing.supervisor.supervisor import supervise
 
 
@@ -36,6 +36,13 @@ def test_any_signal_of_progress_makes_it_slow_not_hung(stacks, cpus, outputs):
     watch = Watch(StallPolicy(window=3, budget=2), began=0.0)
     _samples(watch, stacks, cpus, outputs)
     assert watch.verdict(now=4.5) == SLOW
+
+
+def test_a_stopped_test_past_its_budget_is_a_timeout_until_a_whole_window_proves_a_hang():
+    watch = Watch(StallPolicy(window=10, budget=2), began=0.0)
+    _samples(watch, ["s"] * 4, [1.0] * 4, [10] * 4)
+    assert watch.verdict(now=3.5) == TIMEOUT  # not moving, but not still for a window either
+    assert watch.verdict(now=10.0) == HANG
 
 
 def test_cpu_below_the_noise_floor_is_not_progress():
@@ -93,6 +100,16 @@ def test_a_real_busy_test_past_its_budget_is_slow_not_hung(tmp_path):
     crashed, _ = _trouble(tmp_path, "slow", StallPolicy(window=1.5, budget=3.0))
     assert [c.trouble for c in crashed] == ["slow"]
     assert crashed[0].why == "slow: still making progress past its 3s budget"
+
+
+def test_a_real_stopped_test_past_a_short_timeout_keeps_the_watchdogs_words(tmp_path):
+    seen = []
+    launch = lambda p: Forked(_child("hang"), str(tmp_path / "c.log"))  # noqa: E731
+    supervise(launch, seen.append, stall=StallPolicy(window=300), timeout=1.0)
+    crashed = [e for e in seen if isinstance(e, Crashed)]
+    assert [(c.trouble, c.why) for c in crashed] == [
+        ("timeout", "timeout: no result after 1s (watchdog killed the worker)")
+    ]
 
 
 def test_a_real_crash_stays_a_crash(tmp_path):

@@ -73,6 +73,7 @@ CASES = [
     ("crcr.warehouse", ["--simulate-days", "x", "page"], "is not a whole number"),
     ("crcr.upstream.core_sha", ["--bogus"], "unknown option --bogus"),
     ("crcr.handler.main", ["--core-wheel", "http://h/torch.whl"], "a URL must end in #sha256=<64 hex>"),
+    ("tools.bench.fault_campaign", ["--legs", "0"], "must be >= 1"),
     ("testing.check.cli", ["missing.yaml"], "missing.yaml: not a config file"),
     ("testing.check.cli", ["--bogus"], "unknown option --bogus"),
     ("testing.config.schema", ["--bogus"], "unknown option --bogus"),
