@@ -207,7 +207,9 @@ def _register_database_marks_when_needed(config: pytest.Config, known) -> None:
     if they are loaded, else just before the first device-generic test is generated
     (only such tests carry them), so a file that never uses them does not pay. Called once
     torch's device-type module has loaded (afterimport.py)."""
-    if device_support.databases_loaded() or _OP_DB_MODULE in sys.modules:
+    # whole, not merely in sys.modules: a file that imports the op database first loads
+    # torch's device-type module half-way through it, and op_db does not exist yet
+    if device_support.databases_loaded() or hasattr(sys.modules.get(_OP_DB_MODULE), "op_db"):
         _register_database_marks(config, known)
         return
     # Lazy, though free here: this runs once the module has loaded; at this module's top it

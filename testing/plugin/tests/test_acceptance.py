@@ -505,3 +505,30 @@ def test_every_file_the_configs_leave_out_is_named_once_with_why(pytester, write
     ]
     props = {p.get("name"): p.get("value") for p in ET.parse(junit).getroot().iter("property")}
     assert props[f"left_out.{real}/test/test_from_newer_torch.py"].startswith("collect: false: imports")
+
+
+def test_a_file_that_imports_the_op_database_first_collects_without_a_config(pytester, subprocess_env):
+    # test_unary_ufuncs.py's order: common_methods_invocations first, which imports
+    # common_device_type half-way through itself; the marks must not import op_db from the
+    # half-loaded module (a circular ImportError at collection), but wait until it is whole.
+    pytester.makepyfile(
+        test_db_first="""
+        import torch
+        from torch.testing._internal.common_methods_invocations import op_db
+        from torch.testing._internal.common_device_type import instantiate_device_type_tests, ops
+        from torch.testing._internal.common_utils import TestCase
+
+        class TestDbFirst(TestCase):
+            @ops([op for op in op_db if op.name == "abs"], allowed_dtypes=(torch.float32,))
+            def test_op(self, device, dtype, op):
+                pass
+
+        instantiate_device_type_tests(TestDbFirst, globals(), only_for="cpu")
+        """
+    )
+    # a fresh interpreter: in this one torch's test modules are loaded already
+    result = pytester.runpytest_subprocess(*PLUGIN, "-m", "op__abs", "--collect-only", "-q")
+    assert result.ret == 0, result.stdout.str()
+    assert [line.split("::")[-1] for line in result.stdout.lines if "::" in line] == [
+        "test_op_abs_cpu_float32"
+    ]
