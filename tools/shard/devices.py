@@ -38,8 +38,14 @@ from tools.shard.merge_junit import Attempt
 from tools.shard.shardrun import ShardRun, Workspace
 
 INFRA = "infra"  # the detail prefix of an attempt a sick device spoiled
+
 MAX_ESCAPES = 2  # batches in a row that leave the card held: then it is drained
 ESCAPED = f"a process still held it after its tests, {MAX_ESCAPES} batches in a row"
+
+
+def spoiled(attempt: Attempt) -> bool:
+    """Whether a sick device spoiled this attempt (it is not the test's own result)."""
+    return attempt.detail.startswith(INFRA)
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from testing.results.outcomes import BAD, FLAKY, PROMOTABLE
 from testing.supervisor import supervisor
 from testing.supervisor.stall import SLOW
 from testing.supervisor.supervisor import describe_exit, supervise
-from tools.shard.devices import INFRA, DevicePlan, Pool, collect, device_list
+from tools.shard.devices import INFRA, DevicePlan, Pool, collect, device_list, spoiled
 from tools.shard.merge_junit import Attempt, final_case
 from tools.shard.shardrun import ShardRun, Workspace, log
 from tools.shard.verdicts import Verdict, classify, to_rerun
@@ -108,7 +108,7 @@ def may_rerun(tries: list[Attempt]) -> bool:
 def counted(tries: list[Attempt]) -> list[str]:
     """The outcomes a verdict is made of: an attempt a sick device spoiled (infra) is not the
     test's (it ran again on a healthy card), unless nothing else is left of it."""
-    own = [a.outcome for a in tries if not a.detail.startswith(INFRA)]
+    own = [a.outcome for a in tries if not spoiled(a)]
     return own or [tries[-1].outcome]
 
 
@@ -245,11 +245,11 @@ def device_plan(args: argparse.Namespace) -> DevicePlan | None:
 
 def case_of(nodeid: str, verdict: Verdict, tries: list[Attempt]):
     """The test's <testcase>, decided by its own attempts; what a sick card spoiled is a property."""
-    own = [a for a in tries if not a.detail.startswith(INFRA)] or tries
+    own = [a for a in tries if not spoiled(a)] or tries
     case = final_case(nodeid, verdict, own)
-    spoiled = [a.detail for a in tries if a.detail.startswith(INFRA)]
-    if spoiled and own is not tries:
-        junit.set_property(case, INFRA, " | ".join(spoiled))
+    details = [a.detail for a in tries if spoiled(a)]
+    if details and own is not tries:
+        junit.set_property(case, INFRA, " | ".join(details))
     return case
 
 
