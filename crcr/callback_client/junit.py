@@ -49,6 +49,7 @@ class Report:
     problems: tuple[str, ...] = ()  # one line per unreadable file
     files: tuple[Path, ...] = ()
     notes: tuple[str, ...] = ()  # read, but with a caveat (bytes that were not UTF-8)
+    left_out: tuple[tuple[str, str], ...] = ()  # (path, why): files the plugin's configs left out
 
     @property
     def counts(self) -> Counts:
@@ -89,11 +90,11 @@ def detail_entry(case: Case) -> dict:
     return entry(case.name, case.classname, message, trace, _seconds(case.time))
 
 
-def _read_lossy(path: Path) -> Optional[list[Case]]:
+def _read_lossy(path: Path) -> Optional[ET.Element]:
     """A file whose bytes are not UTF-8: decoded with U+FFFD, declaration dropped."""
     try:
         data = XML_DECL.sub(b"", path.read_bytes())
-        return junit.cases_in(ET.fromstring(data.decode("utf-8", "replace")))
+        return ET.fromstring(data.decode("utf-8", "replace"))
     except (OSError, ET.ParseError):
         return None
 
@@ -102,15 +103,18 @@ def read_report(paths: Iterable[Path]) -> Report:
     cases: list[Case] = []
     problems: list[str] = []
     notes: list[str] = []
+    left_out: dict[str, str] = {}
     files = tuple(Path(p) for p in paths)
     for path in files:
         try:
-            cases += junit.read(path)
+            root = junit.parse(path)
         except junit.JunitError as err:
-            lossy = _read_lossy(path) if path.is_file() else None
-            if lossy is None:
+            root = _read_lossy(path) if path.is_file() else None
+            if root is None:
                 problems.append(one_line(str(err)))
                 continue
-            cases += lossy
             notes.append(one_line(f"{path}: not UTF-8; read with U+FFFD for the bad bytes"))
-    return Report(tuple(cases), tuple(problems), files, tuple(notes))
+        cases += junit.cases_in(root)
+        for where, why in junit.left_out_in(root).items():
+            left_out.setdefault(where, why)
+    return Report(tuple(cases), tuple(problems), files, tuple(notes), tuple(sorted(left_out.items())))

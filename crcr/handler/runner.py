@@ -189,6 +189,26 @@ def adapter_note(junit: Path) -> Optional[str]:
     return f"adapter: {adapter['used']} (asked {adapter['requested']}; rules: {c['native']} native, {c['patched']} patched)"
 
 
+def left_out_files(report: Report, upstream: Upstream) -> list[dict]:
+    """The files the leg's configs left out, with why (the plugin's JUnit suite properties),
+    named relative to the checkout where they lie in it."""
+    root = os.path.realpath(upstream.root) + os.sep if upstream.root else None
+    return [
+        {"path": path[len(root) :] if root and path.startswith(root) else path, "why": why}
+        for path, why in report.left_out
+    ]
+
+
+def left_out_note(report: Report, upstream: Upstream, named: int = 3) -> Optional[str]:
+    """'left out by the configs: 2 files: test/x.py (collect: false: ... (cfg.yaml:4)), ...'"""
+    found = left_out_files(report, upstream)
+    if not found:
+        return None
+    shown = "; ".join(f"{f['path']} ({f['why']})" for f in found[:named])
+    more = f"; and {len(found) - named} more (the leg's results JSON)" if len(found) > named else ""
+    return f"left out by the configs: {len(found)} file{'s' if len(found) != 1 else ''}: {shown}{more}"
+
+
 def bazel_targets(leg: Leg, template: str) -> list[str]:
     if not leg.config:
         return ["//testing/..."]
@@ -362,7 +382,7 @@ def run_leg(
     report = read_report(files)
     notes += list(report.problems + report.notes)
     counts = report.counts
-    notes += [n for n in (adapter_note(junit), promotion_note(report)) if n]
+    notes += [n for n in (adapter_note(junit), promotion_note(report), left_out_note(report, upstream)) if n]
     # pytest's own status (the bazel runner's shard runner already says 0 for a strict XPASS)
     status = code if bazel else pytest_status(code, report)
     conclusion = leg_conclusion(status, timed_out, counts, not report.problems)

@@ -24,7 +24,14 @@ from crcr.dispatch.plan import Leg
 from crcr.handler.core_base import CoreResolver
 from crcr.handler.investigate import Triage
 from crcr.handler.newscope import NewInScope, configs_scope, file_scopes, measure
-from crcr.handler.runner import LegResult, LegSettings, Upstream, leg_suites, summary_path
+from crcr.handler.runner import (
+    LegResult,
+    LegSettings,
+    Upstream,
+    left_out_files,
+    leg_suites,
+    summary_path,
+)
 from crcr.upstream.attribution import (
     Attribution,
     GreenStore,
@@ -355,6 +362,7 @@ def after_leg(
             "notes": list(result.notes),
             "failing_files": list(result.failing_files),
             "failing_tests": list(result.failing_tests),
+            "left_out_files": left_out_files(result.report, setup.for_leg(leg)),
             "selection": result.selection,
             "upstream": {
                 "mode": setup.mode,

@@ -302,3 +302,42 @@ def test_a_native_change_at_the_dispatched_sha_is_said_in_the_leg_and_its_result
     assert details["upstream"]["core"]["native"] == ["aten/src/ATen/native/Add.cpp"]
     assert details["exactness"]["state"] == "inexact"
     assert details["exactness"]["native_not_applied"] == ["aten/src/ATen/native/Add.cpp"]
+
+
+LEAVING_OUT_LEG = (
+    '{python} -c "import sys; root = sys.argv[2]; '
+    "prop = '<property name=\\'left_out.' + root + '/test/test_newer.py\\' "
+    "value=\\'collect: false: imports a name the harness lacks (configs/x.yaml:4)\\'/>'; "
+    "open(sys.argv[1], 'w').write('<testsuite><properties>' + prop + '</properties>"
+    "<testcase name=\\'a\\'/></testsuite>')\" "
+    "{junit} {upstream_root}"
+)
+
+
+def test_the_files_a_leg_leaves_out_are_named_in_its_summary_and_results(pr_event, tree, tmp_path, capsys):
+    """The plugin names each file its configs leave out (a JUnit suite property); the leg
+    carries them into its notes (so the summary and the callback say it) and its results JSON,
+    relative to the checkout."""
+    import json
+    import os
+
+    from crcr.handler import main as handler
+    from crcr.upstream.localrepo import build_repo, file_url
+
+    ws, _, extra = tree
+    shas = build_repo(tmp_path / "u.git", [("base", {"test/nn/test_flat.py": "x = 1\n"})], dict(os.environ))
+    env = {
+        **os.environ,
+        "CRCR_STATE_DIR": str(tmp_path / "state"),
+        "OOT_UPSTREAM_CACHE": str(tmp_path / "cache"),
+    }
+    out = tmp_path / "out"
+    argv = ["run-leg", "--leg", "0", "--event", str(_event_for(pr_event, shas[0], tmp_path))]
+    argv += ["--workspace", str(ws), "--extra-configs", str(extra), "--out", str(out)]
+    argv += ["--upstream-url", file_url(tmp_path / "u.git")]
+    assert handler.run([*argv, "--test-command", LEAVING_OUT_LEG], env) == 0
+    said = capsys.readouterr().out
+    why = "collect: false: imports a name the harness lacks (configs/x.yaml:4)"
+    assert f"left out by the configs: 1 file: test/test_newer.py ({why})" in said, said
+    details = json.loads((out / "test-upstream-nn.results.json").read_text())
+    assert details["left_out_files"] == [{"path": "test/test_newer.py", "why": why}]

@@ -25,7 +25,7 @@ from testing.plugin import registry, roles
 from testing.plugin.problems import Problem, strict_report, warnings_of
 from testing.plugin.provenance import Provenance
 from testing.plugin.selection import Decision, Variant, marks_for
-from testing.results import models
+from testing.results import junit, models
 from testing.results.outcomes import PROMOTABLE, Outcome, junit_property, of_report, rank
 
 RECORDER = "oot-recorder"
@@ -275,7 +275,7 @@ def _junit_model_properties(config: pytest.Config, summary: dict) -> None:
     for m in models.from_summary(summary) if xml is not None else ():
         xml.add_global_property(f"model.{m.model}", m.line())
     for f in summary.get("left_out_files", ()) if xml is not None else ():
-        xml.add_global_property(f"left_out.{f['path']}", f"{f['reason']} ({f['config']})")
+        xml.add_global_property(f"{junit.LEFT_OUT}{f['path']}", f"{f['reason']} ({f['config']})")
 
 
 def configure(config: pytest.Config) -> Optional[Recorder]:

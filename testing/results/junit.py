@@ -125,6 +125,23 @@ def cases_in(root: ET.Element) -> list[Case]:
     return [case_of(e) for e in root.iter("testcase")]
 
 
+# A testsuite property the plugin writes per file its configs leave out: left_out.<path> = why.
+LEFT_OUT = "left_out."
+
+
+def left_out_in(root: ET.Element) -> dict[str, str]:
+    """{path: why} of the suites' own properties (never a testcase's) naming files left out."""
+    suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+    found: dict[str, str] = {}
+    for suite in suites:
+        props = suite.find("properties")
+        for p in props.iter("property") if props is not None else ():
+            name = p.get("name") or ""
+            if name.startswith(LEFT_OUT) and len(name) > len(LEFT_OUT):
+                found.setdefault(name[len(LEFT_OUT) :], p.get("value") or "")
+    return found
+
+
 def read(path: str | os.PathLike) -> list[Case]:
     """Every testcase of one file, in document order."""
     return cases_in(parse(path))

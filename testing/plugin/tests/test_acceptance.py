@@ -469,7 +469,12 @@ def test_upstream_mode_runs_checkout_files_unpatched(pytester, write_yaml, tmp_p
     result.stdout.fnmatch_lines(["*ImportError*a_name_from_the_future*"])
 
 
-def test_every_file_the_configs_leave_out_is_named_once_with_why(pytester, write_yaml, tmp_path):
+@pytest.mark.parametrize(
+    "isolate",
+    [(), ("--isolate",), ("--isolate", "--isolate-mode", "restart")],
+    ids=["inline", "fork", "restart"],
+)
+def test_every_file_the_configs_leave_out_is_named_once_with_why(pytester, write_yaml, tmp_path, isolate):
     """A run that collects nothing (exit 5) still says what it left out: collect: false with its
     reason, a glob that matches no file; in the log, --oot-summary and the JUnit properties."""
     root = tmp_path / "pytorch"
@@ -487,7 +492,7 @@ def test_every_file_the_configs_leave_out_is_named_once_with_why(pytester, write
     summary, junit = tmp_path / "s.json", tmp_path / "j.xml"
     result = pytester.runpytest(
         *PLUGIN, "--config", cfg, "--upstream-root", str(root), str(newer),
-        f"--oot-summary={summary}", f"--junitxml={junit}",
+        f"--oot-summary={summary}", f"--junitxml={junit}", *isolate,
     )  # fmt: skip
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     out = result.stdout.str()

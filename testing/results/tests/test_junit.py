@@ -115,3 +115,15 @@ def test_never_run_is_an_error_though_its_reason_names_a_dead_worker(tmp_path):
         ("v", "error"),
         ("w", "crashed"),
     ]
+
+
+def test_left_out_files_are_read_from_the_suites_own_properties_only():
+    root = ET.fromstring(
+        "<testsuites><testsuite><properties>"
+        "<property name='left_out.t/test_a.py' value='collect: false: old (c.yaml:3)'/>"
+        "<property name='left_out.' value='no path: ignored'/>"
+        "<property name='model.m' value='not a file'/></properties>"
+        "<testcase name='x'><properties><property name='left_out.t/test_b.py' value='a case'/>"
+        "</properties></testcase></testsuite></testsuites>"
+    )
+    assert junit.left_out_in(root) == {"t/test_a.py": "collect: false: old (c.yaml:3)"}
