@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 from crcr.callback_client.body import leg_job_name
 from crcr.callback_client.errors import ConfigError
@@ -100,7 +100,9 @@ def discover_features(workspace: Path, extra: Sequence[Path] = ()) -> list[Featu
         raise ConfigError(str(err)) from None
 
 
-def config_problems(workspace: Path, legs: Sequence[Leg], roots: dict[str, str]) -> list:
+def config_problems(
+    workspace: Path, legs: Sequence[Leg], roots: dict[str, str], env: Mapping[str, str]
+) -> list:
     """Each leg's configs checked as its run will check them before importing a test
     (testing/plugin/precheck.py), so a config that does not load stops the plan, not a leg:
     the first such one raises ConfigError at its file:line; the warnings (unknown names, with
@@ -109,7 +111,7 @@ def config_problems(workspace: Path, legs: Sequence[Leg], roots: dict[str, str])
 
     found: list = []
     for configs in dict.fromkeys(leg.configs for leg in legs if leg.configs):
-        for problem in precheck.config_problems([str(workspace / c) for c in configs], roots):
+        for problem in precheck.config_problems([str(workspace / c) for c in configs], roots, env):
             if problem.severity == "error":
                 raise ConfigError(problem.loc, problem.key, problem.message)
             found.append(problem)

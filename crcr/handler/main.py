@@ -95,7 +95,7 @@ def check_configs(options: Options, legs: Sequence[Leg]) -> None:
     run would say them. ${TORCH_ROOT} is only substituted here (the checkout comes later)."""
     ws = options.workspace
     roots = {"REPO_ROOT": str(ws), "TORCH_ROOT": str(options.upstream_root or ws / "upstream-checkout")}
-    for problem in config_problems(ws, legs, roots):
+    for problem in config_problems(ws, legs, roots, options.env):
         print(f"dispatch_handler: warning: {problem}", file=sys.stderr)
 
 

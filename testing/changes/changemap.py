@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
 from testing.base.atomic import write_json
+from testing.base.cachedir import user_cache
 from testing.base.errors import OotError
 
 FORMAT = 3  # bumped when the layout changes; a reader refuses any other (2: per-line coverage, 3: test modes)
@@ -32,12 +33,7 @@ MAP_ENV = "OOT_CHANGE_MAP"
 
 def select_dir(env: Mapping[str, str]) -> Path:
     """Where tools/select keeps the repository memory and the change map."""
-    base = (
-        Path(env["XDG_CACHE_HOME"])
-        if env.get("XDG_CACHE_HOME")
-        else Path(env.get("HOME") or Path.home()) / ".cache"
-    )
-    return base / "oot-ci" / "select"
+    return (user_cache(env) or Path.home() / ".cache" / "oot-ci") / "select"
 
 
 def default_map_path(env: Mapping[str, str]) -> Path:

@@ -11,6 +11,7 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 
 from __future__ import annotations
 
+import os
 from typing import Mapping, Optional, Sequence
 
 from testing.base.errors import ConfigError
@@ -27,15 +28,17 @@ def load_error(configs: Sequence[str], roots: Mapping[str, str]) -> Optional[Pro
     return None
 
 
-def config_problems(configs: Sequence[str], roots: Mapping[str, str]) -> list[Problem]:
-    """The load error of the set, else the names it gives that name nothing (warnings; torch
-    is imported for its dtypes, op_db only when a config names an op)."""
+def config_problems(
+    configs: Sequence[str], roots: Mapping[str, str], env: Mapping[str, str] = os.environ
+) -> list[Problem]:
+    """The load error of the set, else the names it gives that name nothing (warnings; the
+    names come from the user cache where it has this harness's, names_cache.py)."""
     try:
         plan: Plan = load_plan(list(configs), dict(roots))
     except ConfigError as exc:
         return [Problem(exc.loc, exc.key, exc.problem, "error")]
-    from testing.plugin import device_support
+    from testing.plugin import device_support, names_cache
 
     # the plan's own notes (a path that matches no file yet, overrides) wait for the run
-    found = device_support.validate_names(plan, device_support.known_names())
+    found = device_support.validate_names(plan, names_cache.known_names(env))
     return [p for p in found if p.severity != "hygiene"]

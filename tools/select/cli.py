@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from testing.base import flags
+from testing.base.cachedir import user_cache
 from testing.base.cliargs import Parser, user_path, workspace_dir
 from testing.base.command import command
 from testing.base.errors import ConfigError
@@ -31,10 +32,8 @@ def resolve(path: str | None) -> Path | None:
 
 
 def default_db() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or (
-        str(Path.home() / ".cache") if os.environ.get("HOME") else None
-    )
-    return str(Path(base) / "oot-ci" / "select" / "memory.db") if base else ".select-memory.db"
+    base = user_cache(os.environ)
+    return str(base / "select" / "memory.db") if base else ".select-memory.db"
 
 
 # ------------------------------------------------------------------ shared loaders

@@ -178,3 +178,69 @@ def test_the_alias_table_is_torchs():
         if isinstance(v, torch.dtype) and str(v).removeprefix("torch.") != name
     }
     assert TORCH_ALIASES == torch_aliases
+
+
+# ---------------------------------------------------------------- names_cache.py
+
+NAMES_CONFIG = """\
+test_suite_config:
+  global:
+    supported_ops: [add, adx, absolute]
+    supported_dtypes: [float16, flaot32]
+    supported_modules: [nn.Linear, nn.Linearr]
+"""
+
+
+def test_names_from_the_cache_check_a_config_as_torch_itself_does(tmp_path, write_yaml, known):
+    from testing.plugin import names_cache
+
+    plan = load_plan([write_yaml(NAMES_CONFIG)], default_roots())
+    env = {"XDG_CACHE_HOME": str(tmp_path)}
+    direct = validate_names(plan, known)
+    built = validate_names(plan, names_cache.known_names(env))  # builds and keeps the entry
+    (entry,) = (tmp_path / "oot-ci" / "known-names").iterdir()
+    kept = validate_names(plan, names_cache.known_names(env))  # read back from it
+    assert [str(p) for p in direct] == [str(p) for p in built] == [str(p) for p in kept]
+    for name in ("unknown op 'adx'", "flaot32", "nn.Linearr", "'absolute' is not an OpInfo name"):
+        assert any(name in str(p) for p in kept), (name, kept)
+    entry.write_text("{not json")  # a broken entry is rebuilt, never trusted
+    assert [str(p) for p in validate_names(plan, names_cache.known_names(env))] == [str(p) for p in direct]
+    assert entry.read_text().startswith("{")  # and rewritten whole
+    import json
+
+    assert json.loads(entry.read_text())["format"] == names_cache.FORMAT
+
+
+def test_a_kept_entry_spares_the_op_database_import(tmp_path, write_yaml):
+    import subprocess
+    import sys
+
+    from testing.plugin import names_cache
+
+    names_cache.known_names({"XDG_CACHE_HOME": str(tmp_path)})
+    cfg = write_yaml(NAMES_CONFIG)
+    code = (
+        "import sys; from testing.plugin import precheck; "
+        f"found = precheck.config_problems([{str(cfg)!r}], {{}}, {{'XDG_CACHE_HOME': {str(tmp_path)!r}}}); "
+        "assert any('adx' in str(p) for p in found), found; "
+        "print('torch.testing._internal.common_methods_invocations' in sys.modules)"
+    )
+    env = {"PYTHONPATH": ":".join(sys.path), "PATH": "/usr/bin:/bin", "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False", out.stderr
+
+
+def test_the_cache_key_follows_the_harness_files(tmp_path):
+    from testing.plugin.names_cache import harness_key
+
+    root = tmp_path / "torch"
+    (root / "testing" / "_internal" / "opinfo").mkdir(parents=True)
+    (root / "version.py").write_text("__version__ = '2.13.0'\n")
+    db = root / "testing" / "_internal" / "opinfo" / "definitions.py"
+    db.write_text("op_db = []\n")
+    first = harness_key(root)
+    assert harness_key(root) == first
+    db.write_text("op_db = ['added upstream']\n")  # the harness an overlay brings
+    second = harness_key(root)
+    (root / "version.py").write_text("__version__ = '2.14.1'\n")
+    assert len({first, second, harness_key(root)}) == 3

@@ -15,16 +15,17 @@ from pathlib import Path
 from tqdm import tqdm
 
 from testing.base import atomic
+from testing.base.cachedir import user_cache
 from tools.errors import SelectError
 
 INTERNAL_PREFIX = "torch/testing/_internal/"
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or (Path.home() / ".cache" if os.environ.get("HOME") else None)
+    base = user_cache(os.environ)
     if base is None:
         raise SelectError("no cache directory: set XDG_CACHE_HOME or pass --wheel-cache")
-    return Path(base) / "oot-ci" / "torch-wheels"
+    return base / "torch-wheels"
 
 
 def find_wheel(cache: Path, version: str) -> Path | None:
