@@ -5,6 +5,8 @@ from __future__ import annotations
 import errno
 import os
 import sys
+import tempfile
+from pathlib import Path
 
 from crcr.callback_client.errors import KNOWN, ConfigError
 from crcr.dispatch.allowlist import Entry, parse_allowlist
@@ -64,6 +66,17 @@ def serve(emu: RelayEmulator) -> None:
         pass
 
 
+def token_files(args) -> dict[str, Path]:
+    """repo -> the file its request token goes to: --token-file for the one --repo, else a
+    private temp directory of this run (never the terminal: logs and pasted transcripts keep it)."""
+    if args.token_file:
+        return {args.repo[0]: args.token_file}
+    if not args.repo:
+        return {}
+    where = Path(tempfile.mkdtemp(prefix="crcr-relay-tokens-"))  # mode 0700
+    return {repo: where / (repo.replace("/", "__") + ".token") for repo in args.repo}
+
+
 @command("crcr-relay", {KNOWN: 2}, prefix="crcr-relay: ")
 def main(argv=None) -> int:
     p = Parser(prog="crcr-relay", description=__doc__)
@@ -73,14 +86,15 @@ def main(argv=None) -> int:
         "--repo",
         action="append",
         default=[],
-        help="print an Actions request token for this repo (added at L2 if not allowlisted)",
+        help="mint an Actions request token for this repo (added at L2 if not allowlisted), "
+        "written to a file (mode 0600) whose path is printed: a token is never printed",
     )
     p.add_argument("--fault-rate", type=fraction, default=0.0, help="share of requests answered with a fault")
     p.add_argument(
         "--token-file",
         type=user_path,
-        help="also write the request token of the one --repo to this file (mode 0600): a second "
-        "shell reads it with $(cat FILE) instead of copying it from the end of a line",
+        help="where to write the one --repo's request token (default: a private temp directory, "
+        "one file per repo): a second shell reads it with $(cat FILE)",
     )
     flags.warehouse(
         p,
@@ -92,14 +106,13 @@ def main(argv=None) -> int:
         raise ConfigError("--token-file needs exactly one --repo (the token is that repository's)")
     emu = listen(allowlist_of(args), args, FaultPlan(rate=args.fault_rate))
     # a request token is not an OIDC token; it only lets a job mint one (a new one per call)
-    tokens = {repo: emu.request_token_for(repo) for repo in args.repo}
-    if args.token_file:  # before the first line: whoever waits for the URL finds the file
-        write_text(args.token_file, tokens[args.repo[0]] + "\n", mode=0o600)
+    files = token_files(args)
+    for repo, path in files.items():  # before the first line: whoever waits for the URL finds them
+        write_text(path, emu.request_token_for(repo) + "\n", mode=0o600)
     print(f"relay: {emu.url}/github/callback  HUD: {emu.url}/hud", flush=True)
-    for repo, token in tokens.items():
+    for repo, path in files.items():
         print(
-            f"ACTIONS_ID_TOKEN_REQUEST_URL={emu.token_request_url} request token for {repo}: {token}"
-            + (f" (also in {args.token_file})" if args.token_file else ""),
+            f"ACTIONS_ID_TOKEN_REQUEST_URL={emu.token_request_url} request token for {repo}: in {path}",
             flush=True,
         )
     serve(emu)

@@ -263,3 +263,28 @@ def test_queue_time_is_carried_by_the_first_job_of_each_run_attempt(emu, fresh_p
     carried = {k for k, r in rows.items() if r.get("queue_time") is not None}
     assert carried == {(1, "build"), (2, "test-a")}
     assert rows[(2, "test-a")]["queue_time"] >= rows[(1, "build")]["queue_time"]  # from the original dispatch
+
+
+def test_the_emulator_writes_each_request_token_to_a_private_file_and_never_prints_it(tmp_path):
+    import os
+    import re
+    import stat
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), TMPDIR=str(tmp_path))
+    argv = [sys.executable, "-m", "crcr.relay", "--port", "0", "--repo", "a/b", "--repo", "c/d"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        lines = [proc.stdout.readline() for _ in range(3)]
+    finally:
+        proc.kill()
+        proc.wait()
+    url = re.search(r"HUD: (http://127\.0\.0\.1:\d+)/hud", lines[0])
+    assert url, lines
+    for repo, line in zip(("a/b", "c/d"), lines[1:]):
+        path = re.search(rf"request token for {repo}: in (\S+)$", line.rstrip()).group(1)
+        token = open(path).read().strip()
+        assert len(token) > 8 and token not in "".join(lines)
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+        assert stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode) == 0o700
