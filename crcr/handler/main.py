@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence
 
 from crcr.callback_client.errors import KNOWN, CallbackRejected, ConfigError, DeliveryPending
-from crcr.dispatch.event import Decision, Dispatch, decide, load_dispatch_text
+from crcr.dispatch.event import Decision, Dispatch, load_dispatch_text
+from crcr.dispatch.gating import gate
 from crcr.dispatch.plan import (
     Leg,
     auto_shards,
@@ -73,7 +74,7 @@ def load_plan(options: Options, fixture=None, event: Optional[Path] = None) -> P
     except OSError as err:
         raise ConfigError(f"{path}: {err.strerror}") from None
     d = load_dispatch_text(text, str(path))
-    decision = decide(d)
+    decision = gate(d, options.gating)
     legs = []
     if decision.run:
         ws = options.workspace
@@ -108,6 +109,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--workspace", type=user_path, help="repo root (default $BUILD_WORKSPACE_DIRECTORY or cwd)"
+    )
+    p.add_argument(
+        "--gating",
+        help="which dispatches run: all | label-or-landed | merged-only, then label=NAME push=on|off "
+        "nightly=on|off (env CRCR_GATING; default all; crcr/README.md \"Event gating\")",
     )
     p.add_argument("--backend", action="append", help="backend refs, newest first (default HEAD)")
     p.add_argument(

@@ -1,6 +1,6 @@
 import pytest
 
-from crcr.callback_client.errors import PayloadError
+from crcr.callback_client.errors import ConfigError, PayloadError
 from crcr.callback_client.refs import ZERO_SHA, ref_problem
 from crcr.dispatch.event import decide, load_dispatch, load_dispatch_text
 
@@ -107,3 +107,55 @@ def test_not_json_and_oversize(pr_payload):
 )
 def test_full_ref_rules(ref, ok):
     assert (ref_problem(ref, full=True) is None) is ok
+
+
+# Event gating (crcr/dispatch/gating.py): one value, the same in the handler and the workflow.
+from crcr.dispatch.gating import Gating, gate, nightly_runs, parse_gating  # noqa: E402
+
+
+def _pr(pr_payload, action, merged=False, labels=()):
+    pr_payload["payload"]["action"] = action
+    pr_payload["payload"]["pull_request"].update(merged=merged, labels=[{"name": n} for n in labels])
+    return load_dispatch(pr_payload)
+
+
+@pytest.mark.parametrize(
+    "mode, action, merged, labels, run",
+    [
+        ("all", "synchronize", False, (), True),
+        ("all", "closed", False, (), False),
+        ("label-or-landed", "synchronize", False, (), False),
+        ("label-or-landed", "synchronize", False, ("ciflow/crcr",), True),
+        ("label-or-landed", "opened", False, ("other",), False),
+        ("label-or-landed", "closed", True, (), True),
+        ("label-or-landed", "closed", False, ("ciflow/crcr",), False),
+        ("merged-only", "synchronize", False, ("ciflow/crcr",), False),
+        ("merged-only", "closed", True, (), True),
+        ("merged-only", "closed", False, ("Merged",), True),
+    ],
+)
+def test_each_gating_mode_on_pr_events(pr_payload, mode, action, merged, labels, run):
+    decision = gate(_pr(pr_payload, action, merged, labels), parse_gating(mode))
+    assert decision.run is run and "\n" not in decision.reason
+    if not run and action != "closed":
+        assert decision.reason.startswith("gated out: ") and mode in decision.reason
+
+
+def test_gating_pushes_and_nightlies_are_configurable(push_event):
+    d = load_dispatch(push_event)
+    assert gate(d, parse_gating("merged-only")).run  # pushes on by default, in every mode
+    off = gate(d, parse_gating("all, push=off"))
+    assert not off.run and off.reason.startswith("gated out: push")
+    assert nightly_runs(parse_gating("label-or-landed")).run
+    assert not nightly_runs(parse_gating("all nightly=off")).run
+
+
+def test_gating_value_parses_once_with_one_line_errors():
+    assert parse_gating(None) == parse_gating("") == Gating()
+    g = parse_gating("label-or-landed label=ciflow/crcr/acme push=off")
+    assert (g.mode, g.label, g.push, g.nightly) == ("label-or-landed", "ciflow/crcr/acme", False, True)
+    assert parse_gating(g.describe()) == g
+    for bad, said in (("everything", "mode 'everything'"), ("all push=maybe", "'push=maybe'")):
+        with pytest.raises(ConfigError) as err:
+            parse_gating(bad)
+        assert said in str(err.value) and "$CRCR_GATING" in str(err.value)

@@ -443,3 +443,24 @@ def test_summary_table_keeps_long_job_names_whole_in_a_log(ws, tmp_path, capsys)
     table = capsys.readouterr().err.split("CRCR legs", 1)[1]
     row = next(line for line in table.splitlines() if "long_upstream" in line)
     assert "test-a_feature_with_a_rather_long_upstream_name " in row and "delivered" in row
+
+
+def test_a_gated_out_dispatch_says_why_in_one_line_and_sends_nothing(pr_event, ws, tmp_path, capsys):
+    """$CRCR_GATING is read once into Options: `plan` (the workflow's) writes run=false, the
+    cycle prints one line and starts no relay (no callbacks)."""
+    event = tmp_path / "e.json"
+    event.write_text(json.dumps(pr_event))  # an unlabelled synchronize
+    out = tmp_path / "gh_output"
+    env = {"GITHUB_EVENT_PATH": str(event), "GITHUB_OUTPUT": str(out), "CRCR_GATING": "label-or-landed"}
+    assert handler.run(["plan", "--workspace", str(ws)], env) == 0
+    assert json.loads(capsys.readouterr().out) == {"include": []} and "run=false" in out.read_text()
+    assert handler.run(["--workspace", str(ws), "--state-dir", str(tmp_path / "s")], env) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert said == [
+        "skip: gated out: PR #184442 synchronize without the label ciflow/crcr "
+        "(gating label-or-landed: labelled PRs, or once on landing)"
+    ]
+    assert not (tmp_path / "s").exists()  # no emulator, outbox or callback state was made
+    # the command line wins over the environment; `all` runs it
+    assert handler.run(["plan", "--workspace", str(ws), "--gating", "all"], env) == 0
+    assert len(json.loads(capsys.readouterr().out)["include"]) == 2
