@@ -113,7 +113,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--gating",
         help="which dispatches run: all | label-or-landed | merged-only, then label=NAME push=on|off "
-        "nightly=on|off (env CRCR_GATING; default all; crcr/README.md \"Event gating\")",
+        'nightly=on|off (env CRCR_GATING; default all; crcr/README.md "Event gating")',
     )
     p.add_argument("--backend", action="append", help="backend refs, newest first (default HEAD)")
     p.add_argument(

@@ -1,3 +1,6 @@
+import copy
+import json
+
 import pytest
 
 from crcr.callback_client.errors import ConfigError, PayloadError
@@ -159,3 +162,60 @@ def test_gating_value_parses_once_with_one_line_errors():
         with pytest.raises(ConfigError) as err:
             parse_gating(bad)
         assert said in str(err.value) and "$CRCR_GATING" in str(err.value)
+
+
+# A stream of dispatches (crcr/dispatch/stream.py) and supersession (crcr/dispatch/supersede.py).
+from crcr.dispatch.stream import check_stream, parse_stream  # noqa: E402
+from crcr.dispatch.supersede import by_whom, superseded_at, supersession_key  # noqa: E402
+
+
+def _line(at, event) -> str:
+    return json.dumps({"at": at, "event": event})
+
+
+def _pr_event(pr_payload, action, pr=7, sha="a" * 40):
+    e = copy.deepcopy(pr_payload)
+    e["payload"]["action"] = action
+    e["payload"]["number"] = pr
+    e["payload"]["pull_request"]["number"] = pr
+    e["payload"]["pull_request"]["head"]["sha"] = sha
+    return e
+
+
+def test_a_stream_skips_and_counts_bad_lines_one_line_each(pr_payload, push_event):
+    unknown = dict(pr_payload, event_type="issue_comment")
+    lines = [
+        _line(100, _pr_event(pr_payload, "opened")),
+        _line(50, _pr_event(pr_payload, "synchronize")),  # out of order
+        _line(110, unknown),
+        "{not json",
+        _line(120, _pr_event(pr_payload, "closed")),
+        _line(130, _pr_event(pr_payload, "opened")),  # opened after it closed
+        _line("2026-12-06T10:00:00", push_event),
+        _line(2e9, _pr_event(pr_payload, "reopened")),
+    ]
+    s = parse_stream(lines, "s.jsonl")
+    assert [e.dispatch.action for e in s.events] == ["opened", "closed", None, "reopened"]
+    assert len(s.skipped) == 4 and all("\n" not in x and x.startswith("s.jsonl:") for x in s.skipped)
+    assert [x.split(": ")[1] for x in s.skipped] == [
+        "out of order (earlier than the event before)",
+        "unknown event type 'issue_comment'",
+        "not JSON",
+        "PR #7 opened after it closed",
+    ]
+    with pytest.raises(ConfigError, match="no dispatch to replay"):
+        check_stream(parse_stream([], "e.jsonl"), "e.jsonl")
+    with pytest.raises(ConfigError, match="no pull_request events"):
+        check_stream(parse_stream([_line(1, push_event)], "p.jsonl"), "p.jsonl")
+
+
+def test_a_newer_dispatch_of_the_same_pr_supersedes_the_older(pr_payload, push_event):
+    a, b, c = (
+        load_dispatch(_pr_event(pr_payload, "synchronize", pr, s * 40))
+        for pr, s in ((7, "a"), (8, "b"), (7, "c"))
+    )
+    push = load_dispatch(push_event)
+    arrivals = [(0.0, a), (5.0, b), (9.0, push), (12.0, c)]
+    assert superseded_at(arrivals) == [12.0, None, None, None]
+    assert by_whom(arrivals, 0) is c and by_whom(arrivals, 1) is None
+    assert supersession_key(push) == "pytorch/pytorch@refs/tags/ciflow/trunk/184442"

@@ -464,3 +464,71 @@ def test_a_gated_out_dispatch_says_why_in_one_line_and_sends_nothing(pr_event, w
     # the command line wins over the environment; `all` runs it
     assert handler.run(["plan", "--workspace", str(ws), "--gating", "all"], env) == 0
     assert len(json.loads(capsys.readouterr().out)["include"]) == 2
+
+
+SLOW_LEG = """
+import sys, time, pathlib
+time.sleep(float(sys.argv[2]))
+pathlib.Path(sys.argv[1]).write_text("<testsuites><testsuite><testcase name='a'/></testsuite></testsuites>")
+"""
+
+
+def _sync(pr_event, tmp_path, n: int, sha: str):
+    import copy
+    import uuid
+
+    e = copy.deepcopy(pr_event)
+    e["client_payload"]["delivery_id"] = str(uuid.uuid4())
+    e["client_payload"]["payload"]["pull_request"]["head"]["sha"] = sha
+    path = tmp_path / f"sync{n}.json"
+    path.write_text(json.dumps(e))
+    return path
+
+
+def test_a_newer_sync_of_the_pr_cancels_the_older_runs_legs_end_to_end(pr_event, ws, tmp_path):
+    """On the embedded relay: the older run's running leg is stopped and sends its completed
+    `cancelled` (no HUD row left in_progress), its next leg never starts (sends nothing), and
+    the newer run's legs run."""
+    from crcr.handler.stream import run_stream, superseded
+    from crcr.handler.upstream_setup import LegHooks, UpstreamSetup
+
+    script = tmp_path / "slow_leg.py"
+    script.write_text(SLOW_LEG)
+    options = handler.parse_options(
+        [
+            "--workspace",
+            str(ws),
+            "--out",
+            str(tmp_path / "out"),
+            "--runner",
+            "pytest",
+            "--upstream",
+            "none",
+            "--test-command",
+            f"{{python}} {script} {{junit}} 1.5",
+        ],
+        {"CRCR_STATE_DIR": str(tmp_path / "state")},
+    )
+    older, newer = (
+        handler.load_plan(options, None, _sync(pr_event, tmp_path, n, c * 40))
+        for n, c in ((1, "a"), (2, "b"))
+    )
+    outcomes = run_stream(
+        options,
+        [(0.0, older), (0.7, newer)],
+        lambda p: LegHooks(UpstreamSetup("none", "", p.dispatch.sha), None, "HEAD", tmp_path),
+    )
+    first, second = outcomes
+    assert superseded(outcomes) is first
+    assert [(n, r.conclusion) for n, r in first.results.items()] == [("test-modules", "cancelled")]
+    assert first.results["test-modules"].counts.passed == 0  # a cancelled leg claims no test
+    assert first.never_started == ["test-ops"] and newer.dispatch.delivery_id in first.line
+    assert {n: r.conclusion for n, r in second.results.items()} == {
+        "test-modules": "success",
+        "test-ops": "success",
+    }
+    rows = json.loads((tmp_path / "out" / "hud-stream.json").read_text())
+    mine = [(r["delivery_id"], r["job_name"], r["status"], r.get("conclusion")) for r in rows]
+    assert (older.dispatch.delivery_id, "test-modules", "completed", "cancelled") in mine
+    assert not any(d == older.dispatch.delivery_id and j == "test-ops" for d, j, _, _ in mine)
+    assert all(s == "completed" for _, _, s, _ in mine)  # none left in_progress

@@ -1,8 +1,8 @@
 """The CRCR workflow and composite action: actionlint, the protocol's rules,
 and the action's shell never executing payload text."""
 
-import json
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -138,7 +138,9 @@ def test_gating_is_one_variable_the_plan_reads_before_any_callback():
     assert "label-or-landed" not in json.dumps(wf["jobs"])  # the modes live in crcr/dispatch/gating.py
     steps = wf["jobs"]["build"]["steps"]
     plan = next(i for i, s in enumerate(steps) if s.get("id") == "plan")
-    first_callback = next(i for i, s in enumerate(steps) if s.get("uses") == "./.github/actions/crcr-callback")
+    first_callback = next(
+        i for i, s in enumerate(steps) if s.get("uses") == "./.github/actions/crcr-callback"
+    )
     assert steps[plan]["run"] == "bazel-bin/crcr/dispatch_handler plan" and plan < first_callback
 
 
