@@ -241,7 +241,19 @@ def run_hooked_leg(
     A leg the change-aware selection narrows runs only its selection, whole. `stop_at`: when a
     newer dispatch supersedes the run (handler/stream.py): the leg's process is stopped then and
     the leg is `cancelled` (`why`), claiming no test and not triaged."""
+    from crcr.handler.reuse import run_or_reuse
+
     selection, selection_file = hooks.selection_for(leg, how)
+    return run_or_reuse(
+        leg,
+        how,
+        hooks,
+        selection,
+        lambda: _run_hooked(leg, how, hooks, selection, selection_file, stop_at, why),
+    )
+
+
+def _run_hooked(leg, how, hooks, selection, selection_file, stop_at, why) -> LegResult:
     cut = stop_at is not None and stop_at - time.time() < how.timeout
     if cut:
         how = replace(how, timeout=max(0.01, stop_at - time.time()))
@@ -294,6 +306,9 @@ def run_cycle(
             console.print(line, markup=False, soft_wrap=True)
         if hooks.store is not None:
             console.print(f"attribution: {hooks.write_report()}")
+        if getattr(hooks, "reuse", None) is not None:
+            for line in [*hooks.reuse.notes, hooks.reuse.line()]:
+                console.print(line, markup=False)
         missing = []
         if session.hud_url:
             _annotate_hud(session, legs, results)

@@ -35,7 +35,7 @@ from crcr.dispatch.plan import (
     plan_legs,
 )
 from crcr.handler.investigate import Triage
-from crcr.handler.options import MODES, RELAY_EXTRAS_DOC, SMOKE_SLICES, Options, options_from
+from crcr.handler.options import LOCAL_REPO, MODES, RELAY_EXTRAS_DOC, SMOKE_SLICES, Options, options_from
 from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run
 from crcr.handler.upstream_setup import LegHooks, backend_id, open_store, prepare
 from crcr.upstream.gitcmd import check_sha
@@ -114,6 +114,12 @@ def _parser() -> argparse.ArgumentParser:
         "--gating",
         help="which dispatches run: all | label-or-landed | merged-only, then label=NAME push=on|off "
         'nightly=on|off (env CRCR_GATING; default all; crcr/README.md "Event gating")',
+    )
+    p.add_argument(
+        "--no-reuse",
+        action="store_true",
+        help="run every leg, even one whose backend, core, suite, configs and selection equal a stored "
+        "green leg's (env CRCR_REUSE=off)",
     )
     p.add_argument("--backend", action="append", help="backend refs, newest first (default HEAD)")
     p.add_argument(
@@ -275,7 +281,20 @@ def make_hooks(
     )
     # the env is the re-runs' child processes' (runner.child_env), not a source of options
     triage = Triage(options.workspace, options.env, options.bisect, options.leg_timeout, options.run_url)
-    return LegHooks(setup, open_store(options), backend, out, options, triage, changes)
+    hooks = LegHooks(setup, open_store(options), backend, out, options, triage, changes)
+    hooks.reuse = make_reuse(options)
+    return hooks
+
+
+def make_reuse(options: Options):
+    """Stored green legs this run may reuse (None: --no-reuse)."""
+    if not options.reuse:
+        return None
+    from crcr.handler.record import core_version
+    from crcr.handler.reuse import Reuse
+
+    # the env: the warehouse backend's own settings (its spec is resolved already)
+    return Reuse(options.warehouse, options.env, options.repo or LOCAL_REPO, core_version())
 
 
 def change_map(options: Options, fixture) -> Path:

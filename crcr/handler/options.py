@@ -93,6 +93,7 @@ class Options:
     serve: bool = False
     simulate_days: Optional[int] = None
     warehouse: Optional[str] = None  # the described spec; None: no default (no HOME)
+    reuse: bool = True  # --no-reuse, or $CRCR_REUSE=off: every leg runs (crcr/handler/reuse.py)
     gating: Gating = Gating()  # --gating, else $CRCR_GATING (crcr/dispatch/gating.py)
     select_on: tuple[str, ...] = DEFAULT_SELECT_ON
     select_budget: Optional[float] = None
@@ -219,6 +220,7 @@ def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
         serve=args.serve,
         simulate_days=args.simulate_days,
         warehouse=warehouse_spec(args.warehouse, env),
+        reuse=not args.no_reuse and env.get("CRCR_REUSE", "on") != "off",
         gating=gating_arg(args.gating, env),
         select_on=select_on(args.select_on, env),
         select_budget=select_budget(args.select_budget, env),

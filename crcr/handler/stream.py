@@ -111,6 +111,8 @@ def _one_run(options, session, i, arrived, planned, how, hooks_for, stop, why) -
         run.line += f"; {why}"
     if run.never_started:
         run.line += f"; never started (nothing sent): {', '.join(run.never_started)}"
+    if hooks.reuse is not None:
+        run.line += "; " + "; ".join([*hooks.reuse.notes, hooks.reuse.line()])
     return run
 
 

@@ -219,3 +219,36 @@ def test_a_newer_dispatch_of_the_same_pr_supersedes_the_older(pr_payload, push_e
     assert superseded_at(arrivals) == [12.0, None, None, None]
     assert by_whom(arrivals, 0) is c and by_whom(arrivals, 1) is None
     assert supersession_key(push) == "pytorch/pytorch@refs/tags/ciflow/trunk/184442"
+
+
+# Reuse keyed exactly (crcr/dispatch/reuse_key.py): any changed input is a new key.
+from crcr.dispatch.reuse_key import LegInputs, core_identity  # noqa: E402
+from crcr.upstream.exactness import Exactness  # noqa: E402
+
+
+def test_reuse_key_changes_with_every_input_and_needs_pinned_ones():
+    exact = Exactness("exact", base="b" * 40, sha="a" * 40, origin="pinned wheel")
+    base = LegInputs(
+        "c" * 40, core_identity(exact, "2.13.0"), "a" * 40, (("configs/ops.yaml", "1" * 64),), "", "{}"
+    )
+    changed = [
+        dict(backend="d" * 40),
+        dict(backend="c" * 40 + "-dirty-" + "e" * 12),
+        dict(
+            core=core_identity(Exactness("exact", base="f" * 40, sha="a" * 40), "2.13.0")
+        ),  # another base wheel
+        dict(core=core_identity(exact, "2.13.0", "torch-2.14.1")),
+        dict(suite="9" * 40),
+        dict(configs=(("configs/ops.yaml", "2" * 64),)),
+        dict(selection='{"tests": ["a"]}'),
+        dict(settings='{"smoke": 10}'),
+    ]
+    from dataclasses import replace
+
+    keys = {base.key()} | {replace(base, **c).key() for c in changed}
+    assert None not in keys and len(keys) == len(changed) + 1
+    assert replace(base).key() == base.key()  # equal inputs, equal key
+    assert replace(base, backend="HEAD").key() is None  # a ref is not a commit
+    assert core_identity(Exactness("unresolved", reason="no history"), "2.13.0") == ""
+    assert replace(base, core="").key() is None
+    assert core_identity(None, "2.13.0") == "pinned:2.13.0"

@@ -532,3 +532,70 @@ def test_a_newer_sync_of_the_pr_cancels_the_older_runs_legs_end_to_end(pr_event,
     assert (older.dispatch.delivery_id, "test-modules", "completed", "cancelled") in mine
     assert not any(d == older.dispatch.delivery_id and j == "test-ops" for d, j, _, _ in mine)
     assert all(s == "completed" for _, _, s, _ in mine)  # none left in_progress
+
+
+def _cycle(ws, tmp_path, script, *more, env=None):
+    argv = [
+        "--workspace",
+        str(ws),
+        "--out",
+        str(tmp_path / "out"),
+        "--runner",
+        "pytest",
+        "--upstream",
+        "none",
+        "--backend",
+        "c" * 40,
+        "--warehouse",
+        str(tmp_path / "wh"),
+        "--test-command",
+        f"{{python}} {script} {{junit}} {{config}}",
+        *more,
+    ]
+    return handler.run(argv, {"CRCR_STATE_DIR": str(tmp_path / "state"), **(env or {})})
+
+
+def test_a_green_leg_with_the_same_inputs_is_reused_not_run_again(ws, tmp_path, capsys):
+    """Same backend, core, suite, configs and selection: the green leg's result comes from the
+    warehouse, names its run and reaches the HUD as a normal completed; the red leg runs again;
+    an edited config runs again; --no-reuse runs everything."""
+    script = tmp_path / "fake_leg.py"
+    marker = "pathlib.Path(junit).with_suffix('.ran').write_text('')\nsys.exit(fail)"
+    script.write_text(FAKE_LEG.replace("sys.exit(fail)", marker))
+    out = tmp_path / "out"
+
+    def ran():
+        found = sorted(p.stem for p in out.glob("*.ran"))
+        for p in out.glob("*.ran"):
+            p.unlink()
+        return found
+
+    assert _cycle(ws, tmp_path, script) == 1  # the modules leg fails its tests
+    assert ran() == ["test-modules", "test-ops"]
+    assert "reuse: 2 legs run, 0 reused, 0.0 device-minutes saved" in capsys.readouterr().err
+    assert _cycle(ws, tmp_path, script) == 1
+    assert ran() == ["test-modules"]  # the green ops leg was reused
+    err = capsys.readouterr().err
+    assert "reuse: 1 legs run, 1 reused" in err and "test-ops: reused: green in run " in err
+    rows = {r["job_name"]: r for r in json.loads((out / "hud.json").read_text())}
+    assert (rows["test-ops"]["status"], rows["test-ops"]["conclusion"], rows["test-ops"]["tests_passed"]) == (
+        "completed",
+        "success",
+        2,
+    )
+    (ws / "configs" / "ops.yaml").write_text(FEATURE_YAML + "# edited\n")
+    assert _cycle(ws, tmp_path, script) == 1
+    assert ran() == ["test-modules", "test-ops"]  # a changed config: its leg runs again
+    assert _cycle(ws, tmp_path, script, "--no-reuse") == 1 and ran() == ["test-modules", "test-ops"]
+
+
+def test_reuse_fails_open_on_a_warehouse_error(ws, tmp_path, capsys):
+    from crcr.dispatch.reuse_key import LegInputs
+    from crcr.handler.reuse import Reuse
+
+    (tmp_path / "not-a-dir").write_text("")
+    reuse = Reuse(str(tmp_path / "not-a-dir"), {}, "local/oot-ci", "2.13.0")
+    inputs = LegInputs("c" * 40, "pinned:2.13.0", "", (), "", "{}")
+    assert reuse.find(inputs) is None
+    assert len(reuse.notes) == 1 and reuse.notes[0].startswith("reuse: warehouse not read (")
+    assert reuse.notes[0].endswith("): the leg runs")

@@ -69,6 +69,8 @@ def leg_row(leg: LegRecord, ingest_id: int, now: float) -> tuple:
         "queue_time": leg.queue_time,
         "execution_time": leg.execution_time,
         "leg_seconds": leg.leg_seconds,
+        "reuse_key": leg.reuse_key,
+        "reused_from": leg.reused_from,
     }
     return tuple(values[name] for name, _ in LEG_COLUMNS)
 
