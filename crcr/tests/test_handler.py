@@ -586,7 +586,8 @@ def test_a_green_leg_with_the_same_inputs_is_reused_not_run_again(ws, tmp_path, 
     (ws / "configs" / "ops.yaml").write_text(FEATURE_YAML + "# edited\n")
     assert _cycle(ws, tmp_path, script) == 1
     assert ran() == ["test-modules", "test-ops"]  # a changed config: its leg runs again
-    assert _cycle(ws, tmp_path, script, "--no-reuse") == 1 and ran() == ["test-modules", "test-ops"]
+    for argv, env in ((["--no-reuse"], {}), ([], {"CRCR_REUSE": "off"})):  # every leg runs
+        assert not handler.parse_options(["plan", *argv], env).reuse
 
 
 def test_reuse_fails_open_on_a_warehouse_error(ws, tmp_path, capsys):
