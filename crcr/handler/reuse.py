@@ -48,8 +48,17 @@ def leg_inputs(leg: Leg, how: LegSettings, hooks, selection, pinned: str) -> Leg
         core=core_identity(exactness, pinned, leg.candidate.bazel_config),
         suite=setup.sha if setup.root else "",
         configs=tuple((c, _digest(how.ws / c)) for c in leg.configs),
-        selection=json.dumps(selection.as_json(), sort_keys=True) if selection is not None else "",
+        selection=selection_text(selection),
         settings=json.dumps(settings, sort_keys=True),
+    )
+
+
+def selection_text(selection) -> str:
+    """What the change-aware selection runs, exactly: whole or its tests and files ("" = no selection)."""
+    if selection is None:
+        return ""
+    return json.dumps(
+        {"full": selection.full, "tests": sorted(selection.tests), "files": sorted(selection.files)}
     )
 
 

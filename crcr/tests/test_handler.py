@@ -600,3 +600,13 @@ def test_reuse_fails_open_on_a_warehouse_error(ws, tmp_path, capsys):
     assert reuse.find(inputs) is None
     assert len(reuse.notes) == 1 and reuse.notes[0].startswith("reuse: warehouse not read (")
     assert reuse.notes[0].endswith("): the leg runs")
+
+
+def test_the_reuse_key_reads_the_selected_tests_not_their_count():
+    from crcr.handler.reuse import selection_text
+    from testing.changes.decide import Selection
+
+    a = Selection("ops", False, 10, 5.0, frozenset({"t::a"}))
+    b = Selection("ops", False, 10, 5.0, frozenset({"t::b"}))
+    assert a.as_json() == b.as_json()  # the same count: the summary cannot tell them apart
+    assert selection_text(a) != selection_text(b) and selection_text(None) == ""
