@@ -445,9 +445,68 @@ def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] =
         hooks.store.record_run(hooks.setup.url, hooks.setup.sha)
     finally:
         hooks.close()
+    if fixture and not options.event:
+        run_stream_demo(options, fixture, planned, backend)
     if fixture and fixture.native_event and not options.event:
         return run_native_pr(options, fixture, backend) or code
     return code
+
+
+STALE_FOR_S = 5.0  # the embedded stream: the landing arrives this long after the stale sync
+
+
+def _variant(src: Path, dest: Path, action: str, sha: str, merged: bool) -> Path:
+    """The fixture's PR dispatch as another event of the same PR (a new delivery)."""
+    event = json.loads(src.read_text())
+    cp = event.get("client_payload", event)
+    cp["delivery_id"] = f"{cp['delivery_id'][:24]}-{action}-{sha[:8]}"
+    cp["payload"]["action"] = action
+    cp["payload"]["pull_request"].update(merged=merged)
+    cp["payload"]["pull_request"]["head"]["sha"] = sha
+    write_json(dest, event, sort_keys=True)
+    return dest
+
+
+def run_stream_demo(options: Options, fixture, pr: Planned, backend: str) -> None:
+    """Embedded default, after the PR: a stale sync of the PR (at the base) starts, and the PR's
+    landing (at the head just tested) supersedes it: the stale run's running leg completes
+    `cancelled`, its other legs never start; the landing's legs whose PR run was green are
+    reused from the warehouse, not run (handler/stream.py). Legs that were not green would run
+    again on landing: left out here to keep the default's time."""
+    from crcr.handler.cycle import console
+    from crcr.handler.reuse import leg_inputs
+
+    out = options.out / "stream"
+    stale = load_plan(
+        options, fixture, _variant(fixture.event, out / "stale.json", "synchronize", fixture.base, False)
+    )
+    landing = load_plan(
+        options, fixture, _variant(fixture.event, out / "landing.json", "closed", pr.dispatch.sha, True)
+    )
+    made = {id(p): make_hooks(options, p, fixture, out, backend) for p in (stale, landing)}
+    hooks, how = made[id(landing)], options.leg_settings(options.smoke)
+    green = [
+        leg
+        for leg in fixture_legs(options, landing, fixture)
+        if hooks.reuse is not None
+        and hooks.reuse.find(
+            leg_inputs(leg, how, hooks, hooks.selection_for(leg, how)[0], hooks.reuse.pinned)
+        )
+    ]
+    landing = dataclasses.replace(landing, legs=green)
+    stale = dataclasses.replace(stale, legs=fixture_legs(options, stale, fixture))
+    console.print(
+        f"stream: a stale sync of PR #{pr.dispatch.pr_number} at {fixture.base[:12]}, then its landing at "
+        f"{pr.dispatch.sha[:12]} {STALE_FOR_S:.0f}s later ({len(green)} legs green in the PR run: reusable)"
+    )
+    if not green:
+        for h in made.values():
+            h.close()
+        console.print("stream: no green PR leg to reuse (no warehouse, or every leg red): skipped")
+        return
+    from crcr.handler.stream import run_stream
+
+    run_stream(options, [(0.0, stale), (STALE_FOR_S, landing)], lambda p: made[id(p)])
 
 
 def fixture_legs(options: Options, planned: Planned, fixture) -> list:
