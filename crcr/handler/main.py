@@ -483,8 +483,8 @@ def run_stream_demo(options: Options, fixture, pr: Planned, backend: str) -> Non
     landing = load_plan(
         options, fixture, _variant(fixture.event, out / "landing.json", "closed", pr.dispatch.sha, True)
     )
-    made = {id(p): make_hooks(options, p, fixture, out, backend) for p in (stale, landing)}
-    hooks, how = made[id(landing)], options.leg_settings(options.smoke)
+    made = {p.dispatch.delivery_id: make_hooks(options, p, fixture, out, backend) for p in (stale, landing)}
+    hooks, how = made[landing.dispatch.delivery_id], options.leg_settings(options.smoke)
     green = [
         leg
         for leg in fixture_legs(options, landing, fixture)
@@ -506,7 +506,7 @@ def run_stream_demo(options: Options, fixture, pr: Planned, backend: str) -> Non
         return
     from crcr.handler.stream import run_stream
 
-    run_stream(options, [(0.0, stale), (STALE_FOR_S, landing)], lambda p: made[id(p)])
+    run_stream(options, [(0.0, stale), (STALE_FOR_S, landing)], lambda p: made[p.dispatch.delivery_id])
 
 
 def fixture_legs(options: Options, planned: Planned, fixture) -> list:

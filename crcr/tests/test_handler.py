@@ -495,18 +495,7 @@ def test_a_newer_sync_of_the_pr_cancels_the_older_runs_legs_end_to_end(pr_event,
     script = tmp_path / "slow_leg.py"
     script.write_text(SLOW_LEG)
     options = handler.parse_options(
-        [
-            "--workspace",
-            str(ws),
-            "--out",
-            str(tmp_path / "out"),
-            "--runner",
-            "pytest",
-            "--upstream",
-            "none",
-            "--test-command",
-            f"{{python}} {script} {{junit}} 1.5",
-        ],
+        _local(ws, tmp_path, f"{{python}} {script} {{junit}} 1.5"),
         {"CRCR_STATE_DIR": str(tmp_path / "state")},
     )
     older, newer = (
@@ -534,24 +523,15 @@ def test_a_newer_sync_of_the_pr_cancels_the_older_runs_legs_end_to_end(pr_event,
     assert all(s == "completed" for _, _, s, _ in mine)  # none left in_progress
 
 
+def _local(ws, tmp_path, template: str, *more) -> list[str]:
+    """A local cycle's command line: stand-in legs from `template`, no upstream."""
+    where = ["--workspace", str(ws), "--out", str(tmp_path / "out")]
+    return [*where, "--runner", "pytest", "--upstream", "none", "--test-command", template, *more]
+
+
 def _cycle(ws, tmp_path, script, *more, env=None):
-    argv = [
-        "--workspace",
-        str(ws),
-        "--out",
-        str(tmp_path / "out"),
-        "--runner",
-        "pytest",
-        "--upstream",
-        "none",
-        "--backend",
-        "c" * 40,
-        "--warehouse",
-        str(tmp_path / "wh"),
-        "--test-command",
-        f"{{python}} {script} {{junit}} {{config}}",
-        *more,
-    ]
+    template = f"{{python}} {script} {{junit}} {{config}}"
+    argv = _local(ws, tmp_path, template, "--backend", "c" * 40, "--warehouse", str(tmp_path / "wh"), *more)
     return handler.run(argv, {"CRCR_STATE_DIR": str(tmp_path / "state"), **(env or {})})
 
 
