@@ -16,6 +16,7 @@ import argparse
 import dataclasses
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -476,6 +477,9 @@ def run_stream_demo(options: Options, fixture, pr: Planned, backend: str) -> Non
     from crcr.handler.cycle import console
     from crcr.handler.reuse import leg_inputs
 
+    if not options.reuse or not re.match(r"^[0-9a-f]{40}", backend):
+        console.print(f"stream: skipped (reuse needs the backend at a commit, not {backend!r}, and reuse on)")
+        return
     out = options.out / "stream"
     stale = load_plan(
         options, fixture, _variant(fixture.event, out / "stale.json", "synchronize", fixture.base, False)
