@@ -54,15 +54,15 @@ def _one(obj, closed: set[str], last: Optional[float]) -> tuple[Optional[StreamE
     """(the event, "") or (None, why it is skipped)."""
     if not isinstance(obj, dict) or "event" not in obj:
         return None, 'not {"at": ..., "event": ...}'
+    event = obj["event"]
+    kind = (event.get("client_payload", event) if isinstance(event, dict) else {}).get("event_type")
+    if kind not in ("pull_request", "push"):
+        return None, f"unknown event type {str(kind)[:40]!r}"
     at = parse_time(obj.get("at"))
     if at is None:
         return None, f"at: {str(obj.get('at'))[:40]!r} is not epoch seconds or an ISO time"
     if last is not None and at < last:
         return None, "out of order (earlier than the event before)"
-    event = obj["event"]
-    kind = (event.get("client_payload", event) if isinstance(event, dict) else {}).get("event_type")
-    if kind not in ("pull_request", "push"):
-        return None, f"unknown event type {str(kind)[:40]!r}"
     try:
         d = load_dispatch(event)
     except PayloadError as err:
@@ -86,7 +86,7 @@ def parse_stream(lines: Iterable[str], source: str) -> Stream:
         try:
             obj = json.loads(line)
         except (ValueError, RecursionError) as err:
-            stream.skipped.append(f"{source}:{n}: not JSON: {one_line(str(err), 80)}")
+            stream.skipped.append(f"{source}:{n}: not JSON ({one_line(str(err), 80)}): skipped")
             continue
         event, why = _one(obj, closed, last)
         if event is None:

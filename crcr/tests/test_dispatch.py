@@ -197,11 +197,11 @@ def test_a_stream_skips_and_counts_bad_lines_one_line_each(pr_payload, push_even
     s = parse_stream(lines, "s.jsonl")
     assert [e.dispatch.action for e in s.events] == ["opened", "closed", None, "reopened"]
     assert len(s.skipped) == 4 and all("\n" not in x and x.startswith("s.jsonl:") for x in s.skipped)
-    assert [x.split(": ")[1] for x in s.skipped] == [
-        "out of order (earlier than the event before)",
-        "unknown event type 'issue_comment'",
-        "not JSON",
-        "PR #7 opened after it closed",
+    assert [x.split(": ", 1)[1] for x in s.skipped] == [
+        "out of order (earlier than the event before): skipped",
+        "unknown event type 'issue_comment': skipped",
+        "not JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1)): skipped",
+        "PR #7 opened after it closed: skipped",
     ]
     with pytest.raises(ConfigError, match="no dispatch to replay"):
         check_stream(parse_stream([], "e.jsonl"), "e.jsonl")
