@@ -19,6 +19,7 @@ from crcr.callback_client.body import RunContext, completed_body, in_progress_bo
 from crcr.callback_client.budget import RateBudget
 from crcr.callback_client.client import CallbackClient, Outcome, worst_label
 from crcr.callback_client.errors import ConfigError
+from crcr.callback_client.junit import Counts
 from crcr.callback_client.oidc import ActionsOidcToken
 from crcr.callback_client.outbox import Outbox
 from crcr.callback_client.transport import HttpTransport, fetch, fetch_json
@@ -103,9 +104,11 @@ def local_ctx(options: Options) -> RunContext:
 
 
 @contextlib.contextmanager
-def reporting_session(options: Options, dispatch: Dispatch) -> Iterator[Session]:
+def reporting_session(
+    options: Options, dispatch: Dispatch, also: Sequence[Dispatch] = ()
+) -> Iterator[Session]:
     """A Session on the relay --relay-url names (its extras checked at the entry), else on the
-    embedded emulator, started here with this dispatch recorded."""
+    embedded emulator, started here with this dispatch (and `also`'s, a local stream) recorded."""
     if options.relay_url:
         # the env: the client's credentials (OIDC request variables or CRCR_TOKEN), read by crcr.callback_client.api
         client = client_from_env(options.relay_url, None, options.repo, options.state_dir, options.env)
@@ -127,12 +130,13 @@ def reporting_session(options: Options, dispatch: Dispatch) -> Iterator[Session]
                 raise ConfigError(f"${EMULATOR_FAULTS_ENV}: {err}") from None
         transport = HttpTransport()
         try:
-            fetch(
-                transport,
-                "POST",
-                f"{emu.url}/_emulator/dispatch",
-                {"repo": repo, "client_payload": dispatch.client_payload},
-            )
+            for d in (dispatch, *also):
+                fetch(
+                    transport,
+                    "POST",
+                    f"{emu.url}/_emulator/dispatch",
+                    {"repo": repo, "client_payload": d.client_payload},
+                )
         finally:
             transport.close()
         console.print(
@@ -229,12 +233,35 @@ def _notes(legs: Sequence[Leg], results: dict[int, LegResult]) -> list[str]:
     return lines
 
 
-def run_hooked_leg(leg: Leg, how: LegSettings, hooks: "LegHooks") -> LegResult:
+def run_hooked_leg(
+    leg: Leg, how: LegSettings, hooks: "LegHooks", stop_at: Optional[float] = None, why: str = ""
+) -> LegResult:
     """One leg as the run's settings say, on its upstream, finished by the hooks (attribution);
     `how.smoke`: run 1/N of it (the local cycle), 1 = the whole leg (run-leg on a real runner).
-    A leg the change-aware selection narrows runs only its selection, whole."""
+    A leg the change-aware selection narrows runs only its selection, whole. `stop_at`: when a
+    newer dispatch supersedes the run (handler/stream.py): the leg's process is stopped then and
+    the leg is `cancelled` (`why`), claiming no test and not triaged."""
+    from crcr.handler.reuse import run_or_reuse
+
     selection, selection_file = hooks.selection_for(leg, how)
+    return run_or_reuse(
+        leg,
+        how,
+        hooks,
+        selection,
+        lambda: _run_hooked(leg, how, hooks, selection, selection_file, stop_at, why),
+    )
+
+
+def _run_hooked(leg, how, hooks, selection, selection_file, stop_at, why) -> LegResult:
+    cut = stop_at is not None and stop_at - time.time() < how.timeout
+    if cut:
+        how = replace(how, timeout=max(0.01, stop_at - time.time()))
     result = run_leg(leg, how, hooks.upstream_for(leg), selection_file)
+    if cut and result.timed_out:
+        return LegResult(
+            "cancelled", result.exit_code, Counts(), result.seconds, (), (why,), core=result.core
+        )
     if selection is not None:
         notes = list(result.notes)
         notes.insert(1 if notes and notes[0].startswith("core:") else 0, selection.line())
@@ -279,6 +306,9 @@ def run_cycle(
             console.print(line, markup=False, soft_wrap=True)
         if hooks.store is not None:
             console.print(f"attribution: {hooks.write_report()}")
+        if getattr(hooks, "reuse", None) is not None:
+            for line in [*hooks.reuse.notes, hooks.reuse.line()]:
+                console.print(line, markup=False)
         missing = []
         if session.hud_url:
             _annotate_hud(session, legs, results)

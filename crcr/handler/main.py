@@ -16,13 +16,15 @@ import argparse
 import dataclasses
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence
 
 from crcr.callback_client.errors import KNOWN, CallbackRejected, ConfigError, DeliveryPending
-from crcr.dispatch.event import Decision, Dispatch, decide, load_dispatch_text
+from crcr.dispatch.event import Decision, Dispatch, load_dispatch_text
+from crcr.dispatch.gating import gate
 from crcr.dispatch.plan import (
     Leg,
     auto_shards,
@@ -34,7 +36,7 @@ from crcr.dispatch.plan import (
     plan_legs,
 )
 from crcr.handler.investigate import Triage
-from crcr.handler.options import MODES, RELAY_EXTRAS_DOC, SMOKE_SLICES, Options, options_from
+from crcr.handler.options import LOCAL_REPO, MODES, RELAY_EXTRAS_DOC, SMOKE_SLICES, Options, options_from
 from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run
 from crcr.handler.upstream_setup import LegHooks, backend_id, open_store, prepare
 from crcr.upstream.gitcmd import check_sha
@@ -73,7 +75,7 @@ def load_plan(options: Options, fixture=None, event: Optional[Path] = None) -> P
     except OSError as err:
         raise ConfigError(f"{path}: {err.strerror}") from None
     d = load_dispatch_text(text, str(path))
-    decision = decide(d)
+    decision = gate(d, options.gating)
     legs = []
     if decision.run:
         ws = options.workspace
@@ -108,6 +110,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--workspace", type=user_path, help="repo root (default $BUILD_WORKSPACE_DIRECTORY or cwd)"
+    )
+    p.add_argument(
+        "--gating",
+        help="which dispatches run: all | label-or-landed | merged-only, then label=NAME push=on|off "
+        'nightly=on|off (env CRCR_GATING; default all; crcr/README.md "Event gating")',
+    )
+    p.add_argument(
+        "--no-reuse",
+        action="store_true",
+        help="run every leg, even one whose backend, core, suite, configs and selection equal a stored "
+        "green leg's (env CRCR_REUSE=off)",
     )
     p.add_argument("--backend", action="append", help="backend refs, newest first (default HEAD)")
     p.add_argument(
@@ -269,7 +282,20 @@ def make_hooks(
     )
     # the env is the re-runs' child processes' (runner.child_env), not a source of options
     triage = Triage(options.workspace, options.env, options.bisect, options.leg_timeout, options.run_url)
-    return LegHooks(setup, open_store(options), backend, out, options, triage, changes)
+    hooks = LegHooks(setup, open_store(options), backend, out, options, triage, changes)
+    hooks.reuse = make_reuse(options)
+    return hooks
+
+
+def make_reuse(options: Options):
+    """Stored green legs this run may reuse (None: --no-reuse)."""
+    if not options.reuse:
+        return None
+    from crcr.handler.record import core_version
+    from crcr.handler.reuse import Reuse
+
+    # the env: the warehouse backend's own settings (its spec is resolved already)
+    return Reuse(options.warehouse, options.env, options.repo or LOCAL_REPO, core_version())
 
 
 def change_map(options: Options, fixture) -> Path:
@@ -420,9 +446,71 @@ def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] =
         hooks.store.record_run(hooks.setup.url, hooks.setup.sha)
     finally:
         hooks.close()
+    if fixture and not options.event:
+        run_stream_demo(options, fixture, planned, backend)
     if fixture and fixture.native_event and not options.event:
         return run_native_pr(options, fixture, backend) or code
     return code
+
+
+STALE_FOR_S = 5.0  # the embedded stream: the landing arrives this long after the stale sync
+
+
+def _variant(src: Path, dest: Path, action: str, sha: str, merged: bool) -> Path:
+    """The fixture's PR dispatch as another event of the same PR (a new delivery)."""
+    event = json.loads(src.read_text())
+    cp = event.get("client_payload", event)
+    cp["delivery_id"] = f"{cp['delivery_id'][:24]}-{action}-{sha[:8]}"
+    cp["payload"]["action"] = action
+    cp["payload"]["pull_request"].update(merged=merged)
+    cp["payload"]["pull_request"]["head"]["sha"] = sha
+    write_json(dest, event, sort_keys=True)
+    return dest
+
+
+def run_stream_demo(options: Options, fixture, pr: Planned, backend: str) -> None:
+    """Embedded default, after the PR: a stale sync of the PR (at the base) starts, and the PR's
+    landing (at the head just tested) supersedes it: the stale run's running leg completes
+    `cancelled`, its other legs never start; the landing's legs whose PR run was green are
+    reused from the warehouse, not run (handler/stream.py). Legs that were not green would run
+    again on landing: left out here to keep the default's time."""
+    from crcr.handler.cycle import console
+    from crcr.handler.reuse import leg_inputs
+
+    if not options.reuse or not re.match(r"^[0-9a-f]{40}", backend):
+        console.print(f"stream: skipped (reuse needs the backend at a commit, not {backend!r}, and reuse on)")
+        return
+    out = options.out / "stream"
+    stale = load_plan(
+        options, fixture, _variant(fixture.event, out / "stale.json", "synchronize", fixture.base, False)
+    )
+    landing = load_plan(
+        options, fixture, _variant(fixture.event, out / "landing.json", "closed", pr.dispatch.sha, True)
+    )
+    made = {p.dispatch.delivery_id: make_hooks(options, p, fixture, out, backend) for p in (stale, landing)}
+    hooks, how = made[landing.dispatch.delivery_id], options.leg_settings(options.smoke)
+    green = [
+        leg
+        for leg in fixture_legs(options, landing, fixture)
+        if hooks.reuse is not None
+        and hooks.reuse.find(
+            leg_inputs(leg, how, hooks, hooks.selection_for(leg, how)[0], hooks.reuse.pinned)
+        )
+    ]
+    landing = dataclasses.replace(landing, legs=green)
+    stale = dataclasses.replace(stale, legs=fixture_legs(options, stale, fixture))
+    console.print(
+        f"stream: a stale sync of PR #{pr.dispatch.pr_number} at {fixture.base[:12]}, then its landing at "
+        f"{pr.dispatch.sha[:12]} {STALE_FOR_S:.0f}s later ({len(green)} legs green in the PR run: reusable)"
+    )
+    if not green:
+        for h in made.values():
+            h.close()
+        console.print("stream: no green PR leg to reuse (no warehouse, or every leg red): skipped")
+        return
+    from crcr.handler.stream import run_stream
+
+    run_stream(options, [(0.0, stale), (STALE_FOR_S, landing)], lambda p: made[p.dispatch.delivery_id])
 
 
 def fixture_legs(options: Options, planned: Planned, fixture) -> list:

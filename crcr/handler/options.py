@@ -15,6 +15,8 @@ from typing import Mapping, Optional
 from crcr.callback_client.api import default_state_dir
 from crcr.callback_client.body import RunContext
 from crcr.callback_client.errors import ConfigError
+from crcr.dispatch.gating import ENV as GATING_ENV
+from crcr.dispatch.gating import Gating, parse_gating
 from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, LegSettings, split_template
 from crcr.handler.workspace import workspace_root
 from crcr.upstream.bisect import Limits
@@ -91,6 +93,8 @@ class Options:
     serve: bool = False
     simulate_days: Optional[int] = None
     warehouse: Optional[str] = None  # the described spec; None: no default (no HOME)
+    reuse: bool = True  # --no-reuse, or $CRCR_REUSE=off: every leg runs (crcr/handler/reuse.py)
+    gating: Gating = Gating()  # --gating, else $CRCR_GATING (crcr/dispatch/gating.py)
     select_on: tuple[str, ...] = DEFAULT_SELECT_ON
     select_budget: Optional[float] = None
     change_map: Optional[Path] = None  # --change-map, else $OOT_CHANGE_MAP
@@ -216,6 +220,8 @@ def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
         serve=args.serve,
         simulate_days=args.simulate_days,
         warehouse=warehouse_spec(args.warehouse, env),
+        reuse=not args.no_reuse and env.get("CRCR_REUSE", "on") != "off",
+        gating=gating_arg(args.gating, env),
         select_on=select_on(args.select_on, env),
         select_budget=select_budget(args.select_budget, env),
         change_map=args.change_map or env_path(env, MAP_ENV),
@@ -296,6 +302,13 @@ def upstream_mode(args: argparse.Namespace, env: Mapping[str, str]) -> str:
     if not args.event and not env.get("GITHUB_EVENT_PATH"):
         return "fixture"
     return "none"
+
+
+def gating_arg(given: Optional[str], env: Mapping[str, str]) -> Gating:
+    """--gating, else $CRCR_GATING, else `all`: the one value the workflow hands the plan too."""
+    if given is not None:
+        return parse_gating(given, "--gating")
+    return parse_gating(env.get(GATING_ENV), f"${GATING_ENV}")
 
 
 def select_on(given: Optional[str], env: Mapping[str, str]) -> tuple[str, ...]:

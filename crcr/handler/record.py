@@ -97,6 +97,9 @@ class LegRecorder:
             report=leg_report(result.report),
             triage_verdict=result.verdict,
             bisection=result.bisection.as_json() if result.bisection else None,
+            reuse_key=result.reuse_key,
+            reused_from=result.reused_from,
+            results_note=result.notes[0] if result.reused_from else "",
         )
 
     def begin(self, leg: Leg, at: Optional[float] = None) -> str:

@@ -108,6 +108,8 @@ class LegResult:
     bisection: Optional[Bisection] = None  # when one ran (as_json() for reports)
     runner: str = "pytest"  # what ran it: pytest | bazel | template (triage re-runs follow it)
     core: Optional[Exactness] = None  # how exact the core it ran on was (None: no upstream core)
+    reuse_key: str = ""  # its inputs' key (crcr/dispatch/reuse_key.py): a green one serves later legs
+    reused_from: str = ""  # the source leg's warehouse key when this result was reused, not run
 
     def failed_tests_detail(self) -> list[dict]:
         return self.report.failed_tests_detail().as_json()

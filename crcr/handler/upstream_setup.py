@@ -463,6 +463,7 @@ class LegHooks:
     ):
         # options: the run's (workspace, select memory) for after_leg; None only without a store
         self.setup, self.store, self.backend, self.out, self.options = setup, store, backend, out, options
+        self.reuse = None  # crcr/handler/reuse.py Reuse when stored green legs may be reused
         self.triage = triage
         self.changes = changes  # the dispatch's diff and change map (None: no selection at all)
         self.attributions: list[Attribution] = []

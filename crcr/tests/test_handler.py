@@ -443,3 +443,150 @@ def test_summary_table_keeps_long_job_names_whole_in_a_log(ws, tmp_path, capsys)
     table = capsys.readouterr().err.split("CRCR legs", 1)[1]
     row = next(line for line in table.splitlines() if "long_upstream" in line)
     assert "test-a_feature_with_a_rather_long_upstream_name " in row and "delivered" in row
+
+
+def test_a_gated_out_dispatch_says_why_in_one_line_and_sends_nothing(pr_event, ws, tmp_path, capsys):
+    """$CRCR_GATING is read once into Options: `plan` (the workflow's) writes run=false, the
+    cycle prints one line and starts no relay (no callbacks)."""
+    event = tmp_path / "e.json"
+    event.write_text(json.dumps(pr_event))  # an unlabelled synchronize
+    out = tmp_path / "gh_output"
+    env = {"GITHUB_EVENT_PATH": str(event), "GITHUB_OUTPUT": str(out), "CRCR_GATING": "label-or-landed"}
+    assert handler.run(["plan", "--workspace", str(ws)], env) == 0
+    assert json.loads(capsys.readouterr().out) == {"include": []} and "run=false" in out.read_text()
+    assert handler.run(["--workspace", str(ws), "--state-dir", str(tmp_path / "s")], env) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert said == [
+        "skip: gated out: PR #184442 synchronize without the label ciflow/crcr "
+        "(gating label-or-landed: labelled PRs, or once on landing)"
+    ]
+    assert not (tmp_path / "s").exists()  # no emulator, outbox or callback state was made
+    # the command line wins over the environment; `all` runs it
+    assert handler.run(["plan", "--workspace", str(ws), "--gating", "all"], env) == 0
+    assert len(json.loads(capsys.readouterr().out)["include"]) == 2
+
+
+SLOW_LEG = """
+import sys, time, pathlib
+time.sleep(float(sys.argv[2]))
+pathlib.Path(sys.argv[1]).write_text("<testsuites><testsuite><testcase name='a'/></testsuite></testsuites>")
+"""
+
+
+def _sync(pr_event, tmp_path, n: int, sha: str):
+    import copy
+    import uuid
+
+    e = copy.deepcopy(pr_event)
+    e["client_payload"]["delivery_id"] = str(uuid.uuid4())
+    e["client_payload"]["payload"]["pull_request"]["head"]["sha"] = sha
+    path = tmp_path / f"sync{n}.json"
+    path.write_text(json.dumps(e))
+    return path
+
+
+def test_a_newer_sync_of_the_pr_cancels_the_older_runs_legs_end_to_end(pr_event, ws, tmp_path):
+    """On the embedded relay: the older run's running leg is stopped and sends its completed
+    `cancelled` (no HUD row left in_progress), its next leg never starts (sends nothing), and
+    the newer run's legs run."""
+    from crcr.handler.stream import run_stream, superseded
+    from crcr.handler.upstream_setup import LegHooks, UpstreamSetup
+
+    script = tmp_path / "slow_leg.py"
+    script.write_text(SLOW_LEG)
+    options = handler.parse_options(
+        _local(ws, tmp_path, f"{{python}} {script} {{junit}} 1.5"),
+        {"CRCR_STATE_DIR": str(tmp_path / "state")},
+    )
+    older, newer = (
+        handler.load_plan(options, None, _sync(pr_event, tmp_path, n, c * 40))
+        for n, c in ((1, "a"), (2, "b"))
+    )
+    outcomes = run_stream(
+        options,
+        [(0.0, older), (0.7, newer)],
+        lambda p: LegHooks(UpstreamSetup("none", "", p.dispatch.sha), None, "HEAD", tmp_path),
+    )
+    first, second = outcomes
+    assert superseded(outcomes) is first
+    assert [(n, r.conclusion) for n, r in first.results.items()] == [("test-modules", "cancelled")]
+    assert first.results["test-modules"].counts.passed == 0  # a cancelled leg claims no test
+    assert first.never_started == ["test-ops"] and newer.dispatch.delivery_id in first.line
+    assert {n: r.conclusion for n, r in second.results.items()} == {
+        "test-modules": "success",
+        "test-ops": "success",
+    }
+    rows = json.loads((tmp_path / "out" / "hud-stream.json").read_text())
+    mine = [(r["delivery_id"], r["job_name"], r["status"], r.get("conclusion")) for r in rows]
+    assert (older.dispatch.delivery_id, "test-modules", "completed", "cancelled") in mine
+    assert not any(d == older.dispatch.delivery_id and j == "test-ops" for d, j, _, _ in mine)
+    assert all(s == "completed" for _, _, s, _ in mine)  # none left in_progress
+
+
+def _local(ws, tmp_path, template: str, *more) -> list[str]:
+    """A local cycle's command line: stand-in legs from `template`, no upstream."""
+    where = ["--workspace", str(ws), "--out", str(tmp_path / "out")]
+    return [*where, "--runner", "pytest", "--upstream", "none", "--test-command", template, *more]
+
+
+def _cycle(ws, tmp_path, script, *more, env=None):
+    template = f"{{python}} {script} {{junit}} {{config}}"
+    argv = _local(ws, tmp_path, template, "--backend", "c" * 40, "--warehouse", str(tmp_path / "wh"), *more)
+    return handler.run(argv, {"CRCR_STATE_DIR": str(tmp_path / "state"), **(env or {})})
+
+
+def test_a_green_leg_with_the_same_inputs_is_reused_not_run_again(ws, tmp_path, capsys):
+    """Same backend, core, suite, configs and selection: the green leg's result comes from the
+    warehouse, names its run and reaches the HUD as a normal completed; the red leg runs again;
+    an edited config runs again; --no-reuse runs everything."""
+    script = tmp_path / "fake_leg.py"
+    marker = "pathlib.Path(junit).with_suffix('.ran').write_text('')\nsys.exit(fail)"
+    script.write_text(FAKE_LEG.replace("sys.exit(fail)", marker))
+    out = tmp_path / "out"
+
+    def ran():
+        found = sorted(p.stem for p in out.glob("*.ran"))
+        for p in out.glob("*.ran"):
+            p.unlink()
+        return found
+
+    assert _cycle(ws, tmp_path, script) == 1  # the modules leg fails its tests
+    assert ran() == ["test-modules", "test-ops"]
+    assert "reuse: 2 legs run, 0 reused, 0.0 device-minutes saved" in capsys.readouterr().err
+    assert _cycle(ws, tmp_path, script) == 1
+    assert ran() == ["test-modules"]  # the green ops leg was reused
+    err = capsys.readouterr().err
+    assert "reuse: 1 legs run, 1 reused" in err and "test-ops: reused: green in run " in err
+    rows = {r["job_name"]: r for r in json.loads((out / "hud.json").read_text())}
+    assert (rows["test-ops"]["status"], rows["test-ops"]["conclusion"], rows["test-ops"]["tests_passed"]) == (
+        "completed",
+        "success",
+        2,
+    )
+    (ws / "configs" / "ops.yaml").write_text(FEATURE_YAML + "# edited\n")
+    assert _cycle(ws, tmp_path, script) == 1
+    assert ran() == ["test-modules", "test-ops"]  # a changed config: its leg runs again
+    for argv, env in ((["--no-reuse"], {}), ([], {"CRCR_REUSE": "off"})):  # every leg runs
+        assert not handler.parse_options(["plan", *argv], env).reuse
+
+
+def test_reuse_fails_open_on_a_warehouse_error(ws, tmp_path, capsys):
+    from crcr.dispatch.reuse_key import LegInputs
+    from crcr.handler.reuse import Reuse
+
+    (tmp_path / "not-a-dir").write_text("")
+    reuse = Reuse(str(tmp_path / "not-a-dir"), {}, "local/oot-ci", "2.13.0")
+    inputs = LegInputs("c" * 40, "pinned:2.13.0", "", (), "", "{}")
+    assert reuse.find(inputs) is None
+    assert len(reuse.notes) == 1 and reuse.notes[0].startswith("reuse: warehouse not read (")
+    assert reuse.notes[0].endswith("): the leg runs")
+
+
+def test_the_reuse_key_reads_the_selected_tests_not_their_count():
+    from crcr.handler.reuse import selection_text
+    from testing.changes.decide import Selection
+
+    a = Selection("ops", False, 10, 5.0, frozenset({"t::a"}))
+    b = Selection("ops", False, 10, 5.0, frozenset({"t::b"}))
+    assert a.as_json() == b.as_json()  # the same count: the summary cannot tell them apart
+    assert selection_text(a) != selection_text(b) and selection_text(None) == ""

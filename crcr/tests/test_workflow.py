@@ -2,6 +2,7 @@
 and the action's shell never executing payload text."""
 
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -123,8 +124,38 @@ def test_workflow_follows_the_protocol():
         assert all(c["with"]["job-name"] == name for c in calls)  # unique per leg
         # the leg's own conclusion (neutral on a core that did not apply its native change)
         own = "${{ steps.leg.outputs.conclusion || job.status }}" if job is test else "${{ job.status }}"
-        assert calls[-1]["if"] == "always()" and calls[-1]["with"]["conclusion"] == own
-        assert "if" not in calls[0] or job is test
+        # completed also on cancellation; the build job's pair only for a dispatch the plan runs
+        ran = " && steps.plan.outputs.run != 'false'" if job is build else ""
+        assert calls[-1]["if"] == "always()" + ran and calls[-1]["with"]["conclusion"] == own
+        assert job is test or calls[0]["if"] == "steps.plan.outputs.run == 'true'"
+
+
+def test_gating_is_one_variable_the_plan_reads_before_any_callback():
+    """No gating logic in YAML: the repository variable reaches the handler's plan, which
+    runs before the build job's in_progress, so a gated-out dispatch sends nothing."""
+    wf = load(WORKFLOW)
+    assert wf["env"]["CRCR_GATING"] == "${{ vars.CRCR_GATING }}"
+    assert "label-or-landed" not in json.dumps(wf["jobs"])  # the modes live in crcr/dispatch/gating.py
+    steps = wf["jobs"]["build"]["steps"]
+    plan = next(i for i, s in enumerate(steps) if s.get("id") == "plan")
+    first_callback = next(
+        i for i, s in enumerate(steps) if s.get("uses") == "./.github/actions/crcr-callback"
+    )
+    assert steps[plan]["run"] == "bazel-bin/crcr/dispatch_handler plan" and plan < first_callback
+
+
+def test_a_superseded_run_completes_each_started_leg_as_cancelled():
+    """A newer dispatch of the same PR cancels the older run (one concurrency group per PR);
+    a leg that sent in_progress still sends its completed from its own job: the step runs on
+    cancellation and its conclusion is then the job's status, `cancelled`."""
+    wf = load(WORKFLOW)
+    group = wf["concurrency"]["group"]
+    assert group.startswith("crcr-${{ github.event.client_payload.payload.pull_request.number ||")
+    assert wf["concurrency"]["cancel-in-progress"] is True
+    steps = wf["jobs"]["test"]["steps"]
+    done = [s for s in steps if s.get("uses") == "./.github/actions/crcr-callback"][-1]
+    assert done["if"] in ("always()", "cancelled() || always()")
+    assert done["with"]["conclusion"].endswith("|| job.status }}")  # the run-leg step never wrote one
 
 
 def _in_progress_step(steps):

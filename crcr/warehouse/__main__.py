@@ -59,6 +59,30 @@ def _parser() -> argparse.ArgumentParser:
         "l3",
         help="L3 standing (real legs only), as CRCR computes it: promotion gates, demotion, level history",
     )
+    ss = sub.add_parser(
+        "simulate-stream",
+        help="how many devices for L3: replay a dispatch stream through the real gating, planner, "
+        "supersession and reuse onto D devices (simulated time, no test runs), judged by the L3 code",
+    )
+    ss.add_argument(
+        "--stream", type=Path, help='JSONL, one {"at": T, "event": E} a line (default: synthetic)'
+    )
+    ss.add_argument(
+        "--days", type=positive_int, default=14, help="synthetic stream: days (default 14, the L3 window)"
+    )
+    ss.add_argument("--devices", default="1-12", help="pool sizes to try: N, A-B or A,B,C (default 1-12)")
+    ss.add_argument(
+        "--mode",
+        action="append",
+        help="gating value(s) to compare (crcr/dispatch/gating.py; default the three modes)",
+    )
+    ss.add_argument("--no-reuse", action="store_true", help="run every leg (no reuse of green legs)")
+    ss.add_argument("--no-supersede", action="store_true", help="a newer dispatch cancels nothing")
+    ss.add_argument(
+        "--scratch",
+        type=Path,
+        help="scratch warehouse directory for the simulated legs (default: a temp dir)",
+    )
     pg = sub.add_parser("page", help="write the HUD page (all panels) as one offline HTML file")
     pg.add_argument("--out", type=Path, required=True)
     pg.add_argument("--screenshot", type=Path, help="also a full-page PNG, taken in headless Chromium")
@@ -105,7 +129,7 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
     args = _parser().parse_args(argv)
     where = env.get("BUILD_WORKING_DIRECTORY")  # `bazel run` runs us elsewhere: relative paths are the user's
     if where:
-        for name in ("out", "screenshot", "level_history"):
+        for name in ("out", "screenshot", "level_history", "stream", "scratch"):
             if getattr(args, name, None) is not None:
                 setattr(args, name, Path(where) / getattr(args, name))
     now = time.time()
@@ -134,6 +158,10 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
             sys.stdout.write(candidate_diff(wh, found, ws))
     elif cmd == "l3":
         return cmd_l3(wh, args, now, levels)
+    elif cmd == "simulate-stream":
+        from crcr.warehouse.capacity_cli import cmd_simulate_stream
+
+        return cmd_simulate_stream(wh, args, now, ws)
     elif cmd == "page":
         cmd_page(wh, args, now, ws, levels)
     elif not args.simulate_days:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import secrets
 import time
 from dataclasses import replace
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from crcr.warehouse.backends import Backend
 from crcr.warehouse.records import LegRecord
@@ -69,6 +69,8 @@ def leg_row(leg: LegRecord, ingest_id: int, now: float) -> tuple:
         "queue_time": leg.queue_time,
         "execution_time": leg.execution_time,
         "leg_seconds": leg.leg_seconds,
+        "reuse_key": leg.reuse_key,
+        "reused_from": leg.reused_from,
     }
     return tuple(values[name] for name, _ in LEG_COLUMNS)
 
@@ -153,3 +155,18 @@ def ingest(
         if settle:
             wh.settle()
     return True
+
+
+def ingest_bulk(wh: Backend, legs: Sequence[LegRecord]) -> int:
+    """Many legs without test rows (the capacity simulator's, crcr/warehouse/capacity.py) into a
+    scratch warehouse: one session, a few statements, each leg its own ingest id; their queue and
+    execution times as given (no in_progress rows to derive them from), no de-duplication."""
+    base = new_ingest_id() & ~0xFFFFF  # consecutive ids from this millisecond's first
+    now = time.time()
+    names = [n for n, _ in LEG_COLUMNS]
+    rows = [leg_row(leg, base + i, now) for i, leg in enumerate(legs)]
+    with wh.exclusive():
+        for start in range(0, len(rows), BATCH):
+            wh.insert("legs", names, rows[start : start + BATCH])
+        wh.settle()
+    return len(rows)

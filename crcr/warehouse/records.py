@@ -92,6 +92,8 @@ class LegRecord:
     triage_verdict: Optional[dict] = None  # issue 21: the relay-validated verdict
     bisection: Optional[dict] = None  # issue 21: first bad upstream commit and its range
     simulated: bool = False
+    reuse_key: str = ""  # schema 5: the inputs a green leg may be reused for ("" = not reusable)
+    reused_from: str = ""  # the source leg's leg_key when this leg's result was reused
     report: LegReport = field(default_factory=LegReport)
 
     @property

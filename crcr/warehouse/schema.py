@@ -33,8 +33,9 @@ from dataclasses import dataclass
 
 from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
 
-SCHEMA_VERSION = 4  # 1: string ingest ids, string outcomes, results ordered by test id; 2: no rare_results;
-# 3: no status, queue_time, execution_time, leg_seconds on legs (completed legs only, queue derived from stamps)
+SCHEMA_VERSION = 5  # 1: string ingest ids, string outcomes, results ordered by test id; 2: no rare_results;
+# 3: no status, queue_time, execution_time, leg_seconds on legs (completed legs only, queue derived from stamps);
+# 4: no reuse_key, reused_from on legs (no leg was reused)
 OUTCOME_CODES = {o.value: i + 1 for i, o in enumerate(Outcome)}  # toUInt8(outcome) in SQL
 OUTCOME_TYPE = "Enum8(" + ", ".join(f"'{v}' = {code}" for v, code in OUTCOME_CODES.items()) + ")"
 
@@ -78,6 +79,11 @@ LEG_COLUMNS: tuple[tuple[str, str], ...] = (
     # the handler's own time running the leg's tests: execution_time minus it is checkout,
     # core resolution, build and set-up (the L3 panel's set-up share); NULL on in_progress rows
     ("leg_seconds", "Nullable(Float64)"),
+    # schema 5 (issue 43): what a green leg may be reused for, and where a reused leg's result
+    # came from (crcr/warehouse/reuse.py): the hash of its backend, resolved core, suite SHA,
+    # configs, selection and run settings ("" = not reusable); the source leg's leg_key
+    ("reuse_key", "String"),
+    ("reused_from", "String"),
 )
 
 IN_PROGRESS, COMPLETED = "in_progress", "completed"
@@ -94,6 +100,18 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("leg_seconds", "DEFAULT toFloat64(toInt64(finished_at) - toInt64(started_at))"),
     )
 }
+
+# Schema 4 -> 5, its own step: an older leg has no reuse key (never reused from) and was run.
+REUSE_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "legs": (("reuse_key", "DEFAULT ''"), ("reused_from", "DEFAULT ''")),
+}
+# Every step's added columns, oldest first (open_warehouse adds whatever a table lacks).
+MIGRATIONS = (ADDED_COLUMNS, REUSE_COLUMNS)
+
+
+def _added(table: str) -> tuple[tuple[str, str], ...]:
+    return tuple(c for step in MIGRATIONS for c in step.get(table, ()))
+
 
 RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("ingest_id", "UInt64"),
@@ -218,7 +236,8 @@ def stale_tables(db: str) -> str:
 
 def missing_columns(db: str) -> str:
     """SQL: (table, column) of ADDED_COLUMNS that an existing table lacks (an older schema)."""
-    pairs = ", ".join(f"('{t}', '{c}')" for t, cols in ADDED_COLUMNS.items() for c, _ in cols)
+    tables = dict.fromkeys(t for step in MIGRATIONS for t in step)
+    pairs = ", ".join(f"('{t}', '{c}')" for t in tables for c, _ in _added(t))
     return f"""SELECT tupleElement(p, 1) AS t, tupleElement(p, 2) AS c FROM (SELECT arrayJoin([{pairs}]) AS p)
         WHERE t IN (SELECT name FROM system.tables WHERE database = '{db}')
         AND (t, c) NOT IN (SELECT table, name FROM system.columns WHERE database = '{db}')"""
@@ -227,8 +246,8 @@ def missing_columns(db: str) -> str:
 def add_columns(db: str, table: str, names: list[str]) -> str:
     """One ALTER for every missing column of `table`: one metadata change (and a repeat of
     open_warehouse adds whatever is still missing, so no reader sees a table half-upgraded)."""
-    kinds, defaults = dict(TABLES[table][0]), dict(ADDED_COLUMNS[table])
-    adds = [f"ADD COLUMN `{n}` {kinds[n]} {defaults[n]}" for n, _ in ADDED_COLUMNS[table] if n in names]
+    kinds, defaults = dict(TABLES[table][0]), dict(_added(table))
+    adds = [f"ADD COLUMN `{n}` {kinds[n]} {defaults[n]}" for n, _ in _added(table) if n in names]
     return f"ALTER TABLE {db}.{table} {', '.join(adds)}"
 
 

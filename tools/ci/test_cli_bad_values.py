@@ -97,6 +97,7 @@ CASES = [
             "select_bench",
             "select_mutation_bench",
             "shard_bench",
+            "stream_bench",
             "warehouse_bench",
         )
     ],

@@ -150,3 +150,117 @@ def test_evaluate_follows_the_reference_directions():
     assert (l3.evaluate(below, 10799.9), l3.evaluate(below, 10800)) == (True, False)
     assert (l3.evaluate(at_least, 0.9), l3.evaluate(at_least, 0.8999)) == (True, False)
     assert l3.evaluate(below, None) is None and l3.evaluate(below, float("nan")) is None
+
+
+# The capacity simulator (crcr/warehouse/capacity.py): judged by this L3 code, in the warehouse.
+def _arrivals(n: int, at: float, action: str = "synchronize", labels=()):
+    import copy
+    import json
+
+    from crcr.dispatch.event import load_dispatch
+    from crcr.warehouse.synthetic import EXAMPLES
+
+    template = json.loads((EXAMPLES / "pull_request_synchronize.json").read_text())["client_payload"]
+    out = []
+    for i in range(n):
+        cp = copy.deepcopy(template)
+        cp["delivery_id"] = f"cap-{i}"
+        cp["payload"]["action"] = action
+        pr = cp["payload"]["pull_request"]
+        pr.update(number=100 + i, labels=[{"name": x} for x in labels])
+        pr["head"]["sha"] = f"{i:040x}"
+        out.append((at, load_dispatch(cp)))
+    return out
+
+
+def _sim(devices, arrivals, mode="all", **kw):
+    from crcr.dispatch.gating import parse_gating
+    from crcr.dispatch.plan import Feature
+    from crcr.warehouse.capacity import Recorded, Settings, replay
+
+    rec = Recorded({"f": (3600.0,)}, {"f": 1.0})  # one feature: two 30-minute shards a dispatch
+    s = Settings(devices, parse_gating(mode), select_share=None, **kw)
+    return replay(arrivals, [Feature("f", ("configs/f.yaml",))], rec, s, f"capacity/{mode}/D{devices}")
+
+
+def test_the_simulators_l3_figures_are_the_warehouses_on_the_same_legs(wh):
+    """The replay's rows, written in bulk, judge as the same legs do when ingested one by one
+    the way the handler records them (in_progress, then completed: queue and execution derived)."""
+    from dataclasses import replace
+
+    from crcr.warehouse.capacity import judge
+
+    out = _sim(1, _arrivals(3, NOW - DAY))
+    (judged,) = judge(wh, [("capacity/all/D1", out)], NOW)
+    with wh.exclusive():
+        for leg in sorted(out.legs, key=lambda x: x.started_at):
+            base = replace(leg, repo="handler/same-legs", queue_time=None, execution_time=None)
+            ingest(
+                wh,
+                replace(base, status="in_progress", finished_at=leg.started_at, conclusion=""),
+                settle=False,
+            )
+            ingest(wh, base, settle=False)
+        wh.settle()
+    again = queries.l3_metrics(wh, NOW, l3.PROMOTION_WINDOW_DAYS, simulated=True)["handler/same-legs"]
+    assert judged.metrics.as_gates() == again.as_gates()
+    # one device, three dispatches of two 30-minute legs: queues 0, 1 h, 2 h
+    assert judged.metrics.avg_queue_s == pytest.approx(3600.0) and judged.metrics.jobs == 6
+
+
+def test_the_smallest_pool_that_meets_every_capacity_gate(wh):
+    from crcr.dispatch.gating import parse_gating
+    from crcr.dispatch.plan import Feature
+    from crcr.warehouse.capacity import Recorded, capacity, smallest
+
+    arrivals = _arrivals(4, NOW - DAY)  # 4 PRs at once, 8 legs of 30 min
+    rec = Recorded({"f": (3600.0,)}, {"f": 1.0})
+    judged = capacity(
+        wh,
+        arrivals,
+        [Feature("f", ("configs/f.yaml",))],
+        rec,
+        [parse_gating("all")],
+        [1, 2, 3, 4],
+        select_share=None,
+    )
+    assert [j.met() for j in judged] == [False, False, True, True]  # avg queue 1.5 h, 45 min, 22.5 min, 0
+    assert smallest(judged).outcome.settings.devices == 3
+
+
+def test_gating_supersession_and_reuse_in_the_replay():
+    from crcr.callback_client.errors import ConfigError
+    from crcr.warehouse.capacity import parse_devices
+
+    t = NOW - DAY
+    gated = _sim(2, _arrivals(3, t), "label-or-landed")
+    assert gated.gated_out == 3 and not gated.legs
+    older, newer = _arrivals(1, t)[0][1], _arrivals(1, t)[0][1]
+    newer = replace_sha(newer, "f" * 40)
+    out = _sim(1, [(t, older), (t + 600, newer)])  # the newer sync 10 min in: the older run is cut
+    kinds = [(leg.delivery_id == older.delivery_id, leg.conclusion) for leg in out.legs]
+    assert (True, "cancelled") in kinds and out.dropped == 1 and out.cancelled == 1
+    again = _sim(1, [(t, older), (t + 4 * 3600, replace_sha(older, older.sha, "closed"))])
+    assert again.reused == 2 and again.saved_s == pytest.approx(3600.0)
+    assert (
+        _sim(1, [(t, older), (t + 4 * 3600, replace_sha(older, older.sha, "closed"))], reuse=False).reused
+        == 0
+    )
+    for bad in ("0", "x", "0-2"):
+        with pytest.raises(ConfigError, match="--devices"):
+            parse_devices(bad)
+    with pytest.raises(ConfigError, match="at least 1"):
+        _sim(0, _arrivals(1, t))
+
+
+def replace_sha(d, sha: str, action: str = "synchronize"):
+    """The same PR as `d` at another head (and action): a new delivery."""
+    from dataclasses import replace
+
+    return replace(
+        d,
+        sha=sha,
+        action=action,
+        delivery_id=f"{d.delivery_id}-{sha[:6]}-{action}",
+        landed=action == "closed",
+    )

@@ -177,8 +177,34 @@ def test_an_upgrade_the_engine_refuses_is_one_line_and_changes_nothing(wh, monke
         upgrade_columns(wh)
     assert "\n" not in str(err.value)
     assert str(err.value).startswith(
-        "could not upgrade legs to schema 4 (adding status, queue_time, execution_time, leg_seconds; "
+        "could not upgrade legs to schema 5 (adding status, queue_time, execution_time, leg_seconds; "
         "nothing was changed) in warehouse "
     )
     columns = query(f"SELECT name FROM system.columns WHERE database = '{wh.db}' AND table = 'legs'")
     assert "status" not in {c[0] for c in columns}
+
+
+def test_a_green_leg_that_ran_is_the_reuse_source_for_its_key_and_schema_4_upgrades(wh):
+    """Schema 5 (issue 43): only a completed, real, green leg that itself ran serves its key;
+    a schema-4 warehouse gains the two columns in place (older legs: no key, not reused)."""
+    from crcr.warehouse.reuse import find_green
+    from crcr.warehouse.schema import REUSE_COLUMNS
+
+    ingest(wh, replace(leg(1, started=T0, exec_s=900), reuse_key="k1"))
+    ingest(wh, replace(leg(2, started=T0 + 10, conclusion="failure"), reuse_key="k2"))
+    ingest(wh, replace(leg(3, started=T0 + 20), reuse_key="k1", reused_from="x"))  # a reused one
+    ingest(wh, replace(leg(4, started=T0 + 30, simulated=True), reuse_key="k3"))
+    found = find_green(wh, REPO, "k1")
+    assert (found.run_id, found.seconds, found.passed) == (leg(1).run_id, 900.0, 0)
+    assert [find_green(wh, REPO, k) for k in ("k2", "k3", "k4")] == [None, None, None]
+    assert find_green(wh, "other/repo", "k1") is None
+    with wh.exclusive():
+        for column, _ in REUSE_COLUMNS["legs"]:
+            wh.query(f"ALTER TABLE {wh.db}.legs DROP COLUMN `{column}`")
+    wh.close()
+    again = open_warehouse(spec_of(wh), {})
+    try:
+        assert again.query(f"SELECT count() FROM {again.db}.legs WHERE reuse_key = ''")[0][0] == 4
+        assert find_green(again, REPO, "k1") is None
+    finally:
+        again.close()
