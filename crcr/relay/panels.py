@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Mapping, Optional
 
+from crcr.relay.grid import commit_link, culprit_of, first_bad_html, pr_link
 from crcr.warehouse import l3, queries
 from crcr.warehouse.backends import Backend
 
@@ -56,13 +57,33 @@ def when(epoch: Optional[int]) -> str:
     return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%d %H:%M") if epoch else "never"
 
 
+FOLD = 20  # a longer table shows its first rows and folds the rest, with a count
+
+
 def table(head: list[str], rows: list[list[str]], empty: str) -> str:
     """Cells are HTML already (escaped by the caller)."""
     if not rows:
         return f'<p class="empty">{esc(empty)}</p>'
-    th = "".join(f"<th>{esc(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><tr>{th}</tr>{body}</table>"
+    th = "<tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr>"
+    body = ["<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows]
+    shown = f"<table>{th}{''.join(body[:FOLD])}</table>"
+    if len(body) <= FOLD:
+        return shown
+    rest = f"<table>{th}{''.join(body[FOLD:])}</table>"
+    return shown + f'<details class="fold"><summary>{len(body) - FOLD} more rows ({len(body)} in all)</summary>{rest}</details>'
+
+
+def bisection_html(b: dict) -> str:
+    """A bisection (crcr/upstream/bisect.py's JSON) as its first bad commit and PR, or its
+    status and the range it narrowed to."""
+    found = culprit_of(b)
+    if found:
+        return first_bad_html(found)
+    status = str(b.get("status") or "no culprit")
+    good, bad = b.get("good") or b.get("last_good"), b.get("bad")
+    if good and bad:
+        return f"{esc(status)}: {commit_link(good)}..{commit_link(bad)}"
+    return esc(status)
 
 
 def chart(fig, div_id: str, points: int) -> str:
@@ -84,18 +105,23 @@ def recent_dispatches(wh: Backend, ctx: PageContext) -> list[queries.Dispatch]:
     return ctx.once("dispatches", lambda: queries.dispatches(wh, 30))
 
 
+def recent_legs(wh: Backend, ctx: PageContext) -> list[queries.LegRow]:
+    """The jobs of the grid's dispatches (crcr/relay/hud_rows.py)."""
+    return ctx.once("legs", lambda: queries.recent_legs(wh, 30))
+
+
 def dispatch_history(wh: Backend, ctx: PageContext) -> str:
     rows = []
     for d in recent_dispatches(wh, ctx):
         verdicts = "<br>".join(
             esc(f"{v['job']}: {v.get('category')} ({v.get('confidence')})") for v in d.verdicts
         )
-        first_bad = "<br>".join(esc(f"{b['job']}: {str(b.get('first_bad', ''))[:10]}") for b in d.bisections)
+        first_bad = "<br>".join(f"{esc(b['job'])}: {bisection_html(b)}" for b in d.bisections)
         rows.append(
             [
                 esc(when(d.started_at)) + (f" {SIM}" if d.simulated else ""),
-                esc(f"{d.event_type} #{d.pr_number}" if d.pr_number else d.event_type),
-                f"<code>{esc(d.upstream_sha[:10])}</code>",
+                esc(d.event_type) + (f" {pr_link(d.pr_number)}" if d.pr_number else ""),
+                commit_link(d.upstream_sha),
                 f"<code>{esc(d.backend_sha[:12])}</code>",
                 esc(f"{d.legs_green}/{d.legs}"),
                 esc(f"{d.passed} passed, {d.failed} failed"),
@@ -230,11 +256,14 @@ def failing_table(wh: Backend, ctx: PageContext) -> str:
     rows = [
         [
             f"<code>{esc(f.test_id)}</code>" + (f" {SIM}" if f.simulated else ""),
-            esc(f.outcome),
+            (
+                f'{esc(f.outcome)}: <span class="new-in-scope">★ new in scope</span> (its leg green by design)'
+                if f.new_in_scope
+                else esc(f.outcome)
+            ),
             esc(when(f.first_seen)),
             esc(when(f.first_failed)),
-            esc(when(f.last_passed))
-            + (f" <code>{esc(f.last_passed_sha[:10])}</code>" if f.last_passed else ""),
+            esc(when(f.last_passed)) + (f" {commit_link(f.last_passed_sha)}" if f.last_passed else ""),
             esc(f.message),
         ]
         for f in queries.failing_tests(wh, 100)
@@ -335,8 +364,7 @@ def triage_panel(wh: Backend, ctx: PageContext) -> str:
                     esc(v["job"]),
                     esc(f"{v.get('category')} ({v.get('confidence')} confidence, advisory)"),
                     esc(v.get("summary", "")),
-                    f"<code>{esc(str(b.get('first_bad', ''))[:10])}</code>"
-                    + (esc(f" after {str(b.get('last_good', ''))[:10]}") if b.get("last_good") else ""),
+                    bisection_html(b),
                 ]
             )
     return table(
@@ -424,13 +452,5 @@ def _render(wh: Backend, ctx: PageContext) -> str:
     return banner + "".join(out)
 
 
-PAGE_CSS = """
-section{margin:24px 0} .meaning{color:#555;font-size:13px;max-width:70em}
-.sim{background:#c9f;color:#000;font-size:11px;padding:1px 4px;border-radius:3px}
-.sim-banner{background:#eaf;padding:6px} .ok{color:#070;font-weight:bold} .bad{color:#a00;font-weight:bold}
-pre.diff{background:#f6f6f6;padding:8px;font-size:12px;overflow:auto;max-height:320px} .empty{color:#888}
-"""
-
-
 def head_assets() -> str:
-    return f"<style>{PAGE_CSS}</style><script>{plotly_js()}</script>"
+    return f"<script>{plotly_js()}</script>"  # the stylesheet is crcr/relay/style.py

@@ -81,6 +81,54 @@ def dispatches(wh: Backend, limit: int = 20, only: Optional[tuple[str, str, str]
     return out
 
 
+@dataclass(frozen=True)
+class LegRow:
+    """One leg of a recent dispatch, as the HUD's grid shows it (the newest attempt)."""
+
+    repo: str
+    delivery_id: str
+    run_id: str
+    job_name: str
+    run_attempt: int
+    event_type: str
+    pr_number: int
+    upstream_sha: str
+    backend_sha: str
+    started_at: int
+    conclusion: str
+    status: str
+    passed: int
+    failed: int
+    skipped: int
+    results: str  # complete | incomplete
+    queue_time: Optional[float]
+    execution_time: Optional[float]  # the relay's: in_progress -> completed (triage included)
+    leg_seconds: Optional[float]  # the handler's own run of the leg's tests
+    verdict: Optional[dict]
+    bisection: Optional[dict]
+    simulated: bool
+
+
+def recent_legs(wh: Backend, limit: int = 20) -> list[LegRow]:
+    """Every job of the newest `limit` dispatches (as `dispatches` counts them), its newest
+    attempt, in progress or completed; newest dispatch first."""
+    newest = f"""SELECT repo, delivery_id, run_id FROM {wh.db}.legs WHERE {live(wh.db)}
+        GROUP BY repo, delivery_id, run_id ORDER BY min(started_at) DESC LIMIT {int(limit)}"""
+    either = f"({live(wh.db)} OR {live(wh.db, status=schema.IN_PROGRESS)})"
+    rows = wh.query(
+        f"""SELECT repo, delivery_id, run_id, job_name, run_attempt, event_type, pr_number, upstream_sha,
+        backend_sha, toUnixTimestamp(started_at), conclusion, status, passed, failed, skipped, results,
+        queue_time, execution_time, leg_seconds, ifNull(triage_verdict, ''), ifNull(bisection, ''), simulated
+        FROM {wh.db}.legs WHERE {either} AND (repo, delivery_id, run_id) IN ({newest})
+        ORDER BY run_attempt, status = '{COMPLETED}', ingest_id"""
+    )
+    newest_attempt: dict[tuple, LegRow] = {}
+    for r in rows:  # a later attempt, or the completed row of the same attempt, wins
+        verdict, bisection = (json.loads(x) if x else None for x in r[19:21])
+        newest_attempt[r[:4]] = LegRow(*r[:19], verdict, bisection, bool(r[21]))
+    return sorted(newest_attempt.values(), key=lambda leg: (-leg.started_at, leg.job_name))
+
+
 # ------------------------------------------------------------------ pass rates
 
 
@@ -329,6 +377,10 @@ class Failing:
     latest_sha: str
     message: str
     simulated: bool
+    # the latest failure's leg concluded success: the handler turns a leg green whose only
+    # failures are tests new in scope (crcr/handler/upstream_setup.py), so this one is new
+    # in scope, not a regression
+    new_in_scope: bool = False
 
 
 def failing_tests(wh: Backend, limit: int = 200) -> list[Failing]:
@@ -351,10 +403,26 @@ def failing_tests(wh: Backend, limit: int = 200) -> list[Failing]:
     )
     rows = sorted(rows, key=lambda r: r[-1])[: int(limit)]
     legs = _legs_of(wh, {i for r in rows for i in (r[4], r[5]) if i})
+    green = _green_legs(wh, {r[5] for r in rows})
     return [
-        Failing(t, o, first, ff, lp or None, legs[lpi][0] if lpi else "", legs[li][0], msg, bool(sim))
+        Failing(
+            t, o, first, ff, lp or None, legs[lpi][0] if lpi else "", legs[li][0], msg, bool(sim), li in green
+        )
         for o, first, ff, lp, lpi, li, msg, sim, t in rows
     ]
+
+
+def _green_legs(wh: Backend, ingest_ids: set[int]) -> set[int]:
+    """Those of the ingests whose leg concluded success."""
+    if not ingest_ids:
+        return set()
+    ids = ", ".join(str(int(i)) for i in sorted(ingest_ids))
+    return {
+        r[0]
+        for r in wh.query(
+            f"SELECT ingest_id FROM {wh.db}.legs WHERE ingest_id IN ({ids}) AND conclusion = 'success'"
+        )
+    }
 
 
 # ------------------------------------------------------------------ history
