@@ -66,10 +66,11 @@ def table(head: list[str], rows: list[list[str]], empty: str) -> str:
         return f'<p class="empty">{esc(empty)}</p>'
     th = "<tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr>"
     body = ["<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows]
-    shown = f"<table>{th}{''.join(body[:FOLD])}</table>"
+    # each table scrolls inside itself: a narrow window never scrolls the whole page sideways
+    shown = f'<div class="table-wrap"><table>{th}{"".join(body[:FOLD])}</table></div>'
     if len(body) <= FOLD:
         return shown
-    rest = f"<table>{th}{''.join(body[FOLD:])}</table>"
+    rest = f'<div class="table-wrap"><table>{th}{"".join(body[FOLD:])}</table></div>'
     return shown + f'<details class="fold"><summary>{len(body) - FOLD} more rows ({len(body)} in all)</summary>{rest}</details>'
 
 

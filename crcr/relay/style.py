@@ -20,7 +20,8 @@ p.dispatch{font-size:15px;margin:4px 0}
 ul.red-lines{list-style:none;padding:0;margin:4px 0}
 li.red-line{background:#fde8e8;border-left:4px solid #c62828;padding:4px 8px;margin:2px 0}
 p.all-green{background:#e6f4ea;border-left:4px solid #2e7d32;padding:4px 8px}
-.grid-wrap{overflow:auto;max-width:100%;max-height:60vh}
+.grid-wrap{overflow:auto;max-width:100%;max-height:60vh} .table-wrap{overflow-x:auto;max-width:100%}
+.chart{max-width:100%;overflow-x:auto}
 table.grid td.cell{padding:1px;text-align:center;border-color:#eee}
 table.grid th{font-size:12px;white-space:nowrap;font-weight:normal}
 .sq{display:inline-block;width:18px;height:18px;line-height:18px;border:0;border-radius:3px;padding:0;

@@ -77,6 +77,11 @@ def check_first_screen(loaded):
     assert page.is_visible("aside#details")
     assert "first bad upstream commit" in page.inner_text("aside#details")
     assert page.evaluate(REPR_CELLS_JS) == []
+    page.set_viewport_size({"width": 480, "height": 900})  # narrow: only the grid and tables scroll
+    assert page.evaluate("document.documentElement.scrollWidth") <= 480
+    box = red.bounding_box()
+    assert box["x"] + box["width"] <= 480
+    page.set_viewport_size({"width": 1400, "height": 900})
 
 
 def expected_charts():
