@@ -131,7 +131,7 @@ def test_every_panel_is_filled_with_simulated_history(tmp_path):
         str(shot),
     ]
     assert cli.run(argv, {"BUILD_WORKSPACE_DIRECTORY": str(_repo_root())}) == 0
-    assert shot.stat().st_size > 10_000
+    assert shot.stat().st_size > 10_000 and (tmp_path / "sim-first-screen.png").stat().st_size > 10_000
     with browser.load(out.as_uri()) as loaded:
         assert loaded.errors == []
         empty = loaded.page.eval_on_selector_all("section:has(p.empty)", "s => s.map(x => x.id)")
