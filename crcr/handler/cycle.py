@@ -333,7 +333,9 @@ def _check_hud(session: Session, legs: Sequence[Leg], out: Path) -> list[str]:
     snapshot = out / "hud.html"
     write_text(snapshot, page)
     write_json(out / "hud.json", rows)
-    console.print(f"HUD snapshot: {snapshot}  ({len(done)} completed jobs; live at {session.hud_url} with --serve)")
+    console.print(
+        f"HUD snapshot: {snapshot}  ({len(done)} completed jobs; live at {session.hud_url} with --serve)"
+    )
     if missing:
         console.print(f"[red]HUD is missing completed rows for: {', '.join(missing)}[/red]")
     return missing

@@ -118,7 +118,10 @@ def main(argv=None) -> int:
     if not args.page.is_file():
         raise ConfigError(f"{args.page}: no such HUD page")
     charts = screenshot(args.page.resolve().as_uri(), str(args.png))
-    print(f"{args.png}, {first_screen_path(str(args.png))}: " + ", ".join(f"{c['chart']} {c['drawn']} points" for c in charts))
+    print(
+        f"{args.png}, {first_screen_path(str(args.png))}: "
+        + ", ".join(f"{c['chart']} {c['drawn']} points" for c in charts)
+    )
     return 0
 
 

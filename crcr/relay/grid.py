@@ -158,7 +158,9 @@ def _counts(row: dict) -> str:
     if row.get("tests_total") is None:
         return ""
     failed = row.get("tests_failed") or 0
-    return f"{row.get('tests_passed') or 0}/{row['tests_total']} passed" + (f", {failed} failed" if failed else "")
+    return f"{row.get('tests_passed') or 0}/{row['tests_total']} passed" + (
+        f", {failed} failed" if failed else ""
+    )
 
 
 def _times(row: dict) -> list[str]:
@@ -257,9 +259,14 @@ def grid_table(grid: dict[str, dict[str, dict]]) -> str:
 
 
 def legend() -> str:
-    return '<p class="legend">' + " ".join(
-        f'<span class="sq {k.key}" aria-hidden="true">{k.icon}</span> {esc(k.word)}' for k in KINDS.values()
-    ) + " · hover a square for its summary, click it for details</p>"
+    return (
+        '<p class="legend">'
+        + " ".join(
+            f'<span class="sq {k.key}" aria-hidden="true">{k.icon}</span> {esc(k.word)}'
+            for k in KINDS.values()
+        )
+        + " · hover a square for its summary, click it for details</p>"
+    )
 
 
 # ------------------------------------------------------------------ the story
@@ -284,7 +291,8 @@ def header(line: dict[str, dict]) -> str:
         "upstream " + commit_link(first.get("pytorch_head_sha") or first.get("delivery_id"), repo),
         esc(when(started)) if started else "",
         f"backend <code>{esc(backend[:12])}</code>" if backend else "backend commit not recorded",
-        f"{len(rows)} jobs, " + ", ".join(
+        f"{len(rows)} jobs, "
+        + ", ".join(
             f"{sum(1 for r in rows if kind_of(r) is k)} {k.word}"
             for k in KINDS.values()
             if any(kind_of(r) is k for r in rows)
@@ -302,7 +310,9 @@ def red_lines(line: dict[str, dict]) -> str:
             continue
         repo = upstream_of(row)
         verdict = verdict_of(row)
-        bits = [f'<span class="sq {kind.key}" aria-hidden="true">{kind.icon}</span> <b>{esc(job)}</b> {esc(kind.word)}']
+        bits = [
+            f'<span class="sq {kind.key}" aria-hidden="true">{kind.icon}</span> <b>{esc(job)}</b> {esc(kind.word)}'
+        ]
         if verdict:
             bits.append(
                 f'<span class="verdict {esc(verdict["category"])}">{esc(verdict["category"])}</span> '

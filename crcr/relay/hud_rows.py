@@ -14,7 +14,6 @@ from datetime import datetime, timezone
 from crcr.warehouse.queries import LegRow
 
 
-
 def _extra(leg: LegRow) -> dict:
     return {"backend_sha": leg.backend_sha, "bisection": leg.bisection, "leg_seconds": leg.leg_seconds}
 

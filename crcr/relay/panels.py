@@ -71,7 +71,10 @@ def table(head: list[str], rows: list[list[str]], empty: str) -> str:
     if len(body) <= FOLD:
         return shown
     rest = f'<div class="table-wrap"><table>{th}{"".join(body[FOLD:])}</table></div>'
-    return shown + f'<details class="fold"><summary>{len(body) - FOLD} more rows ({len(body)} in all)</summary>{rest}</details>'
+    return (
+        shown
+        + f'<details class="fold"><summary>{len(body) - FOLD} more rows ({len(body)} in all)</summary>{rest}</details>'
+    )
 
 
 def bisection_html(b: dict) -> str:

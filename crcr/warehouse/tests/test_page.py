@@ -23,7 +23,12 @@ CELLS = [("add", "float32"), ("add", "float16"), ("mul", "float32"), ("mul", "fl
 CULPRIT = "9" * 40
 # what the handler stores for a red leg (crcr/upstream/bisect.py's JSON; a relay-kept verdict)
 VERDICT = {"schema_version": 1, "category": "upstream", "confidence": "high", "summary": "div broke"}
-BISECTION = {"status": "found", "good": "1" * 40, "bad": "2" * 40, "first_bad": {"sha": CULPRIT, "subject": "div (#90001)", "pr": 90001}}
+BISECTION = {
+    "status": "found",
+    "good": "1" * 40,
+    "bad": "2" * 40,
+    "first_bad": {"sha": CULPRIT, "subject": "div (#90001)", "pr": 90001},
+}
 
 
 @pytest.fixture
