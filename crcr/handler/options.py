@@ -93,9 +93,8 @@ class Options:
     serve: bool = False
     simulate_days: Optional[int] = None
     warehouse: Optional[str] = None  # the described spec; None: no default (no HOME)
-    levels: Mapping = field(
-        default_factory=dict
-    )  # repo -> LevelHistory (--level-history): the HUD's L3 panel
+    # repo -> its LevelHistory (--level-history, else $OOT_LEVEL_HISTORY): the HUD's L3 panel
+    levels: Mapping = field(default_factory=dict)
     select_on: tuple[str, ...] = DEFAULT_SELECT_ON
     select_budget: Optional[float] = None
     change_map: Optional[Path] = None  # --change-map, else $OOT_CHANGE_MAP
