@@ -32,7 +32,14 @@ class PageContext:
     k: int = 3  # promotion: passed in each of the last k runs
     flaky_days: int = 14
     levels: Mapping = field(default_factory=dict)  # repo -> its LevelHistory (tenure, demotions)
+    # the page reads legs started in the last `horizon_days` only: its cost stays that of a
+    # quarter, not of every leg ever stored (the command line's questions are unbounded)
+    horizon_days: int = 90
     answers: dict = field(default_factory=dict, compare=False)  # one page's shared answers
+
+    @property
+    def since(self) -> float:
+        return self.now - self.horizon_days * queries.DAY
 
     def once(self, key: str, ask: Callable[[], object]):
         """`ask()` the first time a page needs `key`; the same answer for every panel after."""
@@ -106,12 +113,12 @@ def plotly_js() -> str:
 
 
 def recent_dispatches(wh: Backend, ctx: PageContext) -> list[queries.Dispatch]:
-    return ctx.once("dispatches", lambda: queries.dispatches(wh, 30))
+    return ctx.once("dispatches", lambda: queries.dispatches(wh, 30, since=ctx.since))
 
 
 def recent_legs(wh: Backend, ctx: PageContext) -> list[queries.LegRow]:
     """The jobs of the grid's dispatches (crcr/relay/hud_rows.py)."""
-    return ctx.once("legs", lambda: queries.recent_legs(wh, 30))
+    return ctx.once("legs", lambda: queries.recent_legs(wh, 30, ctx.since))
 
 
 def dispatch_history(wh: Backend, ctx: PageContext) -> str:
@@ -154,7 +161,7 @@ def dispatch_history(wh: Backend, ctx: PageContext) -> str:
 def pass_rate_chart(wh: Backend, ctx: PageContext) -> str:
     import plotly.graph_objects as go
 
-    points = [p for p in queries.pass_rate_over_commits(wh, 40) if p.rate is not None]
+    points = [p for p in queries.pass_rate_over_commits(wh, 40, ctx.since) if p.rate is not None]
     fig = go.Figure()
     series: dict[str, list] = {}
     for p in points:
@@ -176,7 +183,7 @@ def pass_rate_chart(wh: Backend, ctx: PageContext) -> str:
 def heatmap_chart(wh: Backend, ctx: PageContext) -> str:
     import plotly.graph_objects as go
 
-    head, cells = queries.heatmap_latest(wh)
+    head, cells = queries.heatmap_latest(wh, ctx.since)
     cells = [c for c in cells if c.rate is not None]
     if not cells:
         return '<p class="empty">no op tests in any run yet</p>'
@@ -238,7 +245,7 @@ def flaky_table(wh: Backend, ctx: PageContext) -> str:
 def promotion_table(wh: Backend, ctx: PageContext) -> str:
     from crcr.warehouse.promote import candidate_diff
 
-    found = queries.promotion_candidates(wh, ctx.k)
+    found = queries.promotion_candidates(wh, ctx.k, since=ctx.since)
     rows = [
         [
             f"<code>{esc(p.test_id)}</code>" + (f" {SIM}" if p.simulated else ""),
@@ -270,7 +277,7 @@ def failing_table(wh: Backend, ctx: PageContext) -> str:
             esc(when(f.last_passed)) + (f" {commit_link(f.last_passed_sha)}" if f.last_passed else ""),
             esc(f.message),
         ]
-        for f in queries.failing_tests(wh, 100)
+        for f in queries.failing_tests(wh, 100, ctx.since)
     ]
     return table(
         ["test", "latest", "first seen", "first failed", "last passed (upstream)", "message"],
@@ -282,7 +289,7 @@ def failing_table(wh: Backend, ctx: PageContext) -> str:
 def l3_panel(wh: Backend, ctx: PageContext) -> str:
     parts = []
     for simulated in (False, True):
-        found = queries.l3_standings(wh, ctx.now, ctx.levels, simulated)
+        found = queries.l3_standings(wh, ctx.now, ctx.levels, simulated, ctx.since)
         if simulated and not found:
             continue  # no simulated history: nothing to judge apart
         parts += [_l3_repo(s, simulated) for s in found] or [_l3_repo(None, False)]
@@ -382,7 +389,7 @@ PANELS: list[Panel] = [
     Panel(
         "dispatches",
         "Dispatch history",
-        "Every dispatch the warehouse holds, newest first: legs green, test counts, incomplete results, triage verdict and bisection of its legs.",
+        "The newest 30 dispatches of the page's horizon (90 days), newest first: legs green, test counts, incomplete results, triage verdict and bisection of its legs.",
         dispatch_history,
     ),
     Panel(
@@ -453,8 +460,21 @@ def _render(wh: Backend, ctx: PageContext) -> str:
         if simulated
         else ""
     )
-    return banner + "".join(out)
+    horizon = f'<p class="meaning">The panels read the legs of the last {ctx.horizon_days} days (the command line reads them all).</p>'
+    return banner + horizon + "".join(out)
 
 
 def head_assets() -> str:
     return f"<script>{plotly_js()}</script>"  # the stylesheet is crcr/relay/style.py
+
+
+def warehouse_page(wh: Backend, ctx: PageContext, title: str = "CRCR HUD: results warehouse") -> str:
+    """The whole page from the warehouse alone (no relay): its recent legs on the first
+    screen, every panel below; one embedded session for both."""
+    from crcr.relay.hud import render_page
+    from crcr.relay.hud_rows import rows_of
+
+    with wh.exclusive():
+        panels = render_panels(wh, ctx)
+        rows = rows_of(recent_legs(wh, ctx))
+    return render_page(rows, title, panels, head_assets())

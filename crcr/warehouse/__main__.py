@@ -178,16 +178,10 @@ LISTS = {
 
 
 def cmd_page(wh, args, now: float, ws: Path, levels: dict) -> None:
-    from crcr.relay.hud import render_page
-    from crcr.relay.hud_rows import rows_of
-    from crcr.relay.panels import PageContext, head_assets, recent_legs, render_panels
+    from crcr.relay.panels import PageContext, warehouse_page
     from testing.base.atomic import write_text
 
-    ctx = PageContext(now, ws, levels=levels)
-    with wh.exclusive():  # one embedded session for the grid and the panels
-        panels = render_panels(wh, ctx)
-        rows = rows_of(recent_legs(wh, ctx))
-    page = render_page(rows, "CRCR HUD: results warehouse", panels, head_assets())
+    page = warehouse_page(wh, PageContext(now, ws, levels=levels))
     print(write_text(args.out, page))
     if args.screenshot:
         from crcr.relay.browser import screenshot
