@@ -301,6 +301,15 @@ def header(line: dict[str, dict]) -> str:
     return '<p class="dispatch">' + " · ".join(b for b in bits if b) + "</p>"
 
 
+MOVED = ("backend moved", "only upstream moved", "only the upstream core moved", "nothing moved", "no green result")  # crcr/upstream/attribution.py
+
+
+def _moved(row: dict) -> str:
+    """The attribution's 'what moved since the last green' from the handler's note, if any."""
+    parts = str(row.get("note") or "").split("; ")
+    return next((p for p in parts if p.startswith(MOVED)), "")
+
+
 def red_lines(line: dict[str, dict]) -> str:
     """One line per red leg of the dispatch: what broke and whose fault it is."""
     out = []
@@ -321,7 +330,11 @@ def red_lines(line: dict[str, dict]) -> str:
         else:
             bits.append("no triage verdict")
         bad = first_bad(row)
-        bits.append(("first bad commit " + first_bad_html(bad, repo)) if bad else "first bad commit unknown")
+        moved = _moved(row)
+        if bad:
+            bits.append("first bad commit " + first_bad_html(bad, repo))
+        else:  # no upstream culprit: what the attribution says moved (the backend, say)
+            bits.append(esc(moved) if moved else "first bad commit unknown")
         if row.get("tests_failed") is not None:
             bits.append(f"{row['tests_failed']} failing test{'s' if row['tests_failed'] != 1 else ''}")
         out.append(f'<li class="red-line" data-job="{esc(job)}">' + " · ".join(bits) + "</li>")

@@ -19,11 +19,18 @@ def _extra(leg: LegRow) -> dict:
 
 
 def joined(rows: list[dict], legs: list[LegRow]) -> list[dict]:
-    """`rows` with what the warehouse knows of the same (delivery, job) added."""
-    known = {(leg.delivery_id, leg.job_name): leg for leg in legs}
+    """`rows` with what the warehouse knows of the same leg added: the same (delivery, run,
+    job); a row without a run id takes the newest run of its (delivery, job), never an older
+    one (a second local cycle re-dispatches the same delivery)."""
+    known: dict[tuple, LegRow] = {}
+    for leg in legs:  # newest first: setdefault keeps the newest
+        known.setdefault((leg.delivery_id, leg.run_id, leg.job_name), leg)
+        known.setdefault((leg.delivery_id, leg.job_name), leg)
     out = []
     for r in rows:
-        leg = known.get((str(r.get("delivery_id")), str(r.get("job_name"))))
+        delivery, job = str(r.get("delivery_id")), str(r.get("job_name"))
+        run = r.get("run_id")
+        leg = known.get((delivery, str(run), job)) if run not in (None, "") else known.get((delivery, job))
         out.append({**r, **_extra(leg)} if leg else dict(r))
     return out
 

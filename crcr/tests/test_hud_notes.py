@@ -36,3 +36,20 @@ def test_notes_route():
             f"{emu.url}/_emulator/notes", json={"delivery_id": "x", "job_name": "y", "note": "z"}, timeout=10
         )
         assert r.status_code == 404 and r.json() == {"ok": False, "rows": 0}
+
+
+def test_a_red_leg_without_an_upstream_culprit_names_what_moved():
+    """The first screen's red line: no bisection and no suspected upstream change (the backend
+    moved), so it shows the attribution's words from the note, not a blank culprit."""
+    row = {
+        "downstream_repo": "a/b",
+        "delivery_id": "d1",
+        "job_name": "test-nn",
+        "status": "completed",
+        "conclusion": "failure",
+        "tests_failed": 3,
+        "note": "core: exact; backend moved: 8d3c54c9cfd1..ba0df4328063 (upstream 4fabc6cbb26d..527d7f633ccd)",
+    }
+    page = render_page([row])
+    line = page[page.index('<li class="red-line"') :].split("</li>")[0]
+    assert "backend moved: 8d3c54c9cfd1..ba0df4328063" in line and "3 failing tests" in line

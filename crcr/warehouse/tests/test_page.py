@@ -155,3 +155,21 @@ def _repo_root():
 
     here = Path(__file__).resolve()
     return next(p for p in here.parents if (p / "configs").is_dir())
+
+
+def test_a_hud_row_takes_its_own_runs_warehouse_facts(history_dir):
+    """A second local cycle re-dispatches the same delivery: its HUD row is joined with its
+    own run's leg (backend, bisection), never the older run's; with no run id, the newest."""
+    from crcr.relay.hud_rows import joined
+    from crcr.warehouse import queries
+
+    wh = open_warehouse(str(history_dir), {})
+    with wh.exclusive():
+        ingest(wh, replace(leg(2, job="test-ops", started=NOW), run_id="9", backend_sha="c" * 40))
+        legs = queries.recent_legs(wh)
+    row = {"delivery_id": "delivery-2", "job_name": "test-ops"}
+    (older,) = joined([{**row, "run_id": "2"}], legs)
+    (newer,) = joined([{**row, "run_id": "9"}], legs)
+    (newest,) = joined([row], legs)
+    assert older["backend_sha"] == "b" * 40 and older["bisection"] == BISECTION
+    assert newer["backend_sha"] == newest["backend_sha"] == "c" * 40 and newer["bisection"] is None
