@@ -24,6 +24,7 @@ UPSTREAM = "pytorch/pytorch"
 SELF_REPORTS = ("nightly", "periodic")
 SHA40 = re.compile(r"[0-9a-fA-F]{40}")
 REPO_RE = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+LINKABLE = ("https://", "http://", "file://")
 # nightlyMatrix.ts: on equal attempts the worse outcome wins a cell
 WORSE = {"success": 0, "skipped": 1, "cancelled": 2, "timed_out": 3, "failure": 4}
 
@@ -209,8 +210,9 @@ def details_of(row: dict) -> str:
     note = row.get("note")
     if note:
         lines += [f'<small class="note">{esc(part)}</small>' for part in str(note).split("; ")]
-    if row.get("url"):
-        lines.append(f'<a href="{esc(row["url"])}">the job</a>')
+    links = [(row.get("url"), "the job"), (row.get("artifact_url"), "its results JSON")]
+    # payload strings: only a web or file address becomes a link (never javascript:)
+    lines += [f'<a href="{esc(url)}">{word}</a>' for url, word in links if str(url or "").startswith(LINKABLE)]
     return "<br>".join(lines)
 
 
