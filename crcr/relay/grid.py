@@ -212,7 +212,9 @@ def details_of(row: dict) -> str:
         lines += [f'<small class="note">{esc(part)}</small>' for part in str(note).split("; ")]
     links = [(row.get("url"), "the job"), (row.get("artifact_url"), "its results JSON")]
     # payload strings: only a web or file address becomes a link (never javascript:)
-    lines += [f'<a href="{esc(url)}">{word}</a>' for url, word in links if str(url or "").startswith(LINKABLE)]
+    lines += [
+        f'<a href="{esc(url)}">{word}</a>' for url, word in links if str(url or "").startswith(LINKABLE)
+    ]
     return "<br>".join(lines)
 
 
@@ -303,7 +305,13 @@ def header(line: dict[str, dict]) -> str:
     return '<p class="dispatch">' + " · ".join(b for b in bits if b) + "</p>"
 
 
-MOVED = ("backend moved", "only upstream moved", "only the upstream core moved", "nothing moved", "no green result")  # crcr/upstream/attribution.py
+MOVED = (
+    "backend moved",
+    "only upstream moved",
+    "only the upstream core moved",
+    "nothing moved",
+    "no green result",
+)  # crcr/upstream/attribution.py
 
 
 def _moved(row: dict) -> str:

@@ -189,7 +189,8 @@ def run_chdb(args) -> tuple[dict, dict]:
     session = Held(wh)
     session(True)
     ingest_s, rows = 0.0, 0
-    for legs, results in chunks(n_dispatch, args.chunk // TESTS_PER_LEG, args.days):  # generated outside the clock
+    # generated outside the clock
+    for legs, results in chunks(n_dispatch, args.chunk // TESTS_PER_LEG, args.days):
         begun = time.perf_counter()
         wh.insert_columns("results", results)
         wh.insert_columns("legs", legs)  # the commit point, as ingest.py writes a leg
@@ -321,7 +322,8 @@ def run_sqlite(args) -> tuple[dict, dict]:
         ",".join(f"'{o}'" for o in v) for v in (queries.PASSING, queries.BAD_VALUES, queries.FAILING)
     )
     ingest_s, rows = 0.0, 0
-    for legs, results in chunks(n_dispatch, args.chunk // TESTS_PER_LEG, args.days):  # generated outside the clock
+    # generated outside the clock
+    for legs, results in chunks(n_dispatch, args.chunk // TESTS_PER_LEG, args.days):
         begun = time.perf_counter()
         for table, data in (("results", results), ("legs", legs)):
             cols = [c.tolist() if hasattr(c, "tolist") else c for c in data.values()]

@@ -176,7 +176,9 @@ def test_the_page_reads_its_horizon_not_every_leg_ever_stored(wh):
     from crcr.relay.panels import PageContext, render_panels
 
     old, new = "d" * 40, "e" * 40
-    for run, (sha, started, outcome) in enumerate([(old, NOW - 100 * DAY, "failed"), (new, NOW - DAY, "passed")]):
+    for run, (sha, started, outcome) in enumerate(
+        [(old, NOW - 100 * DAY, "failed"), (new, NOW - DAY, "passed")]
+    ):
         tests = [case("test_old" if run == 0 else "test_new", outcome, op="add", dtype="float32")]
         tests += [case("test_xp", "xpassed_strict", rule="c.yaml:1")]
         ingest(wh, leg(run, tests, started=started, upstream=sha, repo=f"acme/r{run}"))
@@ -188,7 +190,10 @@ def test_the_page_reads_its_horizon_not_every_leg_ever_stored(wh):
     assert {p.x for p in queries.pass_rate_over_commits(wh, since=since)} == {new[:10]}
     assert queries.heatmap_latest(wh, since)[0].upstream_sha == new
     assert queries.repos(wh) == ["acme/r0", "acme/r1"] and queries.repos(wh, since=since) == ["acme/r1"]
-    assert len(queries.promotion_candidates(wh, 2)) == 1 and queries.promotion_candidates(wh, 2, since=since) == []
+    assert (
+        len(queries.promotion_candidates(wh, 2)) == 1
+        and queries.promotion_candidates(wh, 2, since=since) == []
+    )
     assert {leg.upstream_sha for leg in queries.recent_legs(wh, since=since)} == {new}
     page = render_panels(wh, PageContext(NOW))
     assert new[:10] in page and old[:10] not in page and "test_old" not in page
