@@ -121,7 +121,10 @@ def reporting_session(
     repo = options.repo or LOCAL_REPO
     state = options.emulator_state
     with RelayEmulator(
-        {repo: Entry(repo, "L2")}, warehouse=options.warehouse, workspace=options.workspace
+        {repo: Entry(repo, "L2")},
+        warehouse=options.warehouse,
+        workspace=options.workspace,
+        levels=options.levels,
     ) as emu:
         if options.emulator_faults is not None:  # reproduce a relay/HUD failure in the local cycle
             try:
@@ -360,7 +363,9 @@ def _check_hud(session: Session, legs: Sequence[Leg], out: Path) -> list[str]:
     snapshot = out / "hud.html"
     write_text(snapshot, page)
     write_json(out / "hud.json", rows)
-    console.print(f"HUD page: {session.hud_url}  ({len(done)} completed jobs; snapshot {snapshot})")
+    console.print(
+        f"HUD snapshot: {snapshot}  ({len(done)} completed jobs; live at {session.hud_url} with --serve)"
+    )
     if missing:
         console.print(f"[red]HUD is missing completed rows for: {', '.join(missing)}[/red]")
     return missing

@@ -168,6 +168,11 @@ def _parser() -> argparse.ArgumentParser:
         help="results warehouse: a directory (embedded ClickHouse, default ~/.cache/oot-ci/warehouse) "
         "or clickhouse://host:port/db (env OOT_WAREHOUSE)",
     )
+    p.add_argument(
+        "--level-history",
+        type=user_path,
+        help="the backend's level history (crcr/warehouse/levels.py; env OOT_LEVEL_HISTORY): the HUD's L3 panel",
+    )
     g = p.add_argument_group("upstream at the dispatched SHA (suite and core)")
     g.add_argument(
         "--upstream",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -23,6 +24,7 @@ from crcr.upstream.bisect import Limits
 from crcr.upstream.core_index import is_url
 from crcr.upstream.core_wheel import wheel_commit
 from crcr.upstream.source import DEFAULT_URL, URL_ENV, default_cache
+from crcr.warehouse.levels import given_histories
 from testing.base.cliargs import user_path
 from testing.changes.budget import BudgetError, parse_share
 from testing.changes.changemap import MAP_ENV, select_dir
@@ -95,6 +97,8 @@ class Options:
     warehouse: Optional[str] = None  # the described spec; None: no default (no HOME)
     reuse: bool = True  # --no-reuse, or $CRCR_REUSE=off: every leg runs (crcr/handler/reuse.py)
     gating: Gating = Gating()  # --gating, else $CRCR_GATING (crcr/dispatch/gating.py)
+    # repo -> its LevelHistory (--level-history, else $OOT_LEVEL_HISTORY): the HUD's L3 panel
+    levels: Mapping = field(default_factory=dict)
     select_on: tuple[str, ...] = DEFAULT_SELECT_ON
     select_budget: Optional[float] = None
     change_map: Optional[Path] = None  # --change-map, else $OOT_CHANGE_MAP
@@ -222,6 +226,7 @@ def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
         warehouse=warehouse_spec(args.warehouse, env),
         reuse=not args.no_reuse and env.get("CRCR_REUSE", "on") != "off",
         gating=gating_arg(args.gating, env),
+        levels=given_histories(args.level_history, env, time.time()),
         select_on=select_on(args.select_on, env),
         select_budget=select_budget(args.select_budget, env),
         change_map=args.change_map or env_path(env, MAP_ENV),

@@ -6,6 +6,7 @@ import errno
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from crcr.callback_client.errors import KNOWN, ConfigError
@@ -25,6 +26,15 @@ def warehouse_spec(given):
     except ImportError:
         return None
     return describe(given, os.environ)
+
+
+def level_histories(given) -> dict:
+    """repo -> its level history for the L3 panel; none from the emulator wheel (no warehouse)."""
+    try:
+        from crcr.warehouse.levels import given_histories
+    except ImportError:
+        return {}
+    return given_histories(given, os.environ, time.time())
 
 
 def allowlist_of(args) -> dict:
@@ -50,6 +60,7 @@ def listen(allowlist: dict, args, faults: FaultPlan) -> RelayEmulator:
             faults,
             warehouse=warehouse_spec(args.warehouse),
             workspace=workspace_dir(),
+            levels=level_histories(args.level_history),
         )
     except OSError as err:
         if err.errno == errno.EADDRINUSE:
@@ -100,6 +111,11 @@ def main(argv=None) -> int:
         p,
         help="show this results warehouse's panels on /hud: a directory or clickhouse://host:port/db "
         "(default $OOT_WAREHOUSE, else ~/.cache/oot-ci/warehouse)",
+    )
+    p.add_argument(
+        "--level-history",
+        type=user_path,
+        help="a backend's level history (crcr/warehouse/levels.py; env OOT_LEVEL_HISTORY): the L3 panel",
     )
     args = p.parse_args(argv)
     if args.token_file and len(args.repo) != 1:

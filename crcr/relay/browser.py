@@ -9,10 +9,13 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sys
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from crcr.callback_client.errors import ConfigError
+from crcr.callback_client.errors import KNOWN, ConfigError
+from testing.base.cliargs import Parser, user_path
+from testing.base.command import command
 
 CHROMIUM_ENV = "OOT_CHROMIUM"
 # 4.8 MB of inlined plotly parses in about a second; a machine shared by many builds needs minutes
@@ -87,10 +90,40 @@ def load(url: str, width: int = 1400) -> Iterator[Loaded]:
             browser.close()
 
 
+def first_screen_path(out: str) -> str:
+    """Beside the full-page PNG: what a maintainer sees at 1400 x 900 without scrolling."""
+    stem, dot, ext = out.rpartition(".")
+    return f"{stem}-first-screen.{ext}" if dot else f"{out}-first-screen"
+
+
 def screenshot(url: str, out: str) -> list[dict]:
-    """A full-page PNG of `url`; the charts' point counts, for the log."""
+    """A full-page PNG of `url` and its first screen (`first_screen_path`); the charts'
+    point counts, for the log."""
     with load(url) as loaded:
+        loaded.page.screenshot(path=first_screen_path(out))
         loaded.page.screenshot(path=out, full_page=True)
         if loaded.errors:
             raise ConfigError(f"the page logged errors: {loaded.errors[0]}")
         return loaded.charts()
+
+
+@command("hud_screenshot", {KNOWN: 2}, prefix="hud_screenshot: ")
+def main(argv=None) -> int:
+    """hud_screenshot PAGE PNG: screenshots of a HUD page (the handler's snapshot
+    <state dir>/out/hud.html, or a page the warehouse tool wrote)."""
+    p = Parser(prog="hud_screenshot", description=main.__doc__)
+    p.add_argument("page", type=user_path, help="the HUD page (an HTML file)")
+    p.add_argument("png", type=user_path, help="the full-page PNG; its first screen goes beside it")
+    args = p.parse_args(argv)
+    if not args.page.is_file():
+        raise ConfigError(f"{args.page}: no such HUD page")
+    charts = screenshot(args.page.resolve().as_uri(), str(args.png))
+    print(
+        f"{args.png}, {first_screen_path(str(args.png))}: "
+        + ", ".join(f"{c['chart']} {c['drawn']} points" for c in charts)
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -17,11 +17,12 @@ from __future__ import annotations
 import html
 import json
 import math
-import re
 import threading
 from typing import Any, Optional
 
-from crcr.relay.triage_view import stored_columns, triage_lines
+from crcr.relay.grid import first_screen
+from crcr.relay.style import script, style
+from crcr.relay.triage_view import stored_columns
 
 MAX_BODY = 2 * 1024 * 1024  # HUD's ingest limit (Next.js bodyParser sizeLimit)
 
@@ -162,55 +163,6 @@ class HudStore:
             return [dict(r) for r in self._rows.values() if repo is None or r["downstream_repo"] == repo]
 
 
-def _cell(row: dict) -> str:
-    status = row.get("conclusion") or row.get("status") or "?"
-    bits = [f"<b>{html.escape(str(status))}</b>"]
-    if row.get("stale"):
-        bits.append(f"STALE: relay has {html.escape(row['stale'])}, HUD never confirmed")
-    if _is_number(row.get("run_attempt")) and row["run_attempt"] > 1:
-        bits.append(f"attempt {row['run_attempt']}")
-    if row.get("execution_time") is not None:
-        bits.append(f"{row['execution_time']:.1f}s")
-    if row.get("tests_total") is not None:
-        bits.append(f"{row.get('tests_passed') or 0}/{row['tests_total']} passed")
-    if row.get("queue_time") is not None:
-        bits.append(f"queued {row['queue_time']:.1f}s")
-    bits += triage_lines(row)
-    bits += _note_lines(row)
-    css = (
-        "stale"
-        if row.get("stale")
-        else {"success": "ok", "failure": "bad", "timed_out": "bad", "cancelled": "warn"}.get(status, "run")
-    )
-    link = html.escape(str(row.get("url") or "#"), quote=True)
-    return f'<td class="{css}"><a href="{link}">' + "<br>".join(bits) + "</a></td>"
-
-
-def _note_lines(row: dict) -> list[str]:
-    """An emulator note (see HudStore.annotate), escaped, one line per '; ' part."""
-    note = row.get("note")
-    return [f'<small class="note">{html.escape(part)}</small>' for part in note.split("; ")] if note else []
-
-
-SELF_REPORTS = ("nightly", "periodic")
-SHA40 = re.compile(r"[0-9a-fA-F]{40}")
-# nightlyMatrix.ts: on equal attempts the worse outcome wins a cell
-WORSE = {"success": 0, "skipped": 1, "cancelled": 2, "timed_out": 3, "failure": 4}
-
-
-def _pr_label(row: dict) -> str:
-    """A nightly/periodic line is one upstream commit when `pytorch_head_sha` is a real 40-hex
-    SHA, else one `run_id` (HUD's nightlyMatrix.ts): every job of one run reporting the tested
-    SHA (delivery_id and payload.head_sha) makes one line, not one per job."""
-    if row.get("event_type") in SELF_REPORTS:
-        sha = str(row.get("pytorch_head_sha") or "")
-        what = sha[:12] if SHA40.fullmatch(sha) else f"run {row.get('run_id')}"
-        return f"{row['event_type']} {what}"
-    if row.get("pr_number"):
-        return f"PR #{row['pr_number']}"
-    return f"{row.get('event_type')} {str(row.get('pytorch_head_sha') or row.get('delivery_id'))[:12]}"
-
-
 def with_stale(rows: list[dict], stale: list[dict]) -> list[dict]:
     """Rows with the relay's unconfirmed jobs marked (`stale`), missing ones added as placeholders."""
     out = [dict(r) for r in rows]
@@ -242,25 +194,10 @@ def with_stale(rows: list[dict], stale: list[dict]) -> list[dict]:
 def render_page(
     rows: list[dict], title: str = "CRCR HUD (local emulator)", panels: str = "", head: str = ""
 ) -> str:
-    """Grid: one line per upstream PR (or push/nightly), one column per job_name; below it the
-    warehouse's panels (crcr/relay/panels.py) when there is a warehouse, `head` their assets.
-
-    The newest attempt wins a cell, as on hud.pytorch.org; payload strings are
-    escaped here, since the relay stores them verbatim (§6).
-    """
-    jobs = sorted({str(r["job_name"]) for r in rows})
-    grid: dict[str, dict[str, dict]] = {}
-    attempt = lambda r: r["run_attempt"] if _is_number(r.get("run_attempt")) else 1  # noqa: E731
-    worse = lambda r: WORSE.get(r.get("conclusion"), 0) if r.get("event_type") in SELF_REPORTS else 0  # noqa: E731
-    for r in sorted(rows, key=lambda r: (attempt(r), worse(r), str(r.get("started_at") or ""))):
-        grid.setdefault(_pr_label(r), {})[str(r["job_name"])] = r
-    cols = "".join(f"<th>{html.escape(j)}</th>" for j in jobs)
-    body = "".join(
-        f"<tr><th>{html.escape(label)}</th>"
-        + "".join(_cell(cells[j]) if j in cells else "<td></td>" for j in jobs)
-        + "</tr>"
-        for label, cells in sorted(grid.items())
-    )
+    """The first screen (crcr/relay/grid.py: the newest dispatch, its red legs, the grid of
+    upstream lines x jobs), then the warehouse's panels (crcr/relay/panels.py) when there
+    is a warehouse, `head` their assets. The same HTML serves live and as a file: the
+    script (crcr/relay/style.py) reloads and shows live-only links only over HTTP."""
     stale = sum(1 for r in rows if r.get("stale"))
     warning = (
         (
@@ -272,13 +209,9 @@ def render_page(
     )
     # the grid alone reloads every 5 s; with panels (4.8 MB of inlined plotly) once a minute
     refresh = 60 if panels else 5
-    return f"""<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="{refresh}">
-<title>{html.escape(title)}</title>{head}<style>
-body{{font-family:sans-serif}} table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:4px 8px;font-size:13px}}
-td.ok{{background:#dfd}} td.bad{{background:#fdd}} td.warn{{background:#ffd}} td.run{{background:#def}}
-td.stale,p.stale{{background:#fc8;font-weight:bold}}
-span.verdict{{display:inline-block;padding:0 4px;border-radius:3px;background:#eee;font-size:12px}}
-span.verdict.upstream{{background:#fd9}} span.verdict.backend{{background:#f99}} small.failed{{color:#900}}
-</style></head><body><h1>{html.escape(title)}</h1><p>{len(rows)} job rows, {len(jobs)} jobs.
-JSON: <a href="/api/crcr/results">/api/crcr/results</a></p>{warning}
-<h2>This dispatch, per job</h2><table><tr><th>upstream</th>{cols}</tr>{body}</table>{panels}</body></html>"""
+    jobs = len({str(r["job_name"]) for r in rows})
+    return f"""<!doctype html><html><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>{style()}{head}</head><body><h1>{html.escape(title)}</h1>
+{warning}{first_screen(rows)}<p class="meaning">{len(rows)} job rows, {jobs} jobs<span class="live-only">;
+JSON: <a href="/api/crcr/results">/api/crcr/results</a></span></p>{panels}{script(refresh)}</body></html>"""

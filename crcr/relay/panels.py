@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Mapping, Optional
 
+from crcr.relay.grid import commit_link, culprit_of, first_bad_html, pr_link
 from crcr.warehouse import l3, queries
 from crcr.warehouse.backends import Backend
 
@@ -31,7 +32,14 @@ class PageContext:
     k: int = 3  # promotion: passed in each of the last k runs
     flaky_days: int = 14
     levels: Mapping = field(default_factory=dict)  # repo -> its LevelHistory (tenure, demotions)
+    # the page reads legs started in the last `horizon_days` only: its cost stays that of a
+    # quarter, not of every leg ever stored (the command line's questions are unbounded)
+    horizon_days: int = 90
     answers: dict = field(default_factory=dict, compare=False)  # one page's shared answers
+
+    @property
+    def since(self) -> float:
+        return self.now - self.horizon_days * queries.DAY
 
     def once(self, key: str, ask: Callable[[], object]):
         """`ask()` the first time a page needs `key`; the same answer for every panel after."""
@@ -56,13 +64,37 @@ def when(epoch: Optional[int]) -> str:
     return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%d %H:%M") if epoch else "never"
 
 
+FOLD = 20  # a longer table shows its first rows and folds the rest, with a count
+
+
 def table(head: list[str], rows: list[list[str]], empty: str) -> str:
     """Cells are HTML already (escaped by the caller)."""
     if not rows:
         return f'<p class="empty">{esc(empty)}</p>'
-    th = "".join(f"<th>{esc(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><tr>{th}</tr>{body}</table>"
+    th = "<tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr>"
+    body = ["<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows]
+    # each table scrolls inside itself: a narrow window never scrolls the whole page sideways
+    shown = f'<div class="table-wrap"><table>{th}{"".join(body[:FOLD])}</table></div>'
+    if len(body) <= FOLD:
+        return shown
+    rest = f'<div class="table-wrap"><table>{th}{"".join(body[FOLD:])}</table></div>'
+    return (
+        shown
+        + f'<details class="fold"><summary>{len(body) - FOLD} more rows ({len(body)} in all)</summary>{rest}</details>'
+    )
+
+
+def bisection_html(b: dict) -> str:
+    """A bisection (crcr/upstream/bisect.py's JSON) as its first bad commit and PR, or its
+    status and the range it narrowed to."""
+    found = culprit_of(b)
+    if found:
+        return first_bad_html(found)
+    status = str(b.get("status") or "no culprit")
+    good, bad = b.get("good") or b.get("last_good"), b.get("bad")
+    if good and bad:
+        return f"{esc(status)}: {commit_link(good)}..{commit_link(bad)}"
+    return esc(status)
 
 
 def chart(fig, div_id: str, points: int) -> str:
@@ -81,7 +113,12 @@ def plotly_js() -> str:
 
 
 def recent_dispatches(wh: Backend, ctx: PageContext) -> list[queries.Dispatch]:
-    return ctx.once("dispatches", lambda: queries.dispatches(wh, 30))
+    return ctx.once("dispatches", lambda: queries.dispatches(wh, 30, since=ctx.since))
+
+
+def recent_legs(wh: Backend, ctx: PageContext) -> list[queries.LegRow]:
+    """The jobs of the grid's dispatches (crcr/relay/hud_rows.py)."""
+    return ctx.once("legs", lambda: queries.recent_legs(wh, 30, ctx.since))
 
 
 def dispatch_history(wh: Backend, ctx: PageContext) -> str:
@@ -90,12 +127,12 @@ def dispatch_history(wh: Backend, ctx: PageContext) -> str:
         verdicts = "<br>".join(
             esc(f"{v['job']}: {v.get('category')} ({v.get('confidence')})") for v in d.verdicts
         )
-        first_bad = "<br>".join(esc(f"{b['job']}: {str(b.get('first_bad', ''))[:10]}") for b in d.bisections)
+        first_bad = "<br>".join(f"{esc(b['job'])}: {bisection_html(b)}" for b in d.bisections)
         rows.append(
             [
                 esc(when(d.started_at)) + (f" {SIM}" if d.simulated else ""),
-                esc(f"{d.event_type} #{d.pr_number}" if d.pr_number else d.event_type),
-                f"<code>{esc(d.upstream_sha[:10])}</code>",
+                esc(d.event_type) + (f" {pr_link(d.pr_number)}" if d.pr_number else ""),
+                commit_link(d.upstream_sha),
                 f"<code>{esc(d.backend_sha[:12])}</code>",
                 esc(f"{d.legs_green}/{d.legs}"),
                 esc(f"{d.passed} passed, {d.failed} failed"),
@@ -124,7 +161,7 @@ def dispatch_history(wh: Backend, ctx: PageContext) -> str:
 def pass_rate_chart(wh: Backend, ctx: PageContext) -> str:
     import plotly.graph_objects as go
 
-    points = [p for p in queries.pass_rate_over_commits(wh, 40) if p.rate is not None]
+    points = [p for p in queries.pass_rate_over_commits(wh, 40, ctx.since) if p.rate is not None]
     fig = go.Figure()
     series: dict[str, list] = {}
     for p in points:
@@ -146,7 +183,7 @@ def pass_rate_chart(wh: Backend, ctx: PageContext) -> str:
 def heatmap_chart(wh: Backend, ctx: PageContext) -> str:
     import plotly.graph_objects as go
 
-    head, cells = queries.heatmap_latest(wh)
+    head, cells = queries.heatmap_latest(wh, ctx.since)
     cells = [c for c in cells if c.rate is not None]
     if not cells:
         return '<p class="empty">no op tests in any run yet</p>'
@@ -208,7 +245,7 @@ def flaky_table(wh: Backend, ctx: PageContext) -> str:
 def promotion_table(wh: Backend, ctx: PageContext) -> str:
     from crcr.warehouse.promote import candidate_diff
 
-    found = queries.promotion_candidates(wh, ctx.k)
+    found = queries.promotion_candidates(wh, ctx.k, since=ctx.since)
     rows = [
         [
             f"<code>{esc(p.test_id)}</code>" + (f" {SIM}" if p.simulated else ""),
@@ -230,14 +267,17 @@ def failing_table(wh: Backend, ctx: PageContext) -> str:
     rows = [
         [
             f"<code>{esc(f.test_id)}</code>" + (f" {SIM}" if f.simulated else ""),
-            esc(f.outcome),
+            (
+                f'{esc(f.outcome)}: <span class="new-in-scope">★ new in scope</span> (its leg green by design)'
+                if f.new_in_scope
+                else esc(f.outcome)
+            ),
             esc(when(f.first_seen)),
             esc(when(f.first_failed)),
-            esc(when(f.last_passed))
-            + (f" <code>{esc(f.last_passed_sha[:10])}</code>" if f.last_passed else ""),
+            esc(when(f.last_passed)) + (f" {commit_link(f.last_passed_sha)}" if f.last_passed else ""),
             esc(f.message),
         ]
-        for f in queries.failing_tests(wh, 100)
+        for f in queries.failing_tests(wh, 100, ctx.since)
     ]
     return table(
         ["test", "latest", "first seen", "first failed", "last passed (upstream)", "message"],
@@ -249,7 +289,7 @@ def failing_table(wh: Backend, ctx: PageContext) -> str:
 def l3_panel(wh: Backend, ctx: PageContext) -> str:
     parts = []
     for simulated in (False, True):
-        found = queries.l3_standings(wh, ctx.now, ctx.levels, simulated)
+        found = queries.l3_standings(wh, ctx.now, ctx.levels, simulated, ctx.since)
         if simulated and not found:
             continue  # no simulated history: nothing to judge apart
         parts += [_l3_repo(s, simulated) for s in found] or [_l3_repo(None, False)]
@@ -335,8 +375,7 @@ def triage_panel(wh: Backend, ctx: PageContext) -> str:
                     esc(v["job"]),
                     esc(f"{v.get('category')} ({v.get('confidence')} confidence, advisory)"),
                     esc(v.get("summary", "")),
-                    f"<code>{esc(str(b.get('first_bad', ''))[:10])}</code>"
-                    + (esc(f" after {str(b.get('last_good', ''))[:10]}") if b.get("last_good") else ""),
+                    bisection_html(b),
                 ]
             )
     return table(
@@ -350,7 +389,7 @@ PANELS: list[Panel] = [
     Panel(
         "dispatches",
         "Dispatch history",
-        "Every dispatch the warehouse holds, newest first: legs green, test counts, incomplete results, triage verdict and bisection of its legs.",
+        "The newest 30 dispatches of the page's horizon (90 days), newest first: legs green, test counts, incomplete results, triage verdict and bisection of its legs.",
         dispatch_history,
     ),
     Panel(
@@ -421,16 +460,21 @@ def _render(wh: Backend, ctx: PageContext) -> str:
         if simulated
         else ""
     )
-    return banner + "".join(out)
-
-
-PAGE_CSS = """
-section{margin:24px 0} .meaning{color:#555;font-size:13px;max-width:70em}
-.sim{background:#c9f;color:#000;font-size:11px;padding:1px 4px;border-radius:3px}
-.sim-banner{background:#eaf;padding:6px} .ok{color:#070;font-weight:bold} .bad{color:#a00;font-weight:bold}
-pre.diff{background:#f6f6f6;padding:8px;font-size:12px;overflow:auto;max-height:320px} .empty{color:#888}
-"""
+    horizon = f'<p class="meaning">The panels read the legs of the last {ctx.horizon_days} days (the command line reads them all).</p>'
+    return banner + horizon + "".join(out)
 
 
 def head_assets() -> str:
-    return f"<style>{PAGE_CSS}</style><script>{plotly_js()}</script>"
+    return f"<script>{plotly_js()}</script>"  # the stylesheet is crcr/relay/style.py
+
+
+def warehouse_page(wh: Backend, ctx: PageContext, title: str = "CRCR HUD: results warehouse") -> str:
+    """The whole page from the warehouse alone (no relay): its recent legs on the first
+    screen, every panel below; one embedded session for both."""
+    from crcr.relay.hud import render_page
+    from crcr.relay.hud_rows import rows_of
+
+    with wh.exclusive():
+        panels = render_panels(wh, ctx)
+        rows = rows_of(recent_legs(wh, ctx))
+    return render_page(rows, title, panels, head_assets())

@@ -20,7 +20,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Optional
+from typing import Mapping, Optional
 from urllib.parse import parse_qs, urlsplit
 
 from crcr.dispatch.allowlist import Entry, parse_allowlist
@@ -220,8 +220,10 @@ class RelayEmulator:
         relay: Optional[Relay] = None,
         warehouse: Optional[str] = None,
         workspace: Optional[Path] = None,
+        levels: Optional[Mapping] = None,
     ):
-        """`warehouse`: a --warehouse spec; the HUD page then shows its panels below the grid."""
+        """`warehouse`: a --warehouse spec; the HUD page then shows its panels below the grid.
+        `levels`: repo -> its level history (crcr/warehouse/levels.py), for the L3 panel."""
         self.relay = relay or Relay(
             allowlist if allowlist is not None else parse_allowlist(DEFAULT_ALLOWLIST)
         )
@@ -232,6 +234,7 @@ class RelayEmulator:
         self._server.daemon_threads = True
         self._thread: Optional[threading.Thread] = None
         self.workspace = workspace
+        self.levels = dict(levels or {})
         self.warehouse = None
         self.warehouse_error = ""
         self._panels: Optional[tuple] = None  # (warehouse version, rendered panels)
@@ -250,15 +253,18 @@ class RelayEmulator:
         if self.warehouse is None:
             note = f'<p class="stale">results warehouse unavailable: {html.escape(self.warehouse_error)}</p>'
             return render_page(rows, title, note if self.warehouse_error else "")
-        from crcr.relay.panels import PageContext, head_assets, render_panels, version
+        from crcr.relay.hud_rows import joined, rows_of
+        from crcr.relay.panels import PageContext, head_assets, recent_legs, render_panels, version
 
         # one render at a time, reused until a leg is ingested; one embedded session for both
         with self._page_lock, self.warehouse.exclusive():
             seen = version(self.warehouse)
             if self._panels is None or self._panels[0] != seen:
-                self._panels = (seen, render_panels(self.warehouse, PageContext(workspace=self.workspace)))
-            panels = self._panels[1]
-        return render_page(rows, title, panels, head_assets())
+                ctx = PageContext(workspace=self.workspace, levels=self.levels)
+                self._panels = (seen, render_panels(self.warehouse, ctx), recent_legs(self.warehouse, ctx))
+            _, panels, legs = self._panels
+        # before any job reports to this relay, the grid shows the warehouse's recent legs
+        return render_page(joined(rows, legs) if rows else rows_of(legs), title, panels, head_assets())
 
     @property
     def url(self) -> str:

@@ -1,6 +1,6 @@
 """The emulated HUD's view of a job's failed tests and triage verdict: the two stored
 columns (`failed_tests_json`, `triage_verdict_json`, as in crcr_workflow_job) read
-back and drawn as HTML lines inside a cell. HUD re-checks a stored verdict before
+back and drawn as HTML lines (a grid square's details, crcr/relay/grid.py). HUD re-checks a stored verdict before
 showing it (parseTriageVerdict) and shows nothing when the check fails; so does this.
 Kept apart from hud.py so any HUD page (the grid here, the warehouse's panels) calls
 the same function.
@@ -73,8 +73,3 @@ def failed_test_lines(row: dict) -> list[str]:
     return [f'<small class="failed">failed: {html.escape(n)}</small>' for n in names[:SHOWN_TESTS]] + (
         [f"<small>{more.strip()}</small>"] if more else []
     )
-
-
-def triage_lines(row: dict) -> list[str]:
-    """What a HUD cell adds for a completed job: the verdict, then the failed tests."""
-    return verdict_lines(verdict_of(row)) + failed_test_lines(row)

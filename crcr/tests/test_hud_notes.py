@@ -25,7 +25,7 @@ def test_note_lands_on_its_rows_and_is_escaped():
     assert (
         "only upstream moved: a..b" in page
         and "&lt;script&gt;x&lt;/script&gt;" in page
-        and "<script>" not in page
+        and "<script>x" not in page  # the page's own script is the only one
     )
     assert hud.annotate("nope", "test-nn", "x") == 0
 
@@ -36,3 +36,20 @@ def test_notes_route():
             f"{emu.url}/_emulator/notes", json={"delivery_id": "x", "job_name": "y", "note": "z"}, timeout=10
         )
         assert r.status_code == 404 and r.json() == {"ok": False, "rows": 0}
+
+
+def test_a_red_leg_without_an_upstream_culprit_names_what_moved():
+    """The first screen's red line: no bisection and no suspected upstream change (the backend
+    moved), so it shows the attribution's words from the note, not a blank culprit."""
+    row = {
+        "downstream_repo": "a/b",
+        "delivery_id": "d1",
+        "job_name": "test-nn",
+        "status": "completed",
+        "conclusion": "failure",
+        "tests_failed": 3,
+        "note": "core: exact; backend moved: 8d3c54c9cfd1..ba0df4328063 (upstream 4fabc6cbb26d..527d7f633ccd)",
+    }
+    page = render_page([row])
+    line = page[page.index('<li class="red-line"') :].split("</li>")[0]
+    assert "backend moved: 8d3c54c9cfd1..ba0df4328063" in line and "3 failing tests" in line

@@ -22,7 +22,7 @@ from crcr.callback_client.errors import KNOWN, CrcrError
 from crcr.warehouse import queries
 from crcr.warehouse.backends import open_warehouse
 from crcr.warehouse.levels import ENV as LEVELS_ENV
-from crcr.warehouse.levels import read_level_history
+from crcr.warehouse.levels import given_histories
 from testing.base import flags
 from testing.base.cliargs import Parser, positive_int
 from testing.base.command import command
@@ -103,15 +103,6 @@ def _print(args, rows, text_of) -> None:
         print(f"{args.command}: none found in {args.where}")
 
 
-def level_histories(args, env, now: float) -> dict:
-    """repo -> its level history: `--level-history`, else $OOT_LEVEL_HISTORY, else none."""
-    path = args.level_history or (Path(env[LEVELS_ENV]) if env.get(LEVELS_ENV) else None)
-    if path is None:
-        return {}
-    history = read_level_history(path, now)
-    return {history.repo: history}
-
-
 def cmd_l3(wh, args, now: float, levels: dict) -> int:
     found = queries.l3_standings(wh, now, levels)
     if args.json:
@@ -133,9 +124,7 @@ def run(argv: Optional[Sequence[str]] = None, env=None) -> int:
             if getattr(args, name, None) is not None:
                 setattr(args, name, Path(where) / getattr(args, name))
     now = time.time()
-    levels = level_histories(
-        args, env, now
-    )  # read before the warehouse: a bad file is one line, nothing opened
+    levels = given_histories(args.level_history, env, now)  # before the warehouse: a bad file is one line
     wh = open_warehouse(args.warehouse, env, create=bool(args.simulate_days))  # only writing creates one
     args.where = wh.where
     ws = Path(env.get("BUILD_WORKSPACE_DIRECTORY") or ".")
@@ -217,16 +206,10 @@ LISTS = {
 
 
 def cmd_page(wh, args, now: float, ws: Path, levels: dict) -> None:
-    from crcr.relay.hud import render_page
-    from crcr.relay.panels import PageContext, head_assets, render_panels
+    from crcr.relay.panels import PageContext, warehouse_page
     from testing.base.atomic import write_text
 
-    page = render_page(
-        [],
-        "CRCR HUD: results warehouse",
-        render_panels(wh, PageContext(now, ws, levels=levels)),
-        head_assets(),
-    )
+    page = warehouse_page(wh, PageContext(now, ws, levels=levels))
     print(write_text(args.out, page))
     if args.screenshot:
         from crcr.relay.browser import screenshot

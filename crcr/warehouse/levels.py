@@ -27,7 +27,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Mapping, Optional
 
 from crcr.callback_client.errors import ConfigError
 
@@ -160,3 +160,14 @@ def read_level_history(path: Path, now: float) -> LevelHistory:
             f"{path}: cannot read the level history ({getattr(err, 'strerror', None) or err})"
         ) from None
     return parse_level_history(text, str(path), now)
+
+
+def given_histories(path: Optional[Path], env: Mapping[str, str], now: float) -> dict[str, LevelHistory]:
+    """repo -> its level history: `path` (--level-history), else $OOT_LEVEL_HISTORY, else none.
+    Every command line that shows the L3 standing (the warehouse tool, the relay emulator,
+    the handler's HUD) reads it here, once, at its entry."""
+    path = path or (Path(env[ENV]) if env.get(ENV) else None)
+    if path is None:
+        return {}
+    history = read_level_history(path, now)
+    return {history.repo: history}

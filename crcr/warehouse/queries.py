@@ -28,6 +28,16 @@ BAD_VALUES = sorted(o.value for o in BAD)
 DAY = 86400
 
 
+def started_after(since: Optional[float]) -> str:
+    """The condition on started_at of a question bounded to legs started after `since` (the
+    HUD page's horizon: it never reads every leg ever stored); '' for an unbounded one."""
+    return f"started_at > {ts(since)}" if since is not None else ""
+
+
+def _and(cond: str) -> str:
+    return f" AND {cond}" if cond else ""
+
+
 # ------------------------------------------------------------------ dispatches
 
 
@@ -52,20 +62,25 @@ class Dispatch:
     bisections: tuple[dict, ...]
 
 
-def dispatches(wh: Backend, limit: int = 20, only: Optional[tuple[str, str, str]] = None) -> list[Dispatch]:
+def dispatches(
+    wh: Backend,
+    limit: int = 20,
+    only: Optional[tuple[str, str, str]] = None,
+    since: Optional[float] = None,
+) -> list[Dispatch]:
     """Newest first: one row per (repo, delivery, run), i.e. one dispatch run of the handler;
-    `only`: that one (repo, delivery, run)."""
-    where = ""
+    `only`: that one (repo, delivery, run); `since`: of the legs started after it."""
+    where = _and(started_after(since))
     if only:
         repo, delivery, run = only
-        where = f" AND repo = {quote(repo)} AND delivery_id = {quote(delivery)} AND run_id = {quote(run)}"
+        where += f" AND repo = {quote(repo)} AND delivery_id = {quote(delivery)} AND run_id = {quote(run)}"
     rows = wh.query(
         f"""SELECT repo, delivery_id, run_id, any(event_type), max(pr_number), any(upstream_sha),
         any(backend_sha), toUnixTimestamp(min(started_at)), toUnixTimestamp(max(finished_at)), count(),
         countIf(conclusion IN ('success', 'neutral')), sum(passed), sum(failed),
         countIf(results = 'incomplete'), max(simulated),
         groupArray(concat(job_name, '\\t', ifNull(triage_verdict, ''), '\\t', ifNull(bisection, '')))
-        FROM {wh.db}.legs WHERE {live(wh.db)}{where}
+        FROM {wh.db}.legs WHERE {live(wh.db, started_after(since))}{where}
         GROUP BY repo, delivery_id, run_id ORDER BY min(started_at) DESC LIMIT {int(limit)}"""
     )
     out = []
@@ -79,6 +94,55 @@ def dispatches(wh: Backend, limit: int = 20, only: Optional[tuple[str, str, str]
                 bisections.append({"job": job, **json.loads(bisection)})
         out.append(Dispatch(*r[:14], bool(r[14]), tuple(verdicts), tuple(bisections)))
     return out
+
+
+@dataclass(frozen=True)
+class LegRow:
+    """One leg of a recent dispatch, as the HUD's grid shows it (the newest attempt)."""
+
+    repo: str
+    delivery_id: str
+    run_id: str
+    job_name: str
+    run_attempt: int
+    event_type: str
+    pr_number: int
+    upstream_sha: str
+    backend_sha: str
+    started_at: int
+    conclusion: str
+    status: str
+    passed: int
+    failed: int
+    skipped: int
+    results: str  # complete | incomplete
+    queue_time: Optional[float]
+    execution_time: Optional[float]  # the relay's: in_progress -> completed (triage included)
+    leg_seconds: Optional[float]  # the handler's own run of the leg's tests
+    verdict: Optional[dict]
+    bisection: Optional[dict]
+    simulated: bool
+
+
+def recent_legs(wh: Backend, limit: int = 20, since: Optional[float] = None) -> list[LegRow]:
+    """Every job of the newest `limit` dispatches (as `dispatches` counts them), its newest
+    attempt, in progress or completed; newest dispatch first. `since`: started after it."""
+    cond = started_after(since)
+    newest = f"""SELECT repo, delivery_id, run_id FROM {wh.db}.legs WHERE {live(wh.db, cond)}{_and(cond)}
+        GROUP BY repo, delivery_id, run_id ORDER BY min(started_at) DESC LIMIT {int(limit)}"""
+    either = f"({live(wh.db, cond)} OR {live(wh.db, cond, schema.IN_PROGRESS)}){_and(cond)}"
+    rows = wh.query(
+        f"""SELECT repo, delivery_id, run_id, job_name, run_attempt, event_type, pr_number, upstream_sha,
+        backend_sha, toUnixTimestamp(started_at), conclusion, status, passed, failed, skipped, results,
+        queue_time, execution_time, leg_seconds, ifNull(triage_verdict, ''), ifNull(bisection, ''), simulated
+        FROM {wh.db}.legs WHERE {either} AND (repo, delivery_id, run_id) IN ({newest})
+        ORDER BY run_attempt, status = '{COMPLETED}', ingest_id"""
+    )
+    newest_attempt: dict[tuple, LegRow] = {}
+    for r in rows:  # a later attempt, or the completed row of the same attempt, wins
+        verdict, bisection = (json.loads(x) if x else None for x in r[19:21])
+        newest_attempt[r[:4]] = LegRow(*r[:19], verdict, bisection, bool(r[21]))
+    return sorted(newest_attempt.values(), key=lambda leg: (-leg.started_at, leg.job_name))
 
 
 # ------------------------------------------------------------------ pass rates
@@ -109,11 +173,13 @@ def _rate_query(wh: Backend, key: str, where: str, since: str = "") -> list[tupl
     )
 
 
-def pass_rate_over_commits(wh: Backend, commits: int = 30) -> list[RatePoint]:
-    """Test pass rate per feature at each of the last `commits` upstream commits."""
-    recent = f"""SELECT upstream_sha FROM {wh.db}.legs WHERE {live(wh.db)} AND passed + failed > 0
+def pass_rate_over_commits(wh: Backend, commits: int = 30, since: Optional[float] = None) -> list[RatePoint]:
+    """Test pass rate per feature at each of the last `commits` upstream commits (of the legs
+    started after `since`)."""
+    cond = started_after(since)
+    recent = f"""SELECT upstream_sha FROM {wh.db}.legs WHERE {live(wh.db, cond)}{_and(cond)} AND passed + failed > 0
         GROUP BY upstream_sha ORDER BY max(started_at) DESC LIMIT {int(commits)}"""
-    rows = _rate_query(wh, "upstream_sha", f"upstream_sha IN ({recent})")
+    rows = _rate_query(wh, "upstream_sha", f"upstream_sha IN ({recent}){_and(cond)}", cond)
     return [RatePoint(f, x[:10], at, p, n, bool(s)) for f, x, at, p, n, s in rows]
 
 
@@ -140,10 +206,12 @@ class HeatCell:
         return self.passed / n if n else None
 
 
-def heatmap_latest(wh: Backend) -> tuple[Optional[Dispatch], list[HeatCell]]:
-    """op x dtype pass rate of the newest dispatch that ran op tests (legs.op_tests says which)."""
+def heatmap_latest(wh: Backend, since: Optional[float] = None) -> tuple[Optional[Dispatch], list[HeatCell]]:
+    """op x dtype pass rate of the newest dispatch that ran op tests (legs.op_tests says which),
+    of those started after `since`."""
+    cond = started_after(since)
     latest = wh.query(
-        f"""SELECT repo, delivery_id, run_id FROM {wh.db}.legs WHERE {live(wh.db)} AND op_tests > 0
+        f"""SELECT repo, delivery_id, run_id FROM {wh.db}.legs WHERE {live(wh.db, cond)}{_and(cond)} AND op_tests > 0
         GROUP BY repo, delivery_id, run_id ORDER BY max(started_at) DESC LIMIT 1"""
     )
     if not latest:
@@ -153,10 +221,10 @@ def heatmap_latest(wh: Backend) -> tuple[Optional[Dispatch], list[HeatCell]]:
         f"""SELECT op, dt, sum(passed), sum(failed)
         FROM {wh.db}.op_cells ARRAY JOIN splitByChar(',', if(dtype = '', '-', dtype)) AS dt
         WHERE ingest_id IN (SELECT min(ingest_id) FROM {wh.db}.legs
-          WHERE status = '{COMPLETED}' AND repo = {quote(repo)} AND delivery_id = {quote(delivery)} AND run_id = {quote(run)} GROUP BY leg_key)
+          WHERE status = '{COMPLETED}'{_and(cond)} AND repo = {quote(repo)} AND delivery_id = {quote(delivery)} AND run_id = {quote(run)} GROUP BY leg_key)
         GROUP BY op, dt ORDER BY op, dt"""
     )
-    (head,) = dispatches(wh, 1, only=(repo, delivery, run))
+    (head,) = dispatches(wh, 1, only=(repo, delivery, run), since=since)
     return head, [HeatCell(*c) for c in cells]
 
 
@@ -274,7 +342,9 @@ class Promotion:
     simulated: bool
 
 
-def promotion_candidates(wh: Backend, k: int = 3, limit: int = 100) -> list[Promotion]:
+def promotion_candidates(
+    wh: Backend, k: int = 3, limit: int = 100, since: Optional[float] = None
+) -> list[Promotion]:
     """Tests configured to fail (xfail, xfail_strict) that passed in each of their last `k`
     runs (runs in time order, then ingest order).
 
@@ -282,13 +352,14 @@ def promotion_candidates(wh: Backend, k: int = 3, limit: int = 100) -> list[Prom
     test's promotable runs, so its last `k` of them are the candidates' answer unless a
     run that is not promotable came later; those later runs are read from `results` by
     primary key from the oldest candidate's k-th run on (recent by nature), with the
-    rule that set each test's mode."""
+    rule that set each test's mode. `since`: runs started after it only."""
+    cond = started_after(since)
     codes = sorted(OUTCOME_CODES[o.value] for o in PROMOTABLE)
     promotable = quote_list(sorted(o.value for o in PROMOTABLE))
     cands = wh.query(
         f"""SELECT test_key, any(test_id),
         arraySlice(arraySort(groupArray((toUnixTimestamp(started_at), ingest_id, toUInt8(outcome)))), -{int(k)}) AS last
-        FROM {wh.db}.rare_results WHERE outcome IN {promotable} AND {live(wh.db)}
+        FROM {wh.db}.rare_results WHERE outcome IN {promotable} AND {live(wh.db, cond)}{_and(cond)}
         GROUP BY test_key HAVING length(last) = {int(k)}"""
     )
     if not cands:
@@ -329,12 +400,18 @@ class Failing:
     latest_sha: str
     message: str
     simulated: bool
+    # the latest failure's leg concluded success: the handler turns a leg green whose only
+    # failures are tests new in scope (crcr/handler/upstream_setup.py), so this one is new
+    # in scope, not a regression
+    new_in_scope: bool = False
 
 
-def failing_tests(wh: Backend, limit: int = 200) -> list[Failing]:
+def failing_tests(wh: Backend, limit: int = 200, since: Optional[float] = None) -> list[Failing]:
     """Every test whose latest result is bad: when it was first seen, first failed, last passed
-    (and at which upstream commit: the start of the range to bisect)."""
+    (and at which upstream commit: the start of the range to bisect); `since`: of the runs
+    started after it (first seen and last passed then mean: within that horizon)."""
     good, bad = quote_list(PASSING), quote_list(BAD_VALUES)
+    cond = started_after(since)
     rows = wh.query(
         _per_test(
             wh,
@@ -345,16 +422,32 @@ def failing_tests(wh: Backend, limit: int = 200) -> list[Failing]:
             toUnixTimestamp(maxIf(started_at, outcome IN {good})) AS last_passed,
             argMaxIf(ingest_id, started_at, outcome IN {good}) AS passed_in, argMax(ingest_id, started_at) AS latest_in,
             argMax(message, started_at) AS message, max(simulated) AS sim
-            FROM {wh.db}.results WHERE {_of_tests(wh, "1", f"outcome IN {bad}")}
+            FROM {wh.db}.results WHERE {_of_tests(wh, cond or "1", f"outcome IN {bad}{_and(cond)}", cond)}
             GROUP BY test_key HAVING argMax(outcome, started_at) IN {bad}""",
         )
     )
     rows = sorted(rows, key=lambda r: r[-1])[: int(limit)]
     legs = _legs_of(wh, {i for r in rows for i in (r[4], r[5]) if i})
+    green = _green_legs(wh, {r[5] for r in rows})
     return [
-        Failing(t, o, first, ff, lp or None, legs[lpi][0] if lpi else "", legs[li][0], msg, bool(sim))
+        Failing(
+            t, o, first, ff, lp or None, legs[lpi][0] if lpi else "", legs[li][0], msg, bool(sim), li in green
+        )
         for o, first, ff, lp, lpi, li, msg, sim, t in rows
     ]
+
+
+def _green_legs(wh: Backend, ingest_ids: set[int]) -> set[int]:
+    """Those of the ingests whose leg concluded success."""
+    if not ingest_ids:
+        return set()
+    ids = ", ".join(str(int(i)) for i in sorted(ingest_ids))
+    return {
+        r[0]
+        for r in wh.query(
+            f"SELECT ingest_id FROM {wh.db}.legs WHERE ingest_id IN ({ids}) AND conclusion = 'success'"
+        )
+    }
 
 
 # ------------------------------------------------------------------ history
@@ -496,12 +589,17 @@ def _finite(x) -> bool:
 
 
 def l3_standings(
-    wh: Backend, now: float, levels: Mapping[str, LevelHistory], simulated: bool = False
+    wh: Backend,
+    now: float,
+    levels: Mapping[str, LevelHistory],
+    simulated: bool = False,
+    since: Optional[float] = None,
 ) -> list[l3.Standing]:
     """Every repo's L3 standing (l3.standing) for the command line, its JSON and the HUD's
     panel: the repos with legs, and the repos a level history names (a silent week is a
-    standing too). Simulated legs are judged apart and never with a real history."""
-    names = set(repos(wh, simulated)) | (set() if simulated else set(levels))
+    standing too). Simulated legs are judged apart and never with a real history. `since`:
+    the repos with legs started after it (the gates' windows are shorter)."""
+    names = set(repos(wh, simulated, since)) | (set() if simulated else set(levels))
     if not names:
         return []
     windows = {
@@ -528,10 +626,11 @@ def l3_standings(
     return out
 
 
-def repos(wh: Backend, simulated: bool = False) -> list[str]:
+def repos(wh: Backend, simulated: bool = False, since: Optional[float] = None) -> list[str]:
+    cond = started_after(since)
     return [
         r[0]
         for r in wh.query(
-            f"SELECT repo FROM {wh.db}.legs WHERE {live(wh.db)} AND simulated = {int(simulated)} GROUP BY repo ORDER BY repo"
+            f"SELECT repo FROM {wh.db}.legs WHERE {live(wh.db, cond)}{_and(cond)} AND simulated = {int(simulated)} GROUP BY repo ORDER BY repo"
         )
     ]

@@ -56,14 +56,14 @@ def plan(rows: int) -> tuple[int, int]:
     return legs // len(FEATURES), legs
 
 
-def leg_columns(part: list[tuple[int, int]], n_dispatch: int, counts: np.ndarray) -> dict:
+def leg_columns(part: list[tuple[int, int]], n_dispatch: int, counts: np.ndarray, days: int) -> dict:
     """The legs `part` ((dispatch, feature) pairs), in the warehouse's `legs` columns; their
     passed/failed/skipped/op_tests are `counts` (one row per leg), the tally of their own rows."""
     from crcr.warehouse.schema import LEG_COLUMNS
 
     out: dict[str, list] = {name: [] for name, _ in LEG_COLUMNS}
     for (d, f), (passed, failed, skipped, op_tests) in zip(part, counts.tolist()):
-        start = started(d, n_dispatch)
+        start = started(d, n_dispatch, days)
         feature = FEATURES[f]
         values = {
             "ingest_id": ingest_id(d, f),
@@ -106,15 +106,16 @@ def leg_columns(part: list[tuple[int, int]], n_dispatch: int, counts: np.ndarray
     return out
 
 
-def started(d, n_dispatch: int):
-    return NOW - 13 * 86400 + d * (13 * 86400 // max(1, n_dispatch))
+def started(d, n_dispatch: int, days: int):
+    """Dispatch `d`'s start: the dispatches spread evenly over the last `days` days."""
+    return NOW - days * 86400 + d * (days * 86400 // max(1, n_dispatch))
 
 
 def ingest_id(d, f):
     return (d * 10 + f) + (1 << 40)
 
 
-def chunks(n_dispatch: int, chunk_legs: int):
+def chunks(n_dispatch: int, chunk_legs: int, days: int):
     """(legs, results) of `chunk_legs` legs at a time, as columns (the same for both engines)."""
     legs = [(d, f) for d in range(n_dispatch) for f in range(len(FEATURES))]
     test_idx = np.arange(TESTS_PER_LEG)
@@ -139,10 +140,10 @@ def chunks(n_dispatch: int, chunk_legs: int):
         feature = np.array(FEATURES, dtype=object)[f]
         name = np.char.add("test_", t.astype(str)).astype(object)
         yield (
-            leg_columns(part, n_dispatch, counts),
+            leg_columns(part, n_dispatch, counts, days),
             {
                 "ingest_id": ingest_id(d, f).astype(np.int64),
-                "started_at": started(d, n_dispatch).astype(np.int64),
+                "started_at": started(d, n_dispatch, days).astype(np.int64),
                 "upstream_sha": np.char.zfill(np.char.mod("%x", d), 40).astype(object),
                 "backend_sha": np.full(len(t), "b" * 40, dtype=object),
                 "job_name": np.char.add("test-", feature.astype(str)).astype(object),
@@ -178,7 +179,7 @@ COMMITTED = "committed"
 
 def run_chdb(args) -> tuple[dict, dict]:
     """Ingest; (the ready line, the command handlers)."""
-    from crcr.relay.panels import PageContext, render_panels
+    from crcr.relay.panels import PageContext, warehouse_page
     from crcr.warehouse import queries
     from crcr.warehouse.backends import open_warehouse
     from crcr.warehouse.schema import live
@@ -188,7 +189,8 @@ def run_chdb(args) -> tuple[dict, dict]:
     session = Held(wh)
     session(True)
     ingest_s, rows = 0.0, 0
-    for legs, results in chunks(n_dispatch, args.chunk // TESTS_PER_LEG):  # generated outside the clock
+    # generated outside the clock
+    for legs, results in chunks(n_dispatch, args.chunk // TESTS_PER_LEG, args.days):
         begun = time.perf_counter()
         wh.insert_columns("results", results)
         wh.insert_columns("legs", legs)  # the commit point, as ingest.py writes a leg
@@ -222,9 +224,9 @@ def run_chdb(args) -> tuple[dict, dict]:
         session(True)
         return warm(fn)
 
-    def whole(_):  # the page as the HUD renders it: every panel, one embedded session of its own
+    def whole(_):  # the page as the warehouse tool writes it: first screen and every panel, its own session
         session(False)
-        return once(lambda: len(render_panels(wh, PageContext(NOW))))
+        return once(lambda: len(warehouse_page(wh, PageContext(NOW))))
 
     return {"rows": rows, "ingest_s": ingest_s, "parts": parts}, {
         "time": lambda q: in_session(page[q]),
@@ -320,7 +322,8 @@ def run_sqlite(args) -> tuple[dict, dict]:
         ",".join(f"'{o}'" for o in v) for v in (queries.PASSING, queries.BAD_VALUES, queries.FAILING)
     )
     ingest_s, rows = 0.0, 0
-    for legs, results in chunks(n_dispatch, args.chunk // TESTS_PER_LEG):  # generated outside the clock
+    # generated outside the clock
+    for legs, results in chunks(n_dispatch, args.chunk // TESTS_PER_LEG, args.days):
         begun = time.perf_counter()
         for table, data in (("results", results), ("legs", legs)):
             cols = [c.tolist() if hasattr(c, "tolist") else c for c in data.values()]
@@ -472,6 +475,8 @@ def spawn(engine: str, args) -> Child:
         str(args.rows),
         "--chunk",
         str(args.chunk),
+        "--days",
+        str(args.days),
     ]
     argv += ["--dir", args.dir]
     return Child(engine, argv, dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
@@ -538,16 +543,31 @@ def main(argv=None) -> int:
     p.add_argument("--rows", type=int, default=10_000_000)
     p.add_argument("--chunk", type=int, default=1_000_000, help="rows per insert")
     p.add_argument("--repeat", type=int, default=3, help="interleaved timing rounds")
+    p.add_argument("--days", type=int, default=13, help="the days the generated dispatches spread over")
+    p.add_argument(
+        "--page-only",
+        action="store_true",
+        help="chdb alone: ingest, then time the whole HUD page --repeat times (no SQLite, no rounds)",
+    )
     p.add_argument("--engine", choices=("chdb", "sqlite"), help=argparse.SUPPRESS)
     p.add_argument("--dir", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    if args.rows < TESTS_PER_LEG * len(FEATURES) or args.chunk < TESTS_PER_LEG or args.repeat < 1:
-        p.error(f"--rows >= {TESTS_PER_LEG * len(FEATURES)}, --chunk >= {TESTS_PER_LEG}, --repeat >= 1")
+    if (
+        args.rows < TESTS_PER_LEG * len(FEATURES)
+        or args.chunk < TESTS_PER_LEG
+        or args.repeat < 1
+        or args.days < 1
+    ):
+        p.error(
+            f"--rows >= {TESTS_PER_LEG * len(FEATURES)}, --chunk >= {TESTS_PER_LEG}, --repeat >= 1, --days >= 1"
+        )
     if args.engine:
         out = channel()
         serve(out, *(run_chdb if args.engine == "chdb" else run_sqlite)(args))
         return 0
     load = os.getloadavg()
+    if args.page_only:
+        return page_only(args, load)
     with tempfile.TemporaryDirectory(prefix="warehouse-bench-") as tmp:
         args.dir = tmp
         print(f"{args.rows:,} test rows requested; each engine in its own process ...", flush=True)
@@ -566,6 +586,35 @@ def main(argv=None) -> int:
     )
     print(f"peak RSS: chdb {ch['rss']:,.0f} MB, SQLite {sq['rss']:,.0f} MB")
     print("chdb parts after its ingest settled: " + ", ".join(f"{t} {n}" for t, n in ch["parts"].items()))
+    print(
+        "load average (1, 5, 15 min) at the start: {:.2f} {:.2f} {:.2f}, at the end: {:.2f} {:.2f} {:.2f}".format(
+            *load, *os.getloadavg()
+        )
+    )
+    return 0
+
+
+def page_only(args, load: tuple) -> int:
+    """--page-only: the HUD page's render time on chdb alone (a year's rows: --days 365),
+    where SQLite's ingest would take hours."""
+    with tempfile.TemporaryDirectory(prefix="warehouse-bench-") as tmp:
+        args.dir = tmp
+        print(f"{args.rows:,} test rows over {args.days} days, chdb alone ...", flush=True)
+        with spawn("chdb", args) as ch:
+            ready = ingested(ch, args.rows)
+            whole = [ch.ask("page", ASK_TIMEOUT, TIMING) for _ in range(args.repeat)]
+            rss = ch.finish()
+    n_dispatch, legs = plan(args.rows)
+    print(
+        f"ingest: {ready['rows']:,} result rows, {legs:,} legs, {n_dispatch:,} dispatches in "
+        f"{ready['ingest_s']:.1f} s ({ready['rows'] / ready['ingest_s']:,.0f} rows/s)"
+    )
+    walls = ", ".join(f"{t['wall']:.3f}" for t in whole)
+    print(
+        f"whole HUD page (first screen and every panel, chdb): median {statistics.median(t['wall'] for t in whole):.3f} s, "
+        f"CPU {statistics.median(t['cpu'] for t in whole):.3f} s over {args.repeat} renders ({walls}) (goal: <= 1 s)"
+    )
+    print(f"peak RSS: chdb {rss:,.0f} MB")
     print(
         "load average (1, 5, 15 min) at the start: {:.2f} {:.2f} {:.2f}, at the end: {:.2f} {:.2f} {:.2f}".format(
             *load, *os.getloadavg()

@@ -162,7 +162,9 @@ def test_a_crcr_cycle_reaches_the_hud(adopter, built, emulator):
         assert (cell["tests_passed"], cell["tests_failed"], cell["tests_skipped"]) == (8, 0, 0), cell
     with urllib.request.urlopen(f"{url}/crcr/acme/acme-torch", timeout=30) as page:
         html = page.read().decode()
-    assert "test-acme-ops" in html and "test-cpu-ops" in html and 'class="ok"' in html
+    assert (
+        "test-acme-ops" in html and "test-cpu-ops" in html and 'class="sq success"' in html
+    )  # a green square per job
 
 
 def workflow_steps(repo: Path) -> list[tuple[str, str, dict]]:

@@ -29,6 +29,7 @@ CASES = [
     ("crcr.relay", ["--token-file", "t", "--repo", "a/b", "--repo", "c/d"], "needs exactly one --repo"),
     ("crcr.relay", ["--allowlist", "missing.yml"], "missing.yml"),
     ("crcr.relay", ["--bogus"], "unknown option --bogus"),
+    ("crcr.relay.browser", ["missing.html", "out.png"], "missing.html: no such HUD page"),
     ("crcr.handler.main", ["bogus"], "invalid choice: 'bogus'"),
     ("crcr.handler.main", ["--event", "missing.json", "plan"], "missing.json"),
     ("crcr.handler.main", ["--shards", "-3", "plan"], "must be >= 0"),

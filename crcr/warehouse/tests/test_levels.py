@@ -136,3 +136,27 @@ def test_a_bad_level_history_is_one_line_and_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err == f"warehouse: {path}:2: unknown level 'L9' (expected one of L1, L2, L3, L4)"
     assert not (tmp_path / "wh").exists()  # read before the warehouse is opened
+
+
+def test_the_emulator_and_the_handler_take_the_level_history(tmp_path):
+    """The live /hud (relay emulator, `--level-history`) and the handler's snapshot (its
+    Options, `--level-history` over $OOT_LEVEL_HISTORY) show tenure, not 'no tenure data'."""
+    import requests
+
+    from crcr.handler import main as handler
+    from crcr.relay import __main__ as relay_cli
+    from crcr.relay.server import RelayEmulator
+    from crcr.warehouse.backends import open_warehouse
+
+    path, other = tmp_path / "levels.txt", tmp_path / "other.txt"
+    path.write_text(f"repo {REPO}\n2026-09-01 L2\n")  # dated before today: not in the future
+    other.write_text("repo someone/else\n2026-09-01 L2\n")
+    env = {"HOME": str(tmp_path), "OOT_LEVEL_HISTORY": str(other)}
+    assert set(handler.parse_options(["plan", "--level-history", str(path)], env).levels) == {REPO}
+    assert set(handler.parse_options(["plan"], env).levels) == {"someone/else"}
+    levels = relay_cli.level_histories(path)
+    assert set(levels) == {REPO}
+    open_warehouse(str(tmp_path / "wh"), {}, create=True).close()
+    with RelayEmulator(warehouse=str(tmp_path / "wh"), levels=levels) as emu:
+        page = requests.get(f"{emu.url}/hud", timeout=60).text
+    assert "since first reaching L2 on 2026-09-01" in page and "no tenure data" not in page

@@ -167,3 +167,33 @@ def test_a_leg_stored_twice_counts_once_in_the_windowed_questions(wh, monkeypatc
     by_day = queries.pass_rate_by_day(wh, NOW, days=14)
     assert sum(p.passed + p.failed for p in by_day) == 8
     assert queries.l3_metrics(wh, NOW, 14)["acme/oot-ci"].jobs == 4
+
+
+def test_the_page_reads_its_horizon_not_every_leg_ever_stored(wh):
+    """A quarter-old leg (a failing test, op tests, an xfail that passed) is in the command
+    line's unbounded answers and in none of the page's (PageContext.horizon_days), which
+    still show the recent leg."""
+    from crcr.relay.panels import PageContext, render_panels
+
+    old, new = "d" * 40, "e" * 40
+    for run, (sha, started, outcome) in enumerate(
+        [(old, NOW - 100 * DAY, "failed"), (new, NOW - DAY, "passed")]
+    ):
+        tests = [case("test_old" if run == 0 else "test_new", outcome, op="add", dtype="float32")]
+        tests += [case("test_xp", "xpassed_strict", rule="c.yaml:1")]
+        ingest(wh, leg(run, tests, started=started, upstream=sha, repo=f"acme/r{run}"))
+    since = NOW - 90 * DAY
+    assert len(queries.dispatches(wh)) == 2 and len(queries.dispatches(wh, since=since)) == 1
+    assert [f.test_id[-8:] for f in queries.failing_tests(wh)] == ["test_old"]
+    assert queries.failing_tests(wh, since=since) == []
+    assert {p.x for p in queries.pass_rate_over_commits(wh)} == {old[:10], new[:10]}
+    assert {p.x for p in queries.pass_rate_over_commits(wh, since=since)} == {new[:10]}
+    assert queries.heatmap_latest(wh, since)[0].upstream_sha == new
+    assert queries.repos(wh) == ["acme/r0", "acme/r1"] and queries.repos(wh, since=since) == ["acme/r1"]
+    assert (
+        len(queries.promotion_candidates(wh, 2)) == 1
+        and queries.promotion_candidates(wh, 2, since=since) == []
+    )
+    assert {leg.upstream_sha for leg in queries.recent_legs(wh, since=since)} == {new}
+    page = render_panels(wh, PageContext(NOW))
+    assert new[:10] in page and old[:10] not in page and "test_old" not in page
