@@ -93,8 +93,11 @@ def hud_record(envelope: dict) -> dict:
         "downstream_repo": repo,
         "upstream_repo": _get(_get(payload, "repository"), "full_name") or "pytorch/pytorch",
         "pr_number": _get(pr, "number") if _get(pr, "number") is not None else 0,
+        # HUD's extractDynamoRecord: the PR head, else payload.head_sha (a nightly), else
+        # payload.after (a push), else the delivery id (test-infra#8432, as #8853 describes it)
         "pytorch_head_sha": next(
-            (v for v in (head, _get(payload, "head_sha"), delivery) if v is not None), ""
+            (v for v in (head, _get(payload, "head_sha"), _get(payload, "after"), delivery) if v is not None),
+            "",
         ),
         "delivery_id": delivery,
         "event_type": cb.get("event_type") or None,

@@ -288,3 +288,25 @@ def test_the_emulator_writes_each_request_token_to_a_private_file_and_never_prin
         assert len(token) > 8 and token not in "".join(lines)
         assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
         assert stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode) == 0o700
+
+
+@pytest.mark.parametrize(
+    "payload,sha",
+    [
+        ({"pull_request": {"number": 7, "head": {"sha": "a" * 40}}, "head_sha": "b" * 40}, "a" * 40),
+        ({"head_sha": "b" * 40, "after": "c" * 40}, "b" * 40),  # a nightly self-report
+        ({"ref": "refs/heads/main", "after": "c" * 40}, "c" * 40),  # a push: the commit pushed
+        ({"ref": "refs/heads/main"}, "delivery-9"),
+    ],
+)
+def test_hud_takes_the_commit_of_a_row_as_hud_does(payload, sha):
+    from crcr.relay.hud import hud_record
+
+    callback = {
+        "delivery_id": "delivery-9",
+        "event_type": "push",
+        "payload": payload,
+        "workflow": {"job_name": "test-a", "check_run_id": 1, "status": "completed"},
+    }
+    envelope = {"trusted": {"verified_repo": "acme/oot"}, "untrusted": {"callback_payload": callback}}
+    assert hud_record(envelope)["pytorch_head_sha"] == sha
