@@ -42,11 +42,6 @@ class Dispatch:
         """Where the dispatched change starts: the PR's base, else the push's `before` ("" unknown)."""
         return str(self.base_sha or (self.client_payload.get("payload") or {}).get("before") or "")
 
-    @property
-    def concurrency_key(self) -> str:
-        """Per upstream PR when known, else per commit (mirrors the workflow's group)."""
-        return f"{self.upstream_repo}-{self.pr_number if self.pr_number else self.sha[:12]}"
-
 
 @dataclass(frozen=True)
 class Decision:

@@ -1,8 +1,10 @@
 """Superseded runs (pure): a newer dispatch of the same PR cancels the older run's unfinished legs.
 
-The key mirrors the workflow's concurrency group (`crcr-<PR number || ref>`, cancel-in-progress):
-one run per upstream PR, else per pushed ref. A dispatch the gating skips still supersedes (its
-workflow run joins the group all the same), and a PR's `closed` event cancels its older runs.
+The key mirrors the workflow's concurrency group (cancel-in-progress): one run per upstream PR
+(a `ciflow/` tag push is the PR's too: one group per tag), else one per pushed commit, so a
+push to main never cancels the one before it: each is a commit HUD shows. A dispatch the gating
+skips still supersedes (its workflow run joins the group all the same), and a PR's `closed`
+event cancels its older runs.
 """
 
 from __future__ import annotations
@@ -11,12 +13,16 @@ from typing import Optional, Sequence
 
 from crcr.dispatch.event import Dispatch
 
+CIFLOW_TAGS = "refs/tags/ciflow/"
+
 
 def supersession_key(d: Dispatch) -> str:
-    """The run group: the upstream PR when the event is a PR's, else the pushed ref."""
+    """The run group: the upstream PR when the event is a PR's, a ciflow tag's ref, else the commit."""
     if d.event_type == "pull_request":
         return f"{d.upstream_repo}#{d.pr_number}"
-    return f"{d.upstream_repo}@{d.ref}"
+    if d.ref.startswith(CIFLOW_TAGS):
+        return f"{d.upstream_repo}@{d.ref}"
+    return f"{d.upstream_repo}@{d.sha}"
 
 
 def superseded_at(arrivals: Sequence[tuple[float, Dispatch]]) -> list[Optional[float]]:

@@ -219,6 +219,14 @@ def test_a_newer_dispatch_of_the_same_pr_supersedes_the_older(pr_payload, push_e
     assert superseded_at(arrivals) == [12.0, None, None, None]
     assert by_whom(arrivals, 0) is c and by_whom(arrivals, 1) is None
     assert supersession_key(push) == "pytorch/pytorch@refs/tags/ciflow/trunk/184442"
+    # pushes to main: one group per commit, so the next push never cancels the one before it
+    main = [
+        load_dispatch({**push_event, "client_payload": {**push_event["client_payload"], "payload": {
+            **push_event["client_payload"]["payload"], "ref": "refs/heads/main", "after": sha * 40}}})
+        for sha in "de"
+    ]  # fmt: skip
+    assert superseded_at([(0.0, main[0]), (1.0, main[1])]) == [None, None]
+    assert supersession_key(main[0]) == f"pytorch/pytorch@{'d' * 40}"
 
 
 # Reuse keyed exactly (crcr/dispatch/reuse_key.py): any changed input is a new key.

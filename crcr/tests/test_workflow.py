@@ -151,6 +151,11 @@ def test_a_superseded_run_completes_each_started_leg_as_cancelled():
     wf = load(WORKFLOW)
     group = wf["concurrency"]["group"]
     assert group.startswith("crcr-${{ github.event.client_payload.payload.pull_request.number ||")
+    # a push to main is its own group (never cancels the push before it); a ciflow tag is its PR's
+    assert (
+        "payload.after ||" in group
+        and "startsWith(github.event.client_payload.payload.ref, 'refs/tags/ciflow/')" in group
+    )
     assert wf["concurrency"]["cancel-in-progress"] is True
     steps = wf["jobs"]["test"]["steps"]
     done = [s for s in steps if s.get("uses") == "./.github/actions/crcr-callback"][-1]
