@@ -26,7 +26,7 @@ from crcr.dispatch.allowlist import Entry
 from crcr.dispatch.event import Dispatch
 from crcr.dispatch.plan import Leg
 from crcr.handler.options import EMULATOR_FAULTS_ENV, LOCAL_REPO, Options
-from crcr.handler.runner import LegResult, LegSettings, check_runner_can_run, run_leg
+from crcr.handler.runner import LegResult, LegSettings, check_runner_can_run, run_leg, runner_of
 from testing.base.atomic import write_json, write_text
 
 if TYPE_CHECKING:  # imported lazily at run time: crcr.upstream is needed only by a cycle
@@ -234,7 +234,8 @@ def run_hooked_leg(leg: Leg, how: LegSettings, hooks: "LegHooks") -> LegResult:
     `how.smoke`: run 1/N of it (the local cycle), 1 = the whole leg (run-leg on a real runner).
     A leg the change-aware selection narrows runs only its selection, whole."""
     selection, selection_file = hooks.selection_for(leg, how)
-    result = run_leg(leg, how, hooks.upstream_for(leg), selection_file)
+    core = hooks.core_for(leg, runner_of(how))  # its test files' imports, checked before its tests
+    result = replace(run_leg(leg, how, hooks.upstream_for(leg, core), selection_file), core=core)
     if selection is not None:
         notes = list(result.notes)
         notes.insert(1 if notes and notes[0].startswith("core:") else 0, selection.line())

@@ -113,6 +113,11 @@ class LegResult:
         return self.report.failed_tests_detail().as_json()
 
 
+def runner_of(how: LegSettings) -> str:
+    """What runs a leg under these settings: pytest | bazel | template (LegResult.runner)."""
+    return "template" if how.template else how.runner
+
+
 def check_runner_can_run(legs: Sequence[Leg], runner: str, template: Optional[str]) -> None:
     """Before any callback: a leg on another core (--core-config) runs only through Bazel,
     since the pytest runner and command templates have just the handler's own torch."""
@@ -380,7 +385,7 @@ def run_leg(
         failing_tests=tests,
         report=report,
         timed_out=timed_out,
-        runner="template" if template else runner,
+        runner=runner_of(how),
     )
 
 

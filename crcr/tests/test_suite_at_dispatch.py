@@ -302,3 +302,48 @@ def test_a_native_change_at_the_dispatched_sha_is_said_in_the_leg_and_its_result
     assert details["upstream"]["core"]["native"] == ["aten/src/ATen/native/Add.cpp"]
     assert details["exactness"]["state"] == "inexact"
     assert details["exactness"]["native_not_applied"] == ["aten/src/ATen/native/Add.cpp"]
+
+
+# A passing leg that also rewrites its own test file without the import the core lacks: a check
+# made after the tests would see the rewritten file and call the core exact.
+REWRITING_LEG = (
+    '{python} -c "import sys, pathlib; root = pathlib.Path(sys.argv[2]); '
+    "(root / 'test/nn/test_flat.py').write_text('x = 1'); "
+    "open(sys.argv[1], 'w').write('<testsuite><testcase name=\\'a\\'/></testsuite>')\" "
+    "{junit} {upstream_root}"
+)
+
+
+def test_the_test_files_import_check_runs_before_the_tests_and_names_the_import(
+    pr_event, tree, tmp_path, capsys
+):
+    """A torch import of the leg's test files that fails on its core is checked before any of
+    its tests runs: the leg is inexact from its first line, the failing import named."""
+    import json
+    import os
+
+    from crcr.handler import main as handler
+    from crcr.upstream.localrepo import build_repo, file_url
+
+    ws, _, extra = tree
+    needs = "from torch._C import _oot_op_only_a_native_change_adds"
+    shas = build_repo(
+        tmp_path / "u.git",
+        [
+            ("base", {"test/nn/test_flat.py": "x = 1\n", "version.txt": "2.13.0a0\n"}),
+            ("new op", {"test/nn/test_flat.py": f"import torch\n{needs}\n"}),
+        ],
+        dict(os.environ),
+    )
+    env = {**os.environ, "CRCR_STATE_DIR": str(tmp_path / "s"), "OOT_UPSTREAM_CACHE": str(tmp_path / "c")}
+    out = tmp_path / "out"
+    argv = ["run-leg", "--leg", "0", "--event", str(_event_for(pr_event, shas[1], tmp_path))]
+    argv += ["--workspace", str(ws), "--extra-configs", str(extra), "--out", str(out)]
+    argv += ["--upstream-url", file_url(tmp_path / "u.git"), "--core-base", shas[0]]
+    assert handler.run([*argv, "--test-command", REWRITING_LEG], env) == 0
+    said = capsys.readouterr().out
+    details = json.loads((out / "test-upstream-nn.results.json").read_text())
+    assert details["exactness"]["state"] == "inexact"
+    assert details["exactness"]["failed_import"].startswith(f"test_flat.py: {needs}: ImportError")
+    assert details["notes"][0] == details["exactness"]["line"] and needs in details["notes"][0]
+    assert f"  {details['exactness']['line']}\n" in said
