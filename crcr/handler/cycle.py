@@ -25,6 +25,7 @@ from crcr.callback_client.transport import HttpTransport, fetch, fetch_json
 from crcr.dispatch.allowlist import Entry
 from crcr.dispatch.event import Dispatch
 from crcr.dispatch.plan import Leg
+from crcr.handler.devices import DeviceSettings, run_on_devices
 from crcr.handler.options import EMULATOR_FAULTS_ENV, LOCAL_REPO, Options
 from crcr.handler.runner import LegResult, LegSettings, check_runner_can_run, run_leg, runner_of
 from testing.base.atomic import write_json, write_text
@@ -229,13 +230,22 @@ def _notes(legs: Sequence[Leg], results: dict[int, LegResult]) -> list[str]:
     return lines
 
 
-def run_hooked_leg(leg: Leg, how: LegSettings, hooks: "LegHooks") -> LegResult:
+def _say(line: str) -> None:
+    console.print(line, markup=False, soft_wrap=True)
+
+
+def run_hooked_leg(
+    leg: Leg, how: LegSettings, hooks: "LegHooks", devices: Optional[DeviceSettings] = None
+) -> LegResult:
     """One leg as the run's settings say, on its upstream, finished by the hooks (attribution);
     `how.smoke`: run 1/N of it (the local cycle), 1 = the whole leg (run-leg on a real runner).
-    A leg the change-aware selection narrows runs only its selection, whole."""
+    A leg the change-aware selection narrows runs only its selection, whole. `devices`: the
+    cards it runs on, probed around it (None: unpinned, unprobed)."""
     selection, selection_file = hooks.selection_for(leg, how)
     core = hooks.core_for(leg, runner_of(how))  # its test files' imports, checked before its tests
-    result = replace(run_leg(leg, how, hooks.upstream_for(leg, core), selection_file), core=core)
+    upstream = hooks.upstream_for(leg, core)
+    result = run_on_devices(devices, how, lambda h: run_leg(leg, h, upstream, selection_file), _say)
+    result = replace(result, core=core)
     if selection is not None:
         notes = list(result.notes)
         notes.insert(1 if notes and notes[0].startswith("core:") else 0, selection.line())
@@ -267,7 +277,7 @@ def run_cycle(
                 progress.update(task, description=f"leg {leg.job_name}")
                 results[leg.index] = session.run(
                     leg,
-                    lambda: run_hooked_leg(leg, how, hooks),
+                    lambda: run_hooked_leg(leg, how, hooks, options.devices),
                     lambda: progress.console.print(recorder.begin(leg), markup=False),
                 )
                 progress.console.print(recorder.record(leg, results[leg.index]), markup=False)

@@ -108,6 +108,8 @@ class LegResult:
     bisection: Optional[Bisection] = None  # when one ran (as_json() for reports)
     runner: str = "pytest"  # what ran it: pytest | bazel | template (triage re-runs follow it)
     core: Optional[Exactness] = None  # how exact the core it ran on was (None: no upstream core)
+    device: str = ""  # the card its results come from ("spyre:1"; "" = not pinned: handler/devices.py)
+    drained: tuple[str, ...] = ()  # when it lost every card: their probe lines (its results are infra)
 
     def failed_tests_detail(self) -> list[dict]:
         return self.report.failed_tests_detail().as_json()

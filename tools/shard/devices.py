@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import subprocess
 import threading
-import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -224,7 +222,7 @@ class Pool:
     def _end_escaped(self, card: Card) -> tuple[int, ...]:
         """End whatever still holds the card after its batch (a grandchild that escaped)."""
         node = self.plan.node_of(card.number)
-        return _end_holders(node, self.log) if node is not None else ()
+        return health.end_holders(node, self.log) if node is not None else ()
 
     def _probe(self, card: Card, when: str) -> bool:
         found = health.probe(
@@ -270,18 +268,3 @@ class Pool:
         self.log(f"{len(self.queue)} tests not run: every device was drained")
         self.queue.clear()
 
-
-def _end_holders(node: Path, log, wait: float = 5.0) -> tuple[int, ...]:
-    """Kill whatever still holds the card (a grandchild that escaped its test's group);
-    the pids it found."""
-    found = health.holders(node)
-    for pid in found:
-        try:
-            os.kill(pid, signal.SIGKILL)
-            log(f"ended pid {pid}, which still held {node.name} after its test")
-        except (ProcessLookupError, PermissionError):
-            continue
-    deadline = time.monotonic() + wait
-    while health.holders(node) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return found
