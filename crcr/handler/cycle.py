@@ -244,7 +244,9 @@ def run_hooked_leg(
     selection, selection_file = hooks.selection_for(leg, how)
     core = hooks.core_for(leg, runner_of(how))  # its test files' imports, checked before its tests
     upstream = hooks.upstream_for(leg, core)
-    result = run_on_devices(devices, how, lambda h: run_leg(leg, h, upstream, selection_file), _say)
+    result = run_on_devices(
+        devices, how, lambda h: run_leg(leg, h, upstream, selection_file), _say, leg.configs
+    )
     result = replace(result, core=core)
     if selection is not None:
         notes = list(result.notes)

@@ -29,7 +29,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Mapping, Optional
+from typing import Callable, Mapping, Optional, Sequence
 
 from crcr.callback_client.errors import ConfigError
 from crcr.callback_client.junit import Counts
@@ -114,11 +114,31 @@ def fault_value(text: str, cards: tuple[str, ...]) -> str:
     return f"{match['kind']}:{int(card)}@{match['after'] or DEFAULT_AFTER}"
 
 
+def on_card(ws: Path, configs: Sequence[str]) -> bool:
+    """Whether a leg with these configs runs on the card: the last `device_type` its configs
+    name, else a `backend`'s device; a CPU leg (`device_type: cpu`, or neither) never touches it."""
+    from testing.config.load import load
+
+    device, backend = None, None
+    for config in configs:
+        try:
+            g = load(str(ws / config)).doc.test_suite_config.global_
+        except (ConfigError, OSError):
+            return True  # its run reports the config; the card is probed all the same
+        device, backend = g.device_type or device, g.backend or backend
+    return (device or ("privateuse1" if backend else "cpu")) != "cpu"
+
+
 def run_on_devices(
-    settings: Optional[DeviceSettings], how: LegSettings, run: Callable[[LegSettings], LegResult], log=None
+    settings: Optional[DeviceSettings],
+    how: LegSettings,
+    run: Callable[[LegSettings], LegResult],
+    log=None,
+    configs: Sequence[str] = (),
 ) -> LegResult:
-    """`run` the leg on the first healthy card, again on the next when a probe after it fails."""
-    if settings is None:
+    """`run` the leg on the first healthy card, again on the next when a probe after it fails;
+    `configs`: the leg's (a CPU leg runs unpinned and unprobed)."""
+    if settings is None or (configs and not on_card(how.ws, configs)):
         return run(how)
     say = log or (lambda line: print(line, file=sys.stderr))
     lost: list[str] = []

@@ -23,6 +23,9 @@ sys.exit(0 if ok else 1)
 """
 
 
+SPYRE_CONFIG = "test_suite_config:\n  global:\n    backend: torch_spyre\n  files: []\n"
+
+
 @pytest.fixture
 def leg(tmp_path, pr_event):
     from crcr.dispatch.event import load_dispatch
@@ -30,7 +33,7 @@ def leg(tmp_path, pr_event):
 
     ws = tmp_path / "ws"
     (ws / "configs" / "spyre").mkdir(parents=True)
-    (ws / "configs" / "spyre" / "sums.yaml").write_text("test_suite_config:\n  files: []\n")
+    (ws / "configs" / "spyre" / "sums.yaml").write_text(SPYRE_CONFIG)
     (tmp_path / "leg.py").write_text(LEG)
     legs = plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(ws, []))
     how = LegSettings(
@@ -88,7 +91,7 @@ def test_run_leg_with_an_injected_fault_sends_an_infra_verdict(tmp_path, pr_even
 
     ws = tmp_path / "ws"
     (ws / "configs" / "spyre").mkdir(parents=True)
-    (ws / "configs" / "spyre" / "sums.yaml").write_text("test_suite_config:\n  files: []\n")
+    (ws / "configs" / "spyre" / "sums.yaml").write_text(SPYRE_CONFIG)
     (tmp_path / "leg.py").write_text(LEG)
     (tmp_path / "event.json").write_text(json.dumps(pr_event))
     verdict = tmp_path / "verdict.json"
@@ -108,3 +111,13 @@ def test_run_leg_with_an_injected_fault_sends_an_infra_verdict(tmp_path, pr_even
     assert sent["evidence"][0]["excerpt"].startswith(lost) and "upstream" not in sent["summary"]
     # triage never re-ran or bisected it: nothing upstream to find on a sick card
     assert "reproduced_on_retry" not in sent
+
+
+def test_only_legs_on_the_card_are_pinned_and_probed(tmp_path):
+    from crcr.handler.devices import on_card
+
+    (tmp_path / "cpu.yaml").write_text("test_suite_config:\n  global:\n    device_type: cpu\n  files: []\n")
+    (tmp_path / "plain.yaml").write_text("test_suite_config:\n  files: []\n")
+    (tmp_path / "spyre.yaml").write_text(SPYRE_CONFIG)
+    assert not on_card(tmp_path, ["cpu.yaml"]) and not on_card(tmp_path, ["plain.yaml"])
+    assert on_card(tmp_path, ["spyre.yaml", "plain.yaml"])  # device-wide settings, then the feature's
