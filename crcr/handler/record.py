@@ -97,6 +97,7 @@ class LegRecorder:
             report=leg_report(result.report),
             triage_verdict=result.verdict,
             bisection=result.bisection.as_json() if result.bisection else None,
+            device=result.device,
         )
 
     def begin(self, leg: Leg, at: Optional[float] = None) -> str:

@@ -33,8 +33,9 @@ from dataclasses import dataclass
 
 from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
 
-SCHEMA_VERSION = 4  # 1: string ingest ids, string outcomes, results ordered by test id; 2: no rare_results;
-# 3: no status, queue_time, execution_time, leg_seconds on legs (completed legs only, queue derived from stamps)
+SCHEMA_VERSION = 5  # 1: string ingest ids, string outcomes, results ordered by test id; 2: no rare_results;
+# 3: no status, queue_time, execution_time, leg_seconds on legs (completed legs only, queue derived from stamps);
+# 4: no device on legs and results
 OUTCOME_CODES = {o.value: i + 1 for i, o in enumerate(Outcome)}  # toUInt8(outcome) in SQL
 OUTCOME_TYPE = "Enum8(" + ", ".join(f"'{v}' = {code}" for v, code in OUTCOME_CODES.items()) + ")"
 
@@ -78,6 +79,8 @@ LEG_COLUMNS: tuple[tuple[str, str], ...] = (
     # the handler's own time running the leg's tests: execution_time minus it is checkout,
     # core resolution, build and set-up (the L3 panel's set-up share); NULL on in_progress rows
     ("leg_seconds", "Nullable(Float64)"),
+    # schema 5: the card the leg's results come from ("spyre:1"; "" = not pinned to one)
+    ("device", "String"),
 )
 
 IN_PROGRESS, COMPLETED = "in_progress", "completed"
@@ -86,7 +89,7 @@ IN_PROGRESS, COMPLETED = "in_progress", "completed"
 # COLUMN ... DEFAULT: older parts compute it on read): every such row was a completed leg
 # with the handler's own start and finish; the relay's per-run queue time cannot be told
 # from its stamps, so it is NULL (no queue sample) rather than a guess.
-ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+SCHEMA4_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     "legs": (
         ("status", f"DEFAULT '{COMPLETED}'"),
         ("queue_time", "DEFAULT NULL"),
@@ -94,6 +97,24 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("leg_seconds", "DEFAULT toFloat64(toInt64(finished_at) - toInt64(started_at))"),
     )
 }
+# Schema 5 (issue #41), its own step: the device of every leg and result. Rows stored before
+# it read as "" (unknown: not pinned to a card, or not said).
+SCHEMA5_DEVICE_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "legs": (("device", "DEFAULT ''"),),
+    "results": (("device", "DEFAULT ''"),),
+}
+
+
+def _steps(*steps: dict[str, tuple[tuple[str, str], ...]]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Every migration step's added columns per table, oldest step first."""
+    out: dict[str, tuple[tuple[str, str], ...]] = {}
+    for step in steps:
+        for table, columns in step.items():
+            out[table] = out.get(table, ()) + columns
+    return out
+
+
+ADDED_COLUMNS = _steps(SCHEMA4_COLUMNS, SCHEMA5_DEVICE_COLUMNS)
 
 RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("ingest_id", "UInt64"),
@@ -114,6 +135,7 @@ RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("duration", "Float64"),
     ("message", "String"),  # first line of the deciding message
     ("rule", "String"),  # config file:line that set the test's mode (promotion diffs)
+    ("device", "String"),  # schema 5: the card that produced it (its JUnit's, else the leg's; "" unknown)
 )
 
 # Computed by the server from the inserted columns (never inserted).

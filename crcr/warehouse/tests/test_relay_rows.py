@@ -12,7 +12,7 @@ import pytest
 from crcr.warehouse import queries
 from crcr.warehouse.backends import WarehouseError, open_warehouse, upgrade_columns
 from crcr.warehouse.ingest import ingest
-from crcr.warehouse.schema import ADDED_COLUMNS
+from crcr.warehouse.schema import ADDED_COLUMNS, SCHEMA5_DEVICE_COLUMNS
 from crcr.warehouse.tests.history import DAY, HOUR, NOW, case, leg, spec_of
 
 REPO = "acme/oot-ci"
@@ -125,10 +125,11 @@ def test_the_set_up_share_is_execution_time_outside_the_legs_own_run(wh):
 
 
 def _to_schema_3(wh) -> None:
-    """Back to schema 3: `legs` without the columns schema 4 added."""
+    """Back to schema 3: the tables without the columns schemas 4 and 5 added."""
     with wh.exclusive():
-        for column, _ in ADDED_COLUMNS["legs"]:
-            wh.query(f"ALTER TABLE {wh.db}.legs DROP COLUMN `{column}`")
+        for table, columns in ADDED_COLUMNS.items():
+            for column, _ in columns:
+                wh.query(f"ALTER TABLE {wh.db}.{table} DROP COLUMN `{column}`")
     wh.close()
 
 
@@ -177,8 +178,36 @@ def test_an_upgrade_the_engine_refuses_is_one_line_and_changes_nothing(wh, monke
         upgrade_columns(wh)
     assert "\n" not in str(err.value)
     assert str(err.value).startswith(
-        "could not upgrade legs to schema 4 (adding status, queue_time, execution_time, leg_seconds; "
+        "could not upgrade legs to schema 5 (adding status, queue_time, execution_time, leg_seconds, device; "
         "nothing was changed) in warehouse "
     )
     columns = query(f"SELECT name FROM system.columns WHERE database = '{wh.db}' AND table = 'legs'")
     assert "status" not in {c[0] for c in columns}
+
+
+def _to_schema_4(wh) -> None:
+    """Back to schema 4: no device on legs and results (schema 5's own step)."""
+    with wh.exclusive():
+        for table, columns in SCHEMA5_DEVICE_COLUMNS.items():
+            for column, _ in columns:
+                wh.query(f"ALTER TABLE {wh.db}.{table} DROP COLUMN `{column}`")
+    wh.close()
+
+
+def test_a_schema_4_warehouse_gains_the_device_of_every_leg_and_result(wh):
+    """Schema 5 (#41): each result's device is its JUnit's (the shard runner's pool names the
+    card per test), else its leg's card; rows stored before read as unknown ("")."""
+    ingest(wh, leg(1, [case("test_a", "passed")], started=T0))
+    _to_schema_4(wh)
+    again = open_warehouse(spec_of(wh), {})
+    try:
+        on_card = replace(case("test_b", "failed"), device="spyre:3")
+        ingest(again, replace(leg(2, [case("test_a", "passed"), on_card], started=T0 + 60), device="spyre:1"))
+        rows = again.query(
+            f"SELECT toUnixTimestamp(started_at), name, device FROM {again.db}.results ORDER BY started_at, name"
+        )
+        assert rows == [(T0, "test_a", ""), (T0 + 60, "test_a", "spyre:1"), (T0 + 60, "test_b", "spyre:3")]
+        legs = again.query(f"SELECT device FROM {again.db}.legs ORDER BY started_at")
+        assert [r[0] for r in legs] == ["", "spyre:1"]
+    finally:
+        again.close()
