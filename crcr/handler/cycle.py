@@ -244,9 +244,8 @@ def run_hooked_leg(
     selection, selection_file = hooks.selection_for(leg, how)
     core = hooks.core_for(leg, runner_of(how))  # its test files' imports, checked before its tests
     upstream = hooks.upstream_for(leg, core)
-    result = run_on_devices(
-        devices, how, lambda h: run_leg(leg, h, upstream, selection_file), _say, leg.configs
-    )
+    run = lambda h: run_leg(leg, h, upstream, selection_file)  # noqa: E731
+    result = run_on_devices(devices, how, run, _say, leg.configs, [upstream.core_note])
     result = replace(result, core=core)
     if selection is not None:
         notes = list(result.notes)

@@ -135,9 +135,11 @@ def run_on_devices(
     run: Callable[[LegSettings], LegResult],
     log=None,
     configs: Sequence[str] = (),
+    head: Sequence[str] = (),
 ) -> LegResult:
     """`run` the leg on the first healthy card, again on the next when a probe after it fails;
-    `configs`: the leg's (a CPU leg runs unpinned and unprobed)."""
+    `configs`: the leg's (a CPU leg runs unpinned and unprobed); `head`: the notes a leg that
+    never ran starts with (its core line, as a run's would)."""
     if settings is None or (configs and not on_card(how.ws, configs)):
         return run(how)
     say = log or (lambda line: print(line, file=sys.stderr))
@@ -169,7 +171,7 @@ def run_on_devices(
                     f"{name(card)}: held behind the leg's back ({len(escaped)} processes ended): the leg runs again"
                 )
         say(f"{lost[-1]}: drained, what ran on it since its last good probe is infra")
-    return _all_lost(last, tuple(lost), how)
+    return _all_lost(last, tuple(lost), how, tuple(head), name(settings.cards[-1]))
 
 
 def name(card: str) -> str:
@@ -198,10 +200,15 @@ def _kept(result: LegResult, lost: list[str]) -> LegResult:
     return replace(result, notes=result.notes + (line,))
 
 
-def _all_lost(last: Optional[LegResult], lost: tuple[str, ...], how: LegSettings) -> LegResult:
+def _all_lost(
+    last: Optional[LegResult], lost: tuple[str, ...], how: LegSettings, head: tuple[str, ...], card: str
+) -> LegResult:
     """Every card drained: no result of this leg is the backend's; the leg fails as infra."""
     line = f"infra: every device was drained ({'; '.join(lost)})"
-    if last is None:
-        return LegResult("failure", 0, Counts(), 0.0, (), (line,), drained=lost, runner=runner_of(how))
+    if last is None:  # drained before it started: nothing ran
+        notes = head + (line,)
+        return LegResult(
+            "failure", 0, Counts(), 0.0, (), notes, drained=lost, runner=runner_of(how), device=card
+        )
     conclusion = "timed_out" if last.conclusion == "timed_out" else "failure"
     return replace(last, conclusion=conclusion, notes=last.notes + (line,), drained=lost)

@@ -61,6 +61,13 @@ def test_a_lost_card_is_drained_and_the_leg_re_runs_whole_on_a_healthy_one(tmp_p
     assert result.notes[-1].startswith("devices: lost spyre:0: device fault")
     assert result.notes[-1].endswith("re-ran whole on spyre:1")
     assert any("drained" in line for line in said)
+    # the card stays sick for the run's later legs: drained before one starts, nothing runs
+    never = run_on_devices(
+        _cards(tmp_path, ("0",), "error:0@20"), how, lambda h: run_leg(one, h), said.append, head=["core: x"]
+    )
+    assert (never.conclusion, never.device, never.counts.passed) == ("failure", "spyre:0", 0)
+    assert never.notes[0] == "core: x" and never.notes[1].startswith("infra: every device was drained (")
+    assert never.drained[0].endswith("(probe before the leg)")
 
 
 @pytest.mark.parametrize(
