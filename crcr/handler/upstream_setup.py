@@ -373,6 +373,8 @@ def after_leg(
             "triage_verdict": result.verdict,
             "bisection": result.bisection.as_json() if result.bisection else None,
             "new_in_scope": scope.as_json() if scope is not None else None,
+            "device": result.device,  # the card its results come from ("" = not pinned)
+            "devices_lost": list(result.drained),  # when it lost every card (its results are infra)
         },
         sort_keys=True,
         durable=True,

@@ -116,6 +116,8 @@ def test_run_leg_with_an_injected_fault_sends_an_infra_verdict(tmp_path, pr_even
     sent = json.loads(verdict.read_text())
     assert (sent["category"], sent["confidence"]) == ("infra", "high")
     assert sent["evidence"][0]["excerpt"].startswith(lost) and "upstream" not in sent["summary"]
+    details = json.loads(next((tmp_path / "state" / "out").glob("*.results.json")).read_text())
+    assert details["device"] == "spyre:0" and details["devices_lost"][0].startswith(lost)
     # triage never re-ran or bisected it: nothing upstream to find on a sick card
     assert "reproduced_on_retry" not in sent
 
