@@ -24,7 +24,7 @@ import os
 import subprocess
 import threading
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
 
@@ -245,7 +245,7 @@ class Pool:
     def _accept(self, card: Card, ran: dict[str, Attempt], unfinished: list[str]) -> None:
         with self.lock:
             for key, attempt in ran.items():
-                self.attempts.setdefault(key, []).append(attempt)
+                self.attempts.setdefault(key, []).append(replace(attempt, device=self._name(card)))
             self.queue.extendleft(reversed(unfinished))
             card.tests_run += len(ran)
 
@@ -254,7 +254,8 @@ class Pool:
         why = f"{INFRA}: ran on {self._name(card)} after its last good probe; {card.probe}"
         with self.lock:
             for key, attempt in ran.items():
-                self.attempts.setdefault(key, []).append(Attempt("error", attempt.seconds, None, why))
+                spoilt = Attempt("error", attempt.seconds, None, why, self._name(card))
+                self.attempts.setdefault(key, []).append(spoilt)
             self.queue.extendleft(reversed(batch))
             card.spoiled += len(ran)
 
@@ -267,4 +268,3 @@ class Pool:
             self.attempts.setdefault(key, []).append(Attempt("error", 0.0, None, why))
         self.log(f"{len(self.queue)} tests not run: every device was drained")
         self.queue.clear()
-
