@@ -178,6 +178,7 @@ def leg_recorder(options: Options, dispatch: Dispatch, session: Session, backend
         # the dispatch reached this process: a local cycle's queue starts here; a CI leg's job
         # starts well after the relay's dispatch, which it cannot see (no queue sample)
         queued_at=None if options.actions_ctx is not None else session.started,
+        levels=options.level_history,  # the level each leg ran at, when the history names the repo
     )
 
 

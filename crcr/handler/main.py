@@ -224,6 +224,12 @@ def _parser() -> argparse.ArgumentParser:
         type=user_path,
         help="change map JSON (default $OOT_CHANGE_MAP, else beside the memory)",
     )
+    p.add_argument(
+        "--level-history",
+        type=user_path,
+        help="the backend's level history (crcr/warehouse/levels.py; env OOT_LEVEL_HISTORY): the level "
+        "each leg is recorded at, when it names the repo (else $CRCR_LEVEL)",
+    )
     p.add_argument("--leg", type=non_negative_int, help="run-leg: index into the plan")
     p.add_argument(
         "--report", action="store_true", help="run-leg: send the in_progress/completed pair itself"

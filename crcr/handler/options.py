@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -22,6 +23,8 @@ from crcr.upstream.bisect import Limits
 from crcr.upstream.core_index import is_url
 from crcr.upstream.core_wheel import wheel_commit
 from crcr.upstream.source import DEFAULT_URL, URL_ENV, default_cache
+from crcr.warehouse.levels import ENV as LEVELS_ENV
+from crcr.warehouse.levels import LevelHistory, read_level_history
 from testing.base.cliargs import user_path
 from testing.changes.budget import BudgetError, parse_share
 from testing.changes.changemap import MAP_ENV, select_dir
@@ -103,6 +106,7 @@ class Options:
     run_url: str = ""  # the Actions run's page (the verdict's evidence links to it); "" outside Actions
     actions_ctx: Optional[RunContext] = None  # the Actions run's identity; None: a local run
     level: str = ""  # $CRCR_LEVEL
+    level_history: Optional[LevelHistory] = None  # --level-history, else $OOT_LEVEL_HISTORY (read once)
     in_progress_at: Optional[float] = None  # $CRCR_IN_PROGRESS_AT
     emulator_faults: Optional[object] = None  # parsed $CRCR_EMULATOR_FAULTS
     github_output: Optional[Path] = None  # $GITHUB_OUTPUT: where `plan` writes its step outputs
@@ -235,6 +239,7 @@ def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
         if env.get("GITHUB_RUN_ID") and env.get("GITHUB_WORKFLOW")
         else None,
         level=env.get(LEVEL_ENV, ""),
+        level_history=level_history(args.level_history or env_path(env, LEVELS_ENV)),
         in_progress_at=in_progress_at(env),
         emulator_faults=emulator_faults(env),
         github_output=env_path(env, "GITHUB_OUTPUT"),
@@ -250,6 +255,11 @@ def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
     if o.reporting:
         check_relay_extras(o)  # before the fixture and the legs: one line, nothing run
     return o
+
+
+def level_history(path: Optional[Path]) -> Optional[LevelHistory]:
+    """The backend's level history, read once at the entry (a bad file: file:line, one line)."""
+    return read_level_history(path, time.time()) if path else None
 
 
 def core_wheel_arg(given: Optional[str]) -> tuple[Optional[Path], str]:
