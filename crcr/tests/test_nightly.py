@@ -16,7 +16,7 @@ import pytest
 from crcr.handler.core_base import CoreResolver
 from crcr.handler.options import Options
 from crcr.handler.upstream_setup import prepare
-from crcr.upstream.core_index import MAP_FILE, MAP_FORMAT, IndexUnusable, nearest, read_index
+from crcr.upstream.core_index import MAP_FILE, MAP_FORMAT, IndexUnusable, nearest, read_index, shown
 from crcr.upstream.gitcmd import git
 from crcr.upstream.localrepo import IDENTITY, add_branch, build_repo, file_url
 from crcr.upstream.nightly import NoNightly, listing, resolve
@@ -333,7 +333,7 @@ def test_an_index_without_a_map_is_paired_through_the_nightly_branch(tmp_path, u
     _wheel(lone / f"torch-2.14.0.dev20261130-{TAG}.whl", c["m0"])
     fallback = CoreResolver(source, tmp_path / "cc", "p" * 40, index=str(lone)).at(c["m3"])
     assert fallback.origin == "pinned wheel" and fallback.fallback.startswith(
-        f"--core-index {lone}: no {MAP_FILE}, and the nightly branch's newest 1 commits name the day of none of its 1 wheels"
+        f"{shown(str(lone))}: no {MAP_FILE}, and the nightly branch's newest 1 commits name the day of none of its 1 wheels"
     )
 
 

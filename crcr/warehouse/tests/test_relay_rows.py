@@ -124,13 +124,18 @@ def test_the_set_up_share_is_execution_time_outside_the_legs_own_run(wh):
     )
 
 
-def _to_schema_3(wh) -> None:
-    """Back to schema 3: the tables without the columns schemas 4 and 5 added."""
+def _dropping(wh, added) -> None:
+    """Back to an older schema: the tables without the columns `added` ({table: columns}) names."""
     with wh.exclusive():
-        for table, columns in ADDED_COLUMNS.items():
+        for table, columns in added.items():
             for column, _ in columns:
                 wh.query(f"ALTER TABLE {wh.db}.{table} DROP COLUMN `{column}`")
     wh.close()
+
+
+def _to_schema_3(wh) -> None:
+    """Back to schema 3: the tables without the columns schemas 4 and 5 added."""
+    _dropping(wh, ADDED_COLUMNS)
 
 
 def test_a_schema_3_warehouse_is_upgraded_in_place(wh):
@@ -185,20 +190,11 @@ def test_an_upgrade_the_engine_refuses_is_one_line_and_changes_nothing(wh, monke
     assert "status" not in {c[0] for c in columns}
 
 
-def _to_schema_4(wh) -> None:
-    """Back to schema 4: no device on legs and results (schema 5's own step)."""
-    with wh.exclusive():
-        for table, columns in SCHEMA5_DEVICE_COLUMNS.items():
-            for column, _ in columns:
-                wh.query(f"ALTER TABLE {wh.db}.{table} DROP COLUMN `{column}`")
-    wh.close()
-
-
 def test_a_schema_4_warehouse_gains_the_device_of_every_leg_and_result(wh):
     """Schema 5 (#41): each result's device is its JUnit's (the shard runner's pool names the
     card per test), else its leg's card; rows stored before read as unknown ("")."""
     ingest(wh, leg(1, [case("test_a", "passed")], started=T0))
-    _to_schema_4(wh)
+    _dropping(wh, SCHEMA5_DEVICE_COLUMNS)  # back to schema 4: schema 5's own step undone
     again = open_warehouse(spec_of(wh), {})
     try:
         on_card = replace(case("test_b", "failed"), device="spyre:3")
