@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from crcr.upstream.core_index import Nightly
+from crcr.upstream.core_index import MAP_FILE, Nightly, nightly_sources, pair, shown
 from crcr.upstream.core_wheel import unpack
 from crcr.upstream.exactness import PINNED
 from crcr.upstream.gitcmd import UpstreamError
@@ -25,6 +25,7 @@ from crcr.upstream.nightly import NoNightly, listing, resolve
 from crcr.upstream.source import UpstreamSource
 
 CORE_WHEEL = "--core-wheel"
+NIGHTLY_DEPTH = 400  # nightly-branch commits read to pair a map-less index's wheels (a year and more)
 
 
 @dataclass(frozen=True)
@@ -49,16 +50,34 @@ class CoreResolver:
     warm: list[bool] = field(default_factory=list)  # per nightly resolution: found in the cache
 
     def nightlies(self) -> list[Nightly]:
-        """The index, read once per run (an unusable one: NoNightly, every time, same line)."""
+        """The index, read once per run (an unusable one: NoNightly, every time, same line);
+        wheels no map places are paired through the `nightly` branch (core_index.pair)."""
         if self._index_error:
             raise NoNightly(self._index_error)
         if self._nightlies is None:
             try:
-                self._nightlies = listing(self.index)
+                self._nightlies = self._paired(listing(self.index))
             except NoNightly as err:
                 self._index_error = str(err)
                 raise
         return self._nightlies
+
+    def _paired(self, found: list[Nightly]) -> list[Nightly]:
+        if all(n.source for n in found):
+            return found
+        try:
+            subjects = self.source.nightly_subjects(NIGHTLY_DEPTH)
+        except UpstreamError as err:
+            raise NoNightly(
+                f"{shown(self.index)}: no {MAP_FILE}, and no nightly branch to pair its wheels ({err})"
+            ) from None
+        paired = pair(found, nightly_sources(subjects))
+        if not paired:
+            raise NoNightly(
+                f"{shown(self.index)}: no {MAP_FILE}, and the nightly branch's newest {len(subjects)} commits "
+                f"name the day of none of its {len(found)} wheels"
+            )
+        return paired
 
     def at(self, sha: str) -> CoreBase:
         skipped = []

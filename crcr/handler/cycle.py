@@ -26,8 +26,9 @@ from crcr.callback_client.transport import HttpTransport, fetch, fetch_json
 from crcr.dispatch.allowlist import Entry
 from crcr.dispatch.event import Dispatch
 from crcr.dispatch.plan import Leg
+from crcr.handler.devices import DeviceSettings, run_on_devices
 from crcr.handler.options import EMULATOR_FAULTS_ENV, LOCAL_REPO, Options
-from crcr.handler.runner import LegResult, LegSettings, check_runner_can_run, run_leg
+from crcr.handler.runner import LegResult, LegSettings, check_runner_can_run, run_leg, runner_of
 from testing.base.atomic import write_json, write_text
 
 if TYPE_CHECKING:  # imported lazily at run time: crcr.upstream is needed only by a cycle
@@ -184,6 +185,7 @@ def leg_recorder(options: Options, dispatch: Dispatch, session: Session, backend
         # the dispatch reached this process: a local cycle's queue starts here; a CI leg's job
         # starts well after the relay's dispatch, which it cannot see (no queue sample)
         queued_at=None if options.actions_ctx is not None else session.started,
+        levels=options.levels,  # the level each leg ran at, when the history names the repo
     )
 
 
@@ -236,14 +238,25 @@ def _notes(legs: Sequence[Leg], results: dict[int, LegResult]) -> list[str]:
     return lines
 
 
+def _say(line: str) -> None:
+    console.print(line, markup=False, soft_wrap=True)
+
+
 def run_hooked_leg(
-    leg: Leg, how: LegSettings, hooks: "LegHooks", stop_at: Optional[float] = None, why: str = ""
+    leg: Leg,
+    how: LegSettings,
+    hooks: "LegHooks",
+    devices: Optional[DeviceSettings] = None,
+    stop_at: Optional[float] = None,
+    why: str = "",
 ) -> LegResult:
     """One leg as the run's settings say, on its upstream, finished by the hooks (attribution);
     `how.smoke`: run 1/N of it (the local cycle), 1 = the whole leg (run-leg on a real runner).
-    A leg the change-aware selection narrows runs only its selection, whole. `stop_at`: when a
-    newer dispatch supersedes the run (handler/stream.py): the leg's process is stopped then and
-    the leg is `cancelled` (`why`), claiming no test and not triaged."""
+    A leg the change-aware selection narrows runs only its selection, whole. A leg whose inputs
+    equal a stored green leg's is reused, not run (handler/reuse.py). `devices`: the cards it
+    runs on, probed around it (None: unpinned, unprobed). `stop_at`: when a newer dispatch
+    supersedes the run (handler/stream.py): the leg's process is stopped then and the leg is
+    `cancelled` (`why`), claiming no test and not triaged."""
     from crcr.handler.reuse import run_or_reuse
 
     selection, selection_file = hooks.selection_for(leg, how)
@@ -252,15 +265,19 @@ def run_hooked_leg(
         how,
         hooks,
         selection,
-        lambda: _run_hooked(leg, how, hooks, selection, selection_file, stop_at, why),
+        lambda: _run_hooked(leg, how, hooks, selection, selection_file, devices, stop_at, why),
     )
 
 
-def _run_hooked(leg, how, hooks, selection, selection_file, stop_at, why) -> LegResult:
+def _run_hooked(leg, how, hooks, selection, selection_file, devices, stop_at, why) -> LegResult:
     cut = stop_at is not None and stop_at - time.time() < how.timeout
     if cut:
         how = replace(how, timeout=max(0.01, stop_at - time.time()))
-    result = run_leg(leg, how, hooks.upstream_for(leg), selection_file)
+    core = hooks.core_for(leg, runner_of(how))  # its test files' imports, checked before its tests
+    upstream = hooks.upstream_for(leg, core)
+    run = lambda h: run_leg(leg, h, upstream, selection_file)  # noqa: E731
+    result = run_on_devices(devices, how, run, _say, leg.configs, [upstream.core_note])
+    result = replace(result, core=core)
     if cut and result.timed_out:
         return LegResult(
             "cancelled", result.exit_code, Counts(), result.seconds, (), (why,), core=result.core
@@ -296,7 +313,7 @@ def run_cycle(
                 progress.update(task, description=f"leg {leg.job_name}")
                 results[leg.index] = session.run(
                     leg,
-                    lambda: run_hooked_leg(leg, how, hooks),
+                    lambda: run_hooked_leg(leg, how, hooks, options.devices),
                     lambda: progress.console.print(recorder.begin(leg), markup=False),
                 )
                 progress.console.print(recorder.record(leg, results[leg.index]), markup=False)

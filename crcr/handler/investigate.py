@@ -288,8 +288,9 @@ def investigate(
         upstream_moved=bool(found and found.range),
         upstream_range="..".join(s[:12] for s in found.range) if found and found.range else "",
         log_url=log_url,
+        drained=result.drained,
     )
-    if why or not tests or rerunner is None or any(f.trouble for f in e.failures):
+    if why or not tests or rerunner is None or e.drained or any(f.trouble for f in e.failures):
         return e  # a sick device is not re-run or bisected through: nothing upstream to find
     retry = rerunner.probe(sha, tests)
     if retry.outcome == SKIP:

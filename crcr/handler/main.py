@@ -152,6 +152,18 @@ def _parser() -> argparse.ArgumentParser:
         "also {stem}, {feature}",
     )
     p.add_argument("--leg-timeout", type=positive_float, default=900.0, help="seconds per leg")
+    p.add_argument(
+        "--inject-fault",
+        metavar="KIND[:DEVICE][@AFTER]",
+        help="inject a fault into the emulated spyre card the legs run on (hang, corrupt, error, held; "
+        "env CRCR_INJECT_FAULT): each leg's card is probed before and after it, a sick one drained "
+        "(crcr/README.md, 'Sick devices')",
+    )
+    p.add_argument(
+        "--devices",
+        help="the emulated cards legs run on, pinned and probed around each leg, e.g. 0,1 (env CRCR_DEVICES; "
+        "default none, or 0 with --inject-fault)",
+    )
     p.add_argument("--out", type=user_path, help="logs, JUnit, HUD snapshot (default <state dir>/out)")
     p.add_argument("--relay-url", help="relay base URL (env CRCR_CALLBACK_URL); none = embedded emulator")
     p.add_argument("--repo", help="downstream owner/repo (env GITHUB_REPOSITORY)")
@@ -171,7 +183,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--level-history",
         type=user_path,
-        help="the backend's level history (crcr/warehouse/levels.py; env OOT_LEVEL_HISTORY): the HUD's L3 panel",
+        help="the backend's level history (crcr/warehouse/levels.py; env OOT_LEVEL_HISTORY): the HUD's "
+        "L3 panel, and the level each leg is recorded at when it names the repo (else $CRCR_LEVEL)",
     )
     g = p.add_argument_group("upstream at the dispatched SHA (suite and core)")
     g.add_argument(
@@ -335,7 +348,8 @@ def _run_one_leg(options: Options, planned: Planned, leg, make_hooks, made: list
 
     def work():
         made.append(make_hooks())
-        return run_hooked_leg(leg, options.leg_settings(smoke=1), made[-1])  # --smoke is the cycle's
+        # --smoke is the cycle's
+        return run_hooked_leg(leg, options.leg_settings(smoke=1), made[-1], options.devices)
 
     def begin():  # the warehouse's in_progress row of the leg (the workflow's own, when it sent one)
         print(recorder.begin(leg, options.in_progress_at), file=sys.stderr)

@@ -18,6 +18,7 @@ from crcr.callback_client.body import RunContext
 from crcr.callback_client.errors import ConfigError
 from crcr.dispatch.gating import ENV as GATING_ENV
 from crcr.dispatch.gating import Gating, parse_gating
+from crcr.handler.devices import DEVICES_ENV, FAULT_ENV, DeviceSettings, device_settings
 from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, LegSettings, split_template
 from crcr.handler.workspace import workspace_root
 from crcr.upstream.bisect import Limits
@@ -90,6 +91,7 @@ class Options:
     smoke: int = 1  # --full is --smoke 1
     target_template: str = DEFAULT_TARGET_TEMPLATE
     leg_timeout: float = 900.0
+    devices: Optional[DeviceSettings] = None  # --devices/--inject-fault: cards probed around each leg
     relay_url: Optional[str] = None  # --relay-url, else $CRCR_CALLBACK_URL; None: the embedded emulator
     repo: Optional[str] = None  # --repo, else $GITHUB_REPOSITORY
     serve: bool = False
@@ -219,6 +221,11 @@ def options_from(args: argparse.Namespace, env: Mapping[str, str]) -> Options:
         smoke=1 if args.full else args.smoke,
         target_template=args.target_template,
         leg_timeout=args.leg_timeout,
+        devices=device_settings(
+            args.inject_fault or env.get(FAULT_ENV),
+            args.devices or env.get(DEVICES_ENV),
+            lambda: (args.state_dir or default_state_dir(env)) / "devices",
+        ),
         relay_url=args.relay_url or env.get("CRCR_CALLBACK_URL"),
         repo=args.repo or env.get("GITHUB_REPOSITORY"),
         serve=args.serve,

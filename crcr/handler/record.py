@@ -14,6 +14,7 @@ from crcr.callback_client.errors import KNOWN
 from crcr.dispatch.event import Dispatch
 from crcr.dispatch.plan import Leg
 from crcr.handler.runner import LegResult
+from crcr.warehouse.levels import LevelHistory
 from crcr.warehouse.records import LegRecord, leg_report
 
 
@@ -41,11 +42,12 @@ class LegRecorder:
         runner: str,
         level: str = "",
         queued_at: Optional[float] = None,
+        levels: Optional[Mapping[str, LevelHistory]] = None,
     ):
         from crcr.warehouse.backends import open_warehouse
 
         self.dispatch, self.ctx, self.repo, self.backend, self.runner = dispatch, ctx, repo, backend, runner
-        self.level = level
+        self.level, self.history = level, (levels or {}).get(repo)
         self.queued_at = queued_at
         self.core = core_version()
         self.error: Optional[str] = None
@@ -71,10 +73,18 @@ class LegRecorder:
             pr_number=self.dispatch.pr_number or 0,
             feature=leg.feature,
             runner=self.runner,
-            level=self.level,
+            level=self.level_at(started),
             queued_at=self.queued_at,
             **more,
         )
+
+    def level_at(self, when: float) -> str:
+        """The level a leg started at `when` ran at: the level history's (--level-history)
+        when it is this repo's and the repo was allowlisted by then, else the run's own
+        ($CRCR_LEVEL; L2 on the embedded emulator)."""
+        if self.history is not None:
+            return self.history.level_at(when) or self.level
+        return self.level
 
     def in_progress_record(self, leg: Leg, at: float) -> LegRecord:
         """The row of the leg's in_progress callback: the leg's start as the relay sees it (the
@@ -100,6 +110,7 @@ class LegRecorder:
             reuse_key=result.reuse_key,
             reused_from=result.reused_from,
             results_note=result.notes[0] if result.reused_from else "",
+            device=result.device,
         )
 
     def begin(self, leg: Leg, at: Optional[float] = None) -> str:

@@ -110,9 +110,16 @@ class LegResult:
     core: Optional[Exactness] = None  # how exact the core it ran on was (None: no upstream core)
     reuse_key: str = ""  # its inputs' key (crcr/dispatch/reuse_key.py): a green one serves later legs
     reused_from: str = ""  # the source leg's warehouse key when this result was reused, not run
+    device: str = ""  # the card its results come from ("spyre:1"; "" = not pinned: handler/devices.py)
+    drained: tuple[str, ...] = ()  # when it lost every card: their probe lines (its results are infra)
 
     def failed_tests_detail(self) -> list[dict]:
         return self.report.failed_tests_detail().as_json()
+
+
+def runner_of(how: LegSettings) -> str:
+    """What runs a leg under these settings: pytest | bazel | template (LegResult.runner)."""
+    return "template" if how.template else how.runner
 
 
 def check_runner_can_run(legs: Sequence[Leg], runner: str, template: Optional[str]) -> None:
@@ -402,7 +409,7 @@ def run_leg(
         failing_tests=tests,
         report=report,
         timed_out=timed_out,
-        runner="template" if template else runner,
+        runner=runner_of(how),
     )
 
 

@@ -97,7 +97,7 @@ def _one_run(options, session, i, arrived, planned, how, hooks_for, stop, why) -
                 continue
             result = run_session.run(
                 leg,
-                lambda: run_hooked_leg(leg, how, hooks, stop, why),
+                lambda: run_hooked_leg(leg, how, hooks, options.devices, stop_at=stop, why=why),
                 lambda: console.print(recorder.begin(leg), markup=False),
             )
             console.print(recorder.record(leg, result), markup=False)

@@ -4,6 +4,7 @@ The rules (crcr/README.md "Triage verdict" is the reader's copy), first match wi
 
 | category | when | confidence |
 |---|---|---|
+| infra | the leg lost a device: a card failed its health probe around the leg and was drained (`drained`, handler/devices.py); the evidence names each card | high |
 | infra | a device misbehaved: a test hung, the device reported a fault, was busy or was drained (each failing test's `trouble`, testing/README.md "Hangs and sick devices") | high |
 | infra | the leg failed outside its tests: timed out, killed by a signal (OOM, runner lost), no readable JUnit, or a failing exit with no failed test | high for timeout/signal/no JUnit, medium otherwise |
 | flake | the failing tests, re-run at the same SHAs, all pass (`reproduced_on_retry: false`); or bisection's culprit passes when re-run | high on retry, medium from bisection |
@@ -58,9 +59,16 @@ class Evidence:
     log_url: str = ""  # http(s) link to the job's logs, when there is one
     beyond_upstream: bool = False  # upstream's range cannot change what the leg ran (bazel runner)
     core_gap: str = ""  # what the leg's core lacks (Exactness.gap_line()); "" = the core is exact
+    drained: tuple[str, ...] = ()  # probe lines of the cards the leg lost ("spyre:0: wrong result: ...")
 
 
 def _evidence(e: Evidence) -> list[dict]:
+    link = {"log_url": e.log_url} if e.log_url else {}
+    cards = [{"job": e.job_name, "excerpt": line[:EXCERPT_CHARS], **link} for line in e.drained]
+    return (cards + _test_evidence(e))[:10]
+
+
+def _test_evidence(e: Evidence) -> list[dict]:
     if not e.failures and e.outside_tests:  # a leg that failed outside its tests: the job itself
         return [
             {"job": e.job_name, "excerpt": e.outside_tests, **({"log_url": e.log_url} if e.log_url else {})}
@@ -88,6 +96,12 @@ def decide(e: Evidence) -> tuple[str, str, str]:
 
 def _decide(e: Evidence) -> tuple[str, str, str]:
     n = len(e.failures)
+    if e.drained:  # what ran on a card that failed its probe is the card's, not the code's
+        return (
+            "infra",
+            "high",
+            f"lost {len(e.drained)} device(s), drained after failing a health probe: {'; '.join(e.drained)}",
+        )
     sick = [f for f in e.failures if f.trouble]
     if sick:  # a device fault is never upstream's, the backend's code's or a flake
         kinds = ", ".join(sorted({f.trouble for f in sick}))

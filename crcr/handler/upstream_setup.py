@@ -78,10 +78,12 @@ class UpstreamSetup:
         chosen = self.resolver.at(sha)
         return _core(self.source, root, chosen.base, sha, self.cache, chosen.wheel_dir)
 
-    def for_leg(self, leg: Leg) -> Upstream:
+    def for_leg(self, leg: Leg, core: Optional[Exactness] = None) -> Upstream:
+        """`core`: the leg's own exactness (its test files' imports checked), else the run's."""
         if leg.candidate.bazel_config:  # another pinned core: no overlay
             return Upstream(self.root, self.sha, None, f"core: pinned --config={leg.candidate.bazel_config}")
-        line = self.exactness.line() if self.exactness else self.core_note
+        core = core or self.exactness
+        line = core.line() if core else self.core_note
         return Upstream(self.root, self.sha, self.core_path, line)
 
     def exactness_for(self, leg: Leg, runner: str = "pytest") -> Optional[Exactness]:
@@ -329,7 +331,8 @@ def after_leg(
                     f"`patch -p0 < {fragment}` from the repository root",
                 ),
             )
-    result = judge_core(leg_exactness(setup, leg, result.runner, options), result)
+    core = result.core if result.core is not None else leg_exactness(setup, leg, result.runner, options)
+    result = judge_core(core, result)
     if result.conclusion == "success" and not (scope is not None and scope.failed):
         store.record_green(key, leg.job_name, now)
     elif result.conclusion in ("failure", "timed_out"):
@@ -378,6 +381,8 @@ def after_leg(
             "triage_verdict": result.verdict,
             "bisection": result.bisection.as_json() if result.bisection else None,
             "new_in_scope": scope.as_json() if scope is not None else None,
+            "device": result.device,  # the card its results come from ("" = not pinned)
+            "devices_lost": list(result.drained),  # when it lost every card (its results are infra)
         },
         sort_keys=True,
         durable=True,
@@ -388,8 +393,9 @@ def after_leg(
 def leg_exactness(
     setup: UpstreamSetup, leg: Leg, runner: str, options: Optional["Options"]
 ) -> Optional[Exactness]:
-    """The leg's exactness, with its own test files' torch imports checked on the core it ran on
-    (a leg on upstream files; the run's core itself was checked once already)."""
+    """The leg's exactness, with its own test files' torch imports checked on the core it runs on
+    (a leg on upstream files; the run's core itself was checked once already). Called before
+    the leg's tests run (LegHooks.core_for), so a failing import is named from the leg's first line."""
     from crcr.handler.core_import import leg_import_error
 
     found = setup.exactness_for(leg, runner)
@@ -468,8 +474,13 @@ class LegHooks:
         self.changes = changes  # the dispatch's diff and change map (None: no selection at all)
         self.attributions: list[Attribution] = []
 
-    def upstream_for(self, leg: Leg) -> Upstream:
-        return self.setup.for_leg(leg)
+    def upstream_for(self, leg: Leg, core: Optional[Exactness] = None) -> Upstream:
+        return self.setup.for_leg(leg, core)
+
+    def core_for(self, leg: Leg, runner: str) -> Optional[Exactness]:
+        """The leg's exactness, before any of its tests runs: the run's core, the leg's test files'
+        torch imports executed on it (a failure the overlay causes makes the leg inexact)."""
+        return leg_exactness(self.setup, leg, runner, self.options)
 
     def selection_for(self, leg: Leg, how: LegSettings):
         """(Selection, --oot-only file or None) for a leg; (None, None) without selection."""

@@ -217,3 +217,31 @@ def test_the_bazel_runner_leg_says_it_ran_the_pinned_wheel_without_overlay():
     # a pinned wheel at the SHA itself, nothing to overlay: exact on the bazel runner too
     same = derive(core_delta(SHA, SHA, []), None)
     assert same.without_overlay() is same
+
+
+def test_a_bazel_runner_leg_whose_dispatched_change_is_native_is_neutral_never_success():
+    """The run's base wheel may hold the dispatched native change (a --core-wheel built at the
+    SHA, a nightly past it): the bazel runner ran its runfiles' pinned wheel instead, so that
+    change never ran there. The leg is neutral with the reason, as a pytest-runner leg is."""
+    from crcr.callback_client.junit import Counts
+    from crcr.dispatch.plan import Candidate, Leg
+    from crcr.handler.runner import LegResult
+    from crcr.handler.upstream_setup import UpstreamSetup, judge_core
+
+    run = derive(core_delta(SHA, SHA, []), [KERNEL, "torch/functional.py"]).based_on("--core-wheel", "")
+    assert run.exact and run.untested == ()  # the built wheel holds the change: it ran there
+    setup = UpstreamSetup("fetch", "file:///u", SHA, exactness=run, delta=core_delta(SHA, SHA, []))
+    leg = Leg(0, Candidate("primary", "HEAD", SHA, SHA, True), "nn", (), 0, 1, "test-nn")
+    on_bazel = setup.exactness_for(leg, "bazel")
+    assert on_bazel.untested == (KERNEL,)
+    judged = judge_core(
+        on_bazel, LegResult("success", 0, Counts(passed=2), 1.0, (), (run.line(),), runner="bazel")
+    )
+    assert judged.conclusion == "neutral"
+    assert judged.notes == (on_bazel.line(), f"core: native change not tested (1 files: {KERNEL})")
+    # a Python-only dispatched change: the bazel leg is inexact, but nothing native went untested
+    python_only = derive(core_delta(SHA, SHA, []), ["torch/functional.py"]).based_on("--core-wheel", "")
+    assert (
+        judge_core(python_only.without_overlay(), LegResult("success", 0, Counts(), 1.0, ())).conclusion
+        == "success"
+    )

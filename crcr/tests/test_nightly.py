@@ -16,7 +16,7 @@ import pytest
 from crcr.handler.core_base import CoreResolver
 from crcr.handler.options import Options
 from crcr.handler.upstream_setup import prepare
-from crcr.upstream.core_index import MAP_FILE, MAP_FORMAT, IndexUnusable, nearest, read_index
+from crcr.upstream.core_index import MAP_FILE, MAP_FORMAT, IndexUnusable, nearest, read_index, shown
 from crcr.upstream.gitcmd import git
 from crcr.upstream.localrepo import IDENTITY, add_branch, build_repo, file_url
 from crcr.upstream.nightly import NoNightly, listing, resolve
@@ -142,8 +142,7 @@ def test_malformed_or_missing_index_parts_are_one_line(tmp_path, upstream):
     with pytest.raises(IndexUnusable, match=r"not a directory nor an http\(s\) URL"):
         read_index(str(tmp_path / "absent"))
     (tmp_path / "nomap").mkdir()
-    with pytest.raises(IndexUnusable, match=f"has no {MAP_FILE}"):
-        read_index(str(tmp_path / "nomap"))
+    assert read_index(str(tmp_path / "nomap")) == []  # no map: its wheels are paired later (none here)
     bad = _index(tmp_path / "bad", [(c["m1"], c["m1"])])
     (bad / MAP_FILE).write_text("{not json")
     with pytest.raises(IndexUnusable, match=f"malformed {MAP_FILE}"):
@@ -311,3 +310,35 @@ def test_a_core_wheel_url_is_downloaded_once_hash_checked_and_ancestor_checked(t
     bad = _options(tmp_path / "b", url, core_wheel_url=f"{link}#sha256={'1' * 64}", core_base=c["m0"])
     with pytest.raises(ConfigError, match=r"sha256 .* is not the index's 1111111111111111.*not cached"):
         prepare(bad, c["m3"])
+
+
+def test_an_index_without_a_map_is_paired_through_the_nightly_branch(tmp_path, upstream):
+    """#38: no nightly-map.json: a wheel's version day names the `nightly` branch commit of that
+    day, whose subject names its source main commit; the wheel's git_version is that commit."""
+    url, c = upstream
+    source = UpstreamSource(url, tmp_path / "cache")
+    root = tmp_path / "nomap"
+    root.mkdir()
+    _wheel(root / f"torch-2.14.0.dev20261205-{TAG}.whl", c["nightly"])  # the branch's 2026-12-05 commit
+    _wheel(root / f"torch-2.14.0.dev20261130-{TAG}.whl", c["m0"])  # a day the branch does not name
+    (listed,) = [n for n in read_index(str(root)) if "1205" in n.file]
+    assert listed.source == "" and listed.sha256 == _sha256(root / listed.file)  # hashed where it lies
+    resolver = CoreResolver(source, tmp_path / "cc", index=str(root))
+    assert [n.file for n in resolver.nightlies()] == [listed.file]  # the unnamed day is left out
+    chosen = resolver.at(c["m3"])
+    assert (chosen.base, chosen.origin, chosen.fallback) == (c["m1"], "nightly 2.14.0.dev20261205", "")
+    # wheels whose days the branch names none of: one line, then the pinned wheel
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    _wheel(lone / f"torch-2.14.0.dev20261130-{TAG}.whl", c["m0"])
+    fallback = CoreResolver(source, tmp_path / "cc", "p" * 40, index=str(lone)).at(c["m3"])
+    assert fallback.origin == "pinned wheel" and fallback.fallback.startswith(
+        f"{shown(str(lone))}: no {MAP_FILE}, and the nightly branch's newest 1 commits name the day of none of its 1 wheels"
+    )
+
+
+def test_a_pep503_index_without_a_map_lists_its_wheels_for_pairing(tmp_path, served):
+    server, c, url, whl = served
+    (tmp_path / "www" / "simple" / MAP_FILE).unlink()  # a 404 for the map: not an unusable index
+    (listed,) = read_index(server.url)
+    assert (listed.file, listed.source, listed.sha256) == (whl.name, "", _sha256(whl))

@@ -260,6 +260,26 @@ def test_mode_resolution():
     assert resolve_mode(a(upstream="fetch", event="e.json"), {}) == "fetch"
 
 
+def _run_leg_at(shas, leg_command, pr_event, tree, tmp_path) -> int:
+    """run-leg of the tree's first leg at shas[1] of tmp_path/u.git, its core based at shas[0];
+    outputs in tmp_path/out."""
+    import os
+
+    from crcr.handler import main as handler
+    from crcr.upstream.localrepo import file_url
+
+    ws, _, extra = tree
+    env = {
+        **os.environ,
+        "CRCR_STATE_DIR": str(tmp_path / "state"),
+        "OOT_UPSTREAM_CACHE": str(tmp_path / "cache"),
+    }
+    argv = ["run-leg", "--leg", "0", "--event", str(_event_for(pr_event, shas[1], tmp_path))]
+    argv += ["--workspace", str(ws), "--extra-configs", str(extra), "--out", str(tmp_path / "out")]
+    argv += ["--upstream-url", file_url(tmp_path / "u.git"), "--core-base", shas[0]]
+    return handler.run([*argv, "--test-command", leg_command], env)
+
+
 def test_a_native_change_at_the_dispatched_sha_is_said_in_the_leg_and_its_results(
     pr_event, tree, tmp_path, capsys
 ):
@@ -268,10 +288,8 @@ def test_a_native_change_at_the_dispatched_sha_is_said_in_the_leg_and_its_result
     import json
     import os
 
-    from crcr.handler import main as handler
-    from crcr.upstream.localrepo import build_repo, file_url
+    from crcr.upstream.localrepo import build_repo
 
-    ws, _, extra = tree
     shas = build_repo(
         tmp_path / "u.git",
         [
@@ -280,16 +298,8 @@ def test_a_native_change_at_the_dispatched_sha_is_said_in_the_leg_and_its_result
         ],
         dict(os.environ),
     )
-    env = {
-        **os.environ,
-        "CRCR_STATE_DIR": str(tmp_path / "state"),
-        "OOT_UPSTREAM_CACHE": str(tmp_path / "cache"),
-    }
     out = tmp_path / "out"
-    argv = ["run-leg", "--leg", "0", "--event", str(_event_for(pr_event, shas[1], tmp_path))]
-    argv += ["--workspace", str(ws), "--extra-configs", str(extra), "--out", str(out)]
-    argv += ["--upstream-url", file_url(tmp_path / "u.git"), "--core-base", shas[0]]
-    assert handler.run([*argv, "--test-command", PASSING_LEG], env) == 0
+    assert _run_leg_at(shas, PASSING_LEG, pr_event, tree, tmp_path) == 0
     # the dispatched change is native only and the core did not apply it: neutral, never success
     said = capsys.readouterr().out
     assert "test-upstream-nn: neutral (1 passed" in said
@@ -310,6 +320,16 @@ LEAVING_OUT_LEG = (
     "value=\\'collect: false: imports a name the harness lacks (configs/x.yaml:4)\\'/>'; "
     "open(sys.argv[1], 'w').write('<testsuite><properties>' + prop + '</properties>"
     "<testcase name=\\'a\\'/></testsuite>')\" "
+    "{junit} {upstream_root}"
+)
+
+
+# A passing leg that also rewrites its own test file without the import the core lacks: a check
+# made after the tests would see the rewritten file and call the core exact.
+REWRITING_LEG = (
+    '{python} -c "import sys, pathlib; root = pathlib.Path(sys.argv[2]); '
+    "(root / 'test/nn/test_flat.py').write_text('x = 1'); "
+    "open(sys.argv[1], 'w').write('<testsuite><testcase name=\\'a\\'/></testsuite>')\" "
     "{junit} {upstream_root}"
 )
 
@@ -341,3 +361,32 @@ def test_the_files_a_leg_leaves_out_are_named_in_its_summary_and_results(pr_even
     assert f"left out by the configs: 1 file: test/test_newer.py ({why})" in said, said
     details = json.loads((out / "test-upstream-nn.results.json").read_text())
     assert details["left_out_files"] == [{"path": "test/test_newer.py", "why": why}]
+
+
+def test_the_test_files_import_check_runs_before_the_tests_and_names_the_import(
+    pr_event, tree, tmp_path, capsys
+):
+    """A torch import of the leg's test files that fails on its core is checked before any of
+    its tests runs: the leg is inexact from its first line, the failing import named."""
+    import json
+    import os
+
+    from crcr.upstream.localrepo import build_repo
+
+    needs = "from torch._C import _oot_op_only_a_native_change_adds"
+    shas = build_repo(
+        tmp_path / "u.git",
+        [
+            ("base", {"test/nn/test_flat.py": "x = 1\n", "version.txt": "2.13.0a0\n"}),
+            ("new op", {"test/nn/test_flat.py": f"import torch\n{needs}\n"}),
+        ],
+        dict(os.environ),
+    )
+    out = tmp_path / "out"
+    assert _run_leg_at(shas, REWRITING_LEG, pr_event, tree, tmp_path) == 0
+    said = capsys.readouterr().out
+    details = json.loads((out / "test-upstream-nn.results.json").read_text())
+    assert details["exactness"]["state"] == "inexact"
+    assert details["exactness"]["failed_import"].startswith(f"test_flat.py: {needs}: ImportError")
+    assert details["notes"][0] == details["exactness"]["line"] and needs in details["notes"][0]
+    assert f"  {details['exactness']['line']}\n" in said

@@ -17,16 +17,24 @@ learn it):
 `sha256` in the map is required for a wheel the index page gives no hash for (a find-links
 directory); where both give one they must agree. Anything else is one line (IndexUnusable),
 and the caller falls back to the next source.
+
+Without a map, a wheel is paired with its source through the `nightly` branch alone
+(`pair`): its version's date (`2.15.0.dev20261205`) names the nightly commit of that day,
+whose subject names the source commit in parentheses (`2026-12-05 nightly release
+(<40 hex>)`), as pytorch's tools/nightly.py follows the chain; the downloaded wheel's
+git_version must then be that nightly commit (nightly.py checks). A find-links directory's
+wheels are hashed where they lie (no map gives their hash); an index page must give it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import urllib.error
 import urllib.parse
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
@@ -66,10 +74,15 @@ def shown(spec: str) -> str:
     return f"--core-index {spec if len(spec) <= 100 else '...' + spec[-60:]}"
 
 
-def read_url(url: str) -> bytes:
+def read_url(url: str, missing_ok: bool = False) -> Optional[bytes]:
+    """The page's bytes; None for a 404 when `missing_ok` (an index without a map file)."""
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT) as resp:  # noqa: S310 (checked scheme)
             return resp.read()
+    except urllib.error.HTTPError as err:
+        if missing_ok and err.code == 404:
+            return None
+        raise IndexUnusable(f"{url}: unreachable ({err.reason})") from None
     except (urllib.error.URLError, OSError, ValueError) as err:
         reason = getattr(err, "reason", None) or err
         raise IndexUnusable(f"{url}: unreachable ({reason})") from None
@@ -140,30 +153,48 @@ def read_index(spec: str) -> list[Nightly]:
         raise IndexUnusable(f"{shown(spec)}: {err}") from None
 
 
-def _listing(spec: str) -> tuple[dict, dict]:
-    """(wheels listed, the map's entries) of an index URL or a find-links directory."""
+def _listing(spec: str) -> tuple[dict, Optional[dict]]:
+    """(wheels listed, the map's entries or None: no map) of an index URL or a find-links directory."""
     if is_url(spec):
         base = spec.rstrip("/") + "/"
         page = base + PROJECT + "/"
-        listed = page_wheels(page, read_url(page).decode("utf-8", "replace"))
-        return listed, parse_map(read_url(base + MAP_FILE).decode("utf-8", "replace"))
+        listed = page_wheels(page, (read_url(page) or b"").decode("utf-8", "replace"))
+        text = read_url(base + MAP_FILE, missing_ok=True)
+        return listed, None if text is None else parse_map(text.decode("utf-8", "replace"))
     root = Path(spec)
     if not root.is_dir():
         raise IndexUnusable("not a directory nor an http(s) URL")
+    if not (root / MAP_FILE).exists():
+        return {
+            name: (where, _file_sha256(Path(where))) for name, (where, _) in dir_wheels(root).items()
+        }, None
     try:
         text = (root / MAP_FILE).read_text()
-    except OSError:
-        raise IndexUnusable(f"has no {MAP_FILE}") from None
+    except OSError as err:
+        raise IndexUnusable(f"cannot read {MAP_FILE} ({err.strerror})") from None
     return dir_wheels(root), parse_map(text)
 
 
-def _nightlies(listed: dict, mapping: dict) -> Iterable[Nightly]:
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _nightlies(listed: dict, mapping: Optional[dict]) -> Iterable[Nightly]:
     for name, (location, page_hash) in sorted(listed.items()):
         try:
             project, version, _, tags = parse_wheel_filename(name)
         except InvalidWheelFilename:
             continue  # not a wheel name: an index may hold other files
-        entry = mapping.get(name)
+        if project == PROJECT and mapping is None:  # to be paired through the nightly branch
+            if not HEX64.fullmatch(page_hash):
+                raise IndexUnusable(f"{name}: no sha256 (no #sha256= link, and no {MAP_FILE})")
+            yield Nightly(name, location, page_hash, "", str(version), frozenset(tags))
+            continue
+        entry = (mapping or {}).get(name)
         if project != PROJECT or entry is None:
             continue  # a wheel the map does not place cannot be paired with a commit
         if page_hash and entry["sha256"] and page_hash != entry["sha256"]:
@@ -172,6 +203,33 @@ def _nightlies(listed: dict, mapping: dict) -> Iterable[Nightly]:
         if not HEX64.fullmatch(digest):
             raise IndexUnusable(f"{name}: no sha256 (neither a #sha256= link nor the map's)")
         yield Nightly(name, location, digest, entry["source"], str(version), frozenset(tags))
+
+
+# A `nightly` branch commit's subject: its day and the source main commit it was built from.
+NIGHTLY_SUBJECT = re.compile(r"^(\d{4}-\d{2}-\d{2}) nightly release \(([0-9a-f]{40})\)$")
+DEV_DATE = re.compile(r"\.dev(\d{4})(\d{2})(\d{2})")
+
+
+def nightly_sources(subjects: Iterable[str]) -> dict[str, str]:
+    """{day: source commit} from the `nightly` branch's subjects (newest first; the newest of a day wins)."""
+    found: dict[str, str] = {}
+    for subject in subjects:
+        m = NIGHTLY_SUBJECT.match(subject.strip())
+        if m:
+            found.setdefault(m.group(1), m.group(2))
+    return found
+
+
+def pair(nightlies: Sequence[Nightly], sources: dict[str, str]) -> list[Nightly]:
+    """Each wheel without a source paired through its version's day (`sources`: nightly_sources);
+    one the branch does not name is left out (it cannot be placed on main)."""
+    out = []
+    for n in nightlies:
+        day = DEV_DATE.search(n.version)
+        source = n.source or (sources.get("-".join(day.groups())) if day else None)
+        if source:
+            out.append(n if n.source else replace(n, source=source))
+    return out
 
 
 def installable(nightlies: Sequence[Nightly], supported: Optional[Sequence[Tag]] = None) -> list[Nightly]:

@@ -42,6 +42,9 @@ class Exactness:
     origin: str = PINNED  # the base wheel: pinned wheel | nightly <version> | --core-wheel
     fallback: str = ""  # why a preferred base (--core-wheel, the nearest nightly) was not used
     no_overlay: bool = False  # the runner ran the pinned wheel as is (the bazel runner's runfiles)
+    # every native file of the dispatched change, applied or not (None: the change is unknown):
+    # what a runner that applies nothing (the bazel runner) leaves untested
+    dispatched_native: Optional[tuple[str, ...]] = None
 
     @property
     def exact(self) -> bool:
@@ -102,12 +105,15 @@ class Exactness:
 
     def without_overlay(self) -> "Exactness":
         """The same core as a runner that applies no overlay and no other base sees it: the
-        pinned wheel as is. Exact only when that wheel is at the SHA with nothing to lay over it."""
+        pinned wheel as is. Exact only when that wheel is at the SHA with nothing to lay over it.
+        The dispatched change's native files are then untested even where the run's base wheel
+        (a --core-wheel built at the SHA, a nightly past them) holds them: that wheel never ran."""
         if self.state == EXACT and self.origin == PINNED and self.base == self.sha:
             return self
         if self.state == UNRESOLVED:
             return self
-        return replace(self, state=INEXACT, origin=PINNED, no_overlay=True)
+        untested = self.untested if self.dispatched_native is None else self.dispatched_native
+        return replace(self, state=INEXACT, origin=PINNED, no_overlay=True, untested=untested)
 
     def based_on(self, origin: str, fallback: str) -> "Exactness":
         """The same, naming the base wheel it was resolved to (and why a preferred one was not)."""
@@ -136,14 +142,17 @@ class Exactness:
 def derive(delta: Optional[CoreDelta], dispatched: Optional[Sequence[str]], note: str = "") -> Exactness:
     """From the core delta (None: none could be made, `note` says why) and the dispatched
     change's paths (None: unknown, so every unapplied native file counts as the change's)."""
+    native = None if dispatched is None else tuple(sorted(p for p in dispatched if is_native(p)))
     if delta is None:
-        untested = tuple(sorted(p for p in dispatched or () if is_native(p)))
-        return Exactness(UNRESOLVED, untested=untested, reason=note.removeprefix("core: ") or "no core diff")
+        reason = note.removeprefix("core: ") or "no core diff"
+        return Exactness(UNRESOLVED, untested=native or (), reason=reason, dispatched_native=native)
     missing = set(delta.native)
     mine = missing if dispatched is None else {p for p in dispatched if p in missing}
     state = INEXACT if delta.native else EXACT
     reason = "" if delta.native else _exact_reason(delta)
-    return Exactness(state, delta.base, delta.sha, delta.native, "", tuple(sorted(mine)), reason)
+    return Exactness(
+        state, delta.base, delta.sha, delta.native, "", tuple(sorted(mine)), reason, dispatched_native=native
+    )
 
 
 def _exact_reason(delta: CoreDelta) -> str:

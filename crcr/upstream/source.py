@@ -211,6 +211,29 @@ class UpstreamSource:
                     return r.stdout.strip()
         return None
 
+    def nightly_subjects(self, depth: int) -> list[str]:
+        """The subjects of the `nightly` branch's newest `depth` commits, newest first (each
+        names the main commit its nightly was built from, downstream-practice.md §1)."""
+        with self._locked("history"):
+            repo = self._history()
+            ref = "refs/oot/nightly"
+            r = git(
+                [
+                    "fetch",
+                    "-q",
+                    f"--depth={depth}",
+                    "--filter=blob:none",
+                    "--no-tags",
+                    "origin",
+                    f"+refs/heads/nightly:{ref}",
+                ],
+                cwd=repo,
+                check=False,
+            )
+            if r.returncode != 0:
+                raise UpstreamError(classify_fetch_error(self.url, "the nightly branch", r.stderr))
+            return git(["log", "--format=%s", f"--max-count={depth}", ref], cwd=repo).stdout.splitlines()
+
     def subject(self, sha: str) -> Optional[str]:
         """A commit's subject line (None: not in the upstream)."""
         sha = check_sha(sha, "commit SHA")

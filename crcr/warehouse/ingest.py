@@ -71,6 +71,7 @@ def leg_row(leg: LegRecord, ingest_id: int, now: float) -> tuple:
         "leg_seconds": leg.leg_seconds,
         "reuse_key": leg.reuse_key,
         "reused_from": leg.reused_from,
+        "device": leg.device,
     }
     return tuple(values[name] for name, _ in LEG_COLUMNS)
 
@@ -88,7 +89,7 @@ def result_rows(leg: LegRecord, ingest_id: int) -> list[tuple]:
     return [
         shared
         + (t.test_id, t.file, t.cls, t.name, t.op, t.dtype, t.module, t.outcome.value)
-        + (float(t.duration), t.message, t.rule)
+        + (float(t.duration), t.message, t.rule, t.device or leg.device)
         for t in leg.report.tests
     ]
 

@@ -34,6 +34,7 @@ class TestRecord:
     message: str = ""
     rule: str = ""
     classname: str = ""  # JUnit's dotted classname (test_id's first half)
+    device: str = ""  # the card that produced it, when its JUnit says (the shard runner's pool)
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,7 @@ class LegRecord:
     queue_time: Optional[float] = None
     execution_time: Optional[float] = None
     leg_seconds: Optional[float] = None  # the handler's own time running the leg (no set-up)
+    device: str = ""  # the card its results come from ("" = not pinned to one)
     results_note: str = ""
     triage_verdict: Optional[dict] = None  # issue 21: the relay-validated verdict
     bisection: Optional[dict] = None  # issue 21: first bad upstream commit and its range
@@ -137,6 +139,7 @@ def test_record(case: junit.Case) -> TestRecord:
         message=_first_line(case.text),
         rule=props.get("rule", ""),
         classname=classname,
+        device=props.get("device", ""),
     )
 
 

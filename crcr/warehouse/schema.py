@@ -35,7 +35,7 @@ from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
 
 SCHEMA_VERSION = 5  # 1: string ingest ids, string outcomes, results ordered by test id; 2: no rare_results;
 # 3: no status, queue_time, execution_time, leg_seconds on legs (completed legs only, queue derived from stamps);
-# 4: no reuse_key, reused_from on legs (no leg was reused)
+# 4: no device on legs and results, no reuse_key, reused_from on legs (no leg was reused)
 OUTCOME_CODES = {o.value: i + 1 for i, o in enumerate(Outcome)}  # toUInt8(outcome) in SQL
 OUTCOME_TYPE = "Enum8(" + ", ".join(f"'{v}' = {code}" for v, code in OUTCOME_CODES.items()) + ")"
 
@@ -84,6 +84,8 @@ LEG_COLUMNS: tuple[tuple[str, str], ...] = (
     # configs, selection and run settings ("" = not reusable); the source leg's leg_key
     ("reuse_key", "String"),
     ("reused_from", "String"),
+    # schema 5 (issue 41): the card the leg's results come from ("spyre:1"; "" = not pinned to one)
+    ("device", "String"),
 )
 
 IN_PROGRESS, COMPLETED = "in_progress", "completed"
@@ -92,7 +94,7 @@ IN_PROGRESS, COMPLETED = "in_progress", "completed"
 # COLUMN ... DEFAULT: older parts compute it on read): every such row was a completed leg
 # with the handler's own start and finish; the relay's per-run queue time cannot be told
 # from its stamps, so it is NULL (no queue sample) rather than a guess.
-ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+SCHEMA4_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     "legs": (
         ("status", f"DEFAULT '{COMPLETED}'"),
         ("queue_time", "DEFAULT NULL"),
@@ -100,17 +102,33 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("leg_seconds", "DEFAULT toFloat64(toInt64(finished_at) - toInt64(started_at))"),
     )
 }
+# Schema 5 (issue #41), its own step: the device of every leg and result. Rows stored before
+# it read as "" (unknown: not pinned to a card, or not said).
+SCHEMA5_DEVICE_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "legs": (("device", "DEFAULT ''"),),
+    "results": (("device", "DEFAULT ''"),),
+}
 
-# Schema 4 -> 5, its own step: an older leg has no reuse key (never reused from) and was run.
+
+def _steps(*steps: dict[str, tuple[tuple[str, str], ...]]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Every migration step's added columns per table, oldest step first."""
+    out: dict[str, tuple[tuple[str, str], ...]] = {}
+    for step in steps:
+        for table, columns in step.items():
+            out[table] = out.get(table, ()) + columns
+    return out
+
+
+# Schema 5 (issue #43), its own step: an older leg has no reuse key (never reused from) and was run.
 REUSE_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     "legs": (("reuse_key", "DEFAULT ''"), ("reused_from", "DEFAULT ''")),
 }
-# Every step's added columns, oldest first (open_warehouse adds whatever a table lacks).
-MIGRATIONS = (ADDED_COLUMNS, REUSE_COLUMNS)
+# Every step's added columns per table, oldest first (open_warehouse adds whatever a table lacks).
+ADDED_COLUMNS = _steps(SCHEMA4_COLUMNS, SCHEMA5_DEVICE_COLUMNS, REUSE_COLUMNS)
 
 
 def _added(table: str) -> tuple[tuple[str, str], ...]:
-    return tuple(c for step in MIGRATIONS for c in step.get(table, ()))
+    return ADDED_COLUMNS.get(table, ())
 
 
 RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -132,6 +150,7 @@ RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("duration", "Float64"),
     ("message", "String"),  # first line of the deciding message
     ("rule", "String"),  # config file:line that set the test's mode (promotion diffs)
+    ("device", "String"),  # schema 5: the card that produced it (its JUnit's, else the leg's; "" unknown)
 )
 
 # Computed by the server from the inserted columns (never inserted).
@@ -236,7 +255,7 @@ def stale_tables(db: str) -> str:
 
 def missing_columns(db: str) -> str:
     """SQL: (table, column) of ADDED_COLUMNS that an existing table lacks (an older schema)."""
-    tables = dict.fromkeys(t for step in MIGRATIONS for t in step)
+    tables = ADDED_COLUMNS
     pairs = ", ".join(f"('{t}', '{c}')" for t in tables for c, _ in _added(t))
     return f"""SELECT tupleElement(p, 1) AS t, tupleElement(p, 2) AS c FROM (SELECT arrayJoin([{pairs}]) AS p)
         WHERE t IN (SELECT name FROM system.tables WHERE database = '{db}')

@@ -161,6 +161,12 @@ class TestEntry(_Model):
     relax_device_restrictions: bool = Field(
         default=False, description="Run onlyOn/onlyNativeDeviceTypes-restricted tests on this device."
     )
+    hang_window: Optional[float] = Field(
+        default=None,
+        gt=0,
+        description="Under --isolate: seconds without progress that make these tests a hang "
+        "(an addition; over the config's global.hang_window and --oot-hang-window).",
+    )
     # Provenance (an addition): where a skip/xfail came from and when to look again.
     since: Optional[Union[Name, datetime.date]] = Field(
         default=None, description="Upstream SHA, PR (#123) or date (YYYY-MM-DD) since which this holds."
@@ -241,6 +247,12 @@ class GlobalConfig(_Model):
     relax_device_restrictions: bool = Field(
         default=False,
         description="Run onlyOn/onlyCPU/onlyCUDA/onlyNativeDeviceTypes tests of every file on this device.",
+    )
+    hang_window: Optional[float] = Field(
+        default=None,
+        gt=0,
+        description="Under --isolate: seconds without progress that make a test of this config a hang "
+        "(an addition; over --oot-hang-window and $OOT_HANG_WINDOW; default 300).",
     )
     adapter: Optional[Literal["auto", "native", "patch"]] = Field(
         default=None,

@@ -43,6 +43,7 @@ from testing.plugin.selection import (
     unknown_test_problems,
 )
 from testing.plugin.wrapping import DECISION_ATTR, VARIANT_ATTR
+from testing.supervisor.stall import HANG_WINDOW_MARK
 
 NAME = "oot-adaptation"
 _DEVICE_TYPE_MODULE = "torch.testing._internal.common_device_type"
@@ -188,6 +189,7 @@ def has_model_cases(plan: Plan) -> bool:
 def _register_marks(config: pytest.Config, known, tags, plan: Optional[Plan] = None) -> None:
     lines = [f"{mark_name('dtype__', n)}: dtype {n}" for n in sorted(known.dtypes)]
     lines += [f"bucket__{m.value}: config bucket {m.value}" for m in Mode]
+    lines.append(f"{HANG_WINDOW_MARK}(seconds): under --isolate, the test's hang window (stall.py)")
     lines += [f"{t}: config tag" for t in sorted(tags)]
     if plan is not None and has_model_cases(plan):
         lines += _modelops().mark_lines(plan)
@@ -311,6 +313,9 @@ class Adaptation:
             if decision is not None:
                 reporting.attach(item, variant, decision)
                 used.add(decision.rule_loc)
+            window = (decision.hang_window if decision else None) or adapter.plan.setting("hang_window")
+            if window:  # the test's entry, else its config's: the zygote's sampler reads the mark
+                item.add_marker(getattr(pytest.mark, HANG_WINDOW_MARK)(window))
             if config.option.oot_timeout and config.pluginmanager.hasplugin("timeout"):
                 item.add_marker(pytest.mark.timeout(config.option.oot_timeout))
             kept.append(item)

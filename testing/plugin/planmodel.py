@@ -31,6 +31,7 @@ SCALAR_GLOBALS = (
     "relax_device_restrictions",
     "adapter",
     "scope",
+    "hang_window",
 )
 
 

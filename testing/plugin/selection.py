@@ -90,6 +90,7 @@ class Decision:
     shapes: Optional[Shapes] = None
     relax: bool = False
     cpu_move: tuple[str, ...] = ()  # TestCase methods whose tensor arguments go to CPU first
+    hang_window: Optional[float] = None  # its entry's hang window (seconds), over the config's
 
 
 # ---------------------------------------------------------------- name matching
@@ -412,6 +413,7 @@ def decide(fp: FilePlan, support: Support, v: Variant) -> Optional[Decision]:
         shapes=_shapes(support, rule, v),
         relax=fp.relax_device_restrictions or bool(rule and rule.entry.relax_device_restrictions),
         cpu_move=cpu_move_names(rule),
+        hang_window=rule.entry.hang_window if rule else None,
     )
 
 

@@ -144,3 +144,19 @@ def holders(node: Path) -> tuple[int, ...]:
         if target in links:
             found.append(int(fd_dir.parent.name))
     return tuple(sorted(p for p in found if p != os.getpid()))
+
+
+def end_holders(node: Path, log, wait: float = 5.0) -> tuple[int, ...]:
+    """Kill whatever still holds ``node`` (a grandchild that escaped its test's group, before
+    a probe); the pids it found. ``log``: a callable taking one line."""
+    found = holders(node)
+    for pid in found:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            log(f"ended pid {pid}, which still held {node.name} after its test")
+        except (ProcessLookupError, PermissionError):
+            continue
+    deadline = time.monotonic() + wait
+    while holders(node) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found

@@ -19,10 +19,13 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional
+from dataclasses import dataclass, field
+from typing import Mapping, Optional
 
 DEFAULT_WINDOW = 300.0  # seconds without progress that make a hang (Torch Spyre's stall watcher)
+# A test's own window (a config's hang_window: testing/plugin/adaptation.py marks each test);
+# the zygote reads it per test (zygote.py): `@pytest.mark.oot_hang_window(600)`.
+HANG_WINDOW_MARK = "oot_hang_window"
 SAMPLES_PER_WINDOW = 20  # detection lands within window * (1 + 1/20)
 CPU_NOISE = 0.05  # share of a sampling interval of CPU that is not progress (the dump itself)
 
@@ -43,12 +46,20 @@ class StallPolicy:
 
     window: float = DEFAULT_WINDOW
     budget: Optional[float] = None  # None: no budget, only hangs end a test
+    # per unit (a test's node id): its own window, over `window` (a config's hang_window)
+    windows: Mapping[str, float] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
-        if not self.window > 0:
-            raise ValueError(f"hang window must be positive, got {self.window:g}")
+        for window in (self.window, *self.windows.values()):
+            if not window > 0:
+                raise ValueError(f"hang window must be positive, got {window:g}")
         if self.budget is not None and not self.budget > 0:
             raise ValueError(f"time budget must be positive, got {self.budget:g}")
+
+    def for_unit(self, key: Optional[str]) -> "StallPolicy":
+        """The policy of one running unit: its own window when it has one."""
+        window = self.windows.get(key, self.window) if key is not None else self.window
+        return StallPolicy(window, self.budget)
 
     @property
     def interval(self) -> float:

@@ -208,13 +208,7 @@ class _Sampler:
             stall = dataclasses.replace(stall, budget=watchdog_limit(timeout))
         self.child, self.stall, self.timeout = child, stall, timeout
         self.pid = getattr(child, "pid", None)
-        # sample often enough to see a budget's last seconds (a 2 s timeout under a 300 s window)
-        self.interval = (
-            min(stall.interval, stall.budget / 5)
-            if stall and stall.budget
-            else (stall.interval if stall else 0.5)
-        )
-        self.tick = min(0.5, self.interval)
+        self._pace(stall)
         self.key: Optional[str] = None
         self.watch: Optional[Watch] = None
         self.sampled = 0.0
@@ -227,8 +221,10 @@ class _Sampler:
                 if self.timeout and now - progress.since > watchdog_limit(self.timeout)
                 else None
             )
-        if self.key != progress.inflight:  # a new unit began: a new watch
-            self.key, self.watch = progress.inflight, Watch(self.stall, progress.since)
+        if self.key != progress.inflight:  # a new unit began: a new watch, under its own window
+            policy = self.stall.for_unit(progress.inflight)
+            self.key, self.watch = progress.inflight, Watch(policy, progress.since)
+            self._pace(policy)
         if now - self.sampled >= self.interval:
             self.sampled = now
             stacks = getattr(self.child, "stack_path", None)
@@ -237,6 +233,16 @@ class _Sampler:
         if kind == TIMEOUT:
             return self._timed_out()
         return None if kind is None else (self.watch.describe(kind, time.monotonic()), kind)
+
+    def _pace(self, stall: Optional[StallPolicy]) -> None:
+        """Sample often enough to see a budget's last seconds (a 2 s timeout under a 300 s
+        window) and a short window's end (a test's own window)."""
+        self.interval = (
+            min(stall.interval, stall.budget / 5)
+            if stall and stall.budget
+            else (stall.interval if stall else 0.5)
+        )
+        self.tick = min(0.5, self.interval)
 
     def _timed_out(self) -> tuple[str, str]:
         limit = self.timeout or self.stall.budget

@@ -17,6 +17,7 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from typing import Callable, Optional
@@ -28,7 +29,7 @@ from testing.supervisor.children import Forked, tail
 from testing.supervisor.events import Writer
 from testing.supervisor.pytest_events import ChildStream, Replayer, mute_replayed_hooks
 from testing.supervisor.scratch import remove, scratch_dir
-from testing.supervisor.stall import StallPolicy
+from testing.supervisor.stall import HANG_WINDOW_MARK, StallPolicy
 from testing.supervisor.supervisor import Progress, describe_exit, supervise
 
 PLUGIN_NAME = "oot-zygote"
@@ -68,7 +69,7 @@ class Zygote:
             lambda p: self._fork(session, p),
             Replayer(self.config, session, collection=False),
             timeout=self.timeout,
-            stall=self.stall,
+            stall=marked_windows(self.stall, session.items),
             max_restarts=supervisor.MAX_RESTARTS,
             should_stop=lambda: bool(session.shouldfail or session.shouldstop),
         )
@@ -139,6 +140,19 @@ def stall_policy(config: pytest.Config) -> StallPolicy:
         return StallPolicy(window=float(window)) if window else StallPolicy()
     except ValueError as err:
         raise pytest.UsageError(f"OOT_HANG_WINDOW={window!r}: {err}") from None
+
+
+def marked_windows(stall: Optional[StallPolicy], items) -> Optional[StallPolicy]:
+    """The policy with each test's own window (its `oot_hang_window` mark: a config's
+    hang_window, stall.HANG_WINDOW_MARK) over the run's."""
+    if stall is None:
+        return None
+    windows = {}
+    for item in items:
+        mark = item.get_closest_marker(HANG_WINDOW_MARK)
+        if mark is not None and mark.args:
+            windows[item.nodeid] = float(mark.args[0])
+    return dataclasses.replace(stall, windows=windows) if windows else stall
 
 
 def _timeout(config: pytest.Config) -> Optional[float]:

@@ -115,3 +115,14 @@ def test_a_real_stopped_test_past_a_short_timeout_keeps_the_watchdogs_words(tmp_
 def test_a_real_crash_stays_a_crash(tmp_path):
     crashed, _ = _trouble(tmp_path, "abort", StallPolicy(window=2.0))
     assert [(c.trouble, c.why) for c in crashed] == [("crash", "signal 6 (SIGABRT)")]
+
+
+def test_a_tests_own_window_is_applied_to_it_alone(tmp_path):
+    """A unit's own window (a config's hang_window, by node id) over the run's 300 s."""
+    policy = StallPolicy(window=300, budget=600, windows={"t": 2.0})
+    assert policy.for_unit("t").window == 2.0 and policy.for_unit("other").window == 300
+    crashed, took = _trouble(tmp_path, "hang", policy)
+    assert [c.trouble for c in crashed] == ["hang"] and "(window 2s:" in crashed[0].why
+    assert took < 2.0 * 1.1 + 1.5
+    with pytest.raises(ValueError, match="must be positive, got 0"):
+        StallPolicy(windows={"t": 0})

@@ -100,6 +100,7 @@ def leg_columns(part: list[tuple[int, int]], n_dispatch: int, counts: np.ndarray
             "queue_time": 300.0 if f == 0 else None,  # the relay's: on the run's first job only
             "execution_time": 1800.0,
             "leg_seconds": 1500.0,
+            "device": "",
         }
         for k, v in values.items():
             out[k].append(v)
@@ -162,6 +163,7 @@ def chunks(n_dispatch: int, chunk_legs: int, days: int):
                 "duration": rng.random(len(t)),
                 "message": np.where(outcome == 1, "AssertionError: mismatch", "").astype(object),
                 "rule": np.where((t >= 60) & (t < 70), "configs/x.yaml:5", "").astype(object),
+                "device": np.full(len(t), "", dtype=object),
             },
         )
 

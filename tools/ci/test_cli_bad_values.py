@@ -39,6 +39,12 @@ CASES = [
     ("crcr.handler.main", ["plan", "--select-budget", "150%"], "at most 100 %"),
     ("crcr.handler.main", ["plan", "--test-command", "'unclosed"], "--test-command: No closing quotation"),
     ("crcr.handler.main", ["--leg-timeout", "soon"], "'soon' is not a number"),
+    (
+        "crcr.handler.main",
+        ["plan", "--inject-fault", "corrupt:3", "--devices", "0,1"],
+        "names device spyre:3",
+    ),
+    ("crcr.handler.main", ["plan", "--inject-fault", "melt"], "KIND one of hang, corrupt, error, held"),
     ("crcr.handler.main", ["--leg", "x", "run-leg"], "'x' is not a whole number"),
     ("crcr.handler.main", ["--relay-url", "http://127.0.0.1:9"], "ACTIONS_ID_TOKEN_REQUEST_URL"),
     ("crcr.handler.main", ["--nope"], "unknown option --nope"),

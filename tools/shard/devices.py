@@ -21,12 +21,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import subprocess
 import threading
-import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
 
@@ -224,7 +222,7 @@ class Pool:
     def _end_escaped(self, card: Card) -> tuple[int, ...]:
         """End whatever still holds the card after its batch (a grandchild that escaped)."""
         node = self.plan.node_of(card.number)
-        return _end_holders(node, self.log) if node is not None else ()
+        return health.end_holders(node, self.log) if node is not None else ()
 
     def _probe(self, card: Card, when: str) -> bool:
         found = health.probe(
@@ -247,7 +245,7 @@ class Pool:
     def _accept(self, card: Card, ran: dict[str, Attempt], unfinished: list[str]) -> None:
         with self.lock:
             for key, attempt in ran.items():
-                self.attempts.setdefault(key, []).append(attempt)
+                self.attempts.setdefault(key, []).append(replace(attempt, device=self._name(card)))
             self.queue.extendleft(reversed(unfinished))
             card.tests_run += len(ran)
 
@@ -256,7 +254,8 @@ class Pool:
         why = f"{INFRA}: ran on {self._name(card)} after its last good probe; {card.probe}"
         with self.lock:
             for key, attempt in ran.items():
-                self.attempts.setdefault(key, []).append(Attempt("error", attempt.seconds, None, why))
+                spoilt = Attempt("error", attempt.seconds, None, why, self._name(card))
+                self.attempts.setdefault(key, []).append(spoilt)
             self.queue.extendleft(reversed(batch))
             card.spoiled += len(ran)
 
@@ -269,19 +268,3 @@ class Pool:
             self.attempts.setdefault(key, []).append(Attempt("error", 0.0, None, why))
         self.log(f"{len(self.queue)} tests not run: every device was drained")
         self.queue.clear()
-
-
-def _end_holders(node: Path, log, wait: float = 5.0) -> tuple[int, ...]:
-    """Kill whatever still holds the card (a grandchild that escaped its test's group);
-    the pids it found."""
-    found = health.holders(node)
-    for pid in found:
-        try:
-            os.kill(pid, signal.SIGKILL)
-            log(f"ended pid {pid}, which still held {node.name} after its test")
-        except (ProcessLookupError, PermissionError):
-            continue
-    deadline = time.monotonic() + wait
-    while health.holders(node) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return found

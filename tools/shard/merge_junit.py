@@ -29,6 +29,7 @@ class Attempt:
     seconds: float
     xml: ET.Element | None  # its <testcase>, if the process wrote a report
     detail: str = ""  # e.g. "process killed by signal 11"
+    device: str = ""  # the card it ran on, on a pool of cards (devices.py): property `device`
 
 
 def index_cases(path: Path) -> dict[str, ET.Element]:
@@ -91,6 +92,8 @@ def final_case(nodeid: str, verdict: Verdict, attempts: Sequence[Attempt]) -> ET
     props = _properties_of(attempts) if case.find("properties") is None else None
     if props is not None:  # e.g. it crashed first, then a rerun's report said what it tests
         case.insert(0, ET.fromstring(ET.tostring(props)))
+    if deciding.device:  # the warehouse records the device of every result
+        junit.set_property(case, "device", deciding.device)
     if len(attempts) > 1:
         junit.set_property(case, "attempts", ",".join(verdict.attempts))
     if verdict.outcome == FLAKY:

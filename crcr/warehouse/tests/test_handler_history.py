@@ -159,3 +159,39 @@ def test_run_leg_reports_in_progress_before_checkout_and_core_resolution(ws, tmp
     monkeypatch.setattr(handler, "prepare", prepare)
     assert cycle(ws, tmp_path, "run-leg", "--leg", "1", "--report") == 0
     assert seen == [[("in_progress",)]]
+
+
+def test_each_leg_is_recorded_at_the_level_its_history_gives(ws, tmp_path, capsys):
+    """#40: with a level history naming the repo, a leg's level is the history's at its start,
+    not $CRCR_LEVEL's; a history of another repo changes nothing; a bad file is one line."""
+    history = tmp_path / "levels.txt"
+    history.write_text("repo acme/oot-ci\n2026-01-05 L1\n2026-02-01 L2\n2026-06-01 L3\n")
+    argv, actions = (
+        ["run-leg", "--leg", "1", "--level-history", str(history)],
+        {
+            "GITHUB_RUN_ID": "4242",
+            "GITHUB_WORKFLOW": "crcr",
+            "GITHUB_REPOSITORY": "acme/oot-ci",
+            "CRCR_LEVEL": "L2",
+        },
+    )
+    assert cycle(ws, tmp_path, *argv, env=actions) == 0
+    assert (
+        cycle(ws, tmp_path, *argv, env={**actions, "GITHUB_REPOSITORY": "other/repo", "GITHUB_RUN_ID": "43"})
+        == 0
+    )
+    wh = open_warehouse(str(tmp_path / "wh"), {})
+    rows = wh.query(f"SELECT repo, status, level FROM {wh.db}.legs ORDER BY repo, status")
+    assert rows == [
+        ("acme/oot-ci", "completed", "L3"),
+        ("acme/oot-ci", "in_progress", "L3"),
+        ("other/repo", "completed", "L2"),
+        ("other/repo", "in_progress", "L2"),
+    ]
+    history.write_text("repo acme/oot-ci\n2026-02-01 L5\n")
+    assert (
+        handler.main(["plan", "--workspace", str(ws), "--upstream", "none", "--level-history", str(history)])
+        == 2
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == f"dispatch_handler: {history}:2: unknown level 'L5' (expected one of L1, L2, L3, L4)"

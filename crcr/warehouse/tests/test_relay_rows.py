@@ -12,7 +12,7 @@ import pytest
 from crcr.warehouse import queries
 from crcr.warehouse.backends import WarehouseError, open_warehouse, upgrade_columns
 from crcr.warehouse.ingest import ingest
-from crcr.warehouse.schema import ADDED_COLUMNS
+from crcr.warehouse.schema import ADDED_COLUMNS, SCHEMA5_DEVICE_COLUMNS
 from crcr.warehouse.tests.history import DAY, HOUR, NOW, case, leg, spec_of
 
 REPO = "acme/oot-ci"
@@ -124,12 +124,18 @@ def test_the_set_up_share_is_execution_time_outside_the_legs_own_run(wh):
     )
 
 
-def _to_schema_3(wh) -> None:
-    """Back to schema 3: `legs` without the columns schema 4 added."""
+def _dropping(wh, added) -> None:
+    """Back to an older schema: the tables without the columns `added` ({table: columns}) names."""
     with wh.exclusive():
-        for column, _ in ADDED_COLUMNS["legs"]:
-            wh.query(f"ALTER TABLE {wh.db}.legs DROP COLUMN `{column}`")
+        for table, columns in added.items():
+            for column, _ in columns:
+                wh.query(f"ALTER TABLE {wh.db}.{table} DROP COLUMN `{column}`")
     wh.close()
+
+
+def _to_schema_3(wh) -> None:
+    """Back to schema 3: the tables without the columns schemas 4 and 5 added."""
+    _dropping(wh, ADDED_COLUMNS)
 
 
 def test_a_schema_3_warehouse_is_upgraded_in_place(wh):
@@ -177,7 +183,7 @@ def test_an_upgrade_the_engine_refuses_is_one_line_and_changes_nothing(wh, monke
         upgrade_columns(wh)
     assert "\n" not in str(err.value)
     assert str(err.value).startswith(
-        "could not upgrade legs to schema 5 (adding status, queue_time, execution_time, leg_seconds; "
+        "could not upgrade legs to schema 5 (adding status, queue_time, execution_time, leg_seconds, device, reuse_key, reused_from; "
         "nothing was changed) in warehouse "
     )
     columns = query(f"SELECT name FROM system.columns WHERE database = '{wh.db}' AND table = 'legs'")
@@ -206,5 +212,24 @@ def test_a_green_leg_that_ran_is_the_reuse_source_for_its_key_and_schema_4_upgra
     try:
         assert again.query(f"SELECT count() FROM {again.db}.legs WHERE reuse_key = ''")[0][0] == 4
         assert find_green(again, REPO, "k1") is None
+    finally:
+        again.close()
+
+
+def test_a_schema_4_warehouse_gains_the_device_of_every_leg_and_result(wh):
+    """Schema 5 (#41): each result's device is its JUnit's (the shard runner's pool names the
+    card per test), else its leg's card; rows stored before read as unknown ("")."""
+    ingest(wh, leg(1, [case("test_a", "passed")], started=T0))
+    _dropping(wh, SCHEMA5_DEVICE_COLUMNS)  # back to schema 4: schema 5's own step undone
+    again = open_warehouse(spec_of(wh), {})
+    try:
+        on_card = replace(case("test_b", "failed"), device="spyre:3")
+        ingest(again, replace(leg(2, [case("test_a", "passed"), on_card], started=T0 + 60), device="spyre:1"))
+        rows = again.query(
+            f"SELECT toUnixTimestamp(started_at), name, device FROM {again.db}.results ORDER BY started_at, name"
+        )
+        assert rows == [(T0, "test_a", ""), (T0 + 60, "test_a", "spyre:1"), (T0 + 60, "test_b", "spyre:3")]
+        legs = again.query(f"SELECT device FROM {again.db}.legs ORDER BY started_at")
+        assert [r[0] for r in legs] == ["", "spyre:1"]
     finally:
         again.close()

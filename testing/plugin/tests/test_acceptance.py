@@ -2,6 +2,7 @@
 
 import json
 import os
+import time
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -537,3 +538,42 @@ def test_a_file_that_imports_the_op_database_first_collects_without_a_config(pyt
     assert [line.split("::")[-1] for line in result.stdout.lines if "::" in line] == [
         "test_op_abs_cpu_float32"
     ]
+
+
+def test_a_tests_own_hang_window_and_its_configs_are_applied_under_isolation(
+    pytester, fake_suite, write_yaml, tmp_path
+):
+    """A config's global.hang_window is every test's of that config; a test entry's own wins.
+    Here the run's window is 300 s: the hung test is told after its entry's 2 s."""
+    cfg = write_yaml(f"""
+        test_suite_config:
+          global:
+            hang_window: 300
+          files:
+            - path: {fake_suite}
+              tests:
+                - names: TestFake::test_hang
+                  hang_window: 2
+                - names: TestFake::test_pass
+    """)
+    started = time.monotonic()
+    result = pytester.runpytest(*PLUGIN, "--config", cfg, "--isolate", "-p", "no:timeout")
+    assert result.parseoutcomes() == {"passed": 1, "errors": 1, "deselected": 1}, result.stdout.str()
+    assert "hang: no progress for 2s (window 2s" in result.stdout.str()
+    assert time.monotonic() - started < 120  # not the run's 300 s window
+
+
+@pytest.mark.parametrize("where", ["global", "entry"])
+def test_a_hang_window_that_is_not_positive_is_one_line_at_its_file_and_line(
+    pytester, fake_suite, write_yaml, where
+):
+    window = {"global": "  global:\n    hang_window: 0\n", "entry": ""}[where]
+    entry = "        hang_window: -5\n" if where == "entry" else ""
+    cfg = write_yaml(
+        f"test_suite_config:\n{window}  files:\n    - path: {fake_suite}\n      tests:\n"
+        f"      - names: TestFake::test_pass\n{entry}"
+    )
+    result = pytester.runpytest(*PLUGIN, "--config", cfg)
+    lines = [line for line in result.stderr.lines + result.stdout.lines if "hang_window" in line]
+    assert len(lines) == 1 and f"{cfg}:{3 if where == 'global' else 6}" in lines[0], lines
+    assert "greater than 0" in lines[0]

@@ -42,6 +42,15 @@ def test_healthy_cards_share_the_work(tmp_path):
     assert summary["counts"] == {"passed": 12}
     assert all(c["state"] == "healthy" for c in cards.values())
     assert sum(c["tests_run"] for c in cards.values()) == 12
+    # every result names the card it ran on (the warehouse's device column reads it)
+    import xml.etree.ElementTree as ET
+
+    on = [
+        p.get("value") for p in ET.parse(tmp_path / "out.xml").iter("property") if p.get("name") == "device"
+    ]
+    assert len(on) == 12 and {d: on.count(d) for d in set(on)} == {
+        k: c["tests_run"] for k, c in cards.items() if c["tests_run"]
+    }
 
 
 def test_a_hung_card_is_drained_and_its_tests_pass_elsewhere(tmp_path):
