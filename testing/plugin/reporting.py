@@ -137,6 +137,7 @@ def summarize(
                         "class",
                         "test",
                         "variant",
+                        "capability",
                         *CASE_PROPS,
                     )
                     if k in r.props
@@ -150,6 +151,13 @@ def summarize(
             }
         )
     collection_errors = list(collection_errors)
+    # skipped because the device declares a harness capability unsupported (gating.py): apart
+    # from config skips, by capability
+    capability_skipped = Counter(
+        r.props["capability"]
+        for r in results.values()
+        if r.outcome == "skipped" and r.props.get("capability")
+    )
     counts = dict(Counter(r.outcome for r in results.values()))
     if collection_errors:
         counts["collection_error"] = len(collection_errors)
@@ -163,6 +171,7 @@ def summarize(
         "tests": tests,
         "promotion_candidates": [t["nodeid"] for t in tests if t["outcome"] in PROMOTABLE],
         "collection_errors": collection_errors,
+        "capability_skipped": dict(sorted(capability_skipped.items())),
         "config_problems": list(problems),
         "left_out_device_classes": dict(sorted((left_out_classes or {}).items())),
         "models": [m.to_json() for m in models.tally(tests)],
@@ -259,13 +268,25 @@ class Recorder:
             tr.write_line(Provenance.from_json(summary["provenance"]).line())
         if "scope" in summary:
             tr.write_line(summary["scope"]["line"])
+        if summary.get("gating", {}).get("line"):
+            tr.write_line(summary["gating"]["line"])
         if not summary["by_bucket"]:
             return
         tr.section("buckets (oot)")
         for bucket, counts in summary["by_bucket"].items():
             tr.write_line(f"{bucket}: " + ", ".join(f"{n} {o}" for o, n in sorted(counts.items())))
+        for line in capability_lines(summary):
+            tr.write_line(line)
         for nodeid in summary["promotion_candidates"]:
             tr.write_line(f"promotion candidate: {nodeid}")
+
+
+def capability_lines(summary: dict) -> list[str]:
+    """One line per capability whose tests skipped as unsupported (of those buckets' skips)."""
+    return [
+        f"skipped: capability {name} unsupported: {n} test(s)"
+        for name, n in summary.get("capability_skipped", {}).items()
+    ]
 
 
 def _junit_model_properties(config: pytest.Config, summary: dict) -> None:
@@ -276,6 +297,8 @@ def _junit_model_properties(config: pytest.Config, summary: dict) -> None:
         xml.add_global_property(f"model.{m.model}", m.line())
     for f in summary.get("left_out_files", ()) if xml is not None else ():
         xml.add_global_property(f"left_out.{f['path']}", f"{f['reason']} ({f['config']})")
+    for name, n in summary.get("capability_skipped", {}).items() if xml is not None else ():
+        xml.add_global_property(f"capability_skipped.{name}", str(n))
 
 
 def configure(config: pytest.Config) -> Optional[Recorder]:
@@ -306,6 +329,11 @@ def set_provenance(config: pytest.Config, found) -> None:
 
 def set_scope(config: pytest.Config, scope_report) -> None:
     _set_section(config, "scope", scope_report)
+
+
+def set_gating(config: pytest.Config, compiled) -> None:
+    """gating.Compiled: the harness capabilities registered (or why none were)."""
+    _set_section(config, "gating", compiled)
 
 
 def set_left_out(config: pytest.Config, left_out) -> None:
