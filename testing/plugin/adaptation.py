@@ -24,7 +24,17 @@ from testing.changes.only import Only, OnlyError, read_only
 from testing.config import hwclass
 from testing.config.modes import Mode
 from testing.config.paths import default_roots
-from testing.plugin import device_support, gating, provenance, registry, reporting, roles, unadapted, upstream
+from testing.plugin import (
+    device_support,
+    drift,
+    gating,
+    provenance,
+    registry,
+    reporting,
+    roles,
+    unadapted,
+    upstream,
+)
 from testing.plugin.adapters import PATCHES
 from testing.plugin.afterimport import when_imported
 from testing.plugin.instantiate import Adapter
@@ -101,6 +111,7 @@ def configure(config: pytest.Config, test_type: Optional[str]) -> Adaptation:
     adapter = Adapter(plan, support, device, mark_filter, only=_only(opt.oot_only), way=way, hw=hw)
     gate = gating.Gate(plan)
     registry.register(config, gate, gating.PLUGIN_NAME)
+    registry.register(config, drift.DriftCollector(), drift.NAME)
     adapter._restore.append(
         when_imported(
             _DEVICE_TYPE_MODULE,

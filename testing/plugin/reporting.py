@@ -21,7 +21,7 @@ import pytest
 from _pytest.junitxml import xml_key  # the one internal: junitxml's object, for testsuite properties
 
 from testing.base.atomic import write_json
-from testing.plugin import registry, roles
+from testing.plugin import drift, registry, roles
 from testing.plugin.problems import Problem, strict_report, warnings_of
 from testing.plugin.provenance import Provenance
 from testing.plugin.selection import Decision, Variant, marks_for
@@ -193,6 +193,7 @@ class Recorder:
         self.config = config
         self.results: dict[str, NodeResult] = {}
         self.collection_errors: list[dict] = []
+        self.drift: list[drift.Drift] = []  # test files needing a newer harness (drift.py)
         self.problems: list[str] = []  # the warnings, as the summary lists them
         self.found: list[Problem] = []  # every problem, hygiene ones too (testing/check reads them)
         self.left_out_classes: dict[str, list[str]] = {}
@@ -212,7 +213,11 @@ class Recorder:
         self.results.setdefault(report.nodeid, NodeResult(report.nodeid)).add(report)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        """A file that failed to import (or collect): counted and named in the summary."""
+        """A file that failed to import (or collect): counted and named in the summary; one
+        whose harness lacks a name it imports: harness drift, apart (drift.py)."""
+        found = drift.of_report(report)
+        if found is not None and found not in self.drift:
+            self.drift.append(found)
         if report.failed:
             self.collection_errors.append(
                 {
@@ -224,6 +229,7 @@ class Recorder:
 
     def summary(self) -> dict[str, Any]:
         out = summarize(self.results, self.collection_errors, self.problems, self.left_out_classes)
+        out["harness_drift"] = [d.as_json() for d in self.drift]
         out.update(sections_json(self.config) or self.received)
         return out
 
@@ -247,6 +253,8 @@ class Recorder:
                     tr.write_line(f"  {t['case']}: {t['case_reason']}")
         for err in summary["collection_errors"]:
             tr.write_line(f"oot: collection error: {err['nodeid']}: {err['message']}")
+        for found in summary["harness_drift"]:
+            tr.write_line(found["line"])
         for f in summary.get("left_out_files", ()):
             tr.write_line(f"oot: left out: {f['path']}: {f['reason']} ({f['config']})")
         adapter = summary.get("adapter")
@@ -297,6 +305,8 @@ def _junit_model_properties(config: pytest.Config, summary: dict) -> None:
         xml.add_global_property(f"model.{m.model}", m.line())
     for f in summary.get("left_out_files", ()) if xml is not None else ():
         xml.add_global_property(f"left_out.{f['path']}", f"{f['reason']} ({f['config']})")
+    for found in summary.get("harness_drift", ()) if xml is not None else ():
+        xml.add_global_property(f"harness_drift.{found['file']}", found["line"])
     for name, n in summary.get("capability_skipped", {}).items() if xml is not None else ():
         xml.add_global_property(f"capability_skipped.{name}", str(n))
 

@@ -1,7 +1,8 @@
 """Upstream's capability gating: the configs' declarations (global.harness_capabilities)
 compiled to whichever registration the harness offers (both forms, feature-detected), the
 capability-skip bucket on every surface, an undeclared capability as one config problem (also
-in `check`), and bad declarations as one line at their file:line.
+in `check`), and bad declarations as one line at their file:line. Harness drift: a file that
+imports a harness name the core lacks is one line, apart from collection errors.
 
 Neither pinned wheel has the API: harness_standin.py adds our stand-in, written to the
 documented contract, to torch's module (as a -p plugin in the subprocess runs)."""
@@ -191,10 +192,23 @@ def test_a_harness_without_gating_gets_nothing_and_says_so(tmp_path):
 # ---------------------------------------------------------------- end to end (subprocesses)
 
 
+# a file of a newer upstream: its harness has a name the wheel's lacks (harness drift)
+DRIFTED = """
+from torch.testing._internal.common_methods_invocations import binary_ufuncs_and_refs
+from torch.testing._internal.common_utils import TestCase
+
+
+class TestDrifted(TestCase):
+    def test_uses_it(self):
+        self.assertTrue(binary_ufuncs_and_refs)
+"""
+
+
 def checkout(tmp_path):
     root = tmp_path / "pytorch"
     (root / "test").mkdir(parents=True)
     (root / "test" / "test_gated.py").write_text(GATED)
+    (root / "test" / "test_drifted.py").write_text(DRIFTED)
     write(tmp_path, "gated.yaml", CONFIG)
     return root
 
@@ -226,6 +240,7 @@ def test_the_capability_bucket_on_every_surface(pytester, tmp_path, monkeypatch)
         "--rootdir",
         str(root),
         str(root / "test" / "test_gated.py"),
+        str(root / "test" / "test_drifted.py"),
     )
     out = json.loads(summary.read_text())
     outcomes = {t["nodeid"].rsplit("::", 1)[1]: (t["outcome"], t.get("capability")) for t in out["tests"]}
@@ -250,9 +265,14 @@ def test_the_capability_bucket_on_every_surface(pytester, tmp_path, monkeypatch)
     assert problem.startswith(
         f"{tmp_path / 'gated.yaml'}:4: global.harness_capabilities: attention.flash_attention:"
     )
+    # the drifted file: one line, neither a collection error nor silent (exit 0: nothing failed)
+    drift = "harness drift: test/test_drifted.py needs binary_ufuncs_and_refs (from torch.testing._internal.common_methods_invocations)"
+    assert [d["line"] for d in out["harness_drift"]] == [drift] and out["collection_errors"] == []
+    assert result.ret == 0 and drift in result.stdout.lines
     tree = ET.parse(junit)
     props = {p.get("name"): p.get("value") for p in tree.iter("property")}
     assert props["capability_skipped.dtype.fp8"] == "1"
+    assert props["harness_drift.test/test_drifted.py"] == drift
     fp8 = next(c for c in tree.iter("testcase") if c.get("name") == "test_fp8_spyre")
     assert ("capability", "dtype.fp8") in {(p.get("name"), p.get("value")) for p in fp8.iter("property")}
 
