@@ -231,7 +231,10 @@ HARNESS_FILE = "torch/testing/_internal/common_methods_invocations.py"
 class _Source:
     """Two nightlies' harness files: the older lacks the name, the newer (not an ancestor) has it."""
 
-    files = {("1" * 40, HARNESS_FILE): "op_db = []\n", ("2" * 40, HARNESS_FILE): "binary_ufuncs_and_refs = []\n"}
+    files = {
+        ("1" * 40, HARNESS_FILE): "op_db = []\n",
+        ("2" * 40, HARNESS_FILE): "binary_ufuncs_and_refs = []\n",
+    }
 
     def file_at(self, sha, path):
         return self.files.get((sha, path))
