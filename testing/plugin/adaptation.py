@@ -129,7 +129,9 @@ def configure(config: pytest.Config, test_type: Optional[str]) -> Adaptation:
 
 
 def _install_gate(config: pytest.Config, gate: gating.Gate, adapter: Adapter) -> None:
-    """The configs' capability declarations into the harness that loaded (gating.py)."""
+    """The harness that loaded, for the report (harness.py, after adapter.install), and the
+    configs' capability declarations into it (gating.py)."""
+    reporting.set_harness(config, adapter.harness)
     reporting.set_gating(config, gate.install(sys.modules[_DEVICE_TYPE_MODULE]))
     adapter._restore.append(gate.uninstall)
 

@@ -276,6 +276,8 @@ class Recorder:
             tr.write_line(Provenance.from_json(summary["provenance"]).line())
         if "scope" in summary:
             tr.write_line(summary["scope"]["line"])
+        if "harness" in summary and not summary["harness"]["adapted"]:
+            tr.write_line(summary["harness"]["line"])
         if summary.get("gating", {}).get("line"):
             tr.write_line(summary["gating"]["line"])
         if not summary["by_bucket"]:
@@ -339,6 +341,12 @@ def set_provenance(config: pytest.Config, found) -> None:
 
 def set_scope(config: pytest.Config, scope_report) -> None:
     _set_section(config, "scope", scope_report)
+
+
+def set_harness(config: pytest.Config, found) -> None:
+    """harness.HarnessReport: the torch.testing harness the results ran against."""
+    if found is not None:
+        _set_section(config, "harness", found)
 
 
 def set_gating(config: pytest.Config, compiled) -> None:

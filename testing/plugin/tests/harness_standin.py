@@ -20,7 +20,7 @@ The contract, as pytorch main and the PRs in review describe it (downstream-prac
 ``_capabilities``, answering nothing: a backend overrides it). Loaded as a pytest plugin
 (``-p testing.plugin.tests.harness_standin`` with ``OOT_STANDIN_FORM`` set, and the backend to
 import first in ``OOT_STANDIN_BACKEND``), it adds the API to torch's real module before any
-test file imports it.
+test file imports it; ``OOT_STANDIN_RESHAPE=1`` changes a piece the patch adapter wraps (reshape).
 """
 
 from __future__ import annotations
@@ -88,18 +88,34 @@ def add_to(ns: dict, form: str) -> None:
     ns["PrivateUse1TestBase"]._capabilities = classmethod(merged)
 
 
+def reshape(ns: dict) -> None:
+    """A harness whose ``instantiate_test`` changed shape (keywords passed through, no
+    ``generic_cls`` of its own), as upstream's refactors do: it still works, but the patch
+    adapter no longer recognises it."""
+    base = ns["DeviceTypeTestBase"]
+    original = base.__dict__["instantiate_test"].__func__
+
+    def instantiate_test(cls, name, test, **kwargs):
+        return original(cls, name, test, **kwargs)
+
+    base.instantiate_test = classmethod(instantiate_test)
+
+
 def _as_plugin() -> None:
     """Loaded with -p: the API is in torch's module before the adaptation plugin configures (it
     looks for the API once the module has loaded), after the backend that registers the device."""
-    form = os.environ.get("OOT_STANDIN_FORM")
-    if not form:
+    form, reshaped = os.environ.get("OOT_STANDIN_FORM"), os.environ.get("OOT_STANDIN_RESHAPE")
+    if not (form or reshaped):
         return
     backend = os.environ.get("OOT_STANDIN_BACKEND")
     if backend:
         importlib.import_module(backend)
     from torch.testing._internal import common_device_type
 
-    add_to(vars(common_device_type), form)
+    if form:
+        add_to(vars(common_device_type), form)
+    if reshaped:
+        reshape(vars(common_device_type))
 
 
 _as_plugin()
