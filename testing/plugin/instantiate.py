@@ -89,14 +89,16 @@ class Adapter:
         os.environ["PYTORCH_TESTING_DEVICE_ONLY_FOR"] = self.device_type
         self._restore.append(lambda: _restore_env("PYTORCH_TESTING_DEVICE_ONLY_FOR", previous))
         self.harness = harness.report_of(cdt, torch.__version__, getattr(torch.version, "git_version", None))
+        if self.device_type not in ("cpu", "cuda", "meta", "mps", "xpu", "hpu") and hasattr(
+            cdt, "PrivateUse1TestBase"
+        ):
+            # Pin the privateuse1 class suffix now, so node ids do not flip
+            # from <Cls>PRIVATEUSE1 to <Cls><DEVICE> between files (or harnesses).
+            cdt.PrivateUse1TestBase.setUpClass()
         if self.harness.missing:
             # a harness of another shape: no half-patched generation; torch's own settings only
             self.harness.native = self.way.install(cdt, self._restore) and self.way.uses_torch_api
             return
-        if self.device_type not in ("cpu", "cuda", "meta", "mps", "xpu", "hpu"):
-            # Pin the privateuse1 class suffix now, so node ids do not flip
-            # from <Cls>PRIVATEUSE1 to <Cls><DEVICE> between files.
-            cdt.PrivateUse1TestBase.setUpClass()
         base = cdt.DeviceTypeTestBase
         orig_inst = base.__dict__["instantiate_test"]
         orig_dtypes = base.__dict__["_get_dtypes"]

@@ -20,7 +20,7 @@ from testing.config.load import load
 from testing.plugin import gating
 from testing.plugin.plan import load_plan
 from testing.plugin.tests import harness_standin
-from testing.plugin.tests.helpers import subprocess_environ
+from testing.plugin.tests.helpers import PLUGIN, subprocess_environ
 
 GATED = """
 import torch
@@ -237,27 +237,31 @@ def with_standin(monkeypatch, form: str, **more: str) -> None:
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p testing.plugin.tests.harness_standin")
 
 
+def run(pytester, root, summary, *args: str):
+    """The plugin over the checkout's test files (the trailing `*.py` args, by name)."""
+    files = [str(root / "test" / a) for a in args if a.endswith(".py")]
+    options = [a for a in args if not a.endswith(".py")]
+    return pytester.runpytest_subprocess(
+        *PLUGIN, "--oot-summary", str(summary), "--rootdir", str(root), *options, *files
+    )
+
+
 def test_the_capability_bucket_on_every_surface(pytester, tmp_path, monkeypatch):
     root = checkout(tmp_path)
     with_standin(monkeypatch, "register")
     summary, junit = tmp_path / "summary.json", tmp_path / "junit.xml"
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "testing.plugin",
-        "-p",
-        "no:cacheprovider",
+    result = run(
+        pytester,
+        root,
+        summary,
         "--config",
         str(tmp_path / "gated.yaml"),
         "--upstream-root",
         str(root),
-        "--oot-summary",
-        str(summary),
         "--junitxml",
         str(junit),
-        "--rootdir",
-        str(root),
-        str(root / "test" / "test_gated.py"),
-        str(root / "test" / "test_drifted.py"),
+        "test_gated.py",
+        "test_drifted.py",
     )
     out = json.loads(summary.read_text())
     outcomes = {t["nodeid"].rsplit("::", 1)[1]: (t["outcome"], t.get("capability")) for t in out["tests"]}
@@ -314,20 +318,7 @@ def test_a_harness_of_another_shape_runs_unpatched_and_says_so(pytester, tmp_pat
     root = checkout(tmp_path)
     with_standin(monkeypatch, "", OOT_STANDIN_RESHAPE="1")
     summary = tmp_path / "summary.json"
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "testing.plugin",
-        "-p",
-        "no:cacheprovider",
-        "--oot-device",
-        "cpu",
-        "--oot-summary",
-        str(summary),
-        "--rootdir",
-        str(root),
-        str(root / "test" / "test_drifted.py"),
-        str(root / "test" / "test_plain.py"),
-    )
+    result = run(pytester, root, summary, "--oot-device", "cpu", "test_drifted.py", "test_plain.py")
     harness = json.loads(summary.read_text())["harness"]
     assert harness["missing"] == ["DeviceTypeTestBase.instantiate_test(..., generic_cls=)"], (
         result.stdout.str()
