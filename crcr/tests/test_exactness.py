@@ -245,3 +245,61 @@ def test_a_bazel_runner_leg_whose_dispatched_change_is_native_is_neutral_never_s
         judge_core(python_only.without_overlay(), LegResult("success", 0, Counts(), 1.0, ())).conclusion
         == "success"
     )
+
+
+# ---------------------------------------------------------------- harness drift (crcr/handler/drift.py)
+
+DRIFT_LINE = (
+    "harness drift: test/test_binary_ufuncs.py needs binary_ufuncs_and_refs "
+    "(from torch.testing._internal.common_methods_invocations)"
+)
+HARNESS_FILE = "torch/testing/_internal/common_methods_invocations.py"
+
+
+class _Source:
+    """Two nightlies' harness files: the older lacks the name, the newer (not an ancestor) has it."""
+
+    files = {
+        ("1" * 40, HARNESS_FILE): "op_db = []\n",
+        ("2" * 40, HARNESS_FILE): "binary_ufuncs_and_refs = []\n",
+    }
+
+    def file_at(self, sha, path):
+        return self.files.get((sha, path))
+
+    def is_ancestor(self, old, new):
+        return old == "1" * 40
+
+
+def _drift_leg(tmp_path, conclusion: str):
+    from crcr.callback_client.junit import Counts
+    from crcr.handler.runner import LegResult, summary_path
+
+    junit = tmp_path / "leg.xml"
+    summary_path(junit).write_text(
+        '{"harness_drift": [{"file": "test/test_binary_ufuncs.py", "name": "binary_ufuncs_and_refs", '
+        '"module": "torch.testing._internal.common_methods_invocations", "line": "' + DRIFT_LINE + '"}]}'
+    )
+    return LegResult(conclusion, 0, Counts(passed=3, skipped=1), 1.0, (junit,), ("core: exact",))
+
+
+def test_harness_drift_makes_a_green_leg_neutral_naming_the_nearest_core_with_it(tmp_path):
+    from types import SimpleNamespace
+
+    from crcr.handler.drift import judge_drift
+    from crcr.upstream.core_index import Nightly
+
+    nightlies = [
+        Nightly("a.whl", "a.whl", "0" * 64, "1" * 40, "2.15.0.dev20261101+cpu"),
+        Nightly("b.whl", "b.whl", "0" * 64, "2" * 40, "2.15.0.dev20261201+cpu"),
+    ]
+    resolver = SimpleNamespace(index="idx", source=_Source(), nightlies=lambda: nightlies)
+    judged = judge_drift(_drift_leg(tmp_path, "success"), resolver, SHA)
+    assert judged.conclusion == "neutral"
+    assert judged.notes == (
+        "core: exact",
+        DRIFT_LINE + "; nearest core with it: nightly 2.15.0.dev20261201+cpu (222222222222)",
+    )
+    # without an index: the line alone; a red leg stays red (its failures are its own)
+    red = judge_drift(_drift_leg(tmp_path, "failure"), None, SHA)
+    assert red.conclusion == "failure" and red.notes[-1] == DRIFT_LINE

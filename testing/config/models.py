@@ -14,9 +14,10 @@ import datetime
 import re
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from testing.config.dtypes import DtypeName, canonical
+from testing.config.gating import check_name
 from testing.config.modelops import CasePrecision, SampleInputs, SourceLine
 from testing.config.modes import Mode  # defined apart so bucket decisions need no pydantic
 
@@ -27,6 +28,8 @@ class _Model(BaseModel):
 
 
 Name = Annotated[str, Field(min_length=1)]
+# upstream's "<category>.<name>" (testing/config/gating.py)
+CapabilityName = Annotated[str, AfterValidator(check_name)]
 
 
 class Precision(_Model):
@@ -263,6 +266,12 @@ class GlobalConfig(_Model):
         default=None,
         description="Hardware classifications whose test classes run (e.g. accelerator), where the "
         "upstream checkout carries upstream's hw_classification; elsewhere one line says it is not applied.",
+    )
+
+    harness_capabilities: Optional[dict[CapabilityName, StrictBool]] = Field(
+        default=None,
+        description="Upstream's capability gating (@requires_capabilities): '<category>.<name>' -> "
+        "supported, e.g. {dtype.fp8: false}; every capability the harness in use knows must be declared.",
     )
 
     @field_validator("scope", mode="before")

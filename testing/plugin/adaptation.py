@@ -24,7 +24,17 @@ from testing.changes.only import Only, OnlyError, read_only
 from testing.config import hwclass
 from testing.config.modes import Mode
 from testing.config.paths import default_roots
-from testing.plugin import device_support, provenance, reporting, roles, unadapted, upstream
+from testing.plugin import (
+    device_support,
+    drift,
+    gating,
+    provenance,
+    registry,
+    reporting,
+    roles,
+    unadapted,
+    upstream,
+)
 from testing.plugin.adapters import PATCHES
 from testing.plugin.afterimport import when_imported
 from testing.plugin.instantiate import Adapter
@@ -100,16 +110,31 @@ def configure(config: pytest.Config, test_type: Optional[str]) -> Adaptation:
     reporting.set_adapter(config, report, runtime)
     way = runtime if runtime is not None else PATCHES
     adapter = Adapter(plan, support, device, mark_filter, only=_only(opt.oot_only), way=way, hw=hw)
+    gate = gating.Gate(plan)
+    registry.register(config, gate, gating.PLUGIN_NAME)
+    registry.register(config, drift.DriftCollector(), drift.NAME)
     adapter._restore.append(
         when_imported(
             _DEVICE_TYPE_MODULE,
-            lambda: (adapter.install(), _register_database_marks_when_needed(config, known)),
+            lambda: (
+                adapter.install(),
+                _install_gate(config, gate, adapter),
+                _register_database_marks_when_needed(config, known),
+            ),
         )
     )
     input_config = plan.setting("input_config")
     if input_config and input_config.seed is not None:
         torch.manual_seed(input_config.seed)
-    return Adaptation(config, adapter, test_type, report)
+    return Adaptation(config, adapter, test_type, report, gate)
+
+
+def _install_gate(config: pytest.Config, gate: gating.Gate, adapter: Adapter) -> None:
+    """The harness that loaded, for the report (harness.py, after adapter.install), and the
+    configs' capability declarations into it (gating.py)."""
+    reporting.set_harness(config, adapter.harness)
+    reporting.set_gating(config, gate.install(sys.modules[_DEVICE_TYPE_MODULE]))
+    adapter._restore.append(gate.uninstall)
 
 
 def _modelops():
@@ -250,11 +275,13 @@ class Adaptation:
         adapter: Adapter,
         test_type: Optional[str],
         report: native_setup.AdapterReport,
+        gate: gating.Gate,
     ) -> None:
         self.config = config
         self.adapter = adapter
         self.test_type = test_type
         self.native_report = report
+        self.gate = gate
 
     def uninstall(self) -> None:
         self.adapter.uninstall()
@@ -322,6 +349,7 @@ class Adaptation:
         problems = _entry_problems(config, adapter, plain_seen, used) + _unadapted_problems(
             adapter, generated
         )
+        problems += self.gate.problems  # undeclared harness capabilities (gating.py)
         reporting.report_problems(config, problems, strict(config), at_configure=False)
         reporting.report_left_out_classes(config, adapter.left_out_classes)
         if dropped:

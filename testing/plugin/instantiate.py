@@ -41,6 +41,7 @@ from typing import Any, Callable, Iterator, Optional
 
 from testing.base.errors import Loc
 from testing.config.modes import Mode
+from testing.plugin import harness
 from testing.plugin.adapters import PATCHES, Generation
 from testing.plugin.plan import FilePlan, Plan
 from testing.plugin.selection import (
@@ -75,19 +76,29 @@ class Adapter:
     way: Generation = PATCHES
     # global.scope against the checkout (testing/config/hwclass.ScopeReport); None: no scope asked
     hw: Optional[Any] = None
+    # the harness install() adapted (harness.py); None until torch's device-type module loads
+    harness: Optional[Any] = None
 
     # ------------------------------------------------------------ install
 
     def install(self) -> None:
+        import torch
         import torch.testing._internal.common_device_type as cdt
 
         previous = os.environ.get("PYTORCH_TESTING_DEVICE_ONLY_FOR")
         os.environ["PYTORCH_TESTING_DEVICE_ONLY_FOR"] = self.device_type
         self._restore.append(lambda: _restore_env("PYTORCH_TESTING_DEVICE_ONLY_FOR", previous))
-        if self.device_type not in ("cpu", "cuda", "meta", "mps", "xpu", "hpu"):
+        self.harness = harness.report_of(cdt, torch.__version__, getattr(torch.version, "git_version", None))
+        if self.device_type not in ("cpu", "cuda", "meta", "mps", "xpu", "hpu") and hasattr(
+            cdt, "PrivateUse1TestBase"
+        ):
             # Pin the privateuse1 class suffix now, so node ids do not flip
-            # from <Cls>PRIVATEUSE1 to <Cls><DEVICE> between files.
+            # from <Cls>PRIVATEUSE1 to <Cls><DEVICE> between files (or harnesses).
             cdt.PrivateUse1TestBase.setUpClass()
+        if self.harness.missing:
+            # a harness of another shape: no half-patched generation; torch's own settings only
+            self.harness.native = self.way.install(cdt, self._restore) and self.way.uses_torch_api
+            return
         base = cdt.DeviceTypeTestBase
         orig_inst = base.__dict__["instantiate_test"]
         orig_dtypes = base.__dict__["_get_dtypes"]

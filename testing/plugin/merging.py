@@ -12,6 +12,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any, Optional
 
 from testing.base.errors import Loc
+from testing.config import gating
 from testing.config.modes import Mode
 from testing.plugin.planmodel import COMPAT_TORCH_SPYRE, SCALAR_GLOBALS, FilePlan, Named, Plan, Rule
 from testing.plugin.problems import Problem
@@ -122,7 +123,16 @@ def merge(a: Plan, b: Plan) -> Plan:
         left_out=a.left_out + b.left_out,
         problems=a.problems + b.problems + tuple(problems),
         scope_loc=b.scope_loc or a.scope_loc,
+        gating=gating.merge(a.gating, b.gating),
+        gating_loc=_gating_loc(a, b),
     )
+
+
+def _gating_loc(a: Plan, b: Plan) -> Optional[Loc]:
+    """Where a missing capability line goes: the last config declaring any, else the last with a global."""
+    if a.gating and not b.gating:
+        return a.gating_loc
+    return b.gating_loc or a.gating_loc
 
 
 # ---------------------------------------------------------------- after merging: compat, duplicates

@@ -21,6 +21,7 @@ import os
 from typing import TYPE_CHECKING, Any, Optional
 
 from testing.base.errors import Loc
+from testing.config.gating import Declared
 from testing.config.modes import Mode
 from testing.config.paths import expand_path
 from testing.plugin.labels import entry_for_test_type, suite_left_out
@@ -171,6 +172,13 @@ def plan_from_loaded(one: Loaded, roots: dict[str, str], test_type: Optional[str
         left_out=left_out,
         problems=tuple(problems),
         scope_loc=one.loc("global", "scope") if g.scope else None,
+        gating={
+            name: Declared(answer, one.loc("global", "harness_capabilities", name))
+            for name, answer in (g.harness_capabilities or {}).items()
+        },
+        gating_loc=one.loc("global", "harness_capabilities" if g.harness_capabilities else "global")
+        if "global" in one.raw["test_suite_config"]
+        else None,
     )
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import fnmatch
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from testing.base.errors import Loc
+from testing.config.gating import Declared
 from testing.config.modes import Mode
 from testing.plugin.problems import Problem
 
@@ -138,6 +139,9 @@ class Plan:
     left_out: tuple[FilePlan, ...] = field(default=())
     problems: tuple[Problem, ...] = field(default=())
     scope_loc: Optional[Loc] = None  # where global.scope was written (the last config writing it)
+    # global.harness_capabilities of every config (testing/config/gating.py): name -> answer, where
+    gating: Mapping[str, Declared] = field(default_factory=dict)
+    gating_loc: Optional[Loc] = None  # where a line for an undeclared capability goes
 
     def setting(self, name: str) -> Any:
         """A `global` setting; a plan read from no file has none set (None, which every

@@ -21,7 +21,7 @@ import pytest
 from _pytest.junitxml import xml_key  # the one internal: junitxml's object, for testsuite properties
 
 from testing.base.atomic import write_json
-from testing.plugin import registry, roles
+from testing.plugin import drift, registry, roles
 from testing.plugin.problems import Problem, strict_report, warnings_of
 from testing.plugin.provenance import Provenance
 from testing.plugin.selection import Decision, Variant, marks_for
@@ -137,6 +137,7 @@ def summarize(
                         "class",
                         "test",
                         "variant",
+                        "capability",
                         *CASE_PROPS,
                     )
                     if k in r.props
@@ -150,6 +151,13 @@ def summarize(
             }
         )
     collection_errors = list(collection_errors)
+    # skipped because the device declares a harness capability unsupported (gating.py): apart
+    # from config skips, by capability
+    capability_skipped = Counter(
+        r.props["capability"]
+        for r in results.values()
+        if r.outcome == "skipped" and r.props.get("capability")
+    )
     counts = dict(Counter(r.outcome for r in results.values()))
     if collection_errors:
         counts["collection_error"] = len(collection_errors)
@@ -163,6 +171,7 @@ def summarize(
         "tests": tests,
         "promotion_candidates": [t["nodeid"] for t in tests if t["outcome"] in PROMOTABLE],
         "collection_errors": collection_errors,
+        "capability_skipped": dict(sorted(capability_skipped.items())),
         "config_problems": list(problems),
         "left_out_device_classes": dict(sorted((left_out_classes or {}).items())),
         "models": [m.to_json() for m in models.tally(tests)],
@@ -184,6 +193,7 @@ class Recorder:
         self.config = config
         self.results: dict[str, NodeResult] = {}
         self.collection_errors: list[dict] = []
+        self.drift: list[drift.Drift] = []  # test files needing a newer harness (drift.py)
         self.problems: list[str] = []  # the warnings, as the summary lists them
         self.found: list[Problem] = []  # every problem, hygiene ones too (testing/check reads them)
         self.left_out_classes: dict[str, list[str]] = {}
@@ -203,7 +213,11 @@ class Recorder:
         self.results.setdefault(report.nodeid, NodeResult(report.nodeid)).add(report)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        """A file that failed to import (or collect): counted and named in the summary."""
+        """A file that failed to import (or collect): counted and named in the summary; one
+        whose harness lacks a name it imports: harness drift, apart (drift.py)."""
+        found = drift.of_report(report)
+        if found is not None and found not in self.drift:
+            self.drift.append(found)
         if report.failed:
             self.collection_errors.append(
                 {
@@ -215,6 +229,7 @@ class Recorder:
 
     def summary(self) -> dict[str, Any]:
         out = summarize(self.results, self.collection_errors, self.problems, self.left_out_classes)
+        out["harness_drift"] = [d.as_json() for d in self.drift]
         out.update(sections_json(self.config) or self.received)
         return out
 
@@ -238,6 +253,8 @@ class Recorder:
                     tr.write_line(f"  {t['case']}: {t['case_reason']}")
         for err in summary["collection_errors"]:
             tr.write_line(f"oot: collection error: {err['nodeid']}: {err['message']}")
+        for found in summary["harness_drift"]:
+            tr.write_line(found["line"])
         for f in summary.get("left_out_files", ()):
             tr.write_line(f"oot: left out: {f['path']}: {f['reason']} ({f['config']})")
         adapter = summary.get("adapter")
@@ -259,13 +276,27 @@ class Recorder:
             tr.write_line(Provenance.from_json(summary["provenance"]).line())
         if "scope" in summary:
             tr.write_line(summary["scope"]["line"])
+        if "harness" in summary and not summary["harness"]["adapted"]:
+            tr.write_line(summary["harness"]["line"])
+        if summary.get("gating", {}).get("line"):
+            tr.write_line(summary["gating"]["line"])
         if not summary["by_bucket"]:
             return
         tr.section("buckets (oot)")
         for bucket, counts in summary["by_bucket"].items():
             tr.write_line(f"{bucket}: " + ", ".join(f"{n} {o}" for o, n in sorted(counts.items())))
+        for line in capability_lines(summary):
+            tr.write_line(line)
         for nodeid in summary["promotion_candidates"]:
             tr.write_line(f"promotion candidate: {nodeid}")
+
+
+def capability_lines(summary: dict) -> list[str]:
+    """One line per capability whose tests skipped as unsupported (of those buckets' skips)."""
+    return [
+        f"skipped: capability {name} unsupported: {n} test(s)"
+        for name, n in summary.get("capability_skipped", {}).items()
+    ]
 
 
 def _junit_model_properties(config: pytest.Config, summary: dict) -> None:
@@ -276,6 +307,10 @@ def _junit_model_properties(config: pytest.Config, summary: dict) -> None:
         xml.add_global_property(f"model.{m.model}", m.line())
     for f in summary.get("left_out_files", ()) if xml is not None else ():
         xml.add_global_property(f"{junit.LEFT_OUT}{f['path']}", f"{f['reason']} ({f['config']})")
+    for found in summary.get("harness_drift", ()) if xml is not None else ():
+        xml.add_global_property(f"harness_drift.{found['file']}", found["line"])
+    for name, n in summary.get("capability_skipped", {}).items() if xml is not None else ():
+        xml.add_global_property(f"capability_skipped.{name}", str(n))
 
 
 def configure(config: pytest.Config) -> Optional[Recorder]:
@@ -306,6 +341,17 @@ def set_provenance(config: pytest.Config, found) -> None:
 
 def set_scope(config: pytest.Config, scope_report) -> None:
     _set_section(config, "scope", scope_report)
+
+
+def set_harness(config: pytest.Config, found) -> None:
+    """harness.HarnessReport: the torch.testing harness the results ran against."""
+    if found is not None:
+        _set_section(config, "harness", found)
+
+
+def set_gating(config: pytest.Config, compiled) -> None:
+    """gating.Compiled: the harness capabilities registered (or why none were)."""
+    _set_section(config, "gating", compiled)
 
 
 def set_left_out(config: pytest.Config, left_out) -> None:
