@@ -29,6 +29,9 @@ LINKABLE = ("https://", "http://", "file://")
 WORSE = {"success": 0, "skipped": 1, "cancelled": 2, "timed_out": 3, "failure": 4}
 
 
+MISSING = "missing in HUD"  # the placeholder status of a job the relay has and HUD lacks (hud.py)
+
+
 @dataclass(frozen=True)
 class Kind:
     key: str
@@ -182,6 +185,8 @@ def summary_of(row: dict) -> str:
     bits = [str(row.get("job_name")), kind.word, _counts(row)] + _times(row)
     if row.get("stale"):
         bits.append(f"STALE: relay has {row['stale']}")
+    if row.get("status") == MISSING:
+        bits.append(MISSING)
     return " · ".join(b for b in bits if b)
 
 
@@ -192,6 +197,8 @@ def details_of(row: dict) -> str:
     lines = [f"<b>{esc(row.get('job_name'))}</b>: {esc(kind.word)}"]
     if row.get("stale"):
         lines.append(f"STALE: relay has {esc(row['stale'])}, HUD never confirmed")
+    if row.get("status") == MISSING:
+        lines.append(f"{MISSING}: no row at all (its in_progress never reached HUD)")
     attempt = row.get("run_attempt")
     if isinstance(attempt, int) and attempt > 1:
         lines.append(f"attempt {attempt}")

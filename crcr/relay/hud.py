@@ -20,7 +20,7 @@ import math
 import threading
 from typing import Any, Optional
 
-from crcr.relay.grid import first_screen
+from crcr.relay.grid import MISSING, first_screen
 from crcr.relay.style import script, style
 from crcr.relay.triage_view import stored_columns
 
@@ -186,7 +186,7 @@ def with_stale(rows: list[dict], stale: list[dict]) -> list[dict]:
                     "job_name": str(job["job_name"]),
                     "event_type": job.get("event_type"),
                     "pr_number": job.get("pr_number"),
-                    "status": "missing in HUD",
+                    "status": MISSING,
                     "stale": job["relay_state"],
                     "run_attempt": job["run_attempt"],
                 }

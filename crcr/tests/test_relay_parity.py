@@ -170,14 +170,15 @@ def test_hud_row_fields_follow_huds_extraction(emu, push_event):
     body["workflow"]["run_attempt"] = "02"
     assert post(emu, body, token)[0] == 200
     (row,) = [r for r in emu.relay.hud.rows("acme/oot") if r["job_name"] == "leg-push"]
-    # a push has no pull_request: pr 0, and HUD falls back to payload.head_sha, then to delivery_id
+    # a push has no pull_request: pr 0, and HUD falls back to payload.head_sha, then payload.after
+    # (the pushed commit), then to delivery_id (test-infra#8853)
     assert (
         row["pr_number"],
         row["pytorch_head_sha"],
         row["run_attempt"],
         row["run_id"],
         row["downstream_repo_level"],
-    ) == (0, cp["delivery_id"], 2, "76", "L2")
+    ) == (0, cp["payload"]["after"], 2, "76", "L2")
 
 
 def test_l4_check_runs_always_and_l3_through_the_dispatch_flag(fresh_payload):

@@ -25,7 +25,7 @@ from typing import Optional
 from rich.console import Console
 from rich.table import Table
 
-from crcr.upstream.core_index import Nightly, nearest
+from crcr.upstream.core_index import Nightly, nearest, nightly_sources, pair
 from crcr.upstream.core_wheel import unpack
 from crcr.upstream.gitcmd import check_sha, git
 from crcr.upstream.nightly import listing
@@ -134,6 +134,23 @@ def _range(text: str, root: Path) -> tuple[str, str]:
 
 
 @command("core_exactness", prefix="core_exactness: ")
+def paired(root: Path, nightlies: list[Nightly]) -> list[Nightly]:
+    """An index without a map (PyTorch's own): each wheel placed on main through the checkout's
+    `nightly` branch (its local branch, else origin's), as the handler pairs them."""
+    if all(n.source for n in nightlies):
+        return nightlies
+    for ref in ("nightly", "origin/nightly"):
+        r = git(["log", "--format=%s", "-n", "4096", ref, "--"], cwd=root, check=False)
+        if r.returncode == 0:
+            found = pair(nightlies, nightly_sources(r.stdout.splitlines()))
+            if found:
+                return found
+    raise ConfigError(
+        f"{root}: the index has no nightly-map.json and no nightly branch here names its wheels' days "
+        "(fetch pytorch's `nightly` branch into the checkout)"
+    )
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     p = Parser(prog="core_exactness", description=__doc__.split("\n\n")[0])
     p.add_argument(
@@ -158,7 +175,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 check_sha(a.pinned_base, "--pinned-base"),
             )
         old, new = _range(a.range or rng, root)
-        nightlies = listing(a.index or index)
+        nightlies = paired(root, listing(a.index or index))
         commits, chain = first_parents(root, new, old, 4096)
         if not commits:
             raise ConfigError(f"--range {old[:12]}..{new[:12]}: no first-parent commits")
