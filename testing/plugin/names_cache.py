@@ -12,6 +12,7 @@ PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -52,6 +53,12 @@ def known_names(env: Mapping[str, str]) -> device_support.KnownNames:
     root, base = torch_dir(), user_cache(env)
     if root is None or base is None:
         return device_support.known_names()
+    return _kept(root, base)
+
+
+@functools.lru_cache(maxsize=None)
+def _kept(root: Path, base: Path) -> device_support.KnownNames:
+    """Once per process and harness: `plan` checks one config set per leg, each asking."""
     path = base / "known-names" / f"{harness_key(root)}.json"
     found = _read(path)
     if found is not None:
