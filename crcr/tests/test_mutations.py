@@ -208,7 +208,9 @@ def test_cli_sample_against_the_emulator(tmp_path, emu):
     cases = [(i, mutations.verdict(rng), mutations.detail(rng)) for i in range(CLI_CASES)]
     cp = {"event_type": "push", "delivery_id": str(uuid.uuid4()), "payload": {"ref": "refs/heads/main"}}
     emu.relay.dispatch(REPO, cp)
-    token = emu.relay.issuer.mint(REPO)
+    # One token for all cases: the CLI half runs 8+ minutes on a loaded 2-core machine, past the
+    # issuer's 5-minute default, and a 401 there is about the clock, not the mutations under test.
+    token = emu.relay.issuer.mint(REPO, lifetime=3600.0)
     base_env = cli_env(emu, tmp_path, cp, REPO, token)
 
     def run(case):

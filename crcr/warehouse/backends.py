@@ -120,8 +120,8 @@ def open_warehouse(
 
 
 def upgrade_columns(backend: Backend) -> None:
-    """Schema 3 -> 4: the columns `legs` lacks, added in one ALTER per table (older rows read
-    them through the columns' defaults, schema.ADDED_COLUMNS); one line if the engine refuses."""
+    """Schema 3 onwards: every column of schema.ADDED_COLUMNS a table lacks, added in one ALTER
+    per table (older rows read them through the columns' defaults); one line if the engine refuses."""
     lacking: dict[str, list[str]] = {}
     for table, column in backend.query(missing_columns(backend.db)):
         lacking.setdefault(table, []).append(column)
