@@ -393,8 +393,10 @@ def emulator_faults(env: Mapping[str, str]) -> Optional[object]:
     """$CRCR_EMULATOR_FAULTS: reproduce a relay/HUD failure in the local cycle (None: no faults)."""
     if not env.get(EMULATOR_FAULTS_ENV):
         return None
-    try:
-        return json.loads(env[EMULATOR_FAULTS_ENV])
+    from crcr.relay import faults  # light: the emulator's fault table, no server
+
+    try:  # checked whole here, so a bad value stops the command before configs load torch
+        return faults.checked(json.loads(env[EMULATOR_FAULTS_ENV]))
     except ValueError as err:
         raise ConfigError(f"${EMULATOR_FAULTS_ENV}: {err}") from None
 

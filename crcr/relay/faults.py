@@ -22,6 +22,28 @@ KINDS = ("5xx", "429", "drop", "latency", "hud_5xx", "hud_slow", "none")
 HUD_KINDS = ("hud_5xx", "hud_slow")
 
 
+HUD_TIMING = {"hud_retries": int, "hud_backoff": float, "hud_latency": float}
+
+
+def checked(data: object) -> dict:
+    """A fault configuration (POST /_emulator/faults, $CRCR_EMULATOR_FAULTS) validated whole, so a
+    caller can refuse it before it starts anything; ValueError names the first problem."""
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+    try:
+        rate, latency = float(data.get("rate", 0)), float(data.get("latency", 0.05))
+        timing = {name: kind(data[name]) for name, kind in HUD_TIMING.items() if name in data}
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"not a number: {err}") from None
+    kinds, script = data.get("kinds", ()), data.get("script", ())
+    if isinstance(kinds, str) or isinstance(script, str):
+        raise ValueError("kinds and script are lists of fault kinds")
+    FaultPlan.validate(rate, tuple(kinds) + tuple(script))
+    for name, value in (("latency", latency), *timing.items()):
+        if value < 0:
+            raise ValueError(f"{name} must be >= 0")
+    return dict(data, rate=rate, latency=latency, kinds=tuple(kinds), script=tuple(script), **timing)
+
 @dataclass
 class FaultPlan:
     rate: float = 0.0

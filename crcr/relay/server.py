@@ -24,6 +24,7 @@ from typing import Mapping, Optional
 from urllib.parse import parse_qs, urlsplit
 
 from crcr.dispatch.allowlist import Entry, parse_allowlist
+from crcr.relay import faults
 from crcr.relay.faults import HUD_KINDS, FaultPlan
 from crcr.relay.hud import render_page, with_stale
 from crcr.relay.pipeline import Relay
@@ -273,24 +274,12 @@ class RelayEmulator:
 
     def configure_faults(self, data: dict) -> None:
         """POST /_emulator/faults: transport faults plus the relay's HUD retry timing."""
-        self.faults.configure(
-            float(data.get("rate", 0)),
-            data.get("kinds", ()),
-            float(data.get("latency", 0.05)),
-            data.get("seed"),
-            data.get("script", ()),
-        )
+        data = faults.checked(data)
+        self.faults.configure(data["rate"], data["kinds"], data["latency"], data.get("seed"), data["script"])
         link = self.relay.hud_link
-        for name, attr in (
-            ("hud_retries", "retries"),
-            ("hud_backoff", "backoff"),
-            ("hud_latency", "slow_attempt"),
-        ):
+        for name, attr in (("hud_retries", "retries"), ("hud_backoff", "backoff"), ("hud_latency", "slow_attempt")):
             if name in data:
-                value = int(data[name]) if attr == "retries" else float(data[name])
-                if value < 0:
-                    raise ValueError(f"{name} must be >= 0")
-                setattr(link, attr, value)
+                setattr(link, attr, data[name])
 
     def request_token_for(self, repo: str) -> str:
         """An ACTIONS_ID_TOKEN_REQUEST_TOKEN stand-in for jobs of `repo`."""

@@ -231,6 +231,8 @@ def test_dropped_response(emu, fresh_payload):
 def test_bad_fault_config(emu):
     assert requests.post(emu.url + "/_emulator/faults", json={"rate": 2}).status_code == 400
     assert requests.post(emu.url + "/_emulator/faults", json={"kinds": ["meteor"]}).status_code == 400
+    for bad in ({"kinds": "5xx"}, {"hud_retries": -1}, {"latency": "soon"}):
+        assert requests.post(emu.url + "/_emulator/faults", json=bad).status_code == 400, bad
 
 
 def test_zombie_sweeper_times_out_stale_jobs(fresh_payload):
