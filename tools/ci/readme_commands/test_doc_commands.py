@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.ci.readme_commands import extract, manifest, run
+from tools.ci.readme_commands import extract, figures, manifest, run
 
 ROOT = Path.cwd()  # the runfiles' workspace directory: the READMEs and what the commands need
 _, COVERAGE = run.check(ROOT)
@@ -107,6 +107,19 @@ def test_quoted_output_is_checked_by_a_test_or_marked_an_example(clone, tmp_path
         "checked by testing/check/tests/test_check.py, which does not hold the quoted line"
     )
     assert said[1].startswith("a ```text block without `<!-- output: checked by TEST")
+
+
+def test_a_prose_figure_the_tree_decides_is_checked_against_it(clone, tmp_path):
+    # "~160 op targets", "Five wheels": prose figures drifted with nothing to tell
+    copy = _copy(clone, tmp_path / "copy")
+    assert figures.problems(copy) == []
+    _edit(copy / "testing" / "targets" / "README.md", "~160 op targets", "~150 op targets")
+    wheels = copy / "tools" / "ci" / "BUILD.bazel"
+    _edit(wheels, '    "//backend:wheel",\n', '    "//backend:wheel",\n    "//extra:wheel",\n')
+    found, _ = run.check(copy)
+    assert [line.split(":", 1)[0] for line in found] == ["README.md", "tools/ci/README.md", "testing/targets/README.md"], found
+    assert "should say '~160 op targets' (op_* targets in configs.bzl: 159)" in found[2]
+    assert "should say 'six wheels, each file in exactly one'" in found[0]
 
 
 def test_a_timed_out_command_is_interrupted_first(tmp_path):
