@@ -28,7 +28,9 @@ WHEEL_VARS = ("RESULTS_WHEEL", "PLUGIN_WHEEL", "CLIENT_WHEEL", "EMULATOR_WHEEL")
 
 def guide_blocks() -> dict[str, str]:
     blocks = adoption_guide.guide_blocks(GUIDE.read_text(encoding="utf-8"))
-    assert WANTED_BLOCKS <= set(blocks), f"docs/adopting.md lacks the blocks {sorted(WANTED_BLOCKS - set(blocks))}"
+    assert WANTED_BLOCKS <= set(blocks), (
+        f"docs/adopting.md lacks the blocks {sorted(WANTED_BLOCKS - set(blocks))}"
+    )
     return blocks
 
 

@@ -35,7 +35,9 @@ def bash_rejects(script: str) -> str:
 
 def block_problems(guide: str) -> list[str]:
     blocks = adoption_guide.guide_blocks(guide)
-    found = [f"no block marked <!-- adoption-test: {name} -->" for name in sorted(WANTED_BLOCKS - set(blocks))]
+    found = [
+        f"no block marked <!-- adoption-test: {name} -->" for name in sorted(WANTED_BLOCKS - set(blocks))
+    ]
     for name, body in blocks.items():
         try:
             if name.endswith(".json"):
@@ -44,7 +46,11 @@ def block_problems(guide: str) -> list[str]:
                 load(body)
         except ValueError as exc:  # JSONDecodeError and ruamel's YAMLError both derive from it
             found.append(f"{name}: {exc}".splitlines()[0])
-    found += [f"shell block does not parse: {why}" for why in map(bash_rejects, adoption_guide.shell_blocks(guide)) if why]
+    found += [
+        f"shell block does not parse: {why}"
+        for why in map(bash_rejects, adoption_guide.shell_blocks(guide))
+        if why
+    ]
     return found
 
 
@@ -64,9 +70,18 @@ def source_problems(guide: str, root: Path) -> list[str]:
 
 def release_problems(guide: str, release: str, root: Path) -> list[str]:
     assets, sources = adoption_guide.collected(adoption_guide.collect_script(load(release)))
-    found = [f"the guide names {name}; the release does not collect it" for name in adoption_guide.unshipped(guide, assets)]
-    found += [f"the release copies {src}, which is not in the tree" for src in sources if not (root / src).exists()]
-    found += [f"acme-torch-example.tar.gz lacks {f}" for f in EXAMPLE_FILES if not (root / DEVICE_SOURCES / f).exists()]
+    found = [
+        f"the guide names {name}; the release does not collect it"
+        for name in adoption_guide.unshipped(guide, assets)
+    ]
+    found += [
+        f"the release copies {src}, which is not in the tree" for src in sources if not (root / src).exists()
+    ]
+    found += [
+        f"acme-torch-example.tar.gz lacks {f}"
+        for f in EXAMPLE_FILES
+        if not (root / DEVICE_SOURCES / f).exists()
+    ]
     return found
 
 
@@ -89,7 +104,9 @@ def read(path: Path) -> str:
 def test_the_guide_blocks_are_there_and_parse():
     guide = read(GUIDE)
     assert block_problems(guide) == []
-    assert len(adoption_guide.shell_blocks(guide)) >= len(WANTED_BLOCKS) - 1  # event.json is not a shell block
+    assert (
+        len(adoption_guide.shell_blocks(guide)) >= len(WANTED_BLOCKS) - 1
+    )  # event.json is not a shell block
     broken = guide.replace("<!-- adoption-test: cycle -->", "").replace("tar -xzf", "tar -xzf 'unclosed")
     broken += "\n```\nfor x in a b; do\n```\n"
     assert len(block_problems(broken)) == 2, block_problems(broken)

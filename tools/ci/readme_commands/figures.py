@@ -74,10 +74,34 @@ def shards_of(target: str) -> Callable[[Path], int]:
 
 
 FIGURES = (
-    Figure("README.md", "{n} wheels, each file in exactly one", "WHEELS in tools/ci/BUILD.bazel", wheels, words=True),
-    Figure("tools/ci/README.md", "the {n} wheels as Bazel builds them", "WHEELS in tools/ci/BUILD.bazel", wheels, words=True),
-    Figure("docs/adopting.md", "You take {n} wheels from this", "release.yml's collected wheels", released_wheels, words=True),
-    Figure("docs/adopting.md", "attaches the {n} wheels", "release.yml's collected wheels", released_wheels, words=True),
+    Figure(
+        "README.md",
+        "{n} wheels, each file in exactly one",
+        "WHEELS in tools/ci/BUILD.bazel",
+        wheels,
+        words=True,
+    ),
+    Figure(
+        "tools/ci/README.md",
+        "the {n} wheels as Bazel builds them",
+        "WHEELS in tools/ci/BUILD.bazel",
+        wheels,
+        words=True,
+    ),
+    Figure(
+        "docs/adopting.md",
+        "You take {n} wheels from this",
+        "release.yml's collected wheels",
+        released_wheels,
+        words=True,
+    ),
+    Figure(
+        "docs/adopting.md",
+        "attaches the {n} wheels",
+        "release.yml's collected wheels",
+        released_wheels,
+        words=True,
+    ),
     Figure(
         "docs/adopting.md",
         "(a {n}-line C++ backend",
@@ -85,7 +109,9 @@ FIGURES = (
         lines_of("tools/ci/adoption/csrc/acme.cc"),
         nearest=10,
     ),
-    Figure("testing/targets/README.md", "~{n} op targets", "op_* targets in configs.bzl", op_targets, nearest=10),
+    Figure(
+        "testing/targets/README.md", "~{n} op targets", "op_* targets in configs.bzl", op_targets, nearest=10
+    ),
     Figure(
         "testing/targets/README.md",
         "Only `op_add` ({n} Bazel shards",

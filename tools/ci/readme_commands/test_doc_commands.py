@@ -117,7 +117,11 @@ def test_a_prose_figure_the_tree_decides_is_checked_against_it(clone, tmp_path):
     wheels = copy / "tools" / "ci" / "BUILD.bazel"
     _edit(wheels, '    "//backend:wheel",\n', '    "//backend:wheel",\n    "//extra:wheel",\n')
     found, _ = run.check(copy)
-    assert [line.split(":", 1)[0] for line in found] == ["README.md", "tools/ci/README.md", "testing/targets/README.md"], found
+    assert [line.split(":", 1)[0] for line in found] == [
+        "README.md",
+        "tools/ci/README.md",
+        "testing/targets/README.md",
+    ], found
     assert "should say '~160 op targets' (op_* targets in configs.bzl: 159)" in found[2]
     assert "should say 'six wheels, each file in exactly one'" in found[0]
 
