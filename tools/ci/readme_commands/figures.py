@@ -5,7 +5,8 @@ a config was added. Each `Figure` names the sentence (its `{n}` is the figure, a
 a digit string, or a word for `words`), what in the tree decides it and how to count it; the
 check renders the sentence with the count and looks for it in the README. A figure that is
 measured rather than counted (a time, a ratio, a run's test total) is not listed here: its
-README says so, with the date or the command that measured it.
+paragraph says `Measured` and carries the date it was measured (`undated` finds one that
+does not), so a reader can tell a record from a claim about today's tree.
 """
 
 from __future__ import annotations
@@ -127,6 +128,37 @@ FIGURES = (
         words=True,
     ),
 )
+
+
+MEASURED = re.compile(r"\bMeasured\b")
+DATED = re.compile(r"\b20\d\d-\d\d-\d\d\b")
+FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def paragraphs(markdown: str) -> list[tuple[int, str]]:
+    """(first line, text) of each prose paragraph; fenced blocks are not prose."""
+    out, start, lines, fenced = [], 0, [], False
+    for number, line in enumerate(markdown.splitlines() + [""], 1):
+        if FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and line.strip():
+            start = start or number
+            lines.append(line)
+            continue
+        if lines:
+            out.append((start, "\n".join(lines)))
+        start, lines = 0, []
+    return out
+
+
+def undated(root: Path, documents: list[Path]) -> list[str]:
+    """Paragraphs that say `Measured` without the date of the measurement."""
+    return [
+        f"{path.relative_to(root).as_posix()}:{line}: a measured figure without its date (YYYY-MM-DD)"
+        for path in documents
+        for line, text in paragraphs(path.read_text(encoding="utf-8"))
+        if MEASURED.search(text) and not DATED.search(text)
+    ]
 
 
 def _flat(text: str) -> str:

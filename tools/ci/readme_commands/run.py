@@ -215,8 +215,9 @@ def check(root: Path) -> tuple[list[str], manifest.Coverage]:
     the tree decides is the tree's (figures.py)."""
     entries = manifest.load(root / manifest.MANIFEST)
     coverage = manifest.cover(extract.commands(root), entries)
-    found = manifest.problems(coverage) + quoted.problems(root, extract.documents(root))
-    return found + figures.problems(root), coverage
+    documents = extract.documents(root)
+    found = manifest.problems(coverage) + quoted.problems(root, documents)
+    return found + figures.problems(root) + figures.undated(root, documents), coverage
 
 
 def run_selected(

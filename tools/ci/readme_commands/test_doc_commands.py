@@ -126,6 +126,16 @@ def test_a_prose_figure_the_tree_decides_is_checked_against_it(clone, tmp_path):
     assert "should say 'six wheels, each file in exactly one'" in found[0]
 
 
+def test_a_measured_figure_says_when(clone, tmp_path):
+    # a measured figure read as a claim about today's tree once the tree had moved on
+    copy = _copy(clone, tmp_path / "copy")
+    readme = copy / "tools" / "shard" / "README.md"
+    lines = len(readme.read_text().splitlines())
+    readme.write_text(readme.read_text() + "\nMeasured here: 3 legs\nin 12 s.\n\n```yaml\nMeasured: 1\n```\n")
+    found, _ = run.check(copy)
+    assert found == [f"tools/shard/README.md:{lines + 2}: a measured figure without its date (YYYY-MM-DD)"]
+
+
 def test_a_timed_out_command_is_interrupted_first(tmp_path):
     # A bazel client cancels its server's command only on an interrupt: SIGINT before SIGKILL.
     script = "trap 'echo interrupted; exit 130' INT; echo started; sleep 60 & wait"
