@@ -109,6 +109,22 @@ def test_quoted_output_is_checked_by_a_test_or_marked_an_example(clone, tmp_path
     assert said[1].startswith("a ```text block without `<!-- output: checked by TEST")
 
 
+def test_a_virtual_environment_in_the_checkout_brings_no_commands(clone, tmp_path):
+    # README.md's "Outside Bazel" makes .venv/ in the checkout; its packages' READMEs were
+    # read as this repository's, and `doc_commands --list` failed right after that step
+    copy = _copy(clone, tmp_path / "copy")
+    for venv in (copy / ".venv", copy / "env"):
+        package = venv / "lib" / "python3.11" / "site-packages" / "pkg"
+        package.mkdir(parents=True)
+        (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        (package / "README.md").write_text("```\nmake install\n```\n")
+    found, _ = run.check(copy)
+    assert found == []
+    (copy / "env" / "pyvenv.cfg").unlink()  # a directory of the tree like any other
+    found, _ = run.check(copy)
+    assert len(found) == 1 and "env/lib/python3.11/site-packages/pkg/README.md:2" in found[0], found
+
+
 def test_a_prose_figure_the_tree_decides_is_checked_against_it(clone, tmp_path):
     # "~160 op targets", "Five wheels": prose figures drifted with nothing to tell
     copy = _copy(clone, tmp_path / "copy")
