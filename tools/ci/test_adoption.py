@@ -19,19 +19,18 @@ from pathlib import Path
 import pytest
 
 from testing.tests.clean_venv import make_venv, stop, wheel_from_env
+from tools.ci import adoption_guide
+from tools.ci.adoption_guide import DEVICE_SOURCES, GUIDE, WANTED_BLOCKS, WORKFLOW
 
-GUIDE = Path("docs/adopting.md")
-DEVICE_SOURCES = Path("tools/ci/adoption")
 SUITE = Path("testing/tests/wheel_suite/ops_suite.py")  # the upstream-style test file
-WORKFLOW = Path(".github/workflows/crcr.yml")  # the adopter's, from tools/ci/adoption
 WHEEL_VARS = ("RESULTS_WHEEL", "PLUGIN_WHEEL", "CLIENT_WHEEL", "EMULATOR_WHEEL")
-MARKED = re.compile(r"<!-- adoption-test: (\S+) -->\n```[a-z]*\n(.*?)\n```", re.S)
 
 
 def guide_blocks() -> dict[str, str]:
-    blocks = dict(MARKED.findall(GUIDE.read_text(encoding="utf-8")))
-    wanted = {"install", "build", "run", "emulator", "event.json", "cycle"}
-    assert wanted <= set(blocks), f"docs/adopting.md lacks the blocks {sorted(wanted - set(blocks))}"
+    blocks = adoption_guide.guide_blocks(GUIDE.read_text(encoding="utf-8"))
+    assert WANTED_BLOCKS <= set(blocks), (
+        f"docs/adopting.md lacks the blocks {sorted(WANTED_BLOCKS - set(blocks))}"
+    )
     return blocks
 
 
@@ -168,18 +167,10 @@ def test_a_crcr_cycle_reaches_the_hud(adopter, built, emulator):
 
 
 def workflow_steps(repo: Path) -> list[tuple[str, str, dict]]:
-    """(name, script, env) of each `run:` step of the adopter's workflow, as GitHub runs them."""
     from ruamel.yaml import YAML
 
-    wf = YAML(typ="safe").load((repo / WORKFLOW).read_text())
-    env = {k: str(v) for k, v in wf["env"].items()}
-    steps = []
-    for step in wf["jobs"]["test"]["steps"]:
-        if "run" in step:
-            assert "${{" not in step["run"], step  # dispatch data never in a script
-            steps.append(
-                (step["name"], step["run"], {**env, **{k: str(v) for k, v in step.get("env", {}).items()}})
-            )
+    steps = adoption_guide.workflow_steps(YAML(typ="safe").load((repo / WORKFLOW).read_text()))
+    assert all("${{" not in script for _, script, _ in steps), steps  # dispatch data never in a script
     return steps
 
 

@@ -9,6 +9,7 @@ joins the next line, a heredoc (``<<'PY'`` ... ``PY``) belongs to its command.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,14 +46,28 @@ class Command:
 
 
 def documents(root: Path) -> list[Path]:
-    """README.md at the top and in every directory, plus docs/adopting.md."""
+    """README.md at the top and in every directory of the tree, plus docs/adopting.md."""
     found = [root / "README.md", root / "docs" / "adopting.md"]
-    for path in sorted(root.rglob("README.md")):
-        rel = path.relative_to(root)
-        if rel.parts[0].startswith("bazel-") or SKIPPED_DIRS & set(rel.parts) or path in found:
-            continue
-        found.append(path)
+    readmes = []
+    for here, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not _outside_the_tree(Path(here, d), root)]
+        readmes += [Path(here, "README.md")] if "README.md" in files else []
+    found += [p for p in sorted(readmes) if p not in found]
     return [p for p in found if p.is_file()]
+
+
+def _outside_the_tree(path: Path, root: Path) -> bool:
+    """Not this repository's own: Bazel's output links, hidden directories (.git, the
+    README's .venv), the outputs under out/, and any virtual environment, whose installed
+    packages bring READMEs of their own (a `.venv` made by README.md's "Outside Bazel"
+    once filled the command list with site-packages' commands)."""
+    name = path.name
+    return (
+        name.startswith((".", "bazel-"))
+        or name in SKIPPED_DIRS
+        or (name == "out" and path.parent == root)
+        or (path / "pyvenv.cfg").exists()
+    )
 
 
 def commands(root: Path) -> list[Command]:

@@ -32,7 +32,7 @@ from testing.base.cliargs import Parser, workspace_dir
 from testing.base.command import command
 from testing.supervisor.children import stop_group
 from testing.tests.clean_venv import bare_venv
-from tools.ci.readme_commands import extract, manifest, quoted
+from tools.ci.readme_commands import extract, figures, manifest, quoted
 from tools.ci.readme_commands.manifest import Entry
 
 TAIL = 40  # output lines shown for a failed command
@@ -210,11 +210,14 @@ def _judge(
 
 
 def check(root: Path) -> tuple[list[str], manifest.Coverage]:
-    """The cheap part: every README command has an entry, every entry a command, and every
-    quoted output is checked by a test or marked an example (quoted.py)."""
+    """The cheap part: every README command has an entry, every entry a command, every
+    quoted output is checked by a test or marked an example (quoted.py), and every figure
+    the tree decides is the tree's (figures.py)."""
     entries = manifest.load(root / manifest.MANIFEST)
     coverage = manifest.cover(extract.commands(root), entries)
-    return manifest.problems(coverage) + quoted.problems(root, extract.documents(root)), coverage
+    documents = extract.documents(root)
+    found = manifest.problems(coverage) + quoted.problems(root, documents)
+    return found + figures.problems(root) + figures.undated(root, documents), coverage
 
 
 def run_selected(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.ci.readme_commands import extract, manifest, run
+from tools.ci.readme_commands import extract, figures, manifest, run
 
 ROOT = Path.cwd()  # the runfiles' workspace directory: the READMEs and what the commands need
 _, COVERAGE = run.check(ROOT)
@@ -107,6 +107,49 @@ def test_quoted_output_is_checked_by_a_test_or_marked_an_example(clone, tmp_path
         "checked by testing/check/tests/test_check.py, which does not hold the quoted line"
     )
     assert said[1].startswith("a ```text block without `<!-- output: checked by TEST")
+
+
+def test_a_virtual_environment_in_the_checkout_brings_no_commands(clone, tmp_path):
+    # README.md's "Outside Bazel" makes .venv/ in the checkout; its packages' READMEs were
+    # read as this repository's, and `doc_commands --list` failed right after that step
+    copy = _copy(clone, tmp_path / "copy")
+    for venv in (copy / ".venv", copy / "env"):
+        package = venv / "lib" / "python3.11" / "site-packages" / "pkg"
+        package.mkdir(parents=True)
+        (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        (package / "README.md").write_text("```\nmake install\n```\n")
+    found, _ = run.check(copy)
+    assert found == []
+    (copy / "env" / "pyvenv.cfg").unlink()  # a directory of the tree like any other
+    found, _ = run.check(copy)
+    assert len(found) == 1 and "env/lib/python3.11/site-packages/pkg/README.md:2" in found[0], found
+
+
+def test_a_prose_figure_the_tree_decides_is_checked_against_it(clone, tmp_path):
+    # "~160 op targets", "Five wheels": prose figures drifted with nothing to tell
+    copy = _copy(clone, tmp_path / "copy")
+    assert figures.problems(copy) == []
+    _edit(copy / "testing" / "targets" / "README.md", "~160 op targets", "~150 op targets")
+    wheels = copy / "tools" / "ci" / "BUILD.bazel"
+    _edit(wheels, '    "//backend:wheel",\n', '    "//backend:wheel",\n    "//extra:wheel",\n')
+    found, _ = run.check(copy)
+    assert [line.split(":", 1)[0] for line in found] == [
+        "README.md",
+        "tools/ci/README.md",
+        "testing/targets/README.md",
+    ], found
+    assert "should say '~160 op targets' (op_* targets in configs.bzl: 159)" in found[2]
+    assert "should say 'six wheels, each file in exactly one'" in found[0]
+
+
+def test_a_measured_figure_says_when(clone, tmp_path):
+    # a measured figure read as a claim about today's tree once the tree had moved on
+    copy = _copy(clone, tmp_path / "copy")
+    readme = copy / "tools" / "shard" / "README.md"
+    lines = len(readme.read_text().splitlines())
+    readme.write_text(readme.read_text() + "\nMeasured here: 3 legs\nin 12 s.\n\n```yaml\nMeasured: 1\n```\n")
+    found, _ = run.check(copy)
+    assert found == [f"tools/shard/README.md:{lines + 2}: a measured figure without its date (YYYY-MM-DD)"]
 
 
 def test_a_timed_out_command_is_interrupted_first(tmp_path):
