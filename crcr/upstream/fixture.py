@@ -38,6 +38,10 @@ over file://:
    at `RENAME_AT` the harness renames it (`norm_shapes` -> `norm_shapes_and_refs`) and leaves
    that device file behind, as upstream's drift does to files its own CI does not run: at
    `head` the file is one `harness drift` line (the nightly at commit 24 still has the name).
+   At `CLASSIFY_AT` the harness gains upstream's hardware classification (a STAND-IN enum,
+   fixture/harness/hw_classification.py.in, appended to the wheel's common_utils.py) and the
+   elementwise file moves `TestElementwiseCastDevice` from GENERIC to ACCELERATOR: the
+   elementwise leg scopes by `accelerator`, so the class is new in scope with the move named.
 
 Dispatches are made from the bundled examples: a push of `base` to main (the
 baseline run that records the last green result), the PR synchronize
@@ -106,14 +110,29 @@ DRIFT_TEST = """
             x = make_tensor(shape, dtype=dtype, device="cpu", low=-2, high=2)
             self.assertEqual(copy.deepcopy(m).to(device)(x.to(device)).cpu(), m(x))
 """
+UTILS_FILE = "torch/testing/_internal/common_utils.py"
+HW_CLASSIFICATION = HERE / "harness" / "hw_classification.py.in"
+MOVED_FROM = '''class TestElementwiseCastDevice(TestCase):
+    hw_classification = "GENERIC"'''
+MOVED_TO = '''class TestElementwiseCastDevice(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR'''
+UTILS_IMPORT = "from torch.testing._internal.common_utils import TestCase, run_tests"
+CLASSIFY_SUBJECT = "Hardware classification: TestElementwiseCastDevice is ACCELERATOR (#90006)"
 CAPABILITY_SUBJECT = "Capability gating for device-generic tests (#90003)"
 CASES_SUBJECT = "common_nn_cases: shapes shared by nn device tests (#90004)"
 RENAME_SUBJECT = "common_nn_cases: norm_shapes -> norm_shapes_and_refs (#90005)"
 
 
-def _harness_commits(torch_dir: Path, base: dict) -> dict[int, tuple[str, dict]]:
-    """Position on main -> (subject, files) of the three harness commits (point 7)."""
+def _harness_commits(torch_dir: Path, base: dict, elementwise: str) -> dict[int, tuple[str, dict]]:
+    """Position on main -> (subject, files) of the four harness commits (point 7); `elementwise`:
+    that file as NEW_CLASS_AT left it."""
     cdt = (torch_dir / "testing" / "_internal" / "common_device_type.py").read_text()
+    utils = (torch_dir / "testing" / "_internal" / "common_utils.py").read_text()
+    if elementwise.count(MOVED_FROM) != 1 or elementwise.count(UTILS_IMPORT) != 1:
+        raise RuntimeError(f"fixture/base/{NEW_CLASS_FILE} lost the class the classification commit moves")
+    moved = elementwise.replace(MOVED_FROM, MOVED_TO).replace(
+        UTILS_IMPORT, UTILS_IMPORT.replace("import TestCase", "import HardwareClassification, TestCase")
+    )
     flatten_test, norm = base[REGRESSED_TEST], base[DRIFT_FILE]
     if flatten_test.count(CDT_IMPORT) != 1 or norm.count(DRIFT_INSTANTIATE) != 1:
         raise RuntimeError("fixture/base/test/nn lost the lines the harness commits edit")
@@ -130,6 +149,10 @@ def _harness_commits(torch_dir: Path, base: dict) -> dict[int, tuple[str, dict]]
             {HARNESS_FILE: cdt + CAPABILITY_GATING.read_text(), REGRESSED_TEST: gated},
         ),
         CASES_AT: (CASES_SUBJECT, {CASES_FILE: CASES.format(name="norm_shapes"), DRIFT_FILE: drifting}),
+        CLASSIFY_AT: (
+            CLASSIFY_SUBJECT,
+            {UTILS_FILE: utils + HW_CLASSIFICATION.read_text(), NEW_CLASS_FILE: moved},
+        ),
         RENAME_AT: (RENAME_SUBJECT, {CASES_FILE: CASES.format(name="norm_shapes_and_refs")}),
     }
 
@@ -141,6 +164,8 @@ NEW_CLASS = """
 
 
 class TestElementwiseExtrasDevice(TestCase):
+    hw_classification = "ACCELERATOR"
+
     @dtypes(torch.float32)
     def test_neg_matches_cpu(self, device, dtype):
         a = make_tensor((5, 3), dtype=dtype, device="cpu")
@@ -200,7 +225,7 @@ SEEDED = 21  # 1-based position of the regression: not the last, not next to the
 NEW_CLASS_AT = 10  # 1-based position of the commit adding TestElementwiseExtrasDevice
 NEW_CLASS_SUBJECT = "test_elementwise_device: TestElementwiseExtrasDevice (#90000)"
 # upstream's harness moving (point 7 above): not multiples of 3, so flatten.py's history is unchanged
-CAPABILITY_AT, CASES_AT, RENAME_AT = 14, 16, 26
+CAPABILITY_AT, CASES_AT, CLASSIFY_AT, RENAME_AT = 14, 16, 17, 26
 FILLER_FILE = "torch/_fixture_changes.py"
 REGRESSION_SUBJECT = "nn.Flatten: flatten from dim 0 by default (#90001)"
 # 1-based positions on main of the nightly index's wheels: one before the regression, one after
@@ -238,7 +263,7 @@ def commits(torch_dir: Path, torch_version: str) -> list[tuple[str, dict]]:
     }
     out = [("Release base: the files of the pinned wheel", base)]
     flatten = wheel_file
-    harness = _harness_commits(torch_dir, base)
+    harness = _harness_commits(torch_dir, base, new_class[NEW_CLASS_FILE])
     for i in range(2, COMMITS + 1):
         if i in harness:
             out.append(harness[i])
