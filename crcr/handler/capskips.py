@@ -14,7 +14,6 @@ from collections import Counter
 from dataclasses import replace
 
 from crcr.handler.runner import LegResult, summary_path
-from testing.plugin.reporting import capability_lines
 
 
 def capability_skipped(result: LegResult) -> dict[str, int]:
@@ -30,5 +29,7 @@ def capability_skipped(result: LegResult) -> dict[str, int]:
 
 def note_capability_skips(result: LegResult) -> LegResult:
     """The bucket's lines into the notes (the conclusion is the tests' own: a skip is no failure)."""
+    from testing.plugin.reporting import capability_lines  # the plugin's wording; pytest loads only here
+
     lines = capability_lines({"capability_skipped": capability_skipped(result)})
     return replace(result, notes=result.notes + tuple(lines)) if lines else result

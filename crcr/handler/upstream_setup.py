@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Optional
 
 from crcr.callback_client.errors import ConfigError
 from crcr.dispatch.plan import Leg
-from crcr.handler.core_base import CoreResolver
 from crcr.handler.capskips import note_capability_skips
+from crcr.handler.core_base import CoreResolver
 from crcr.handler.drift import judge_drift
 from crcr.handler.investigate import Triage
 from crcr.handler.newscope import NewInScope, configs_scope, file_scopes, measure

@@ -303,3 +303,25 @@ def test_harness_drift_makes_a_green_leg_neutral_naming_the_nearest_core_with_it
     # without an index: the line alone; a red leg stays red (its failures are its own)
     red = judge_drift(_drift_leg(tmp_path, "failure"), None, SHA)
     assert red.conclusion == "failure" and red.notes[-1] == DRIFT_LINE
+
+
+def test_the_capability_bucket_is_a_note_per_capability_and_no_verdict(tmp_path):
+    """The plugin's capability_skipped, summed over the leg's summaries: one note line per
+    capability, as the plugin prints it; the conclusion stays the tests' own (capskips.py)."""
+    from crcr.callback_client.junit import Counts
+    from crcr.handler.capskips import capability_skipped, note_capability_skips
+    from crcr.handler.runner import LegResult, summary_path
+
+    junits = (tmp_path / "a.xml", tmp_path / "b.xml", tmp_path / "c.xml")
+    summary_path(junits[0]).write_text('{"capability_skipped": {"dtype.fp8": 2}}')
+    summary_path(junits[1]).write_text('{"capability_skipped": {"dtype.fp8": 1, "lib.triton": 1}}')
+    leg = LegResult("success", 0, Counts(passed=3, skipped=4), 1.0, junits, ("core: exact",))  # c: none
+    assert capability_skipped(leg) == {"dtype.fp8": 3, "lib.triton": 1}
+    noted = note_capability_skips(leg)
+    assert noted.conclusion == "success" and noted.notes == (
+        "core: exact",
+        "skipped: capability dtype.fp8 unsupported: 3 test(s)",
+        "skipped: capability lib.triton unsupported: 1 test(s)",
+    )
+    plain = LegResult("success", 0, Counts(passed=3), 1.0, (junits[2],), ("core: exact",))
+    assert note_capability_skips(plain) == plain

@@ -64,8 +64,28 @@ def test_the_capability_bucket_is_on_the_leg_line_and_its_square(tmp_path):
     from crcr.warehouse.queries import LegRow
 
     leg = LegRow(
-        "a/b", "d1", "r1", "test-nn", 1, "pull_request", 7, "f" * 40, "b" * 40, 1_700_000_000,
-        "failure", "completed", 13, 3, 2, "complete", None, 60.0, 50.0, None, None, False,
+        "a/b",
+        "d1",
+        "r1",
+        "test-nn",
+        1,
+        "pull_request",
+        7,
+        "f" * 40,
+        "b" * 40,
+        1_700_000_000,
+        "failure",
+        "completed",
+        13,
+        3,
+        2,
+        "complete",
+        None,
+        60.0,
+        50.0,
+        None,
+        None,
+        False,
     )
     (row,) = rows_of([replace(leg, capability_skipped=1)])
     page = render_page([row])

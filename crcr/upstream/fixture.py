@@ -98,7 +98,9 @@ GATED_TEST = """
         self.assertEqual(nn.Flatten(1)(x).shape, (2, 12))
 """
 CASES_FILE = "torch/testing/_internal/common_nn_cases.py"
-CASES = '"""Generated upstream fixture (oot-ci): shapes device tests share."""\n\n{name} = ((4, 6), (2, 3, 6))\n'
+CASES = (
+    '"""Generated upstream fixture (oot-ci): shapes device tests share."""\n\n{name} = ((4, 6), (2, 3, 6))\n'
+)
 DRIFT_FILE = "test/nn/test_normalization_device.py"
 DRIFT_INSTANTIATE = "\n\ninstantiate_device_type_tests(TestNormalizationDevice, globals())"
 DRIFT_IMPORT = "from torch.testing._internal.common_nn_cases import norm_shapes\n"
@@ -114,8 +116,8 @@ UTILS_FILE = "torch/testing/_internal/common_utils.py"
 HW_CLASSIFICATION = HERE / "harness" / "hw_classification.py.in"
 MOVED_FROM = '''class TestElementwiseCastDevice(TestCase):
     hw_classification = "GENERIC"'''
-MOVED_TO = '''class TestElementwiseCastDevice(TestCase):
-    hw_classification = HardwareClassification.ACCELERATOR'''
+MOVED_TO = """class TestElementwiseCastDevice(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR"""
 UTILS_IMPORT = "from torch.testing._internal.common_utils import TestCase, run_tests"
 CLASSIFY_SUBJECT = "Hardware classification: TestElementwiseCastDevice is ACCELERATOR (#90006)"
 CAPABILITY_SUBJECT = "Capability gating for device-generic tests (#90003)"
@@ -140,7 +142,8 @@ def _harness_commits(torch_dir: Path, base: dict, elementwise: str) -> dict[int,
         INSTANTIATE, GATED_TEST.rstrip("\n") + "\n" + INSTANTIATE
     )
     drifting = norm.replace(
-        "from torch.testing._internal.common_utils", DRIFT_IMPORT + "from torch.testing._internal.common_utils"
+        "from torch.testing._internal.common_utils",
+        DRIFT_IMPORT + "from torch.testing._internal.common_utils",
     )
     drifting = drifting.replace(DRIFT_INSTANTIATE, DRIFT_TEST.rstrip("\n") + "\n" + DRIFT_INSTANTIATE)
     return {

@@ -250,7 +250,12 @@ def test_a_schema_5_warehouse_gains_the_capability_bucket_of_every_leg_and_resul
         rows = again.query(
             f"SELECT toUnixTimestamp(started_at), name, capability FROM {again.db}.results ORDER BY started_at, name"
         )
-        assert rows == [(T0, "test_a", ""), (T0 + 60, "test_a", ""), (T0 + 60, "test_b", ""), (T0 + 60, "test_fp8", "dtype.fp8")]
+        assert rows == [
+            (T0, "test_a", ""),
+            (T0 + 60, "test_a", ""),
+            (T0 + 60, "test_b", ""),
+            (T0 + 60, "test_fp8", "dtype.fp8"),
+        ]
         legs = again.query(f"SELECT skipped, capability_skipped FROM {again.db}.legs ORDER BY started_at")
         assert legs == [(1, 0), (2, 1)]
     finally:
