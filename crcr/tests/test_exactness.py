@@ -325,3 +325,24 @@ def test_the_capability_bucket_is_a_note_per_capability_and_no_verdict(tmp_path)
     )
     plain = LegResult("success", 0, Counts(passed=3), 1.0, (junits[2],), ("core: exact",))
     assert note_capability_skips(plain) == plain
+
+
+def test_a_name_the_harness_lacks_is_drift_not_a_core_gap(wheel, tmp_path):
+    """A test file importing a name its checkout's harness (torch.testing._internal) lacks is
+    harness drift (the plugin's line, crcr/handler/drift.py): the leg's core stays exact."""
+    from crcr.handler.core_import import leg_import_error
+
+    site, torch, checkout = wheel
+    harness = checkout / "torch" / "testing" / "_internal"
+    harness.mkdir(parents=True)
+    for init in (checkout / "torch" / "testing" / "__init__.py", harness / "__init__.py"):
+        init.write_text("")
+    (harness / "common_nn_cases.py").write_text("norm_shapes_and_refs = ()\n")
+    added = ["torch/testing/__init__.py", "torch/testing/_internal/__init__.py"]
+    delta = core_delta(BASE, SHA, [("A", p) for p in [*added, "torch/testing/_internal/common_nn_cases.py"]])
+    core = build_overlay(torch, checkout, delta, tmp_path / "cache")
+    tests = checkout / "test"
+    tests.mkdir()
+    lagging = tests / "test_norm.py"
+    lagging.write_text("from torch.testing._internal.common_nn_cases import norm_shapes\n")
+    assert leg_import_error([lagging], core, site, dict(os.environ)) == ""

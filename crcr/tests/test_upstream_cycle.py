@@ -131,9 +131,10 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     # the regressing commit also adds a test: new in scope (passing), while the old test's failure stays red
     nn_scope = nn["new_in_scope"]
     assert nn_scope["tests"] == [
-        "test/nn/test_flatten_device.py::TestFlattenDevice::test_flatten_from_dim_zero"
+        "test/nn/test_flatten_device.py::TestFlattenDevice::test_flatten_fp8",
+        "test/nn/test_flatten_device.py::TestFlattenDevice::test_flatten_from_dim_zero",
     ]
-    assert (nn_scope["passed"], nn_scope["failed"]) == (3, 0)
+    assert (nn_scope["passed"], nn_scope["failed"]) == (4, 0)  # 3 dtypes + the capability skip
     # change-aware selection (the fixture's bundled change map): both upstream legs' test files
     # changed, so they run every test of those files (new ones included); the in-tree leg the
     # map covers runs what Flatten.__init__ and the new core module reach: its sentinels
@@ -141,7 +142,8 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     assert (
         "test file changed, new tests included: test/test_elementwise_device.py" in whole["selection"]["line"]
     )
-    assert nn["selection"]["line"].startswith("selected 15 of 249 tests (")  # the flatten file + 2 sentinels
+    # the flatten file, the normalization file (its collection is the drift line) and sentinels
+    assert nn["selection"]["line"].startswith("selected 29 of 249 tests (")
     basics = results["test-spyre-tensor_basics"]["selection"]
     assert basics["mode"] == "selected" and basics["selected"] < basics["total"], basics
     assert results["test-spyre-tensor_basics"]["conclusion"] == "success"
