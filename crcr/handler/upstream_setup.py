@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Optional
 
 from crcr.callback_client.errors import ConfigError
 from crcr.dispatch.plan import Leg
+from crcr.handler.capskips import note_capability_skips
 from crcr.handler.core_base import CoreResolver
 from crcr.handler.drift import judge_drift
 from crcr.handler.investigate import Triage
@@ -335,6 +336,7 @@ def after_leg(
     core = result.core if result.core is not None else leg_exactness(setup, leg, result.runner, options)
     result = judge_core(core, result)
     result = judge_drift(result, setup.resolver, setup.sha)  # harness drift: neutral (drift.py)
+    result = note_capability_skips(result)  # the capability bucket (capskips.py)
     if result.conclusion == "success" and not (scope is not None and scope.failed):
         store.record_green(key, leg.job_name, now)
     elif result.conclusion in ("failure", "timed_out"):

@@ -162,9 +162,18 @@ def _counts(row: dict) -> str:
     if row.get("tests_total") is None:
         return ""
     failed = row.get("tests_failed") or 0
-    return f"{row.get('tests_passed') or 0}/{row['tests_total']} passed" + (
-        f", {failed} failed" if failed else ""
+    return (
+        f"{row.get('tests_passed') or 0}/{row['tests_total']} passed"
+        + (f", {failed} failed" if failed else "")
+        + _capability_skips(row)
     )
+
+
+def _capability_skips(row: dict) -> str:
+    """The capability bucket (schema 6): skips the device's capability answers caused, apart
+    from config skips."""
+    n = row.get("tests_capability_skipped") or 0
+    return f", {n} skipped: capability unsupported" if n else ""
 
 
 def _times(row: dict) -> list[str]:
@@ -354,6 +363,8 @@ def red_lines(line: dict[str, dict]) -> str:
             bits.append(esc(moved) if moved else "first bad commit unknown")
         if row.get("tests_failed") is not None:
             bits.append(f"{row['tests_failed']} failing test{'s' if row['tests_failed'] != 1 else ''}")
+        if row.get("tests_capability_skipped"):
+            bits.append(_capability_skips(row).removeprefix(", "))
         out.append(f'<li class="red-line" data-job="{esc(job)}">' + " · ".join(bits) + "</li>")
     if not out:
         return '<p class="all-green">no red leg in this dispatch</p>'

@@ -65,6 +65,7 @@ def rows_of(legs: list[LegRow]) -> list[dict]:
                 tests_passed=leg.passed,
                 tests_failed=leg.failed,
                 tests_skipped=leg.skipped,
+                tests_capability_skipped=leg.capability_skipped or None,
                 tests_total=leg.passed + leg.failed + leg.skipped,
                 triage_verdict_json=json.dumps(leg.verdict) if leg.verdict else "",
             )

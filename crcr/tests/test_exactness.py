@@ -303,3 +303,46 @@ def test_harness_drift_makes_a_green_leg_neutral_naming_the_nearest_core_with_it
     # without an index: the line alone; a red leg stays red (its failures are its own)
     red = judge_drift(_drift_leg(tmp_path, "failure"), None, SHA)
     assert red.conclusion == "failure" and red.notes[-1] == DRIFT_LINE
+
+
+def test_the_capability_bucket_is_a_note_per_capability_and_no_verdict(tmp_path):
+    """The plugin's capability_skipped, summed over the leg's summaries: one note line per
+    capability, as the plugin prints it; the conclusion stays the tests' own (capskips.py)."""
+    from crcr.callback_client.junit import Counts
+    from crcr.handler.capskips import capability_skipped, note_capability_skips
+    from crcr.handler.runner import LegResult, summary_path
+
+    junits = (tmp_path / "a.xml", tmp_path / "b.xml", tmp_path / "c.xml")
+    summary_path(junits[0]).write_text('{"capability_skipped": {"dtype.fp8": 2}}')
+    summary_path(junits[1]).write_text('{"capability_skipped": {"dtype.fp8": 1, "lib.triton": 1}}')
+    leg = LegResult("success", 0, Counts(passed=3, skipped=4), 1.0, junits, ("core: exact",))  # c: none
+    assert capability_skipped(leg) == {"dtype.fp8": 3, "lib.triton": 1}
+    noted = note_capability_skips(leg)
+    assert noted.conclusion == "success" and noted.notes == (
+        "core: exact",
+        "skipped: capability dtype.fp8 unsupported: 3 test(s)",
+        "skipped: capability lib.triton unsupported: 1 test(s)",
+    )
+    plain = LegResult("success", 0, Counts(passed=3), 1.0, (junits[2],), ("core: exact",))
+    assert note_capability_skips(plain) == plain
+
+
+def test_a_name_the_harness_lacks_is_drift_not_a_core_gap(wheel, tmp_path):
+    """A test file importing a name its checkout's harness (torch.testing._internal) lacks is
+    harness drift (the plugin's line, crcr/handler/drift.py): the leg's core stays exact."""
+    from crcr.handler.core_import import leg_import_error
+
+    site, torch, checkout = wheel
+    harness = checkout / "torch" / "testing" / "_internal"
+    harness.mkdir(parents=True)
+    for init in (checkout / "torch" / "testing" / "__init__.py", harness / "__init__.py"):
+        init.write_text("")
+    (harness / "common_nn_cases.py").write_text("norm_shapes_and_refs = ()\n")
+    added = ["torch/testing/__init__.py", "torch/testing/_internal/__init__.py"]
+    delta = core_delta(BASE, SHA, [("A", p) for p in [*added, "torch/testing/_internal/common_nn_cases.py"]])
+    core = build_overlay(torch, checkout, delta, tmp_path / "cache")
+    tests = checkout / "test"
+    tests.mkdir()
+    lagging = tests / "test_norm.py"
+    lagging.write_text("from torch.testing._internal.common_nn_cases import norm_shapes\n")
+    assert leg_import_error([lagging], core, site, dict(os.environ)) == ""

@@ -53,3 +53,44 @@ def test_a_red_leg_without_an_upstream_culprit_names_what_moved():
     page = render_page([row])
     line = page[page.index('<li class="red-line"') :].split("</li>")[0]
     assert "backend moved: 8d3c54c9cfd1..ba0df4328063" in line and "3 failing tests" in line
+
+
+def test_the_capability_bucket_is_on_the_leg_line_and_its_square(tmp_path):
+    """Schema 6 (#42): a warehouse leg's tests skipped for a capability the device answered
+    unsupported are counted on its square's details and on its red line, apart from skips."""
+    from dataclasses import replace
+
+    from crcr.relay.hud_rows import rows_of
+    from crcr.warehouse.queries import LegRow
+
+    leg = LegRow(
+        "a/b",
+        "d1",
+        "r1",
+        "test-nn",
+        1,
+        "pull_request",
+        7,
+        "f" * 40,
+        "b" * 40,
+        1_700_000_000,
+        "failure",
+        "completed",
+        13,
+        3,
+        2,
+        "complete",
+        None,
+        60.0,
+        50.0,
+        None,
+        None,
+        False,
+    )
+    (row,) = rows_of([replace(leg, capability_skipped=1)])
+    page = render_page([row])
+    line = page[page.index('<li class="red-line"') :].split("</li>")[0]
+    assert "3 failing tests · 1 skipped: capability unsupported" in line
+    assert "13/18 passed, 3 failed, 1 skipped: capability unsupported" in page
+    (plain,) = rows_of([leg])  # none: nothing said
+    assert "capability" not in render_page([plain])

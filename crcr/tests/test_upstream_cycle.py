@@ -55,10 +55,11 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     nn = results["test-upstream-spyre-nn"]
     assert nn["conclusion"] == "failure" and nn["test_results"]["failed"] == 3  # 3 dtypes of one test
     assert nn["upstream"]["sha"] == head and nn["upstream"]["root"].endswith(head)
-    # overlaid from the nightly at commit 24 (which holds the file already: M, not A)
+    # overlaid from the nightly at commit 24 (which holds the files already: M, not A)
     assert nn["upstream"]["core"]["python"] == [
         {"status": "M", "path": "torch/_fixture_changes.py"},
         {"status": "M", "path": "torch/nn/modules/flatten.py"},
+        {"status": "M", "path": "torch/testing/_internal/common_nn_cases.py"},  # the harness rename
     ]
     assert nn["failing_files"] == ["test/nn/test_flatten_device.py"]
     shas = git(
@@ -85,32 +86,55 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     assert (e["state"], e["base"], e["native_not_applied"], e["fallback"]) == ("exact", shas[23], [], "")
     assert e["base_wheel"].startswith("nightly ") and ".dev20261224" in e["base_wheel"]
     assert nn["notes"][0].startswith(
-        f"core: exact ({e['base_wheel']} at {shas[23][:12]} + 2 python files at "
+        f"core: exact ({e['base_wheel']} at {shas[23][:12]} + 3 python files at "
     )
     assert nn["inputs"]["core"] == head  # last green keys on the resolved core: exact, so the SHA
     printed = capsys.readouterr().err
     assert "exact (nightly)" in printed  # the summary table's core column
     assert f"first bad commit {seeded} ({REGRESSION_SUBJECT}, PR #90001)" in printed
     assert "upstream/high" in printed
+    # upstream's harness moving (the fixture's point 7): the flatten test gated on dtype.fp8 skips
+    # in its own bucket; the normalization file needs the name the harness renamed: one drift
+    # line naming the nightly that still has it; the leg stays red for its regression alone
+    cap = "skipped: capability dtype.fp8 unsupported: 1 test(s)"
+    drift = (
+        "harness drift: test/nn/test_normalization_device.py needs norm_shapes (from "
+        f"torch.testing._internal.common_nn_cases); nearest core with it: nightly {e['base_wheel'][8:]} "
+        f"({shas[23][:12]})"
+    )
+    assert cap in nn["notes"] and drift in nn["notes"]
+    assert f"test-upstream-spyre-nn: {cap}" in printed and f"test-upstream-spyre-nn: {drift}" in printed
     whole = results["test-upstream-spyre-elementwise"]
-    # the whole feature leg: 14 tests, plus the class the fixture's middle commit adds, new in scope:
-    # its float64 test fails on spyre, and that is not a failure of the backend
-    assert whole["conclusion"] == "success" and whole["test_results"]["passed"] == 15
+    # the whole feature leg: 15 tests, plus the class the fixture's middle commit adds, new in scope:
+    # its float64 test fails on spyre, and that is not a failure of the backend; and the class
+    # the harness commit moves from GENERIC into the leg's scope (accelerator), named as moved
+    assert whole["conclusion"] == "success" and whole["test_results"]["passed"] == 16
     scope = whole["new_in_scope"]
-    assert (scope["since"], scope["sha"], scope["passed"], scope["failed"]) == (base, head, 1, 1)
+    assert (scope["since"], scope["sha"], scope["passed"], scope["failed"]) == (base, head, 2, 1)
     assert scope["tests"] == [
+        "test/test_elementwise_device.py::TestElementwiseCastDevice::test_cast_to_half_matches_cpu",
         "test/test_elementwise_device.py::TestElementwiseExtrasDevice::test_neg_matches_cpu",
         "test/test_elementwise_device.py::TestElementwiseExtrasDevice::test_sum_in_float64_matches_cpu",
     ]
+    assert scope["reclassified"] == {
+        "test/test_elementwise_device.py::TestElementwiseCastDevice": ["GENERIC", "ACCELERATOR"]
+    }
     assert "TestElementwiseExtrasDevice::test_sum_in_float64_matches_cpu" in scope["config_diff"]
-    assert any(n.startswith("new in scope: 2 (1 passed/1 failed)") for n in whole["notes"])
+    assert any(
+        n.startswith("new in scope: 3 (2 passed/1 failed)")
+        and n.endswith(
+            "reclassified into scope: test/test_elementwise_device.py::TestElementwiseCastDevice (GENERIC -> ACCELERATOR)"
+        )
+        for n in whole["notes"]
+    )
     assert any(n.startswith("adapter: native (asked auto; rules: ") for n in whole["notes"])
     # the regressing commit also adds a test: new in scope (passing), while the old test's failure stays red
     nn_scope = nn["new_in_scope"]
     assert nn_scope["tests"] == [
-        "test/nn/test_flatten_device.py::TestFlattenDevice::test_flatten_from_dim_zero"
+        "test/nn/test_flatten_device.py::TestFlattenDevice::test_flatten_fp8",
+        "test/nn/test_flatten_device.py::TestFlattenDevice::test_flatten_from_dim_zero",
     ]
-    assert (nn_scope["passed"], nn_scope["failed"]) == (3, 0)
+    assert (nn_scope["passed"], nn_scope["failed"]) == (4, 0)  # 3 dtypes + the capability skip
     # change-aware selection (the fixture's bundled change map): both upstream legs' test files
     # changed, so they run every test of those files (new ones included); the in-tree leg the
     # map covers runs what Flatten.__init__ and the new core module reach: its sentinels
@@ -118,13 +142,14 @@ def test_embedded_default_catches_and_attributes_the_upstream_regression(tmp_pat
     assert (
         "test file changed, new tests included: test/test_elementwise_device.py" in whole["selection"]["line"]
     )
-    assert nn["selection"]["line"].startswith("selected 15 of 249 tests (")  # the flatten file + 2 sentinels
+    # the flatten file, the normalization file (its collection is the drift line) and sentinels
+    assert nn["selection"]["line"].startswith("selected 29 of 249 tests (")
     basics = results["test-spyre-tensor_basics"]["selection"]
     assert basics["mode"] == "selected" and basics["selected"] < basics["total"], basics
     assert results["test-spyre-tensor_basics"]["conclusion"] == "success"
     # the baseline push ran full, and said so
     push = json.loads((out / "baseline" / "test-upstream-spyre-elementwise.results.json").read_text())
-    assert push["test_results"]["passed"] == 14
+    assert push["test_results"]["passed"] == 15
     # the baseline at commit 1: no nightly at or before it, the pinned wheel, and it says so
     fell = push["exactness"]
     assert (fell["state"], fell["base_wheel"]) == ("exact", "pinned wheel")

@@ -29,6 +29,19 @@ over file://:
    wheels made from the pinned wheel restamped to main commits `NIGHTLIES_AT` (fixture_nightly.py).
    The PR dispatch at `head` resolves its core through the nearest one (exact); the baseline at
    `base` has no nightly at or before it and falls back to the pinned wheel, saying so.
+7. upstream's harness moving (issue 42), three commits on main:
+   at `CAPABILITY_AT` the capability mechanism (a STAND-IN of upstream's capability gating,
+   written by us to its documented contract: fixture/harness/capability_gating.py.in, appended
+   to the wheel's common_device_type.py) and a test of the flatten file gated on `dtype.fp8`
+   (spyre declares it unsupported: the capability bucket); at `CASES_AT` a harness module of
+   shared cases (`common_nn_cases.norm_shapes`) that the normalization file starts to import;
+   at `RENAME_AT` the harness renames it (`norm_shapes` -> `norm_shapes_and_refs`) and leaves
+   that device file behind, as upstream's drift does to files its own CI does not run: at
+   `head` the file is one `harness drift` line (the nightly at commit 24 still has the name).
+   At `CLASSIFY_AT` the harness gains upstream's hardware classification (a STAND-IN enum,
+   fixture/harness/hw_classification.py.in, appended to the wheel's common_utils.py) and the
+   elementwise file moves `TestElementwiseCastDevice` from GENERIC to ACCELERATOR: the
+   elementwise leg scopes by `accelerator`, so the class is new in scope with the move named.
 
 Dispatches are made from the bundled examples: a push of `base` to main (the
 baseline run that records the last green result), the PR synchronize
@@ -70,6 +83,83 @@ NEW_TEST = """
         self.assertEqual(nn.Flatten(0)(x).shape, (60,))
 """
 
+# Upstream's harness moving: the capability gating stand-in, a gated test, a harness rename.
+HARNESS_FILE = "torch/testing/_internal/common_device_type.py"
+CAPABILITY_GATING = HERE / "harness" / "capability_gating.py.in"
+CDT_IMPORT = "from torch.testing._internal.common_device_type import dtypes, instantiate_device_type_tests"
+GATED_IMPORT = (
+    "from torch.testing._internal.common_device_type import (\n"
+    "    Capability,\n    dtypes,\n    instantiate_device_type_tests,\n    requires_capabilities,\n)"
+)
+GATED_TEST = """
+    @requires_capabilities(Capability.dtype.fp8)
+    def test_flatten_fp8(self, device):
+        x = torch.zeros((2, 3, 4), device=device).to(torch.float8_e4m3fn)
+        self.assertEqual(nn.Flatten(1)(x).shape, (2, 12))
+"""
+CASES_FILE = "torch/testing/_internal/common_nn_cases.py"
+CASES = (
+    '"""Generated upstream fixture (oot-ci): shapes device tests share."""\n\n{name} = ((4, 6), (2, 3, 6))\n'
+)
+DRIFT_FILE = "test/nn/test_normalization_device.py"
+DRIFT_INSTANTIATE = "\n\ninstantiate_device_type_tests(TestNormalizationDevice, globals())"
+DRIFT_IMPORT = "from torch.testing._internal.common_nn_cases import norm_shapes\n"
+DRIFT_TEST = """
+    @dtypes(torch.float32)
+    def test_layer_norm_shared_shapes(self, device, dtype):
+        for shape in norm_shapes:
+            m = nn.LayerNorm(shape[-1])
+            x = make_tensor(shape, dtype=dtype, device="cpu", low=-2, high=2)
+            self.assertEqual(copy.deepcopy(m).to(device)(x.to(device)).cpu(), m(x))
+"""
+UTILS_FILE = "torch/testing/_internal/common_utils.py"
+HW_CLASSIFICATION = HERE / "harness" / "hw_classification.py.in"
+MOVED_FROM = '''class TestElementwiseCastDevice(TestCase):
+    hw_classification = "GENERIC"'''
+MOVED_TO = """class TestElementwiseCastDevice(TestCase):
+    hw_classification = HardwareClassification.ACCELERATOR"""
+UTILS_IMPORT = "from torch.testing._internal.common_utils import TestCase, run_tests"
+CLASSIFY_SUBJECT = "Hardware classification: TestElementwiseCastDevice is ACCELERATOR (#90006)"
+CAPABILITY_SUBJECT = "Capability gating for device-generic tests (#90003)"
+CASES_SUBJECT = "common_nn_cases: shapes shared by nn device tests (#90004)"
+RENAME_SUBJECT = "common_nn_cases: norm_shapes -> norm_shapes_and_refs (#90005)"
+
+
+def _harness_commits(torch_dir: Path, base: dict, elementwise: str) -> dict[int, tuple[str, dict]]:
+    """Position on main -> (subject, files) of the four harness commits (point 7); `elementwise`:
+    that file as NEW_CLASS_AT left it."""
+    cdt = (torch_dir / "testing" / "_internal" / "common_device_type.py").read_text()
+    utils = (torch_dir / "testing" / "_internal" / "common_utils.py").read_text()
+    if elementwise.count(MOVED_FROM) != 1 or elementwise.count(UTILS_IMPORT) != 1:
+        raise RuntimeError(f"fixture/base/{NEW_CLASS_FILE} lost the class the classification commit moves")
+    moved = elementwise.replace(MOVED_FROM, MOVED_TO).replace(
+        UTILS_IMPORT, UTILS_IMPORT.replace("import TestCase", "import HardwareClassification, TestCase")
+    )
+    flatten_test, norm = base[REGRESSED_TEST], base[DRIFT_FILE]
+    if flatten_test.count(CDT_IMPORT) != 1 or norm.count(DRIFT_INSTANTIATE) != 1:
+        raise RuntimeError("fixture/base/test/nn lost the lines the harness commits edit")
+    gated = flatten_test.replace(CDT_IMPORT, GATED_IMPORT).replace(
+        INSTANTIATE, GATED_TEST.rstrip("\n") + "\n" + INSTANTIATE
+    )
+    drifting = norm.replace(
+        "from torch.testing._internal.common_utils",
+        DRIFT_IMPORT + "from torch.testing._internal.common_utils",
+    )
+    drifting = drifting.replace(DRIFT_INSTANTIATE, DRIFT_TEST.rstrip("\n") + "\n" + DRIFT_INSTANTIATE)
+    return {
+        CAPABILITY_AT: (
+            CAPABILITY_SUBJECT,
+            {HARNESS_FILE: cdt + CAPABILITY_GATING.read_text(), REGRESSED_TEST: gated},
+        ),
+        CASES_AT: (CASES_SUBJECT, {CASES_FILE: CASES.format(name="norm_shapes"), DRIFT_FILE: drifting}),
+        CLASSIFY_AT: (
+            CLASSIFY_SUBJECT,
+            {UTILS_FILE: utils + HW_CLASSIFICATION.read_text(), NEW_CLASS_FILE: moved},
+        ),
+        RENAME_AT: (RENAME_SUBJECT, {CASES_FILE: CASES.format(name="norm_shapes_and_refs")}),
+    }
+
+
 # A commit adding a test class to a configured file (unlisted tests run there).
 NEW_CLASS_FILE = "test/test_elementwise_device.py"
 ELEMENTWISE_INSTANTIATE = "\n\ninstantiate_device_type_tests(TestElementwiseDevice, globals())"
@@ -77,6 +167,8 @@ NEW_CLASS = """
 
 
 class TestElementwiseExtrasDevice(TestCase):
+    hw_classification = "ACCELERATOR"
+
     @dtypes(torch.float32)
     def test_neg_matches_cpu(self, device, dtype):
         a = make_tensor((5, 3), dtype=dtype, device="cpu")
@@ -135,6 +227,8 @@ COMMITS = 32
 SEEDED = 21  # 1-based position of the regression: not the last, not next to the base
 NEW_CLASS_AT = 10  # 1-based position of the commit adding TestElementwiseExtrasDevice
 NEW_CLASS_SUBJECT = "test_elementwise_device: TestElementwiseExtrasDevice (#90000)"
+# upstream's harness moving (point 7 above): not multiples of 3, so flatten.py's history is unchanged
+CAPABILITY_AT, CASES_AT, CLASSIFY_AT, RENAME_AT = 14, 16, 17, 26
 FILLER_FILE = "torch/_fixture_changes.py"
 REGRESSION_SUBJECT = "nn.Flatten: flatten from dim 0 by default (#90001)"
 # 1-based positions on main of the nightly index's wheels: one before the regression, one after
@@ -172,7 +266,12 @@ def commits(torch_dir: Path, torch_version: str) -> list[tuple[str, dict]]:
     }
     out = [("Release base: the files of the pinned wheel", base)]
     flatten = wheel_file
+    harness = _harness_commits(torch_dir, base, new_class[NEW_CLASS_FILE])
     for i in range(2, COMMITS + 1):
+        if i in harness:
+            out.append(harness[i])
+            test_file = harness[i][1].get(REGRESSED_TEST, test_file)  # the seeded commit builds on it
+            continue
         if i == NEW_CLASS_AT:
             out.append((NEW_CLASS_SUBJECT, new_class))
             continue

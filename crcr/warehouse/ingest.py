@@ -72,6 +72,7 @@ def leg_row(leg: LegRecord, ingest_id: int, now: float) -> tuple:
         "reuse_key": leg.reuse_key,
         "reused_from": leg.reused_from,
         "device": leg.device,
+        "capability_skipped": sum(1 for t in leg.report.tests if t.capability),
     }
     return tuple(values[name] for name, _ in LEG_COLUMNS)
 
@@ -89,7 +90,7 @@ def result_rows(leg: LegRecord, ingest_id: int) -> list[tuple]:
     return [
         shared
         + (t.test_id, t.file, t.cls, t.name, t.op, t.dtype, t.module, t.outcome.value)
-        + (float(t.duration), t.message, t.rule, t.device or leg.device)
+        + (float(t.duration), t.message, t.rule, t.device or leg.device, t.capability)
         for t in leg.report.tests
     ]
 

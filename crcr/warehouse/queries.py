@@ -122,6 +122,7 @@ class LegRow:
     verdict: Optional[dict]
     bisection: Optional[dict]
     simulated: bool
+    capability_skipped: int = 0  # schema 6: skipped for a capability answered unsupported
 
 
 def recent_legs(wh: Backend, limit: int = 20, since: Optional[float] = None) -> list[LegRow]:
@@ -134,14 +135,15 @@ def recent_legs(wh: Backend, limit: int = 20, since: Optional[float] = None) -> 
     rows = wh.query(
         f"""SELECT repo, delivery_id, run_id, job_name, run_attempt, event_type, pr_number, upstream_sha,
         backend_sha, toUnixTimestamp(started_at), conclusion, status, passed, failed, skipped, results,
-        queue_time, execution_time, leg_seconds, ifNull(triage_verdict, ''), ifNull(bisection, ''), simulated
+        queue_time, execution_time, leg_seconds, ifNull(triage_verdict, ''), ifNull(bisection, ''), simulated,
+        capability_skipped
         FROM {wh.db}.legs WHERE {either} AND (repo, delivery_id, run_id) IN ({newest})
         ORDER BY run_attempt, status = '{COMPLETED}', ingest_id"""
     )
     newest_attempt: dict[tuple, LegRow] = {}
     for r in rows:  # a later attempt, or the completed row of the same attempt, wins
         verdict, bisection = (json.loads(x) if x else None for x in r[19:21])
-        newest_attempt[r[:4]] = LegRow(*r[:19], verdict, bisection, bool(r[21]))
+        newest_attempt[r[:4]] = LegRow(*r[:19], verdict, bisection, bool(r[21]), r[22])
     return sorted(newest_attempt.values(), key=lambda leg: (-leg.started_at, leg.job_name))
 
 

@@ -35,6 +35,9 @@ class TestRecord:
     rule: str = ""
     classname: str = ""  # JUnit's dotted classname (test_id's first half)
     device: str = ""  # the card that produced it, when its JUnit says (the shard runner's pool)
+    capability: str = (
+        ""  # schema 6: the capability answered unsupported that skipped it (testing/plugin/gating.py)
+    )
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,7 @@ def test_record(case: junit.Case) -> TestRecord:
         rule=props.get("rule", ""),
         classname=classname,
         device=props.get("device", ""),
+        capability=props.get("capability", ""),
     )
 
 

@@ -33,9 +33,10 @@ from dataclasses import dataclass
 
 from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
 
-SCHEMA_VERSION = 5  # 1: string ingest ids, string outcomes, results ordered by test id; 2: no rare_results;
+SCHEMA_VERSION = 6  # 1: string ingest ids, string outcomes, results ordered by test id; 2: no rare_results;
 # 3: no status, queue_time, execution_time, leg_seconds on legs (completed legs only, queue derived from stamps);
-# 4: no device on legs and results, no reuse_key, reused_from on legs (no leg was reused)
+# 4: no device on legs and results, no reuse_key, reused_from on legs (no leg was reused);
+# 5: no capability bucket (capability_skipped on legs, capability on results)
 OUTCOME_CODES = {o.value: i + 1 for i, o in enumerate(Outcome)}  # toUInt8(outcome) in SQL
 OUTCOME_TYPE = "Enum8(" + ", ".join(f"'{v}' = {code}" for v, code in OUTCOME_CODES.items()) + ")"
 
@@ -86,6 +87,9 @@ LEG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("reused_from", "String"),
     # schema 5 (issue 41): the card the leg's results come from ("spyre:1"; "" = not pinned to one)
     ("device", "String"),
+    # schema 6 (issue 42): tests skipped because the device answered a capability of upstream's
+    # capability gating unsupported (their own bucket, apart from config skips)
+    ("capability_skipped", "UInt32"),
 )
 
 IN_PROGRESS, COMPLETED = "in_progress", "completed"
@@ -123,8 +127,14 @@ def _steps(*steps: dict[str, tuple[tuple[str, str], ...]]) -> dict[str, tuple[tu
 REUSE_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     "legs": (("reuse_key", "DEFAULT ''"), ("reused_from", "DEFAULT ''")),
 }
+# Schema 6 (issue #42), its own step: the capability bucket. Rows stored before it had no
+# capability gating to skip for: 0 and "".
+SCHEMA6_CAPABILITY_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "legs": (("capability_skipped", "DEFAULT 0"),),
+    "results": (("capability", "DEFAULT ''"),),
+}
 # Every step's added columns per table, oldest first (open_warehouse adds whatever a table lacks).
-ADDED_COLUMNS = _steps(SCHEMA4_COLUMNS, SCHEMA5_DEVICE_COLUMNS, REUSE_COLUMNS)
+ADDED_COLUMNS = _steps(SCHEMA4_COLUMNS, SCHEMA5_DEVICE_COLUMNS, REUSE_COLUMNS, SCHEMA6_CAPABILITY_COLUMNS)
 
 
 def _added(table: str) -> tuple[tuple[str, str], ...]:
@@ -151,6 +161,7 @@ RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("message", "String"),  # first line of the deciding message
     ("rule", "String"),  # config file:line that set the test's mode (promotion diffs)
     ("device", "String"),  # schema 5: the card that produced it (its JUnit's, else the leg's; "" unknown)
+    ("capability", "String"),  # schema 6: the capability answered unsupported that skipped it ("" none)
 )
 
 # Computed by the server from the inserted columns (never inserted).

@@ -108,6 +108,8 @@ def _collect(
         Finding(Loc(e["file"], 0), "", f"collection error: {e['message']}", ERROR)
         for e in data["collection_errors"]
     ]
+    # a file needing a name the harness in use lacks: not the config's error, but it runs nothing
+    found += [Finding(Loc(d["file"], 0), "", d["line"], WARNING) for d in data.get("harness_drift", ())]
     return found
 
 

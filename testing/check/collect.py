@@ -1,6 +1,7 @@
 """Loaded by the check into a ``pytest --collect-only -p testing.plugin`` over one config set:
 writes every config problem the plugin found (warnings and hygiene notes, file:line, closest
-names) and every file that failed to import, as JSON, when the session ends.
+names), every file that failed to import and every file that needs a newer harness (harness
+drift), as JSON, when the session ends.
 
 PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
@@ -27,5 +28,6 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         {
             "problems": [p.to_json() for p in reporting.problems_found(config)],
             "collection_errors": reporting.collection_errors(config),
+            "harness_drift": [d.as_json() for d in reporting.harness_drift(config)],
         },
     )

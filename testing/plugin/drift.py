@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Optional
 
 import pytest
@@ -61,11 +62,21 @@ class DriftCollector:
     def pytest_make_collect_report(self, collector: pytest.Collector):
         report = yield
         if report.failed and isinstance(collector, pytest.Module):
-            drift = find(report.nodeid, str(report.longrepr or ""))
+            drift = find(report.nodeid or _named(collector), str(report.longrepr or ""))
             if drift is not None:
                 report.outcome = "skipped"
                 report.longrepr = (str(collector.path), 0, drift.line())
         return report
+
+
+def _named(collector: pytest.Collector) -> str:
+    """A module outside the rootdir has no node id (`check` collects the checkout's files from
+    the workspace): its path in the checkout (TORCH_ROOT), else as given."""
+    root = getattr(collector.config.option, "oot_upstream_root", None)
+    path = Path(collector.path)
+    if root and path.resolve().is_relative_to(Path(root).resolve()):
+        return path.resolve().relative_to(Path(root).resolve()).as_posix()
+    return str(path)
 
 
 def of_report(report) -> Optional[Drift]:

@@ -396,6 +396,12 @@ def collection_errors(config: pytest.Config) -> list[dict]:
     return list(recorder.collection_errors) if recorder is not None else []
 
 
+def harness_drift(config: pytest.Config) -> list[drift.Drift]:
+    """Test files whose import failed on a name the harness in use lacks, so far (drift.py)."""
+    recorder = _recorder(config)
+    return list(recorder.drift) if recorder is not None else []
+
+
 def use_plan(config: pytest.Config, plan) -> None:
     """The plan this run loaded, for the reports written at the end."""
     recorder = _recorder(config)

@@ -12,7 +12,7 @@ import pytest
 from crcr.warehouse import queries
 from crcr.warehouse.backends import WarehouseError, open_warehouse, upgrade_columns
 from crcr.warehouse.ingest import ingest
-from crcr.warehouse.schema import ADDED_COLUMNS, SCHEMA5_DEVICE_COLUMNS
+from crcr.warehouse.schema import ADDED_COLUMNS, SCHEMA5_DEVICE_COLUMNS, SCHEMA6_CAPABILITY_COLUMNS
 from crcr.warehouse.tests.history import DAY, HOUR, NOW, case, leg, spec_of
 
 REPO = "acme/oot-ci"
@@ -183,7 +183,8 @@ def test_an_upgrade_the_engine_refuses_is_one_line_and_changes_nothing(wh, monke
         upgrade_columns(wh)
     assert "\n" not in str(err.value)
     assert str(err.value).startswith(
-        "could not upgrade legs to schema 5 (adding status, queue_time, execution_time, leg_seconds, device, reuse_key, reused_from; "
+        "could not upgrade legs to schema 6 (adding status, queue_time, execution_time, leg_seconds, device, reuse_key, "
+        "reused_from, capability_skipped; "
         "nothing was changed) in warehouse "
     )
     columns = query(f"SELECT name FROM system.columns WHERE database = '{wh.db}' AND table = 'legs'")
@@ -231,5 +232,31 @@ def test_a_schema_4_warehouse_gains_the_device_of_every_leg_and_result(wh):
         assert rows == [(T0, "test_a", ""), (T0 + 60, "test_a", "spyre:1"), (T0 + 60, "test_b", "spyre:3")]
         legs = again.query(f"SELECT device FROM {again.db}.legs ORDER BY started_at")
         assert [r[0] for r in legs] == ["", "spyre:1"]
+    finally:
+        again.close()
+
+
+def test_a_schema_5_warehouse_gains_the_capability_bucket_of_every_leg_and_result(wh):
+    """Schema 6 (#42): a test the plugin skipped for a capability answered unsupported carries
+    it (JUnit property `capability`), its leg counts it apart from other skips; rows stored
+    before read as 0 and ""."""
+    ingest(wh, leg(1, [case("test_a", "skipped")], started=T0))
+    _dropping(wh, SCHEMA6_CAPABILITY_COLUMNS)  # back to schema 5: schema 6's own step undone
+    again = open_warehouse(spec_of(wh), {})
+    try:
+        gated = replace(case("test_fp8", "skipped"), capability="dtype.fp8")
+        tests = [case("test_a", "skipped"), gated, case("test_b", "passed")]
+        ingest(again, leg(2, tests, started=T0 + 60))
+        rows = again.query(
+            f"SELECT toUnixTimestamp(started_at), name, capability FROM {again.db}.results ORDER BY started_at, name"
+        )
+        assert rows == [
+            (T0, "test_a", ""),
+            (T0 + 60, "test_a", ""),
+            (T0 + 60, "test_b", ""),
+            (T0 + 60, "test_fp8", "dtype.fp8"),
+        ]
+        legs = again.query(f"SELECT skipped, capability_skipped FROM {again.db}.legs ORDER BY started_at")
+        assert legs == [(1, 0), (2, 1)]
     finally:
         again.close()
