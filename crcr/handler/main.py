@@ -37,7 +37,7 @@ from crcr.dispatch.plan import (
 )
 from crcr.handler.investigate import Triage
 from crcr.handler.options import LOCAL_REPO, MODES, RELAY_EXTRAS_DOC, SMOKE_SLICES, Options, options_from
-from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run
+from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run, runner_of
 from crcr.handler.upstream_setup import LegHooks, backend_id, open_store, prepare
 from crcr.upstream.gitcmd import check_sha
 from testing.base import flags
@@ -513,7 +513,14 @@ def run_stream_demo(options: Options, fixture, pr: Planned, backend: str) -> Non
         for leg in fixture_legs(options, landing, fixture)
         if hooks.reuse is not None
         and hooks.reuse.find(
-            leg_inputs(leg, how, hooks, hooks.selection_for(leg, how)[0], hooks.reuse.pinned)
+            leg_inputs(
+                leg,
+                how,
+                hooks,
+                hooks.selection_for(leg, how)[0],
+                hooks.reuse.pinned,
+                hooks.core_for(leg, runner_of(how)),
+            )
         )
     ]
     landing = dataclasses.replace(landing, legs=green)

@@ -235,6 +235,8 @@ from crcr.upstream.exactness import Exactness  # noqa: E402
 
 
 def test_reuse_key_changes_with_every_input_and_needs_pinned_ones():
+    from dataclasses import replace
+
     exact = Exactness("exact", base="b" * 40, sha="a" * 40, origin="pinned wheel")
     base = LegInputs(
         "c" * 40, core_identity(exact, "2.13.0"), "a" * 40, (("configs/ops.yaml", "1" * 64),), "", "{}"
@@ -246,13 +248,13 @@ def test_reuse_key_changes_with_every_input_and_needs_pinned_ones():
             core=core_identity(Exactness("exact", base="f" * 40, sha="a" * 40), "2.13.0")
         ),  # another base wheel
         dict(core=core_identity(exact, "2.13.0", "torch-2.14.1")),
+        dict(core=core_identity(exact, "2.13.0", overlay="9" * 64)),  # the overlay's content
+        dict(core=core_identity(replace(exact, untested=("aten/x.cpp",)), "2.13.0")),
         dict(suite="9" * 40),
         dict(configs=(("configs/ops.yaml", "2" * 64),)),
         dict(selection='{"tests": ["a"]}'),
         dict(settings='{"smoke": 10}'),
     ]
-    from dataclasses import replace
-
     keys = {base.key()} | {replace(base, **c).key() for c in changed}
     assert None not in keys and len(keys) == len(changed) + 1
     assert replace(base).key() == base.key()  # equal inputs, equal key
@@ -260,3 +262,5 @@ def test_reuse_key_changes_with_every_input_and_needs_pinned_ones():
     assert core_identity(Exactness("unresolved", reason="no history"), "2.13.0") == ""
     assert replace(base, core="").key() is None
     assert core_identity(None, "2.13.0") == "pinned:2.13.0"
+    # content, not commit ids: the same base wheel and overlay content at another commit
+    assert core_identity(replace(exact, sha="e" * 40), "2.13.0") == core_identity(exact, "2.13.0")
