@@ -24,7 +24,7 @@ from typing import Callable, Mapping, Optional, Sequence
 
 from crcr.callback_client.errors import KNOWN, CallbackRejected, ConfigError, DeliveryPending
 from crcr.dispatch.event import Decision, Dispatch, load_dispatch_text
-from crcr.dispatch.gating import gate
+from crcr.dispatch.gating import gate, nightly_runs
 from crcr.dispatch.plan import (
     Leg,
     auto_shards,
@@ -104,7 +104,13 @@ def check_configs(options: Options, legs: Sequence[Leg]) -> None:
 def _parser() -> argparse.ArgumentParser:
     # Paths the user types are read where they stand, under `bazel run` too (testing/base/cliargs.py).
     p = Parser(prog="dispatch_handler", description=__doc__.split("\n\n")[0])
-    p.add_argument("mode", nargs="?", choices=("cycle", "plan", "run-leg"), default="cycle")
+    p.add_argument(
+        "mode",
+        nargs="?",
+        choices=("cycle", "plan", "run-leg", "nightly-gate"),
+        default="cycle",
+        help="nightly-gate: whether the backend's nightly runs under the gating (writes run=true|false)",
+    )
     p.add_argument(
         "--event", type=user_path, help="event JSON (default $GITHUB_EVENT_PATH, else the bundled example)"
     )
@@ -281,6 +287,17 @@ def cmd_plan(planned: Planned, options: Options) -> int:
     return 0
 
 
+def cmd_nightly_gate(options: Options) -> int:
+    """The nightly workflow's first job: the same gating value the dispatches read decides
+    whether the backend's nightly runs (`nightly=off`: one line, run=false, nothing sent)."""
+    decision = nightly_runs(options.gating)
+    print(f"{'run' if decision.run else 'skip'}: {decision.reason}")
+    if options.github_output:
+        with open(options.github_output, "a") as out:
+            out.write(f"run={'true' if decision.run else 'false'}\n")
+    return 0
+
+
 def make_hooks(
     options: Options, planned: Planned, fixture, out: Path, backend: Optional[str] = None
 ) -> LegHooks:
@@ -440,6 +457,8 @@ def parse_options(argv: Optional[Sequence[str]], env: Mapping[str, str]) -> Opti
 
 def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] = None) -> int:
     options = parse_options(argv, os.environ if env is None else env)
+    if options.mode == "nightly-gate":
+        return cmd_nightly_gate(options)
     fixture = make_fixture(options) if options.upstream == "fixture" else None
     planned = load_plan(options, fixture)
     check_configs(options, planned.legs)
