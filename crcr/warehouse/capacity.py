@@ -99,6 +99,9 @@ class Outcome:
     device_s: float = 0.0
     saved_s: float = 0.0
 
+    def last_finish(self) -> float:
+        return max((leg.finished_at for leg in self.legs), default=0.0)
+
 
 @dataclass(frozen=True)
 class _Leg:
@@ -233,15 +236,20 @@ class Judged:
         }
 
 
-def judge(wh, outcomes: Sequence[tuple[str, Outcome]], now: float) -> list[Judged]:
-    """Write every replay's legs (its own repo name) and judge them with the warehouse's L3 code."""
+def judge(wh, outcomes: Sequence[tuple[str, Outcome]], now: Optional[float] = None) -> list[Judged]:
+    """Write every replay's legs (its own repo name) and judge them with the warehouse's L3 code,
+    each as of its own last finish (or `now`): a small pool's backlog can end weeks after a large
+    pool's replay, and one shared "now" would leave the large pools' legs outside the L3 window."""
     from crcr.warehouse.ingest import ingest_bulk
 
     ingest_bulk(wh, [leg for _, o in outcomes for leg in o.legs])
-    metrics = queries.l3_metrics(wh, now, l3.PROMOTION_WINDOW_DAYS, simulated=True)
+    metrics: dict[float, dict] = {}
     out = []
     for repo, o in outcomes:
-        m = metrics.get(repo)
+        at = now if now is not None else o.last_finish() + 1
+        if at not in metrics:
+            metrics[at] = queries.l3_metrics(wh, at, l3.PROMOTION_WINDOW_DAYS, simulated=True)
+        m = metrics[at].get(repo)
         out.append(
             Judged(
                 repo,
@@ -285,7 +293,6 @@ def capacity(
             outcomes.append(
                 (f"capacity/{g.mode}/D{n}", replay(arrivals, features, rec, s, f"capacity/{g.mode}/D{n}"))
             )
-    ends = [leg.finished_at for _, o in outcomes for leg in o.legs]
-    if not ends:
+    if not any(o.legs for _, o in outcomes):
         raise ConfigError("no leg to judge: every dispatch was gated out")
-    return judge(wh, outcomes, max(ends) + 1)
+    return judge(wh, outcomes)

@@ -228,6 +228,27 @@ def test_the_smallest_pool_that_meets_every_capacity_gate(wh):
     assert smallest(judged).outcome.settings.devices == 3
 
 
+def test_each_pool_is_judged_as_of_its_own_last_finish(wh):
+    """One device's backlog of 340 dispatches ends 14 days after a large pool's: judged at one
+    shared time, the large pool's legs would fall outside the L3 window (no data)."""
+    from crcr.dispatch.gating import parse_gating
+    from crcr.dispatch.plan import Feature
+    from crcr.warehouse.capacity import Recorded, capacity
+
+    rec = Recorded({"f": (3600.0,)}, {"f": 1.0})
+    one, many = capacity(
+        wh,
+        _arrivals(340, NOW - DAY),
+        [Feature("f", ("configs/f.yaml",))],
+        rec,
+        [parse_gating("all")],
+        [1, 1000],
+        select_share=None,
+    )
+    assert one.outcome.last_finish() - many.outcome.last_finish() > l3.PROMOTION_WINDOW_DAYS * DAY
+    assert not one.met() and many.metrics is not None and many.met()
+
+
 def test_gating_supersession_and_reuse_in_the_replay():
     from crcr.callback_client.errors import ConfigError
     from crcr.warehouse.capacity import parse_devices
