@@ -65,8 +65,9 @@ def _args(argv=None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def device_minutes(arrivals, features, rec, devices: int, seed: int) -> tuple[float, float, object]:
-    on = replay(arrivals, features, rec, Settings(devices, seed=seed), "bench/on")
+def device_minutes(arrivals, features, rec, devices: int, seed: int, contents) -> tuple[float, float, object]:
+    """(both on, both off, the on replay); `contents` None: the reuse key reads commits, not content."""
+    on = replay(arrivals, features, rec, Settings(devices, seed=seed), "bench/on", contents)
     off = replay(
         arrivals, features, rec, Settings(devices, supersede=False, reuse=False, seed=seed), "bench/off"
     )
@@ -146,6 +147,7 @@ def main(argv=None) -> int:
                 rec,
                 [parse_gating(m) for m in MODES],
                 parse_devices(args.devices),
+                stream.contents(),
             )
         finally:
             scratch.close()
@@ -161,12 +163,14 @@ def main(argv=None) -> int:
         ):
             if not d:
                 continue
-            on, off, o = device_minutes(arrivals, features, rec, d, args.seed)
-            print(
-                f"  {label}: {on:,.0f} / {off:,.0f} device-minutes = {on / off:.3f} (goal <= 0.5); "
-                f"legs run {o.ran}, reused {o.reused}, cancelled {o.cancelled}, never started {o.dropped}"
-            )
-            print(f"    device-minutes with both on: {composition(o)}")
+            for keyed, contents in (("content", stream.contents()), ("commit", None)):
+                on, off, o = device_minutes(arrivals, features, rec, d, args.seed, contents)
+                print(
+                    f"  {label}, keyed by {keyed}: {on:,.0f} / {off:,.0f} device-minutes = {on / off:.3f} "
+                    f"(goal <= 0.5); legs run {o.ran}, reused {o.reused}, cancelled {o.cancelled}, "
+                    f"never started {o.dropped}"
+                )
+                print(f"    device-minutes with both on: {composition(o)}")
         if args.rerun_sample:
             print("\n2. reused vs re-run (real legs, the handler's local cycle):")
             compared, differ = rerun_check(ws, Path(tmp), args.rerun_sample, args.rerun_shards)
