@@ -33,8 +33,17 @@ from crcr.dispatch.gating import MODES, parse_gating
 from crcr.dispatch.plan import discover_features
 from crcr.dispatch.stream import parse_stream
 from crcr.upstream.fixture import CONFIGS as FIXTURE_CONFIGS
+from crcr.warehouse import l3
 from crcr.warehouse.backends import open_warehouse
-from crcr.warehouse.capacity import Settings, capacity, parse_devices, recorded_timings, replay, smallest
+from crcr.warehouse.capacity import (
+    Recorded,
+    Settings,
+    capacity,
+    parse_devices,
+    recorded_timings,
+    replay,
+    smallest,
+)
 from crcr.warehouse.capacity_cli import print_table
 from crcr.warehouse.simulate import write_history
 from crcr.warehouse.synthetic import DAY, Rates, generate
@@ -171,6 +180,15 @@ def main(argv=None) -> int:
                     f"never started {o.dropped}"
                 )
                 print(f"    device-minutes with both on: {composition(o)}")
+        # what-if (labelled so): a backend whose legs pass as often as the L3 pass-rate gate asks
+        rate = next(g.target for g in l3.GATES if g.key == "passRate")
+        at_gate = Recorded(rec.durations, {f: rate for f in rec.pass_rate})
+        on, off, o = device_minutes(arrivals, features, at_gate, UNQUEUED, args.seed, stream.contents())
+        print(
+            f"  what-if, legs green at the L3 pass-rate gate ({rate:.0%}, not the history's), unqueued, keyed by "
+            f"content: {on:,.0f} / {off:,.0f} = {on / off:.3f}; reused {o.reused}\n"
+            f"    device-minutes with both on: {composition(o)}"
+        )
         if args.rerun_sample:
             print("\n2. reused vs re-run (real legs, the handler's local cycle):")
             compared, differ = rerun_check(ws, Path(tmp), args.rerun_sample, args.rerun_shards)
