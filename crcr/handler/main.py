@@ -506,18 +506,19 @@ def _variant(src: Path, dest: Path, action: str, sha: str, merged: bool) -> Path
     return dest
 
 
-def run_stream_demo(options: Options, fixture, pr: Planned, backend: str) -> None:
+def run_stream_demo(options: Options, fixture, pr: Planned, backend: str) -> list:
     """Embedded default, after the PR: a stale sync of the PR (at the base) starts, and the PR's
     landing (at the head just tested) supersedes it: the stale run's running leg completes
     `cancelled`, its other legs never start; the landing's legs whose PR run was green are
     reused from the warehouse, not run (handler/stream.py). Legs that were not green would run
-    again on landing: left out here to keep the default's time."""
+    again on landing: left out here to keep the default's time. Returns the two runs' outcomes
+    ([] when skipped)."""
     from crcr.handler.cycle import console
     from crcr.handler.reuse import leg_inputs
 
     if not options.reuse or not re.match(r"^[0-9a-f]{40}", backend):
         console.print(f"stream: skipped (reuse needs the backend at a commit, not {backend!r}, and reuse on)")
-        return
+        return []
     out = options.out / "stream"
     stale = load_plan(
         options, fixture, _variant(fixture.event, out / "stale.json", "synchronize", fixture.base, False)
@@ -552,10 +553,10 @@ def run_stream_demo(options: Options, fixture, pr: Planned, backend: str) -> Non
         for h in made.values():
             h.close()
         console.print("stream: no green PR leg to reuse (no warehouse, or every leg red): skipped")
-        return
+        return []
     from crcr.handler.stream import run_stream
 
-    run_stream(options, [(0.0, stale), (STALE_FOR_S, landing)], lambda p: made[p.dispatch.delivery_id])
+    return run_stream(options, [(0.0, stale), (STALE_FOR_S, landing)], lambda p: made[p.dispatch.delivery_id])
 
 
 def fixture_legs(options: Options, planned: Planned, fixture) -> list:
