@@ -203,6 +203,11 @@ def test_a_stream_skips_and_counts_bad_lines_one_line_each(pr_payload, push_even
         "not JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1)): skipped",
         "PR #7 opened after it closed: skipped",
     ]
+    named = json.dumps({"at": 1, "event": pr_payload, "content": {"core": "3/1/", "suite": "0/"}})
+    bad = json.dumps({"at": 2, "event": pr_payload, "content": {"core": 3}})
+    s = parse_stream([named, bad], "c.jsonl")  # the simulator's content ids (synthetic.py)
+    assert s.contents() == [("3/1/", "0/")]
+    assert s.skipped == ['c.jsonl:2: content: expected {"core": "...", "suite": "..."}: skipped']
     with pytest.raises(ConfigError, match="no dispatch to replay"):
         check_stream(parse_stream([], "e.jsonl"), "e.jsonl")
     with pytest.raises(ConfigError, match="no pull_request events"):

@@ -173,14 +173,16 @@ def _arrivals(n: int, at: float, action: str = "synchronize", labels=()):
     return out
 
 
-def _sim(devices, arrivals, mode="all", **kw):
+def _sim(devices, arrivals, mode="all", contents=None, **kw):
     from crcr.dispatch.gating import parse_gating
     from crcr.dispatch.plan import Feature
     from crcr.warehouse.capacity import Recorded, Settings, replay
 
     rec = Recorded({"f": (3600.0,)}, {"f": 1.0})  # one feature: two 30-minute shards a dispatch
     s = Settings(devices, parse_gating(mode), select_share=None, **kw)
-    return replay(arrivals, [Feature("f", ("configs/f.yaml",))], rec, s, f"capacity/{mode}/D{devices}")
+    return replay(
+        arrivals, [Feature("f", ("configs/f.yaml",))], rec, s, f"capacity/{mode}/D{devices}", contents
+    )
 
 
 def test_the_simulators_l3_figures_are_the_warehouses_on_the_same_legs(wh):
@@ -267,6 +269,12 @@ def test_gating_supersession_and_reuse_in_the_replay():
         _sim(1, [(t, older), (t + 4 * 3600, replace_sha(older, older.sha, "closed"))], reuse=False).reused
         == 0
     )
+    # keyed by content where the stream names it: another commit, same core and suite, reused
+    later = [(t, older), (t + 4 * 3600, replace_sha(older, "e" * 40))]
+    assert _sim(1, later).reused == 0
+    assert _sim(1, later, contents=[("c1", "s1"), ("c1", "s1")]).reused == 2
+    assert _sim(1, later, contents=[("c1", "s1"), ("c2", "s1")]).reused == 0  # a changed core runs
+    assert _sim(1, later, contents=[("c1", "s1"), ("c1", "s2")]).reused == 0  # a changed suite runs
     for bad in ("0", "x", "0-2"):
         with pytest.raises(ConfigError, match="--devices"):
             parse_devices(bad)
