@@ -8,8 +8,10 @@ sibling modules), every config file's content, the change-aware selection, and h
 (runner, smoke slice, -m expression, command template). A changed input is a new key, so
 the leg runs. Keyed on content, not commit ids: a PR that lands unchanged, a ciflow tag push
 and a PR sync of the same head, or a commit that changes neither the core's Python nor the
-leg's test files run the same test on the same core, so they share a key. Inputs we cannot pin (a backend ref that is not a commit, an unresolved core)
-give no key: such a leg always runs. Torch Spyre's tier-delta reuse (downstream-practice.md
+leg's test files run the same tests on the same core, so they share a key (when their
+change-aware selection is the same too). Inputs we cannot pin (a backend ref that is not a
+commit, an unresolved core, an overlay file the checkout lacks) give no key: such a leg
+always runs. Torch Spyre's tier-delta reuse (downstream-practice.md
 §4) skipped configs already covered for a commit the same way.
 """
 
