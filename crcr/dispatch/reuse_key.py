@@ -3,8 +3,8 @@ is reused instead of run again (crcr/handler/reuse.py, crcr/warehouse/reuse.py).
 
 Exact by construction: the backend (its commit, or a content hash of uncommitted edits), the
 resolved core (the base wheel's origin and commit, the overlay's content, what it did not apply,
-the leg's own import check), the suite (the content of the leg's upstream test files and their
-sibling modules), every config file's content, the change-aware selection, and how the leg runs
+the leg's own import check), the suite (the content of the leg's upstream test files, their
+sibling modules and the conftest.py files above them), every config file's content, the change-aware selection, and how the leg runs
 (runner, smoke slice, -m expression, command template). A changed input is a new key, so
 the leg runs. Keyed on content, not commit ids: a PR that lands unchanged, a ciflow tag push
 and a PR sync of the same head, or a commit that changes neither the core's Python nor the

@@ -32,13 +32,17 @@ def _digest(path: Path) -> str:
 
 
 def suite_content(root: Optional[Path], files, missing) -> str:
-    """The leg's upstream suite by content: its test files and the modules beside them (what
-    they may import from their own directory), relative to the checkout; "" = none."""
+    """The leg's upstream suite by content: its test files, the modules beside them (what they
+    may import from their own directory) and every conftest.py above them up to the checkout
+    (pytest loads those), relative to the checkout; "" = none."""
     if root is None or not (files or missing):
         return ""
     h = hashlib.sha256(json.dumps(sorted(missing)).encode())
-    dirs = sorted({Path(f).parent for f in files})
-    seen = sorted({*map(Path, files), *(p for d in dirs for p in d.glob("*.py"))})
+    dirs = {Path(f).parent for f in files}
+    above = {p / "conftest.py" for d in dirs for p in (d, *d.parents) if p.is_relative_to(root)}
+    seen = sorted(
+        {*map(Path, files), *(p for d in dirs for p in d.glob("*.py")), *(c for c in above if c.is_file())}
+    )
     for path in seen:
         h.update(f"\0{path.relative_to(root)}\0{_digest(path)}".encode())
     return h.hexdigest()

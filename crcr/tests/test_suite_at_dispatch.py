@@ -421,7 +421,8 @@ def test_the_reuse_key_reads_content_and_the_legs_own_core(pr_event, tree, tmp_p
     first = key()
     assert first and key("d" * 40) == first  # a commit id alone is not a new key
     assert key(core=exact.with_import_failure("ImportError: no name 'y'")) != first  # the leg's own core
-    for path, text in ((core_file, "x = 2\n"), (test_file, "# edited\n"), (checkout / "test/nn/util.py", "")):
+    edits = ((core_file, "x = 2\n"), (test_file, "# edited\n"), (checkout / "test/nn/util.py", ""))
+    for path, text in (*edits, (checkout / "test" / "conftest.py", "")):
         before = path.read_text() if path.exists() else None
         path.write_text(text)
         assert key() != first, path.name
