@@ -2,11 +2,16 @@
 is reused instead of run again (crcr/handler/reuse.py, crcr/warehouse/reuse.py).
 
 Exact by construction: the backend (its commit, or a content hash of uncommitted edits), the
-resolved core (the base wheel's origin and commit, the overlay's SHA, what it did not apply),
-the suite SHA, every config file's content, the change-aware selection, and how the leg runs
+resolved core (the base wheel's origin and commit, the overlay's content, what it did not apply,
+the leg's own import check), the suite (the content of the leg's upstream test files, their
+sibling modules and the conftest.py files above them), every config file's content, the change-aware selection, and how the leg runs
 (runner, smoke slice, -m expression, command template). A changed input is a new key, so
-the leg runs. Inputs we cannot pin (a backend ref that is not a commit, an unresolved core)
-give no key: such a leg always runs. Torch Spyre's tier-delta reuse (downstream-practice.md
+the leg runs. Keyed on content, not commit ids: a PR that lands unchanged, a ciflow tag push
+and a PR sync of the same head, or a commit that changes neither the core's Python nor the
+leg's test files run the same tests on the same core, so they share a key (when their
+change-aware selection is the same too). Inputs we cannot pin (a backend ref that is not a
+commit, an unresolved core, an overlay file the checkout lacks) give no key: such a leg
+always runs. Torch Spyre's tier-delta reuse (downstream-practice.md
 §4) skipped configs already covered for a commit the same way.
 """
 
@@ -25,7 +30,7 @@ _COMMIT = re.compile(r"^[0-9a-f]{40}(-dirty-[0-9a-f]{12})?$")
 class LegInputs:
     backend: str  # backend_id: a commit, or commit-dirty-<hash of the edits>
     core: str  # the resolved core (core_identity), "" = unknown
-    suite: str  # the upstream SHA the suite is taken at ("" = in-tree suites only)
+    suite: str  # content of the leg's upstream test files ("" = in-tree suites only)
     configs: tuple[tuple[str, str], ...]  # (workspace-relative path, sha256 of its content)
     selection: str  # the selection's JSON ("" = the whole leg)
     settings: str  # runner, smoke slice, -m expression, command template
@@ -38,24 +43,27 @@ class LegInputs:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-def core_identity(exactness, pinned: str, bazel_config: str = "") -> str:
+def core_identity(exactness, pinned: str, bazel_config: str = "", overlay: str = "") -> str:
     """The resolved core a leg runs on: another pinned core (`--config`), else the base wheel
-    plus overlay (crcr/upstream/exactness.py), else the pinned wheel's version; "" when the
-    core is unresolved (we do not know what the leg would run against)."""
+    plus overlay (crcr/upstream/exactness.py; `overlay`: a digest of the Python files it lays
+    over the wheel, crcr/upstream/overlay.py overlay_content), else the pinned wheel's version;
+    "" when the core is unresolved (we do not know what the leg would run against).
+    `exactness` is the leg's own (its test files' import check included), and the dispatched
+    native files it leaves untested are part of it: they decide whether a success stands."""
     if bazel_config:
         return f"config:{bazel_config}"
     if exactness is None:
         return f"pinned:{pinned}" if pinned else ""
     if exactness.state == "unresolved":
         return ""
-    overlay = "" if exactness.no_overlay else exactness.sha
     return json.dumps(
         [
             exactness.state,
             exactness.origin,
             exactness.base,
-            overlay,
+            "" if exactness.no_overlay else overlay,
             list(exactness.native),
             exactness.failed_import,
+            list(exactness.untested),
         ]
     )

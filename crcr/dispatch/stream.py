@@ -1,7 +1,9 @@
 """A stream of dispatches (pure reader): one JSON object a line, `{"at": T, "event": E}`.
 
 T is when the relay dispatched it: epoch seconds or an ISO 8601 time (UTC when no zone);
-E is a repository_dispatch event or its bare client_payload (crcr/dispatch/event.py). The
+E is a repository_dispatch event or its bare client_payload (crcr/dispatch/event.py); an
+optional `"content": {"core": C, "suite": S}` names the commit's core and suite content (the
+synthetic generator's; the simulator's reuse key reads it, else the commit). The
 handler's local stream and `warehouse_tool simulate-stream` read the same file. Bad lines
 never stop a replay: unknown event types, invalid payloads, events out of order and a PR
 opened after it closed are each one line, skipped and counted.
@@ -23,6 +25,7 @@ from crcr.dispatch.event import Dispatch, load_dispatch
 class StreamEvent:
     at: float  # epoch seconds
     dispatch: Dispatch
+    content: Optional[tuple[str, str]] = None  # (core, suite) content ids; None: key by commit
 
 
 @dataclass
@@ -36,6 +39,9 @@ class Stream:
 
     def arrivals(self) -> list[tuple[float, Dispatch]]:
         return [(e.at, e.dispatch) for e in self.events]
+
+    def contents(self) -> list[Optional[tuple[str, str]]]:
+        return [e.content for e in self.events]
 
 
 def parse_time(raw) -> Optional[float]:
@@ -61,6 +67,12 @@ def _one(obj, closed: set[str], last: Optional[float]) -> tuple[Optional[StreamE
     at = parse_time(obj.get("at"))
     if at is None:
         return None, f"at: {str(obj.get('at'))[:40]!r} is not epoch seconds or an ISO time"
+    content = obj.get("content")
+    if content is not None and not (
+        isinstance(content, dict) and all(isinstance(content.get(k), str) for k in ("core", "suite"))
+    ):
+        return None, 'content: expected {"core": "...", "suite": "..."}'
+    content = (content["core"], content["suite"]) if content else None
     if last is not None and at < last:
         return None, "out of order (earlier than the event before)"
     try:
@@ -75,7 +87,7 @@ def _one(obj, closed: set[str], last: Optional[float]) -> tuple[Optional[StreamE
             closed.add(key)
         elif d.action == "reopened":
             closed.discard(key)
-    return StreamEvent(at, d), ""
+    return StreamEvent(at, d, content), ""
 
 
 def parse_stream(lines: Iterable[str], source: str) -> Stream:

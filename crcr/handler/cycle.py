@@ -260,20 +260,21 @@ def run_hooked_leg(
     from crcr.handler.reuse import run_or_reuse
 
     selection, selection_file = hooks.selection_for(leg, how)
+    core = hooks.core_for(leg, runner_of(how))  # its test files' imports, checked before its tests
     return run_or_reuse(
         leg,
         how,
         hooks,
         selection,
-        lambda: _run_hooked(leg, how, hooks, selection, selection_file, devices, stop_at, why),
+        core,  # the reuse key carries the leg's own exactness, as its run would
+        lambda: _run_hooked(leg, how, hooks, selection, selection_file, core, devices, stop_at, why),
     )
 
 
-def _run_hooked(leg, how, hooks, selection, selection_file, devices, stop_at, why) -> LegResult:
+def _run_hooked(leg, how, hooks, selection, selection_file, core, devices, stop_at, why) -> LegResult:
     cut = stop_at is not None and stop_at - time.time() < how.timeout
     if cut:
         how = replace(how, timeout=max(0.01, stop_at - time.time()))
-    core = hooks.core_for(leg, runner_of(how))  # its test files' imports, checked before its tests
     upstream = hooks.upstream_for(leg, core)
     run = lambda h: run_leg(leg, h, upstream, selection_file)  # noqa: E731
     result = run_on_devices(devices, how, run, _say, leg.configs, [upstream.core_note])

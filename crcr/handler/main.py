@@ -24,7 +24,7 @@ from typing import Callable, Mapping, Optional, Sequence
 
 from crcr.callback_client.errors import KNOWN, CallbackRejected, ConfigError, DeliveryPending
 from crcr.dispatch.event import Decision, Dispatch, load_dispatch_text
-from crcr.dispatch.gating import gate
+from crcr.dispatch.gating import gate, nightly_runs
 from crcr.dispatch.plan import (
     Leg,
     auto_shards,
@@ -37,7 +37,7 @@ from crcr.dispatch.plan import (
 )
 from crcr.handler.investigate import Triage
 from crcr.handler.options import LOCAL_REPO, MODES, RELAY_EXTRAS_DOC, SMOKE_SLICES, Options, options_from
-from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run
+from crcr.handler.runner import DEFAULT_TARGET_TEMPLATE, check_runner_can_run, runner_of
 from crcr.handler.upstream_setup import LegHooks, backend_id, open_store, prepare
 from crcr.upstream.gitcmd import check_sha
 from testing.base import flags
@@ -104,7 +104,13 @@ def check_configs(options: Options, legs: Sequence[Leg]) -> None:
 def _parser() -> argparse.ArgumentParser:
     # Paths the user types are read where they stand, under `bazel run` too (testing/base/cliargs.py).
     p = Parser(prog="dispatch_handler", description=__doc__.split("\n\n")[0])
-    p.add_argument("mode", nargs="?", choices=("cycle", "plan", "run-leg"), default="cycle")
+    p.add_argument(
+        "mode",
+        nargs="?",
+        choices=("cycle", "plan", "run-leg", "nightly-gate"),
+        default="cycle",
+        help="nightly-gate: whether the backend's nightly runs under the gating (writes run=true|false)",
+    )
     p.add_argument(
         "--event", type=user_path, help="event JSON (default $GITHUB_EVENT_PATH, else the bundled example)"
     )
@@ -281,6 +287,17 @@ def cmd_plan(planned: Planned, options: Options) -> int:
     return 0
 
 
+def cmd_nightly_gate(options: Options) -> int:
+    """The nightly workflow's first job: the same gating value the dispatches read decides
+    whether the backend's nightly runs (`nightly=off`: one line, run=false, nothing sent)."""
+    decision = nightly_runs(options.gating)
+    print(f"{'run' if decision.run else 'skip'}: {decision.reason}")
+    if options.github_output:
+        with open(options.github_output, "a") as out:
+            out.write(f"run={'true' if decision.run else 'false'}\n")
+    return 0
+
+
 def make_hooks(
     options: Options, planned: Planned, fixture, out: Path, backend: Optional[str] = None
 ) -> LegHooks:
@@ -440,6 +457,8 @@ def parse_options(argv: Optional[Sequence[str]], env: Mapping[str, str]) -> Opti
 
 def run(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] = None) -> int:
     options = parse_options(argv, os.environ if env is None else env)
+    if options.mode == "nightly-gate":
+        return cmd_nightly_gate(options)
     fixture = make_fixture(options) if options.upstream == "fixture" else None
     planned = load_plan(options, fixture)
     check_configs(options, planned.legs)
@@ -487,18 +506,19 @@ def _variant(src: Path, dest: Path, action: str, sha: str, merged: bool) -> Path
     return dest
 
 
-def run_stream_demo(options: Options, fixture, pr: Planned, backend: str) -> None:
+def run_stream_demo(options: Options, fixture, pr: Planned, backend: str) -> list:
     """Embedded default, after the PR: a stale sync of the PR (at the base) starts, and the PR's
     landing (at the head just tested) supersedes it: the stale run's running leg completes
     `cancelled`, its other legs never start; the landing's legs whose PR run was green are
     reused from the warehouse, not run (handler/stream.py). Legs that were not green would run
-    again on landing: left out here to keep the default's time."""
+    again on landing: left out here to keep the default's time. Returns the two runs' outcomes
+    ([] when skipped)."""
     from crcr.handler.cycle import console
     from crcr.handler.reuse import leg_inputs
 
     if not options.reuse or not re.match(r"^[0-9a-f]{40}", backend):
         console.print(f"stream: skipped (reuse needs the backend at a commit, not {backend!r}, and reuse on)")
-        return
+        return []
     out = options.out / "stream"
     stale = load_plan(
         options, fixture, _variant(fixture.event, out / "stale.json", "synchronize", fixture.base, False)
@@ -513,7 +533,14 @@ def run_stream_demo(options: Options, fixture, pr: Planned, backend: str) -> Non
         for leg in fixture_legs(options, landing, fixture)
         if hooks.reuse is not None
         and hooks.reuse.find(
-            leg_inputs(leg, how, hooks, hooks.selection_for(leg, how)[0], hooks.reuse.pinned)
+            leg_inputs(
+                leg,
+                how,
+                hooks,
+                hooks.selection_for(leg, how)[0],
+                hooks.reuse.pinned,
+                hooks.core_for(leg, runner_of(how)),
+            )
         )
     ]
     landing = dataclasses.replace(landing, legs=green)
@@ -526,10 +553,10 @@ def run_stream_demo(options: Options, fixture, pr: Planned, backend: str) -> Non
         for h in made.values():
             h.close()
         console.print("stream: no green PR leg to reuse (no warehouse, or every leg red): skipped")
-        return
+        return []
     from crcr.handler.stream import run_stream
 
-    run_stream(options, [(0.0, stale), (STALE_FOR_S, landing)], lambda p: made[p.dispatch.delivery_id])
+    return run_stream(options, [(0.0, stale), (STALE_FOR_S, landing)], lambda p: made[p.dispatch.delivery_id])
 
 
 def fixture_legs(options: Options, planned: Planned, fixture) -> list:

@@ -68,7 +68,7 @@ EVENTS = ("pull_request", "push", "nightly", "periodic")
 class Options:
     """One run of the handler, as its command line and environment say (built by `options_from`)."""
 
-    mode: str = "cycle"  # cycle | plan | run-leg
+    mode: str = "cycle"  # cycle | plan | run-leg | nightly-gate
     workspace: Path = Path(".")
     event: Optional[Path] = None  # --event, else $GITHUB_EVENT_PATH; None: the fixture's or the example
     upstream: str = "none"  # resolved: root | fetch | fixture | none

@@ -18,7 +18,8 @@ from crcr.callback_client.errors import KNOWN
 from crcr.callback_client.junit import Counts
 from crcr.dispatch.plan import Leg
 from crcr.dispatch.reuse_key import LegInputs, core_identity
-from crcr.handler.runner import LegResult, LegSettings
+from crcr.handler.runner import LegResult, LegSettings, leg_suites
+from crcr.upstream.overlay import overlay_content
 
 REUSE_ENV = "CRCR_REUSE"  # "off": every leg runs (Options.reuse)
 
@@ -30,10 +31,30 @@ def _digest(path: Path) -> str:
         return "missing"
 
 
-def leg_inputs(leg: Leg, how: LegSettings, hooks, selection, pinned: str) -> LegInputs:
-    """Everything the leg's result depends on (crcr/dispatch/reuse_key.py)."""
+def suite_content(root: Optional[Path], files, missing) -> str:
+    """The leg's upstream suite by content: its test files, the modules beside them (what they
+    may import from their own directory) and every conftest.py above them up to the checkout
+    (pytest loads those), relative to the checkout; "" = none."""
+    if root is None or not (files or missing):
+        return ""
+    h = hashlib.sha256(json.dumps(sorted(missing)).encode())
+    dirs = {Path(f).parent for f in files}
+    above = {p / "conftest.py" for d in dirs for p in (d, *d.parents) if p.is_relative_to(root)}
+    seen = sorted(
+        {*map(Path, files), *(p for d in dirs for p in d.glob("*.py")), *(c for c in above if c.is_file())}
+    )
+    for path in seen:
+        h.update(f"\0{path.relative_to(root)}\0{_digest(path)}".encode())
+    return h.hexdigest()
+
+
+def leg_inputs(leg: Leg, how: LegSettings, hooks, selection, pinned: str, core) -> LegInputs:
+    """Everything the leg's result depends on (crcr/dispatch/reuse_key.py); `core`: the leg's own
+    exactness (hooks.core_for: its test files' import check included), not the run's."""
     setup = hooks.setup
-    exactness = setup.exactness_for(leg, how.runner) if setup.root else None
+    exactness = core if setup.root else None
+    overlay = overlay_content(setup.root, setup.delta) if setup.root and exactness else ""
+    suites = leg_suites(leg, how.ws, setup.for_leg(leg)) if setup.root else None
     settings = {
         "runner": how.runner,
         "smoke": how.smoke,
@@ -45,12 +66,19 @@ def leg_inputs(leg: Leg, how: LegSettings, hooks, selection, pinned: str) -> Leg
     }
     return LegInputs(
         backend=hooks.backend,
-        core=core_identity(exactness, pinned, leg.candidate.bazel_config),
-        suite=setup.sha if setup.root else "",
+        core=_core(exactness, pinned, leg, overlay),
+        suite=suite_content(setup.root, suites.upstream, suites.missing) if suites else "",
         configs=tuple((c, _digest(how.ws / c)) for c in leg.configs),
         selection=selection_text(selection),
         settings=json.dumps(settings, sort_keys=True),
     )
+
+
+def _core(exactness, pinned: str, leg: Leg, overlay: str) -> str:
+    """core_identity; "" (no key: the leg runs) when an overlay's files could not be read."""
+    if exactness is not None and not overlay:
+        return ""
+    return core_identity(exactness, pinned, leg.candidate.bazel_config, overlay)
 
 
 def selection_text(selection) -> str:
@@ -108,13 +136,13 @@ class Reuse:
         )
 
 
-def run_or_reuse(leg: Leg, how: LegSettings, hooks, selection, run) -> LegResult:
-    """`run()` the leg unless a green leg with its exact inputs is stored; the result carries
-    its reuse key so a green one can serve later dispatches."""
+def run_or_reuse(leg: Leg, how: LegSettings, hooks, selection, core, run) -> LegResult:
+    """`run()` the leg unless a green leg with its exact inputs is stored (`core`: the leg's own
+    exactness); the result carries its reuse key so a green one can serve later dispatches."""
     reuse: Optional[Reuse] = getattr(hooks, "reuse", None)
     if reuse is None:
         return run()
-    inputs = leg_inputs(leg, how, hooks, selection, reuse.pinned)
+    inputs = leg_inputs(leg, how, hooks, selection, reuse.pinned, core)
     source = reuse.find(inputs)
     if source is not None:
         return reuse.reused_result(inputs.key(), source)

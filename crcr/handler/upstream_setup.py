@@ -477,14 +477,19 @@ class LegHooks:
         self.triage = triage
         self.changes = changes  # the dispatch's diff and change map (None: no selection at all)
         self.attributions: list[Attribution] = []
+        self._cores: dict = {}  # (job, runner) -> the leg's exactness: checked once per leg
 
     def upstream_for(self, leg: Leg, core: Optional[Exactness] = None) -> Upstream:
         return self.setup.for_leg(leg, core)
 
     def core_for(self, leg: Leg, runner: str) -> Optional[Exactness]:
         """The leg's exactness, before any of its tests runs: the run's core, the leg's test files'
-        torch imports executed on it (a failure the overlay causes makes the leg inexact)."""
-        return leg_exactness(self.setup, leg, runner, self.options)
+        torch imports executed on it (a failure the overlay causes makes the leg inexact). Once
+        per leg: the reuse key and the leg's run read the same one."""
+        key = (leg.job_name, runner)
+        if key not in self._cores:
+            self._cores[key] = leg_exactness(self.setup, leg, runner, self.options)
+        return self._cores[key]
 
     def selection_for(self, leg: Leg, how: LegSettings):
         """(Selection, --oot-only file or None) for a leg; (None, None) without selection."""

@@ -203,6 +203,11 @@ def test_a_stream_skips_and_counts_bad_lines_one_line_each(pr_payload, push_even
         "not JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1)): skipped",
         "PR #7 opened after it closed: skipped",
     ]
+    named = json.dumps({"at": 1, "event": pr_payload, "content": {"core": "3/1/", "suite": "0/"}})
+    bad = json.dumps({"at": 2, "event": pr_payload, "content": {"core": 3}})
+    s = parse_stream([named, bad], "c.jsonl")  # the simulator's content ids (synthetic.py)
+    assert s.contents() == [("3/1/", "0/")]
+    assert s.skipped == ['c.jsonl:2: content: expected {"core": "...", "suite": "..."}: skipped']
     with pytest.raises(ConfigError, match="no dispatch to replay"):
         check_stream(parse_stream([], "e.jsonl"), "e.jsonl")
     with pytest.raises(ConfigError, match="no pull_request events"):
@@ -235,6 +240,8 @@ from crcr.upstream.exactness import Exactness  # noqa: E402
 
 
 def test_reuse_key_changes_with_every_input_and_needs_pinned_ones():
+    from dataclasses import replace
+
     exact = Exactness("exact", base="b" * 40, sha="a" * 40, origin="pinned wheel")
     base = LegInputs(
         "c" * 40, core_identity(exact, "2.13.0"), "a" * 40, (("configs/ops.yaml", "1" * 64),), "", "{}"
@@ -246,13 +253,13 @@ def test_reuse_key_changes_with_every_input_and_needs_pinned_ones():
             core=core_identity(Exactness("exact", base="f" * 40, sha="a" * 40), "2.13.0")
         ),  # another base wheel
         dict(core=core_identity(exact, "2.13.0", "torch-2.14.1")),
+        dict(core=core_identity(exact, "2.13.0", overlay="9" * 64)),  # the overlay's content
+        dict(core=core_identity(replace(exact, untested=("aten/x.cpp",)), "2.13.0")),
         dict(suite="9" * 40),
         dict(configs=(("configs/ops.yaml", "2" * 64),)),
         dict(selection='{"tests": ["a"]}'),
         dict(settings='{"smoke": 10}'),
     ]
-    from dataclasses import replace
-
     keys = {base.key()} | {replace(base, **c).key() for c in changed}
     assert None not in keys and len(keys) == len(changed) + 1
     assert replace(base).key() == base.key()  # equal inputs, equal key
@@ -260,3 +267,5 @@ def test_reuse_key_changes_with_every_input_and_needs_pinned_ones():
     assert core_identity(Exactness("unresolved", reason="no history"), "2.13.0") == ""
     assert replace(base, core="").key() is None
     assert core_identity(None, "2.13.0") == "pinned:2.13.0"
+    # content, not commit ids: the same base wheel and overlay content at another commit
+    assert core_identity(replace(exact, sha="e" * 40), "2.13.0") == core_identity(exact, "2.13.0")

@@ -590,3 +590,53 @@ def test_the_reuse_key_reads_the_selected_tests_not_their_count():
     b = Selection("ops", False, 10, 5.0, frozenset({"t::b"}))
     assert a.as_json() == b.as_json()  # the same count: the summary cannot tell them apart
     assert selection_text(a) != selection_text(b) and selection_text(None) == ""
+
+
+STREAM_DEMO_LEG = """
+import pathlib, sys, time
+if pathlib.Path(sys.argv[2]).exists():
+    time.sleep(60)  # the stale sync's legs: still running when the landing supersedes them
+pathlib.Path(sys.argv[1]).write_text("<testsuites><testsuite><testcase name='a'/></testsuite></testsuites>")
+"""
+
+
+def test_the_embedded_default_shows_a_superseded_pr_run_and_a_reused_leg(ws, tmp_path, monkeypatch):
+    """The main command's embedded default after its PR (handler.run_stream_demo), on a git
+    workspace and the generated upstream fixture with stand-in legs: the stale sync's running
+    leg completes `cancelled` and its next leg never starts; the landing's legs are reused
+    from the PR run's green legs, none run again. The core's import checks (a torch import
+    each, test_core_import's concern) are taken as passing to keep this quick."""
+    import subprocess
+
+    from crcr.handler import core_import
+
+    monkeypatch.setattr(core_import, "import_error", lambda *a, **k: "")
+    monkeypatch.setattr(core_import, "leg_import_error", lambda *a, **k: "")
+
+    from crcr.handler.cycle import run_cycle
+    from crcr.handler.stream import superseded
+    from crcr.handler.upstream_setup import backend_id
+
+    ident = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
+    git_env = {"PATH": "/usr/bin:/bin", "GIT_COMMITTER_EMAIL": "t@t", "HOME": str(tmp_path), **ident}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "backend"]):
+        subprocess.run(["git", *args], cwd=ws, env=git_env, check=True)
+    script, slow = tmp_path / "leg.py", tmp_path / "slow"
+    script.write_text(STREAM_DEMO_LEG)
+    argv = ["--workspace", str(ws), "--out", str(tmp_path / "out"), "--runner", "pytest"]
+    argv += ["--upstream", "fixture", "--warehouse", str(tmp_path / "wh")]
+    argv += ["--test-command", f"{{python}} {script} {{junit}} {slow}"]
+    options = handler.parse_options(argv, {"CRCR_STATE_DIR": str(tmp_path / "state")})
+    fixture = handler.make_fixture(options)
+    pr, backend = handler.load_plan(options, fixture), backend_id(ws, "HEAD")
+    hooks = handler.make_hooks(options, pr, fixture, options.out, backend)
+    try:  # the PR run: its fixture legs green, recorded with their reuse keys
+        assert run_cycle(options, pr.dispatch, handler.fixture_legs(options, pr, fixture), hooks) == 0
+    finally:
+        hooks.close()
+    slow.write_text("")
+    stale, landing = handler.run_stream_demo(options, fixture, pr, backend)
+    assert superseded([stale, landing]) is stale
+    assert [r.conclusion for r in stale.results.values()] == ["cancelled"] and len(stale.never_started) >= 1
+    assert landing.results and all(r.reused_from for r in landing.results.values())
+    assert {r.conclusion for r in landing.results.values()} == {"success"}

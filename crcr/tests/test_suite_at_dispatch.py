@@ -390,3 +390,43 @@ def test_the_test_files_import_check_runs_before_the_tests_and_names_the_import(
     assert details["exactness"]["failed_import"].startswith(f"test_flat.py: {needs}: ImportError")
     assert details["notes"][0] == details["exactness"]["line"] and needs in details["notes"][0]
     assert f"  {details['exactness']['line']}\n" in said
+
+
+def test_the_reuse_key_reads_content_and_the_legs_own_core(pr_event, tree, tmp_path):
+    """Keyed on content (crcr/handler/reuse.py): another commit with the same core Python and
+    test files shares the key; a changed core file, test file or sibling module, or the leg's
+    own import check failing on the overlay, is a new key (the leg runs again)."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from crcr.handler.reuse import leg_inputs
+    from crcr.handler.upstream_setup import UpstreamSetup
+    from crcr.upstream.exactness import Exactness
+    from crcr.upstream.overlay import CoreDelta
+
+    ws, checkout, extra = tree
+    leg = legs_of(pr_event, ws, extra)["upstream-nn"]
+    (checkout / "torch").mkdir()
+    core_file, test_file = checkout / "torch" / "core.py", checkout / "test" / "nn" / "test_flat.py"
+    core_file.write_text("x = 1\n")
+    exact = Exactness("exact", base="b" * 40, origin="nightly 2.13.0.dev")
+    how = LegSettings(ws, tmp_path / "out", "pytest", {})
+
+    def key(sha="a" * 40, core=exact):
+        delta = CoreDelta("b" * 40, sha, (("M", "torch/core.py"),), ())
+        setup = UpstreamSetup("root", "", sha, root=checkout, delta=delta, exactness=replace(exact, sha=sha))
+        hooks = SimpleNamespace(setup=setup, backend="c" * 40)
+        return leg_inputs(leg, how, hooks, None, "2.13.0", replace(core, sha=sha)).key()
+
+    first = key()
+    assert first and key("d" * 40) == first  # a commit id alone is not a new key
+    assert key(core=exact.with_import_failure("ImportError: no name 'y'")) != first  # the leg's own core
+    edits = ((core_file, "x = 2\n"), (test_file, "# edited\n"), (checkout / "test/nn/util.py", ""))
+    for path, text in (*edits, (checkout / "test" / "conftest.py", "")):
+        before = path.read_text() if path.exists() else None
+        path.write_text(text)
+        assert key() != first, path.name
+        path.unlink() if before is None else path.write_text(before)
+    assert key() == first
+    core_file.unlink()  # a changed core file the checkout lacks: no content, no key
+    assert key() is None

@@ -144,6 +144,29 @@ def test_gating_is_one_variable_the_plan_reads_before_any_callback():
     assert steps[plan]["run"] == "bazel-bin/crcr/dispatch_handler plan" and plan < first_callback
 
 
+def test_nightly_off_is_read_by_the_nightly_workflow_through_the_handler(tmp_path):
+    """`nightly=off` in the same repository variable: the nightly's first job asks the handler
+    (the gating parser the plan uses), and every other job needs its run=true; the handler's
+    answer for on, off and a bad value."""
+    jobs = load(NIGHTLY)["jobs"]
+    step = next(s for s in jobs["gate"]["steps"] if s.get("id") == "gate")
+    assert step["env"]["CRCR_GATING"] == "${{ vars.CRCR_GATING }}"
+    assert step["run"].strip().endswith("bazel-bin/crcr/dispatch_handler nightly-gate")
+    assert jobs["gate"]["outputs"]["run"] == "${{ steps.gate.outputs.run }}"
+    for name, job in jobs.items():
+        if name != "gate":
+            assert (job["needs"], job["if"]) == ("gate", "needs.gate.outputs.run == 'true'"), name
+    from crcr.callback_client.errors import ConfigError
+    from crcr.handler import main as handler
+
+    for gating, run in (("", "true"), ("merged-only push=off", "true"), ("all,nightly=off", "false")):
+        out = tmp_path / f"out-{run}-{len(gating)}"
+        env = {"CRCR_GATING": gating, "GITHUB_OUTPUT": str(out), "CRCR_STATE_DIR": str(tmp_path / "state")}
+        assert handler.run(["nightly-gate"], env) == 0 and out.read_text() == f"run={run}\n"
+    with pytest.raises(ConfigError, match="nightly=maybe"):
+        handler.run(["nightly-gate"], {"CRCR_GATING": "all nightly=maybe"})
+
+
 def test_a_superseded_run_completes_each_started_leg_as_cancelled():
     """A newer dispatch of the same PR cancels the older run (one concurrency group per PR);
     a leg that sent in_progress still sends its completed from its own job: the step runs on

@@ -174,6 +174,23 @@ def overlay_key(torch_dir: Path, checkout: Path, delta: CoreDelta) -> str:
     return h.hexdigest()[:32]
 
 
+def overlay_content(checkout: Path, delta: Optional[CoreDelta]) -> str:
+    """What the overlay lays over its base wheel, by content alone (the reuse key's core): two
+    commits whose Python core files are the same over the same wheel give the same digest.
+    "" when a changed file cannot be read."""
+    if delta is None:
+        return "none"
+    h = hashlib.sha256()
+    for status, path in sorted(delta.python):
+        h.update(f"{status}\0{path}\0".encode())
+        if status != "D":
+            try:
+                h.update(hashlib.sha256((checkout / path).read_bytes()).digest())
+            except OSError:
+                return ""  # the checkout lacks it: content unknown (the leg gets no reuse key)
+    return h.hexdigest()
+
+
 @contextlib.contextmanager
 def lock(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,8 @@ first out for the earliest free device; a leg takes a duration drawn from the re
 of its feature (`Recorded`), cut to the change-aware selection's budget on the events the
 selection narrows (synthetic and webhook events carry no diff, so the budget's share stands
 in for the selection), and ends as the recorded pass rate says, decided by its reuse key so
-equal inputs give equal results. A newer dispatch of the same group cancels the older run's
+equal inputs give equal results. The key's core and suite are the commit's content where the
+stream names it (the synthetic stream does), else the commit itself. A newer dispatch of the same group cancels the older run's
 running legs (recorded `cancelled`) and drops its queued ones; a leg whose key a green leg
 that already finished holds is reused (one look-up's `REUSE_OVERHEAD_S` on a device).
 The legs are written, marked simulated, into a scratch warehouse and judged by the
@@ -99,6 +100,9 @@ class Outcome:
     device_s: float = 0.0
     saved_s: float = 0.0
 
+    def last_finish(self) -> float:
+        return max((leg.finished_at for leg in self.legs), default=0.0)
+
 
 @dataclass(frozen=True)
 class _Leg:
@@ -111,16 +115,18 @@ class _Leg:
     cut: Optional[float]
 
 
-def _plan(i, at, d: Dispatch, s: Settings, features, rec: Recorded, rng, cut, configs) -> list[_Leg]:
+def _plan(i, at, d: Dispatch, s: Settings, features, rec: Recorded, rng, cut, configs, content) -> list[_Leg]:
     legs = plan_legs(plan_candidates(d), features, auto_shards(features, 0))
     narrowed = s.select_share is not None and d.event_type in s.select_on
+    # the key's core and suite: their content when the stream names it, else the commit
+    core, suite = (f"content:{content[0]}", content[1]) if content else (f"overlay:{d.sha}", d.sha)
     out = []
     for leg in legs:
         seconds = rec.duration(leg.feature, rng) / leg.shard_total * (s.select_share if narrowed else 1.0)
         inputs = LegInputs(
             SIM_BACKEND,
-            f"overlay:{d.sha}",
-            d.sha,
+            core,
+            suite,
             configs[leg.feature],
             f"budget {s.select_share}" if narrowed else "",
             f"{leg.feature} {leg.shard_index}/{leg.shard_total}",
@@ -135,8 +141,11 @@ def replay(
     rec: Recorded,
     s: Settings,
     repo: str,
+    contents: Optional[Sequence[Optional[tuple[str, str]]]] = None,
 ) -> Outcome:
-    """Every arrival through gating, planner, supersession and reuse, onto `s.devices` devices."""
+    """Every arrival through gating, planner, supersession and reuse, onto `s.devices` devices;
+    `contents`: each arrival's (core, suite) content ids (crcr/dispatch/stream.py), else
+    legs are keyed by commit."""
     if s.devices < 1:
         raise ConfigError("devices: D must be at least 1")
     rng = random.Random(s.seed)
@@ -147,7 +156,7 @@ def replay(
         if not gate(d, s.gating).run:
             out.gated_out += 1
             continue
-        queue += _plan(i, at, d, s, features, rec, rng, cuts[i], configs)
+        queue += _plan(i, at, d, s, features, rec, rng, cuts[i], configs, contents[i] if contents else None)
     free = [0.0] * s.devices  # when each device is next free (a heap)
     greens: dict[str, tuple[float, str]] = {}  # key -> (finished, source leg key)
     first_start: dict[int, float] = {}
@@ -233,15 +242,20 @@ class Judged:
         }
 
 
-def judge(wh, outcomes: Sequence[tuple[str, Outcome]], now: float) -> list[Judged]:
-    """Write every replay's legs (its own repo name) and judge them with the warehouse's L3 code."""
+def judge(wh, outcomes: Sequence[tuple[str, Outcome]], now: Optional[float] = None) -> list[Judged]:
+    """Write every replay's legs (its own repo name) and judge them with the warehouse's L3 code,
+    each as of its own last finish (or `now`): a small pool's backlog can end weeks after a large
+    pool's replay, and one shared "now" would leave the large pools' legs outside the L3 window."""
     from crcr.warehouse.ingest import ingest_bulk
 
     ingest_bulk(wh, [leg for _, o in outcomes for leg in o.legs])
-    metrics = queries.l3_metrics(wh, now, l3.PROMOTION_WINDOW_DAYS, simulated=True)
+    metrics: dict[float, dict] = {}
     out = []
     for repo, o in outcomes:
-        m = metrics.get(repo)
+        at = now if now is not None else o.last_finish() + 1
+        if at not in metrics:
+            metrics[at] = queries.l3_metrics(wh, at, l3.PROMOTION_WINDOW_DAYS, simulated=True)
+        m = metrics[at].get(repo)
         out.append(
             Judged(
                 repo,
@@ -275,17 +289,21 @@ def parse_devices(raw: str) -> list[int]:
 
 
 def capacity(
-    wh, arrivals, features, rec: Recorded, modes: Sequence[Gating], devices: Sequence[int], **settings
+    wh,
+    arrivals,
+    features,
+    rec: Recorded,
+    modes: Sequence[Gating],
+    devices: Sequence[int],
+    contents=None,
+    **settings,
 ) -> list[Judged]:
     """Every mode x D replayed and judged in `wh` (a scratch warehouse); rows ordered mode, D."""
     outcomes = []
     for g in modes:
         for n in devices:
-            s = Settings(n, g, **settings)
-            outcomes.append(
-                (f"capacity/{g.mode}/D{n}", replay(arrivals, features, rec, s, f"capacity/{g.mode}/D{n}"))
-            )
-    ends = [leg.finished_at for _, o in outcomes for leg in o.legs]
-    if not ends:
+            s, repo = Settings(n, g, **settings), f"capacity/{g.mode}/D{n}"
+            outcomes.append((repo, replay(arrivals, features, rec, s, repo, contents)))
+    if not any(o.legs for _, o in outcomes):
         raise ConfigError("no leg to judge: every dispatch was gated out")
-    return judge(wh, outcomes, max(ends) + 1)
+    return judge(wh, outcomes)

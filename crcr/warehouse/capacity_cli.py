@@ -56,6 +56,7 @@ def cmd_simulate_stream(wh, args, now: float, ws: Path) -> int:
                 rec,
                 modes,
                 devices,
+                stream.contents(),
                 reuse=not args.no_reuse,
                 supersede=not args.no_supersede,
                 seed=args.seed,

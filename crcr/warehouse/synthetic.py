@@ -12,6 +12,16 @@ as our assumption:
 - labels: 10 % of PRs carry the gating label (assumption; the reference repo's
   `ciflow/crcr/...` label is opt-in, downstream-practice.md §2).
 Nightlies are not dispatches (the backend's own cron; crcr-nightly.yml) and are left out.
+
+Each line also carries `content`: what the commit's core and suite are, as opaque ids, for the
+simulator's content reuse key (crcr/dispatch/reuse_key.py; a webhook stream has none, and
+its legs are keyed by commit). Drawn from its own seeded generator (the events stay those of
+the same seed without it), under these assumptions:
+- a PR's commits change the core's Python (`torch/**.py`) with probability 0.6 each, its
+  test files with 0.1; a later commit that changes neither keeps the PR's content;
+- a sync rebases onto main's tip with probability 0.3 (main's core since then comes in);
+- the base wheel is the nightly of the day the commit's base was taken (main's commits: their
+  own day); a landed PR moves main's core (suite) when its content changed it.
 """
 
 from __future__ import annotations
@@ -39,11 +49,16 @@ class Rates:
     land_share: float = 0.6
     label_share: float = 0.1
     label: str = DEFAULT_LABEL
+    core_share: float = 0.6  # a PR commit changes the core's Python
+    suite_share: float = 0.1  # ... the suite's test files
+    rebase_share: float = 0.3  # a sync rebases onto main's tip
 
     def describe(self) -> str:
         return (
             f"{self.prs_weekday:g} PRs a weekday, {self.prs_weekend:g} a weekend day, {self.mean_syncs:g} syncs "
-            f"each, {self.land_share:.0%} land, {self.label_share:.0%} labelled {self.label} (crcr/warehouse/synthetic.py)"
+            f"each, {self.land_share:.0%} land, {self.label_share:.0%} labelled {self.label}; commits change the core "
+            f"{self.core_share:.0%}, the suite {self.suite_share:.0%}, syncs rebase {self.rebase_share:.0%} "
+            "(crcr/warehouse/synthetic.py)"
         )
 
 
@@ -108,7 +123,41 @@ def generate(days: int, start: float, seed: int = 0, rates: Rates = Rates()) -> 
             if lands:
                 events.append((at + 60, _push_payload(push_t, _sha("main", seed, n), sha, n)))
     events.sort(key=lambda e: e[0])
-    return [json.dumps({"at": round(at, 3), "event": cp}) for at, cp in events]
+    contents = _contents(events, random.Random(f"content-{seed}"), rates)
+    return [
+        json.dumps({"at": round(at, 3), "event": cp, "content": c}) for (at, cp), c in zip(events, contents)
+    ]
+
+
+def _contents(events: list[tuple[float, dict]], rng: random.Random, rates: Rates) -> list[dict]:
+    """Each event's core and suite content ids, in arrival order (the module's assumptions)."""
+    main = {"core": 0, "suite": 0}
+    prs: dict[int, dict] = {}
+    fresh = iter(range(1, 1 << 62))
+    out = []
+    for at, cp in events:
+        p, day = cp["payload"], int(at // DAY)
+        if cp["event_type"] == "push":
+            out.append({"core": f"{day}/{main['core']}/", "suite": f"{main['suite']}/"})
+            continue
+        pr = prs.setdefault(p["number"], {"own_core": "", "own_suite": ""})
+        if p["action"] == "opened" or (p["action"] == "synchronize" and rng.random() < rates.rebase_share):
+            pr.update(day=day, core=main["core"], suite=main["suite"])
+        if p["action"] in ("opened", "synchronize"):
+            if rng.random() < rates.core_share:
+                pr["own_core"] = str(next(fresh))
+            if rng.random() < rates.suite_share:
+                pr["own_suite"] = str(next(fresh))
+        elif p["pull_request"]["merged"]:  # landed: main's next commit carries its changes
+            main["core"] += bool(pr["own_core"])
+            main["suite"] += bool(pr["own_suite"])
+        out.append(
+            {
+                "core": f"{pr['day']}/{pr['core']}/{pr['own_core']}",
+                "suite": f"{pr['suite']}/{pr['own_suite']}",
+            }
+        )
+    return out
 
 
 def _poisson(rng: random.Random, mean: float) -> int:

@@ -1,7 +1,7 @@
 """Stream bench (issue 43): what reuse and supersession save, whether a reused result is the
 one a re-run gives, and how many devices each gating mode needs for L3, in one run.
 
-    tools/bazel run //tools/bench:stream_bench [-- --days 14 --devices 1-16 --rerun-sample 3]
+    tools/bazel run //tools/bench:stream_bench [-- --days 14 --devices 1-16 --rerun-sample 10]
 
 1. Device-minutes: the default synthetic stream (crcr/warehouse/synthetic.py; at least 200
    dispatches) over the embedded fixture's features (configs/ and the generated upstream's
@@ -33,8 +33,17 @@ from crcr.dispatch.gating import MODES, parse_gating
 from crcr.dispatch.plan import discover_features
 from crcr.dispatch.stream import parse_stream
 from crcr.upstream.fixture import CONFIGS as FIXTURE_CONFIGS
+from crcr.warehouse import l3
 from crcr.warehouse.backends import open_warehouse
-from crcr.warehouse.capacity import Settings, capacity, parse_devices, recorded_timings, replay, smallest
+from crcr.warehouse.capacity import (
+    Recorded,
+    Settings,
+    capacity,
+    parse_devices,
+    recorded_timings,
+    replay,
+    smallest,
+)
 from crcr.warehouse.capacity_cli import print_table
 from crcr.warehouse.simulate import write_history
 from crcr.warehouse.synthetic import DAY, Rates, generate
@@ -53,26 +62,43 @@ def _args(argv=None) -> argparse.Namespace:
     p.add_argument(
         "--rerun-sample",
         type=non_negative_int,
-        default=3,
+        default=10,
         help="reused legs compared with a re-run (0: skip)",
+    )
+    p.add_argument(
+        "--rerun-shards",
+        type=positive_int,
+        default=4,
+        help="legs per feature in the re-run check's cycles (enough green legs for the sample)",
     )
     return p.parse_args(argv)
 
 
-def device_minutes(arrivals, features, rec, devices: int, seed: int) -> tuple[float, float, object]:
-    on = replay(arrivals, features, rec, Settings(devices, seed=seed), "bench/on")
+def device_minutes(arrivals, features, rec, devices: int, seed: int, contents) -> tuple[float, float, object]:
+    """(both on, both off, the on replay); `contents` None: the reuse key reads commits, not content."""
+    on = replay(arrivals, features, rec, Settings(devices, seed=seed), "bench/on", contents)
     off = replay(
         arrivals, features, rec, Settings(devices, supersede=False, reuse=False, seed=seed), "bench/off"
     )
     return on.device_s / 60, off.device_s / 60, on
 
 
-def rerun_check(ws: Path, tmp: Path, sample: int) -> tuple[int, int]:
+def composition(o) -> str:
+    """Where the device-minutes went (the reference for what dominates): by event kind and end."""
+    by: dict[str, float] = {}
+    for leg in o.legs:
+        kind = "reused" if leg.reused_from else f"{leg.event_type} {leg.conclusion}"
+        by[kind] = by.get(kind, 0.0) + (leg.execution_time or 0.0)
+    total = sum(by.values()) or 1.0
+    return ", ".join(f"{k} {v / total:.0%}" for k, v in sorted(by.items(), key=lambda x: -x[1]))
+
+
+def rerun_check(ws: Path, tmp: Path, sample: int, shards: int) -> tuple[int, int]:
     """(legs compared, legs whose reused result differs from the re-run's)."""
     wh = tmp / "rerun-warehouse"
     env = {**os.environ, "CRCR_STATE_DIR": str(tmp / "state"), "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
     base = [sys.executable, "-m", "crcr.handler.main", "--workspace", str(ws), "--upstream", "none"]
-    base += ["--runner", "pytest", "--warehouse", str(wh)]
+    base += ["--runner", "pytest", "--warehouse", str(wh), "--shards", str(shards)]
     rows = {}
     for name, more in (("record", []), ("reuse", []), ("rerun", ["--no-reuse"])):
         out = tmp / f"out-{name}"
@@ -130,6 +156,7 @@ def main(argv=None) -> int:
                 rec,
                 [parse_gating(m) for m in MODES],
                 parse_devices(args.devices),
+                stream.contents(),
             )
         finally:
             scratch.close()
@@ -145,14 +172,26 @@ def main(argv=None) -> int:
         ):
             if not d:
                 continue
-            on, off, o = device_minutes(arrivals, features, rec, d, args.seed)
-            print(
-                f"  {label}: {on:,.0f} / {off:,.0f} device-minutes = {on / off:.3f} (goal <= 0.5); "
-                f"legs run {o.ran}, reused {o.reused}, cancelled {o.cancelled}, never started {o.dropped}"
-            )
+            for keyed, contents in (("content", stream.contents()), ("commit", None)):
+                on, off, o = device_minutes(arrivals, features, rec, d, args.seed, contents)
+                print(
+                    f"  {label}, keyed by {keyed}: {on:,.0f} / {off:,.0f} device-minutes = {on / off:.3f} "
+                    f"(goal <= 0.5); legs run {o.ran}, reused {o.reused}, cancelled {o.cancelled}, "
+                    f"never started {o.dropped}"
+                )
+                print(f"    device-minutes with both on: {composition(o)}")
+        # what-if (labelled so): a backend whose legs pass as often as the L3 pass-rate gate asks
+        rate = next(g.target for g in l3.GATES if g.key == "passRate")
+        at_gate = Recorded(rec.durations, {f: rate for f in rec.pass_rate})
+        on, off, o = device_minutes(arrivals, features, at_gate, UNQUEUED, args.seed, stream.contents())
+        print(
+            f"  what-if, legs green at the L3 pass-rate gate ({rate:.0%}, not the history's), unqueued, keyed by "
+            f"content: {on:,.0f} / {off:,.0f} = {on / off:.3f}; reused {o.reused}\n"
+            f"    device-minutes with both on: {composition(o)}"
+        )
         if args.rerun_sample:
             print("\n2. reused vs re-run (real legs, the handler's local cycle):")
-            compared, differ = rerun_check(ws, Path(tmp), args.rerun_sample)
+            compared, differ = rerun_check(ws, Path(tmp), args.rerun_sample, args.rerun_shards)
             print(f"  {compared} reused legs re-run: {differ} differ (goal 0)")
     return 0
 

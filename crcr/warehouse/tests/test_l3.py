@@ -173,14 +173,16 @@ def _arrivals(n: int, at: float, action: str = "synchronize", labels=()):
     return out
 
 
-def _sim(devices, arrivals, mode="all", **kw):
+def _sim(devices, arrivals, mode="all", contents=None, **kw):
     from crcr.dispatch.gating import parse_gating
     from crcr.dispatch.plan import Feature
     from crcr.warehouse.capacity import Recorded, Settings, replay
 
     rec = Recorded({"f": (3600.0,)}, {"f": 1.0})  # one feature: two 30-minute shards a dispatch
     s = Settings(devices, parse_gating(mode), select_share=None, **kw)
-    return replay(arrivals, [Feature("f", ("configs/f.yaml",))], rec, s, f"capacity/{mode}/D{devices}")
+    return replay(
+        arrivals, [Feature("f", ("configs/f.yaml",))], rec, s, f"capacity/{mode}/D{devices}", contents
+    )
 
 
 def test_the_simulators_l3_figures_are_the_warehouses_on_the_same_legs(wh):
@@ -228,6 +230,27 @@ def test_the_smallest_pool_that_meets_every_capacity_gate(wh):
     assert smallest(judged).outcome.settings.devices == 3
 
 
+def test_each_pool_is_judged_as_of_its_own_last_finish(wh):
+    """One device's backlog of 340 dispatches ends 14 days after a large pool's: judged at one
+    shared time, the large pool's legs would fall outside the L3 window (no data)."""
+    from crcr.dispatch.gating import parse_gating
+    from crcr.dispatch.plan import Feature
+    from crcr.warehouse.capacity import Recorded, capacity
+
+    rec = Recorded({"f": (3600.0,)}, {"f": 1.0})
+    one, many = capacity(
+        wh,
+        _arrivals(340, NOW - DAY),
+        [Feature("f", ("configs/f.yaml",))],
+        rec,
+        [parse_gating("all")],
+        [1, 1000],
+        select_share=None,
+    )
+    assert one.outcome.last_finish() - many.outcome.last_finish() > l3.PROMOTION_WINDOW_DAYS * DAY
+    assert not one.met() and many.metrics is not None and many.met()
+
+
 def test_gating_supersession_and_reuse_in_the_replay():
     from crcr.callback_client.errors import ConfigError
     from crcr.warehouse.capacity import parse_devices
@@ -246,6 +269,12 @@ def test_gating_supersession_and_reuse_in_the_replay():
         _sim(1, [(t, older), (t + 4 * 3600, replace_sha(older, older.sha, "closed"))], reuse=False).reused
         == 0
     )
+    # keyed by content where the stream names it: another commit, same core and suite, reused
+    later = [(t, older), (t + 4 * 3600, replace_sha(older, "e" * 40))]
+    assert _sim(1, later).reused == 0
+    assert _sim(1, later, contents=[("c1", "s1"), ("c1", "s1")]).reused == 2
+    assert _sim(1, later, contents=[("c1", "s1"), ("c2", "s1")]).reused == 0  # a changed core runs
+    assert _sim(1, later, contents=[("c1", "s1"), ("c1", "s2")]).reused == 0  # a changed suite runs
     for bad in ("0", "x", "0-2"):
         with pytest.raises(ConfigError, match="--devices"):
             parse_devices(bad)
