@@ -19,7 +19,8 @@ every insert. `DERIVED` tables are written by materialized views on each insert 
 `results` (both engines run them as part of the insert): `rare_results`, the results with
 a rare outcome (bad, or passed though configured to fail), where the per-test panels find
 and name their tests instead of scanning every outcome; `op_cells`, the heat map's tally
-per leg, op and dtype.
+per leg, op and dtype; `device_cells` (schema 6), the device-health panel's tally per leg
+and card.
 
 Atomic per leg without transactions: a leg's test rows are inserted first under a fresh
 `ingest_id`, its `legs` row last. Readers see only ingests named by a `legs` row, and of
@@ -33,9 +34,10 @@ from dataclasses import dataclass
 
 from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
 
-SCHEMA_VERSION = 5  # 1: string ingest ids, string outcomes, results ordered by test id; 2: no rare_results;
+SCHEMA_VERSION = 6  # 1: string ingest ids, string outcomes, results ordered by test id; 2: no rare_results;
 # 3: no status, queue_time, execution_time, leg_seconds on legs (completed legs only, queue derived from stamps);
-# 4: no device on legs and results, no reuse_key, reused_from on legs (no leg was reused)
+# 4: no device on legs and results, no reuse_key, reused_from on legs (no leg was reused);
+# 5: no device_cells (a derived table: created and filled from results when opened)
 OUTCOME_CODES = {o.value: i + 1 for i, o in enumerate(Outcome)}  # toUInt8(outcome) in SQL
 OUTCOME_TYPE = "Enum8(" + ", ".join(f"'{v}' = {code}" for v, code in OUTCOME_CODES.items()) + ")"
 
@@ -211,6 +213,20 @@ DERIVED = (
         "(ingest_id, op, dtype)",
         f"""SELECT ingest_id, op, dtype, countIf(outcome IN {_in(PASSING)}) AS passed,
         countIf(outcome IN {_in(FAILING)}) AS failed FROM {{db}}.results WHERE op != '' GROUP BY ingest_id, op, dtype""",
+    ),
+    # Schema 6 (issue 41): the device-health panel's tally per leg and card (a few rows a leg,
+    # where the failures by device would otherwise scan every result's outcome and device).
+    Derived(
+        "device_cells",
+        (
+            ("ingest_id", "UInt64"),
+            ("device", "String"),
+            ("tests", "UInt64"),
+            ("failed", "UInt64"),
+        ),
+        "(ingest_id, device)",
+        f"""SELECT ingest_id, device, count() AS tests, countIf(outcome IN {_in(FAILING)}) AS failed
+        FROM {{db}}.results GROUP BY ingest_id, device""",
     ),
 )
 

@@ -20,6 +20,7 @@ COMMITS, FEATURES = 3, ("ops", "more")
 CELLS = [("add", "float32"), ("add", "float16"), ("mul", "float32"), ("mul", "float16"), ("div", "float32")]
 
 
+CARD = "spyre:1"  # the red leg's card (issue 41's device-health panel)
 CULPRIT = "9" * 40
 # what the handler stores for a red leg (crcr/upstream/bisect.py's JSON; a relay-kept verdict)
 VERDICT = {"schema_version": 1, "category": "upstream", "confidence": "high", "summary": "div broke"}
@@ -56,6 +57,7 @@ def history_dir(tmp_path):
                         conclusion="failure" if red else "success",
                         triage_verdict=VERDICT if red else None,
                         bisection=BISECTION if red else None,
+                        device=CARD if red else "",
                     ),
                 )
     return tmp_path / "wh"
@@ -93,6 +95,7 @@ def expected_charts():
     return [
         {"chart": "chart-pass-rate", "expected": COMMITS * len(FEATURES), "drawn": COMMITS * len(FEATURES)},
         {"chart": "chart-heatmap", "expected": len(CELLS), "drawn": len(CELLS)},
+        {"chart": "chart-devices", "expected": 2, "drawn": 2},  # the card and the unpinned legs, one day
     ]
 
 
@@ -106,6 +109,8 @@ def test_page_file_in_chromium(history_dir, tmp_path):
         sections = loaded.page.eval_on_selector_all("section", "s => s.map(x => x.id)")
         assert sections == ["story"] + [f"panel-{p.key}" for p in PANELS]
         check_first_screen(loaded)
+        worst = loaded.page.inner_text("#panel-devices tr:nth-child(2)")  # the first row under the head
+        assert CARD in worst and "✗ 1 of 5 failed (20.0%)" in worst, worst
         failing = loaded.page.inner_text("#panel-failing")
         assert "failed: ★ new in scope" in failing and failing.count("new in scope") == 1
         assert loaded.page.locator("button.sq.new").count() == 1  # test-more's square
