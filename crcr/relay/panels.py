@@ -330,13 +330,16 @@ def device_panel(wh: Backend, ctx: PageContext) -> str:
         bad = failed or infra
         rows.append(
             [
-                f"<code>{esc(_device_name(dev))}</code>" + (f" {SIM}" if any(d.simulated for d in ds) else ""),
+                f"<code>{esc(_device_name(dev))}</code>"
+                + (f" {SIM}" if any(d.simulated for d in ds) else ""),
                 esc(f"{len(ds)} day(s), {sum(d.legs for d in ds)} leg(s)"),
                 f'<span class="{"bad" if bad else "ok"}">{"✗" if bad else "✓"} '
                 + esc(f"{failed} of {tests} failed ({_share(ds):.1%})")
                 + "</span>",
                 esc(f"{infra} leg(s)"),
-                esc(f"{worst.day}: {worst.failed}/{worst.tests} failed, {worst.infra_legs} infra") if bad else "",
+                esc(f"{worst.day}: {worst.failed}/{worst.tests} failed, {worst.infra_legs} infra")
+                if bad
+                else "",
             ]
         )
     head = ["device", "seen", "tests failed", "infra verdicts", "worst day"]

@@ -65,7 +65,17 @@ def warehouse(tmp_path_factory):
     wh.close()
 
 
-QUESTIONS = ("dispatches", "recent_legs", "pass_rate", "heatmap", "flaky", "promotions", "failing", "l3", "devices")
+QUESTIONS = (
+    "dispatches",
+    "recent_legs",
+    "pass_rate",
+    "heatmap",
+    "flaky",
+    "promotions",
+    "failing",
+    "l3",
+    "devices",
+)
 
 
 @pytest.mark.parametrize("question", QUESTIONS)

@@ -208,7 +208,9 @@ def test_device_health_per_card_and_day_with_infra_verdicts(wh):
         return replace(case(name, outcome), device=device)
 
     infra = {"schema_version": 1, "category": "infra", "confidence": "high", "summary": "spyre:1 hung"}
-    ingest(wh, replace(leg(1, [on("", "passed", "test_a"), on("spyre:0", "passed", "test_b")]), device="spyre:1"))
+    ingest(
+        wh, replace(leg(1, [on("", "passed", "test_a"), on("spyre:0", "passed", "test_b")]), device="spyre:1")
+    )
     hung = [on("spyre:0", "passed", "test_a"), on("spyre:1", "failed", "test_b")]
     ingest(wh, replace(leg(2, hung, started=NOW - DAY + 60), conclusion="failure", triage_verdict=infra))
     ingest(wh, leg(3, [on("spyre:1", "failed", "test_c")], started=NOW - 100 * DAY))  # a quarter ago
