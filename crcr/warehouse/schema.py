@@ -232,6 +232,8 @@ DERIVED = (
 
 
 def create_statements(db: str) -> list[str]:
+    """The database and every table; the views come after an older table gained its columns
+    (`view_statements`): a view naming a column its table lacks is refused."""
     out = [f"CREATE DATABASE IF NOT EXISTS {db}"]
     tables = {**TABLES, **{d.name: (d.columns, d.order) for d in DERIVED}}
     for table, (columns, order) in tables.items():
@@ -241,19 +243,24 @@ def create_statements(db: str) -> list[str]:
         out.append(
             f"CREATE TABLE IF NOT EXISTS {db}.{table} ({', '.join(cols)}) ENGINE = MergeTree() ORDER BY {order}{settings}"
         )
-    for d in DERIVED:
-        out.append(
-            f"CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.{d.name}_mv TO {db}.{d.name} AS {d.select.format(db=db)}"
-        )
     return out
 
 
+def view_statements(db: str) -> list[str]:
+    return [
+        f"CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.{d.name}_mv TO {db}.{d.name} AS {d.select.format(db=db)}"
+        for d in DERIVED
+    ]
+
+
 def missing_derived(db: str) -> str:
-    """SQL: the derived tables absent beside an existing `results` (a schema-2 warehouse,
-    which open_warehouse upgrades: it creates the views, then copies what results holds)."""
+    """SQL: the derived tables whose view is absent beside an existing `results` (a schema-2
+    or -5 warehouse, which open_warehouse upgrades: it creates the views, then copies what
+    results holds). By the view: its table only ever gets rows through it, so a table left
+    without its view (an upgrade cut short) is empty and filled the same way."""
     names = ", ".join(f"'{d.name}'" for d in DERIVED)
     return f"""SELECT name FROM (SELECT arrayJoin([{names}]) AS name)
-        WHERE name NOT IN (SELECT name FROM system.tables WHERE database = '{db}')
+        WHERE concat(name, '_mv') NOT IN (SELECT name FROM system.tables WHERE database = '{db}')
         AND (SELECT count() FROM system.tables WHERE database = '{db}' AND name = 'results') > 0"""
 
 
