@@ -52,6 +52,7 @@ KINDS = {
         Kind("success", "✓", "success", 6),
     )
 }
+RED = ("failure", "infra")  # the kinds the first screen's red lines tell
 
 
 def kind_of(row: dict) -> Kind:
@@ -292,12 +293,26 @@ def legend() -> str:
 # ------------------------------------------------------------------ the story
 
 
+def _newest_start(item: tuple[str, dict[str, dict]]) -> str:
+    return max(str(r.get("started_at") or "") for r in item[1].values())
+
+
 def newest_line(grid: dict[str, dict[str, dict]]) -> tuple[str, dict[str, dict]]:
     """The newest dispatch's line (by its newest job start)."""
-    return max(grid.items(), key=lambda item: max(str(r.get("started_at") or "") for r in item[1].values()))
+    return max(grid.items(), key=_newest_start)
 
 
-def header(line: dict[str, dict]) -> str:
+def _is_red(row: dict) -> bool:
+    return kind_of(row).key in RED
+
+
+def newest_red_line(grid: dict[str, dict[str, dict]]) -> Optional[tuple[str, dict[str, dict]]]:
+    """The newest line with a red leg (None: every line green): what the red lines tell."""
+    red = [item for item in grid.items() if any(_is_red(r) for r in item[1].values())]
+    return max(red, key=_newest_start) if red else None
+
+
+def header(line: dict[str, dict], css: str = "dispatch") -> str:
     """The dispatch: event, PR or push, upstream SHA, time, backend commit."""
     rows = list(line.values())
     first = rows[0]
@@ -311,6 +326,7 @@ def header(line: dict[str, dict]) -> str:
         "upstream " + commit_link(first.get("pytorch_head_sha") or first.get("delivery_id"), repo),
         esc(when(started)) if started else "",
         f"backend <code>{esc(backend[:12])}</code>" if backend else "backend commit not recorded",
+        '<span class="sim">SIMULATED</span>' if first.get("simulated") else "",
         f"{len(rows)} jobs, "
         + ", ".join(
             f"{sum(1 for r in rows if kind_of(r) is k)} {k.word}"
@@ -318,7 +334,7 @@ def header(line: dict[str, dict]) -> str:
             if any(kind_of(r) is k for r in rows)
         ),
     ]
-    return '<p class="dispatch">' + " · ".join(b for b in bits if b) + "</p>"
+    return f'<p class="{css}">' + " · ".join(b for b in bits if b) + "</p>"
 
 
 MOVED = (
@@ -341,7 +357,7 @@ def red_lines(line: dict[str, dict]) -> str:
     out = []
     for job, row in sorted(line.items()):
         kind = kind_of(row)
-        if kind.key not in ("failure", "infra"):
+        if kind.key not in RED:
             continue
         repo = upstream_of(row)
         verdict = verdict_of(row)
@@ -366,9 +382,24 @@ def red_lines(line: dict[str, dict]) -> str:
         if row.get("tests_capability_skipped"):
             bits.append(_capability_skips(row).removeprefix(", "))
         out.append(f'<li class="red-line" data-job="{esc(job)}">' + " · ".join(bits) + "</li>")
-    if not out:
-        return '<p class="all-green">no red leg in this dispatch</p>'
     return '<ul class="red-lines">' + "".join(out) + "</ul>"
+
+
+def story(grid: dict[str, dict[str, dict]]) -> str:
+    """The newest dispatch, and the red lines of the newest dispatch that has any: when that
+    is an older one (the newest all green), its own header says which dispatch they are from."""
+    newest, line = newest_line(grid)
+    red = newest_red_line(grid)
+    if red is None:
+        return header(line) + f'<p class="all-green">no red leg in the {len(grid)} dispatch(es) shown</p>'
+    if red[0] == newest:
+        return header(line) + red_lines(line)
+    return (
+        header(line)
+        + '<p class="all-green">no red leg in this dispatch; the newest red legs are from an older one:</p>'
+        + header(red[1], "dispatch red-dispatch")
+        + red_lines(red[1])
+    )
 
 
 def first_screen(rows: list[dict]) -> str:
@@ -376,11 +407,9 @@ def first_screen(rows: list[dict]) -> str:
     if not rows:
         return '<p class="empty">no job reported yet</p>'
     grid = cells(rows)
-    _, line = newest_line(grid)
     return (
         '<section id="story">'
-        + header(line)
-        + red_lines(line)
+        + story(grid)
         + "</section>"
         + legend()
         + grid_table(grid)

@@ -286,6 +286,80 @@ def failing_table(wh: Backend, ctx: PageContext) -> str:
     )
 
 
+def device_panel(wh: Backend, ctx: PageContext) -> str:
+    """Issue 41: a card whose tests fail, or whose legs get infra verdicts, is a red row."""
+    import plotly.graph_objects as go
+
+    days = queries.device_health(wh, ctx.since)
+    if not days:
+        return '<p class="empty">no results with a device yet</p>'
+    per: dict[str, list[queries.DeviceDay]] = {}
+    for d in days:
+        per.setdefault(d.device, []).append(d)
+    # worst first: the card to look at is the first row of the table and the top of the map
+    order = sorted(per, key=lambda dev: (-_share(per[dev]), -sum(d.infra_legs for d in per[dev]), dev))
+    dates = sorted({d.day for d in days})
+    cell = {(d.device, d.day): d for d in days}
+    z = [[_rate(cell.get((dev, day))) for day in dates] for dev in reversed(order)]
+    text = [
+        [
+            f"{c.failed}/{c.tests} failed, {c.infra_legs}/{c.legs} legs infra" if c else ""
+            for c in (cell.get((dev, day)) for day in dates)
+        ]
+        for dev in reversed(order)
+    ]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=dates,
+            y=[_device_name(dev) for dev in reversed(order)],
+            text=text,
+            zmin=0,
+            zmax=1,
+            colorscale="RdYlGn",
+            hovertemplate="%{y} %{x}: %{text}<extra></extra>",
+        )
+    )
+    fig.update_layout(height=max(240, 28 * len(order) + 140), yaxis={"type": "category"})
+    rows = []
+    for dev in order:
+        ds = per[dev]
+        tests, failed = sum(d.tests for d in ds), sum(d.failed for d in ds)
+        infra = sum(d.infra_legs for d in ds)
+        worst = max(ds, key=lambda d: (d.failed_share or 0.0, d.infra_legs))
+        bad = failed or infra
+        rows.append(
+            [
+                f"<code>{esc(_device_name(dev))}</code>"
+                + (f" {SIM}" if any(d.simulated for d in ds) else ""),
+                esc(f"{len(ds)} day(s), {sum(d.legs for d in ds)} leg(s)"),
+                f'<span class="{"bad" if bad else "ok"}">{"✗" if bad else "✓"} '
+                + esc(f"{failed} of {tests} failed ({_share(ds):.1%})")
+                + "</span>",
+                esc(f"{infra} leg(s)"),
+                esc(f"{worst.day}: {worst.failed}/{worst.tests} failed, {worst.infra_legs} infra")
+                if bad
+                else "",
+            ]
+        )
+    head = ["device", "seen", "tests failed", "infra verdicts", "worst day"]
+    return table(head, rows, "") + chart(fig, "chart-devices", len(days))
+
+
+def _share(ds: list[queries.DeviceDay]) -> float:
+    tests = sum(d.tests for d in ds)
+    return sum(d.failed for d in ds) / tests if tests else 0.0
+
+
+def _rate(c: Optional[queries.DeviceDay]) -> Optional[float]:
+    """The map's colour: the share of tests that passed (green = healthy), as the heat map's."""
+    return None if c is None or c.failed_share is None else 1.0 - c.failed_share
+
+
+def _device_name(device: str) -> str:
+    return device or "(not recorded)"
+
+
 def l3_panel(wh: Backend, ctx: PageContext) -> str:
     parts = []
     for simulated in (False, True):
@@ -421,6 +495,12 @@ PANELS: list[Panel] = [
         "Failing tests: first seen, last passed",
         "Every test whose latest result is bad; the last passing upstream commit starts the range to bisect.",
         failing_table,
+    ),
+    Panel(
+        "devices",
+        "Device health",
+        "Failed tests and legs with an infra verdict (a hang, a device fault, a lost card) per card and day, worst card first: a bad card is the red row; green = its tests passed.",
+        device_panel,
     ),
     Panel(
         "l3",

@@ -16,7 +16,7 @@ a{color:#0550ae} code{font-size:12px}
 table{border-collapse:collapse} td,th{border:1px solid #ddd;padding:3px 6px;font-size:13px;text-align:left;vertical-align:top}
 th{background:#f6f6f6}
 .live-only{display:none} body.live .live-only{display:inline}
-p.dispatch{font-size:15px;margin:4px 0}
+p.dispatch{font-size:15px;margin:4px 0} p.red-dispatch{font-size:14px}
 ul.red-lines{list-style:none;padding:0;margin:4px 0}
 li.red-line{background:#fde8e8;border-left:4px solid #c62828;padding:4px 8px;margin:2px 0}
 p.all-green{background:#e6f4ea;border-left:4px solid #2e7d32;padding:4px 8px}

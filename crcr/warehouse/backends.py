@@ -33,6 +33,7 @@ from crcr.warehouse.schema import (
     missing_columns,
     missing_derived,
     stale_tables,
+    view_statements,
 )
 from crcr.warehouse.sql import quote
 
@@ -113,7 +114,9 @@ def open_warehouse(
         missing = [r[0] for r in backend.query(missing_derived(backend.db))]
         for statement in create_statements(backend.db):
             backend.query(statement)
-        upgrade_columns(backend)
+        upgrade_columns(backend)  # before the views: one may name a column an older table lacks
+        for statement in view_statements(backend.db):
+            backend.query(statement)
         for name in missing:  # schema 2: the view is in place (new rows reach it), copy the older ones
             backend.query(backfill(backend.db, name))
     return backend

@@ -230,6 +230,47 @@ def heatmap_latest(wh: Backend, since: Optional[float] = None) -> tuple[Optional
     return head, [HeatCell(*c) for c in cells]
 
 
+# ------------------------------------------------------------------ device health
+
+
+@dataclass(frozen=True)
+class DeviceDay:
+    """One card's day (issue 41): its tests and failures, and how many of the legs that ran
+    on it got an infra verdict (a hang, a device fault, a lost card)."""
+
+    device: str  # "" = not recorded (a leg not pinned to a card, a JUnit without the property)
+    day: str  # UTC date
+    tests: int
+    failed: int
+    legs: int
+    infra_legs: int
+    simulated: bool
+
+    @property
+    def failed_share(self) -> Optional[float]:
+        return self.failed / self.tests if self.tests else None
+
+
+# a stored verdict is json.dumps's: `"category": "infra"` (no JSON functions in 18.16's subset)
+INFRA_VERDICT = """match(ifNull(triage_verdict, ''), '"category": ?"infra"')"""
+
+
+def device_health(wh: Backend, since: Optional[float] = None) -> list[DeviceDay]:
+    """Per card and UTC day, of the legs started after `since`: tests and failures (the
+    schema's `device_cells`, kept at ingest), legs and legs with an infra verdict."""
+    cond = started_after(since)
+    rows = wh.query(
+        f"""SELECT device, toString(toDate(started_at)) AS day, sum(tests), sum(failed), count(),
+        countIf(infra), max(simulated)
+        FROM (SELECT ingest_id, device, sum(tests) AS tests, sum(failed) AS failed FROM {wh.db}.device_cells
+              WHERE {live(wh.db, cond)} GROUP BY ingest_id, device) AS c
+        ALL INNER JOIN (SELECT ingest_id, started_at, simulated, {INFRA_VERDICT} AS infra FROM {wh.db}.legs
+              WHERE {live(wh.db, cond)}{_and(cond)}) AS l USING ingest_id
+        GROUP BY device, day ORDER BY device, day"""
+    )
+    return [DeviceDay(d, day, t, f, n, i, bool(sim)) for d, day, t, f, n, i, sim in rows]
+
+
 # ------------------------------------------------------------------ flaky tests
 
 

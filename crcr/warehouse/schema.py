@@ -19,7 +19,8 @@ every insert. `DERIVED` tables are written by materialized views on each insert 
 `results` (both engines run them as part of the insert): `rare_results`, the results with
 a rare outcome (bad, or passed though configured to fail), where the per-test panels find
 and name their tests instead of scanning every outcome; `op_cells`, the heat map's tally
-per leg, op and dtype.
+per leg, op and dtype; `device_cells` (schema 6), the device-health panel's tally per leg
+and card.
 
 Atomic per leg without transactions: a leg's test rows are inserted first under a fresh
 `ingest_id`, its `legs` row last. Readers see only ingests named by a `legs` row, and of
@@ -36,7 +37,8 @@ from testing.results.outcomes import BAD, PROMOTABLE, Outcome, tally
 SCHEMA_VERSION = 6  # 1: string ingest ids, string outcomes, results ordered by test id; 2: no rare_results;
 # 3: no status, queue_time, execution_time, leg_seconds on legs (completed legs only, queue derived from stamps);
 # 4: no device on legs and results, no reuse_key, reused_from on legs (no leg was reused);
-# 5: no capability bucket (capability_skipped on legs, capability on results)
+# 5: no capability bucket (capability_skipped on legs, capability on results), no device_cells (a derived table:
+# created and filled from results when opened)
 OUTCOME_CODES = {o.value: i + 1 for i, o in enumerate(Outcome)}  # toUInt8(outcome) in SQL
 OUTCOME_TYPE = "Enum8(" + ", ".join(f"'{v}' = {code}" for v, code in OUTCOME_CODES.items()) + ")"
 
@@ -223,10 +225,26 @@ DERIVED = (
         f"""SELECT ingest_id, op, dtype, countIf(outcome IN {_in(PASSING)}) AS passed,
         countIf(outcome IN {_in(FAILING)}) AS failed FROM {{db}}.results WHERE op != '' GROUP BY ingest_id, op, dtype""",
     ),
+    # Schema 6 (issue 41): the device-health panel's tally per leg and card (a few rows a leg,
+    # where the failures by device would otherwise scan every result's outcome and device).
+    Derived(
+        "device_cells",
+        (
+            ("ingest_id", "UInt64"),
+            ("device", "String"),
+            ("tests", "UInt64"),
+            ("failed", "UInt64"),
+        ),
+        "(ingest_id, device)",
+        f"""SELECT ingest_id, device, count() AS tests, countIf(outcome IN {_in(FAILING)}) AS failed
+        FROM {{db}}.results GROUP BY ingest_id, device""",
+    ),
 )
 
 
 def create_statements(db: str) -> list[str]:
+    """The database and every table; the views come after an older table gained its columns
+    (`view_statements`): a view naming a column its table lacks is refused."""
     out = [f"CREATE DATABASE IF NOT EXISTS {db}"]
     tables = {**TABLES, **{d.name: (d.columns, d.order) for d in DERIVED}}
     for table, (columns, order) in tables.items():
@@ -236,19 +254,24 @@ def create_statements(db: str) -> list[str]:
         out.append(
             f"CREATE TABLE IF NOT EXISTS {db}.{table} ({', '.join(cols)}) ENGINE = MergeTree() ORDER BY {order}{settings}"
         )
-    for d in DERIVED:
-        out.append(
-            f"CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.{d.name}_mv TO {db}.{d.name} AS {d.select.format(db=db)}"
-        )
     return out
 
 
+def view_statements(db: str) -> list[str]:
+    return [
+        f"CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.{d.name}_mv TO {db}.{d.name} AS {d.select.format(db=db)}"
+        for d in DERIVED
+    ]
+
+
 def missing_derived(db: str) -> str:
-    """SQL: the derived tables absent beside an existing `results` (a schema-2 warehouse,
-    which open_warehouse upgrades: it creates the views, then copies what results holds)."""
+    """SQL: the derived tables whose view is absent beside an existing `results` (a schema-2
+    or -5 warehouse, which open_warehouse upgrades: it creates the views, then copies what
+    results holds). By the view: its table only ever gets rows through it, so a table left
+    without its view (an upgrade cut short) is empty and filled the same way."""
     names = ", ".join(f"'{d.name}'" for d in DERIVED)
     return f"""SELECT name FROM (SELECT arrayJoin([{names}]) AS name)
-        WHERE name NOT IN (SELECT name FROM system.tables WHERE database = '{db}')
+        WHERE concat(name, '_mv') NOT IN (SELECT name FROM system.tables WHERE database = '{db}')
         AND (SELECT count() FROM system.tables WHERE database = '{db}' AND name = 'results') > 0"""
 
 

@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from testing.base.atomic import write_text
 from testing.base.cliargs import Parser
 from testing.base.command import command
 from tools.bench.turns import TIMING, Child, ChildError, channel, rounds, serve, spreads
@@ -101,6 +102,8 @@ def leg_columns(part: list[tuple[int, int]], n_dispatch: int, counts: np.ndarray
             "execution_time": 1800.0,
             "leg_seconds": 1500.0,
             "device": "",
+            "reuse_key": "",  # schema 5 (issue 43): never reusable, never reused
+            "reused_from": "",
         }
         for k, v in values.items():
             out[k].append(v)
@@ -191,8 +194,12 @@ def run_chdb(args) -> tuple[dict, dict]:
     session = Held(wh)
     session(True)
     ingest_s, rows = 0.0, 0
-    # generated outside the clock
-    for legs, results in chunks(n_dispatch, args.chunk // TESTS_PER_LEG, args.days):
+    kept = Path(args.dir) / KEPT
+    # generated outside the clock; a kept warehouse of the same plan is not ingested again
+    made = kept.exists() and kept.read_text() == plan_line(args)
+    if not made and wh.query(f"SELECT count() FROM {wh.db}.results")[0][0]:
+        raise ValueError(f"{args.dir} holds a warehouse of another plan (or a cut-short ingest): remove it")
+    for legs, results in () if made else chunks(n_dispatch, args.chunk // TESTS_PER_LEG, args.days):
         begun = time.perf_counter()
         wh.insert_columns("results", results)
         wh.insert_columns("legs", legs)  # the commit point, as ingest.py writes a leg
@@ -201,6 +208,10 @@ def run_chdb(args) -> tuple[dict, dict]:
     begun = time.perf_counter()
     wh.settle()  # as ingest.py ends each leg: the merges the inserts started
     ingest_s += time.perf_counter() - begun
+    if made:
+        rows = wh.query(f"SELECT count() FROM {wh.db}.results")[0][0]
+    else:
+        write_text(kept, plan_line(args))
     parts = wh.parts()
     page = {
         "dispatches": lambda: [
@@ -230,11 +241,18 @@ def run_chdb(args) -> tuple[dict, dict]:
         session(False)
         return once(lambda: len(warehouse_page(wh, PageContext(NOW))))
 
-    return {"rows": rows, "ingest_s": ingest_s, "parts": parts}, {
+    return {"rows": rows, "ingest_s": ingest_s, "parts": parts, "kept": made}, {
         "time": lambda q: in_session(page[q]),
         "floor": lambda _: in_session(lambda: wh.query("SELECT 1")),
         "page": whole,
     }
+
+
+KEPT = "bench-plan"  # --keep: the rows and days a kept warehouse was generated with
+
+
+def plan_line(args) -> str:
+    return f"rows {args.rows} days {args.days} chunk {args.chunk}\n"
 
 
 class Held:
@@ -551,6 +569,12 @@ def main(argv=None) -> int:
         action="store_true",
         help="chdb alone: ingest, then time the whole HUD page --repeat times (no SQLite, no rounds)",
     )
+    p.add_argument(
+        "--keep",
+        metavar="DIR",
+        help="--page-only: keep the generated warehouse in DIR and reuse it when DIR holds one of the same "
+        "--rows, --days and --chunk (100 M rows take over half an hour to generate)",
+    )
     p.add_argument("--engine", choices=("chdb", "sqlite"), help=argparse.SUPPRESS)
     p.add_argument("--dir", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -599,18 +623,20 @@ def main(argv=None) -> int:
 def page_only(args, load: tuple) -> int:
     """--page-only: the HUD page's render time on chdb alone (a year's rows: --days 365),
     where SQLite's ingest would take hours."""
-    with tempfile.TemporaryDirectory(prefix="warehouse-bench-") as tmp:
-        args.dir = tmp
+    with contextlib.ExitStack() as stack:
+        args.dir = args.keep or stack.enter_context(tempfile.TemporaryDirectory(prefix="warehouse-bench-"))
         print(f"{args.rows:,} test rows over {args.days} days, chdb alone ...", flush=True)
         with spawn("chdb", args) as ch:
             ready = ingested(ch, args.rows)
             whole = [ch.ask("page", ASK_TIMEOUT, TIMING) for _ in range(args.repeat)]
             rss = ch.finish()
     n_dispatch, legs = plan(args.rows)
-    print(
-        f"ingest: {ready['rows']:,} result rows, {legs:,} legs, {n_dispatch:,} dispatches in "
-        f"{ready['ingest_s']:.1f} s ({ready['rows'] / ready['ingest_s']:,.0f} rows/s)"
+    done = (
+        "kept from an earlier run (--keep): not ingested again"
+        if ready["kept"]
+        else f"in {ready['ingest_s']:.1f} s ({ready['rows'] / ready['ingest_s']:,.0f} rows/s)"
     )
+    print(f"ingest: {ready['rows']:,} result rows, {legs:,} legs, {n_dispatch:,} dispatches {done}")
     walls = ", ".join(f"{t['wall']:.3f}" for t in whole)
     print(
         f"whole HUD page (first screen and every panel, chdb): median {statistics.median(t['wall'] for t in whole):.3f} s, "

@@ -135,7 +135,7 @@ def test_a_leg_per_session_keeps_every_table_at_few_parts(tmp_path, monkeypatch)
         tests = [case(f"test_{i}", "failed" if i % 7 == run % 7 else "passed", op="add") for i in range(40)]
         assert ingest(wh, leg(run, tests)) is True
         counts = wh.parts()
-        assert set(counts) == {"legs", "op_cells", "rare_results", "results"}
+        assert set(counts) == {"device_cells", "legs", "op_cells", "rare_results", "results"}
         assert max(counts.values()) <= 2, counts
     assert visible_results(wh) == 8 * 40
     assert [f.test_id.rsplit("::", 1)[1] for f in queries.failing_tests(wh)] == [

@@ -20,6 +20,7 @@ COMMITS, FEATURES = 3, ("ops", "more")
 CELLS = [("add", "float32"), ("add", "float16"), ("mul", "float32"), ("mul", "float16"), ("div", "float32")]
 
 
+CARD = "spyre:1"  # the red leg's card (issue 41's device-health panel)
 CULPRIT = "9" * 40
 # what the handler stores for a red leg (crcr/upstream/bisect.py's JSON; a relay-kept verdict)
 VERDICT = {"schema_version": 1, "category": "upstream", "confidence": "high", "summary": "div broke"}
@@ -56,6 +57,7 @@ def history_dir(tmp_path):
                         conclusion="failure" if red else "success",
                         triage_verdict=VERDICT if red else None,
                         bisection=BISECTION if red else None,
+                        device=CARD if red else "",
                     ),
                 )
     return tmp_path / "wh"
@@ -93,6 +95,7 @@ def expected_charts():
     return [
         {"chart": "chart-pass-rate", "expected": COMMITS * len(FEATURES), "drawn": COMMITS * len(FEATURES)},
         {"chart": "chart-heatmap", "expected": len(CELLS), "drawn": len(CELLS)},
+        {"chart": "chart-devices", "expected": 2, "drawn": 2},  # the card and the unpinned legs, one day
     ]
 
 
@@ -106,6 +109,8 @@ def test_page_file_in_chromium(history_dir, tmp_path):
         sections = loaded.page.eval_on_selector_all("section", "s => s.map(x => x.id)")
         assert sections == ["story"] + [f"panel-{p.key}" for p in PANELS]
         check_first_screen(loaded)
+        worst = loaded.page.inner_text("#panel-devices tr:nth-child(2)")  # the first row under the head
+        assert CARD in worst and "✗ 1 of 5 failed (20.0%)" in worst, worst
         failing = loaded.page.inner_text("#panel-failing")
         assert "failed: ★ new in scope" in failing and failing.count("new in scope") == 1
         assert loaded.page.locator("button.sq.new").count() == 1  # test-more's square
@@ -148,6 +153,10 @@ def test_every_panel_is_filled_with_simulated_history(tmp_path):
         assert '+        - names: ["TestOpConsistency::test_matches_cpu_norm_nuc_spyre_float16"]' in diff
         assert all(c["drawn"] == c["expected"] > 0 for c in loaded.charts())
         assert loaded.page.evaluate(REPR_CELLS_JS) == []
+        red = loaded.page.locator("li.red-line").first  # at 1400 x 900, without scrolling
+        box = red.bounding_box()
+        assert box and box["y"] + box["height"] <= 900, box
+        assert "SIMULATED" in loaded.page.inner_text("#story p.dispatch")
 
 
 def _repo_root():
@@ -173,3 +182,18 @@ def test_a_hud_row_takes_its_own_runs_warehouse_facts(history_dir):
     (newest,) = joined([row], legs)
     assert older["backend_sha"] == "b" * 40 and older["bisection"] == BISECTION
     assert newer["backend_sha"] == newest["backend_sha"] == "c" * 40 and newer["bisection"] is None
+
+
+def test_red_lines_from_an_older_dispatch_say_which(history_dir):
+    """The newest dispatch all green: the first screen heads with it, says it has no red leg,
+    and tells the red lines of the newest red one under that dispatch's own header."""
+    from crcr.relay.panels import PageContext, warehouse_page
+
+    wh = open_warehouse(str(history_dir), {})
+    with wh.exclusive():
+        ingest(wh, leg(7, [case("test_add", "passed")], job="test-ops", started=NOW - DAY + 3600, pr=90100))
+        page = warehouse_page(wh, PageContext(NOW))
+    story = page[page.index('<section id="story">') : page.index("</section>")]
+    newest, older = story.split('<p class="dispatch red-dispatch">')
+    assert "/pull/90100" in newest and "no red leg in this dispatch" in newest and "red-line" not in newest
+    assert f"{2:040x}"[:10] in older and '<li class="red-line" data-job="test-ops">' in older

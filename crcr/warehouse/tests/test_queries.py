@@ -197,3 +197,28 @@ def test_the_page_reads_its_horizon_not_every_leg_ever_stored(wh):
     assert {leg.upstream_sha for leg in queries.recent_legs(wh, since=since)} == {new}
     page = render_panels(wh, PageContext(NOW))
     assert new[:10] in page and old[:10] not in page and "test_old" not in page
+
+
+def test_device_health_per_card_and_day_with_infra_verdicts(wh):
+    """Issue 41: a card's failures and its legs' infra verdicts per UTC day, from the tally
+    kept at ingest; a result's own device wins over its leg's; outside the horizon nothing."""
+    from dataclasses import replace
+
+    def on(device, outcome, name):
+        return replace(case(name, outcome), device=device)
+
+    infra = {"schema_version": 1, "category": "infra", "confidence": "high", "summary": "spyre:1 hung"}
+    ingest(
+        wh, replace(leg(1, [on("", "passed", "test_a"), on("spyre:0", "passed", "test_b")]), device="spyre:1")
+    )
+    hung = [on("spyre:0", "passed", "test_a"), on("spyre:1", "failed", "test_b")]
+    ingest(wh, replace(leg(2, hung, started=NOW - DAY + 60), conclusion="failure", triage_verdict=infra))
+    ingest(wh, leg(3, [on("spyre:1", "failed", "test_c")], started=NOW - 100 * DAY))  # a quarter ago
+    day = queries.DeviceDay
+    d1 = "2027-01-14"
+    assert queries.device_health(wh, since=NOW - 90 * DAY) == [
+        day("spyre:0", d1, 2, 0, 2, 1, False),
+        day("spyre:1", d1, 2, 1, 2, 1, False),  # test_a took its leg's card; test_b failed on it
+    ]
+    assert [(d.device, d.day) for d in queries.device_health(wh)][-1] == ("spyre:1", d1)
+    assert len(queries.device_health(wh)) == 3  # unbounded: the old day too
