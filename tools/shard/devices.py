@@ -32,6 +32,7 @@ from testing.config import runs
 from testing.supervisor import health, supervisor
 from testing.supervisor.events import Crashed, End
 from testing.supervisor.supervisor import supervise
+from tools.shard import cardcheck
 from tools.shard.merge_junit import Attempt
 from tools.shard.shardrun import ShardRun, Workspace
 
@@ -117,6 +118,16 @@ def collect(pytest_args: list[str], scratch: Path) -> list[str]:
     return journal.read(path).selected if path.exists() else []
 
 
+def _proven(ran: dict[str, Attempt], checks: dict[str, dict]) -> list[str]:
+    """The tests ``ran`` (in the order they ran) up to the card's last good check."""
+    proven = []
+    for key in ran:
+        if checks.get(key, {}).get("state") != health.HEALTHY:
+            break
+        proven.append(key)
+    return proven
+
+
 class Pool:
     """The queue of tests and one worker per card; ``run`` returns attempts per test."""
 
@@ -168,19 +179,31 @@ class Pool:
 
     def _batch(self, card: Card, batch: list[str]) -> None:
         """Run one batch on the card, then judge the card and what it ran."""
-        ran, unfinished = self._run_batch(card, batch)
+        ran, unfinished, checks = self._run_batch(card, batch)
         escaped = self._end_escaped(card)
-        if not self._probe(card, "after a crash or hang" if unfinished else f"after {len(ran)} tests"):
-            self._spoil(card, ran, batch)
-            return
         if escaped:  # the card was held behind the tests' backs: what they did is not theirs
+            healthy = self._probe(card, "after a process escaped with it")
             card.escapes += 1
             self._spoil(card, ran, batch)
-            if card.escapes >= MAX_ESCAPES:
+            if healthy and card.escapes >= MAX_ESCAPES:
                 self._drain(card, health.Health(self._name(card), health.BUSY, ESCAPED, escaped))
             return
         card.escapes = 0
-        self._accept(card, ran, unfinished)
+        proven = _proven(ran, checks)
+        doubtful = {key: attempt for key, attempt in ran.items() if key not in proven}
+        self._accept(card, {key: ran[key] for key in proven}, unfinished)  # the others take these at once
+        if not doubtful and not unfinished:  # each test's check was this batch's probe
+            card.probe = f"{self._name(card)}: {health.HEALTHY} (checked after each of its last {len(proven)} tests)"
+            return
+        failed = [checks[key]["line"] for key in doubtful if key in checks]
+        if failed:  # the card went wrong in its tests' own process: what ran after is spoiled
+            card.probe = failed[0]
+            self._spoil(card, doubtful, list(doubtful))
+            self._probe(card, "after a failed check")
+        elif self._probe(card, "after a crash or hang"):
+            self._accept(card, doubtful, [])  # a healthy card: the crash or hang was the test's own
+        else:
+            self._spoil(card, doubtful, list(doubtful))
 
     def _take(self) -> list[str]:
         """The next batch; waits while the queue is empty but a busy card may give work back."""
@@ -191,13 +214,15 @@ class Pool:
             self.busy += bool(batch)
             return batch
 
-    def _run_batch(self, card: Card, batch: list[str]) -> tuple[dict[str, Attempt], list[str]]:
-        """Run ``batch`` pinned to the card until done or the first crash/hang."""
+    def _run_batch(self, card: Card, batch: list[str]) -> tuple[dict[str, Attempt], list[str], dict]:
+        """Run ``batch`` pinned to the card until done or the first crash/hang; also each
+        test's device check (cardcheck.py)."""
         ws = Workspace(self.root / f"card-{card.number}-{len(self.workspaces)}")
         ws.root.mkdir(parents=True)
         with self.lock:
             self.workspaces.append(ws)
-        run = ShardRun(self.pytest_args, batch, ws, env=self.plan.env(card.number))
+        checked = ws.root / "checks.jsonl"
+        run = ShardRun(self.pytest_args + self._check_args(checked), batch, ws, env=self.plan.env(card.number))
         troubled: list[Crashed] = []
 
         def sink(event) -> None:
@@ -214,7 +239,12 @@ class Pool:
         unfinished = [key for key in batch if key not in ran]
         for line in troubled:
             self.log(f"{self.plan.device_type}:{card.number}: {line}")
-        return ran, unfinished
+        return ran, unfinished, cardcheck.read(checked)
+
+    def _check_args(self, path: Path) -> list[str]:
+        module = [f"--card-check-module={self.plan.device_module}"] if self.plan.device_module else []
+        device = f"{self.plan.device_type}:0"  # pinned: the card is the child's device 0
+        return ["-p", cardcheck.PLUGIN, f"--card-check={path}", f"--card-check-device={device}", *module]
 
     def _name(self, card: Card) -> str:
         return f"{self.plan.device_type}:{card.number}"
@@ -249,14 +279,14 @@ class Pool:
             self.queue.extendleft(reversed(unfinished))
             card.tests_run += len(ran)
 
-    def _spoil(self, card: Card, ran: dict[str, Attempt], batch: list[str]) -> None:
-        """Everything since the card's last good probe is infra, and runs again."""
+    def _spoil(self, card: Card, ran: dict[str, Attempt], again: list[str]) -> None:
+        """What ``ran`` since the card's last good probe or check is infra; ``again`` runs again."""
         why = f"{INFRA}: ran on {self._name(card)} after its last good probe; {card.probe}"
         with self.lock:
             for key, attempt in ran.items():
                 spoilt = Attempt("error", attempt.seconds, None, why, self._name(card))
                 self.attempts.setdefault(key, []).append(spoilt)
-            self.queue.extendleft(reversed(batch))
+            self.queue.extendleft(reversed(again))
             card.spoiled += len(ran)
 
     def _left_over(self) -> None:
