@@ -54,7 +54,9 @@ def test_a_grandchild_that_escaped_with_the_card_is_busy_until_it_is_ended(tmp_p
     node = tmp_path / "spyre0.lock"
     env = _env(SPYRE_STATE_DIR=str(tmp_path), SPYRE_FAULTS="held:0")
     test = subprocess.run(
-        [sys.executable, "-c", "import torch, torch_spyre; torch.ones(1, device='spyre')"], env=env, timeout=120
+        [sys.executable, "-c", "import torch, torch_spyre; torch.ones(1, device='spyre')"],
+        env=env,
+        timeout=120,
     )
     assert test.returncode == 0
     [holder] = health.holders(node)

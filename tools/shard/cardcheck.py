@@ -4,8 +4,8 @@
 
 After each test's own teardown, in the test's process (a zygote's fork, inside the test's
 Begin/End, so a check that hangs is the test's hang), the known kernel runs on the card
-(testing/supervisor/health.py ``check``) and one JSON line ``{"test", "state", "line"}`` is
-appended to FILE. The pool keeps the results whose check passed (proven good, where a
+(testing/supervisor/health.py ``check``) and one JSON line ``{"test", "state", "detail"}`` is
+appended to FILE (``detail``: what was wrong). The pool keeps the results whose check passed (proven good, where a
 batch's probe used to vouch for the whole batch) and re-runs only those after the card's last
 good check, and a batch whose checks all passed needs no fresh-interpreter probe after it.
 """
@@ -42,7 +42,7 @@ def _check(item: pytest.Item) -> None:
     if not (option.card_check and option.card_check_device):
         return
     found = health.check(option.card_check_device, option.card_check_module)
-    line = json.dumps({"test": item.nodeid, "state": found.state, "line": found.line()}) + "\n"
+    line = json.dumps({"test": item.nodeid, "state": found.state, "detail": found.detail}) + "\n"
     fd = os.open(option.card_check, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, line.encode())  # one write: a fork's line is never interleaved
@@ -51,7 +51,7 @@ def _check(item: pytest.Item) -> None:
 
 
 def read(path) -> dict[str, dict]:
-    """Each checked test's line (node id -> {"state", "line"}); none when no check ran."""
+    """Each checked test's line (node id -> {"state", "detail"}); none when no check ran."""
     try:
         text = open(path, encoding="utf-8").read()
     except FileNotFoundError:

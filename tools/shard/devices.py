@@ -139,6 +139,23 @@ class Pool:
         self.busy = 0  # workers running a batch: they may yet give tests back
         self.attempts: dict[str, list[Attempt]] = {}
         self.workspaces: list = []
+        self.ahead: dict[str, threading.Thread] = {}  # each card's first probe, when started early
+
+    def probe_ahead(self) -> None:
+        """Each card's first probe, in parallel with what the caller does next (the shard's
+        collection): a leg waits for one interpreter's start there, not two in a row."""
+        for card in self.cards:
+            self.ahead[card.number] = threading.Thread(
+                target=self._probe, args=(card, "at start"), daemon=True
+            )
+            self.ahead[card.number].start()
+
+    def _first_probe(self, card: Card) -> bool:
+        ahead = self.ahead.pop(card.number, None)
+        if ahead is None:
+            return card.state != "poisoned" and self._probe(card, "at start")
+        ahead.join()
+        return card.state != "poisoned"
 
     def run(self, tests: list[str]) -> dict[str, list[Attempt]]:
         """Run ``tests`` on the cards not yet poisoned (a rerun round calls it again)."""
@@ -153,12 +170,14 @@ class Pool:
         return self.attempts
 
     def report(self) -> list[dict]:
+        for ahead in self.ahead.values():  # a shard without tests: its probes still count
+            ahead.join()
         return [card.report(self.plan.device_type) for card in self.cards]
 
     # ------------------------------------------------------------ one card's worker
 
     def _work(self, card: Card) -> None:
-        if card.state == "poisoned" or not self._probe(card, "at start"):
+        if not self._first_probe(card):
             return
         while True:
             batch = self._take()
@@ -193,11 +212,13 @@ class Pool:
         doubtful = {key: attempt for key, attempt in ran.items() if key not in proven}
         self._accept(card, {key: ran[key] for key in proven}, unfinished)  # the others take these at once
         if not doubtful and not unfinished:  # each test's check was this batch's probe
-            card.probe = f"{self._name(card)}: {health.HEALTHY} (checked after each of its last {len(proven)} tests)"
+            card.probe = (
+                f"{self._name(card)}: {health.HEALTHY} (checked after each of its last {len(proven)} tests)"
+            )
             return
-        failed = [checks[key]["line"] for key in doubtful if key in checks]
+        failed = [checks[key] for key in doubtful if key in checks]
         if failed:  # the card went wrong in its tests' own process: what ran after is spoiled
-            card.probe = failed[0]
+            card.probe = health.Health(self._name(card), failed[0]["state"], failed[0]["detail"]).line()
             self._spoil(card, doubtful, list(doubtful))
             self._probe(card, "after a failed check")
         elif self._probe(card, "after a crash or hang"):
@@ -222,7 +243,9 @@ class Pool:
         with self.lock:
             self.workspaces.append(ws)
         checked = ws.root / "checks.jsonl"
-        run = ShardRun(self.pytest_args + self._check_args(checked), batch, ws, env=self.plan.env(card.number))
+        run = ShardRun(
+            self.pytest_args + self._check_args(checked), batch, ws, env=self.plan.env(card.number)
+        )
         troubled: list[Crashed] = []
 
         def sink(event) -> None:

@@ -77,6 +77,7 @@ def run_shard(
         rerun = lambda again: {k: [a] for k, a in run_until_done(pytest_args, again, ws)[0].items()}  # noqa: E731
     else:
         pool = Pool(plan, pytest_args, ws.root / "devices", log)
+        pool.probe_ahead()  # while the shard's tests are collected
         tests = collect(pytest_args, ws.root / "devices")
         history, status = (pool.run(tests), None) if tests else ({}, NO_TESTS)
         rerun = pool.run
