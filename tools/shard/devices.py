@@ -4,15 +4,18 @@
         [--device-env SPYRE_VISIBLE_DEVICES] [--device-node '$SPYRE_STATE_DIR/spyre{i}.lock']
         [--probe-every 50] [--hang-window 300] -- <pytest args>
 
-The shard's tests are collected once and queued. Each device has a worker (a thread) that
-takes the next batch of ``probe_every`` tests and runs it in a pytest child pinned to its
-card (``device_env`` = the card's number, as CUDA_VISIBLE_DEVICES pins one), then probes the
-card (testing/supervisor/health.py). A crash or a hang stops the batch early and is
-probed at once. A card that fails its probe is **poisoned**: its worker stops, everything
-it ran since its last good probe is marked ``infra`` and goes back to the front of the queue
-for the healthy cards, so the test that was running is re-run on a healthy device. Before
-a probe, whatever still holds the card (a grandchild that escaped the killed test's group)
-is killed; a card still held then is ``device busy`` with the holder's pid. A shard that
+The shard's tests are collected once and queued, while each card's first probe runs
+(testing/supervisor/health.py: a known kernel in a fresh interpreter). Each device has a
+worker (a thread) that takes the next batch of ``probe_every`` tests and runs it in a pytest
+child pinned to its card (``device_env`` = the card's number, as CUDA_VISIBLE_DEVICES pins
+one); after each test the same kernel runs in the test's own process (cardcheck.py), so a
+test whose check passed is proven good, and a batch whose checks all passed needs no fresh
+probe. A crash or a hang stops the batch early and is probed at once. A card that fails a
+check or a probe is **poisoned**: its worker stops, what it ran after its last good check or
+probe is marked ``infra`` and goes back to the front of the queue for the healthy cards, so
+the test that was running is re-run on a healthy device (not the whole batch). Before a
+probe, whatever still holds the card (a grandchild that escaped the killed test's group) is
+killed; a card still held then is ``device busy`` with the holder's pid. A shard that
 loses every card reports its remaining tests as not run with the cards' states: ``infra``,
 never a failure of the backend.
 """

@@ -188,7 +188,10 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
         "its holders are ended before a probe, and a card still held is 'device busy'",
     )
     cards.add_argument(
-        "--probe-every", type=positive_int, default=50, help="probe each card every N tests (default 50)"
+        "--probe-every",
+        type=positive_int,
+        default=50,
+        help="tests per batch on a card, each checked after it in its process (default 50)",
     )
     cards.add_argument(
         "--probe-timeout", type=positive_float, default=60.0, help="a probe longer than this is a hang (60)"
