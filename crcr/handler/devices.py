@@ -43,6 +43,8 @@ DEFAULT_AFTER = 20  # ops a card runs normally first: its first probe passes, th
 PROBE_TIMEOUT = 30.0  # the probe kernel's own bound (torch's import is not counted)
 MAX_ESCAPES = 2  # runs in a row after which a process still held the card: then it is drained
 DEVICE_TYPE = "spyre"
+# what pins a leg to its card on the emulated host (backend/README.md)
+PINNED = ("SPYRE_DEVICE_COUNT", "SPYRE_VISIBLE_DEVICES", "SPYRE_STATE_DIR", "SPYRE_FAULTS")
 _FAULT = re.compile(r"(?P<kind>[a-z]+)(?::(?P<card>\d+))?(?:@(?P<after>\d+))?")
 
 
@@ -65,6 +67,16 @@ class DeviceSettings:
             "SPYRE_STATE_DIR": str(state_dir(self.root)),
             "SPYRE_FAULTS": self.fault,
         }
+
+    def pinned(self, how: LegSettings, card: str) -> LegSettings:
+        """The leg's settings pinned to `card`: its environment, and for the bazel runner the
+        same variables as --test_env (a test under `bazel test` sees none of ours), the cards'
+        state writable in the sandbox, and no cached result (one from another card is not this
+        card's)."""
+        env = self.env(how.env, card)
+        flags = [f"--test_env={var}={env[var]}" for var in PINNED]
+        flags += [f"--sandbox_writable_path={state_dir(self.root)}", "--nocache_test_results"]
+        return replace(how, env=env, bazel_flags=how.bazel_flags + tuple(flags))
 
     def node(self, card: str) -> Path:
         """The file a holder of `card` has open (the emulated device's claim)."""
@@ -146,14 +158,13 @@ def run_on_devices(
     lost: list[str] = []
     last: Optional[LegResult] = None
     for card in settings.cards:
-        env = settings.env(how.env, card)
         first = _probe(settings, card, how)
         if not first.ok:
             lost.append(f"{first.line()} (probe before the leg)")
             say(f"{lost[-1]}: drained")
             continue
         for attempt in range(1, MAX_ESCAPES + 1):
-            last = replace(run(replace(how, env=env)), device=name(card))
+            last = replace(run(settings.pinned(how, card)), device=name(card))
             escaped = health.end_holders(settings.node(card), say)
             after = _probe(settings, card, how)
             if not after.ok:

@@ -88,6 +88,9 @@ class LegSettings:
     template: Optional[str] = None  # --test-command: a command template instead of either runner
     target_template: str = DEFAULT_TARGET_TEMPLATE
     smoke: int = 1  # run 1/N of the leg (the local cycle); 1 = the whole leg
+    # the bazel runner's own flags for the leg (a card's pinning: Bazel passes a test no
+    # environment of ours, only --test_env; handler/devices.py)
+    bazel_flags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -376,7 +379,7 @@ def run_leg(
             leg, ws, junit, how.select, smoke=how.smoke, upstream=upstream, selection=selection
         )
     else:
-        argv = bazel_command(leg, ws, target_template, upstream, selection)
+        argv = bazel_command(leg, ws, target_template, upstream, selection) + list(how.bazel_flags)
         if upstream.core_path:
             notes.append("core overlay not applied by the bazel runner (use --runner pytest)")
     code, timed_out = run_command(

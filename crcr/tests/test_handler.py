@@ -272,6 +272,39 @@ def test_bazel_leg_targets_follow_testing_targets_naming(pr_event, tmp_path):
         bazel_command(leg0, tmp_path, "//testing:{nope}")
 
 
+def test_a_bazel_leg_pinned_to_a_card_carries_the_pinning_into_its_tests(pr_event, tmp_path):
+    """`bazel test` hands a test none of our environment: the card's pinning goes in as
+    --test_env, and no cached result stands in for a run on this card (handler/devices.py)."""
+    import os
+
+    from crcr.handler.devices import DeviceSettings
+    from crcr.handler.runner import LegSettings, run_leg
+
+    (tmp_path / "configs" / "spyre").mkdir(parents=True)
+    (tmp_path / "configs" / "spyre" / "op_consistency.yaml").write_text(FEATURE_YAML)
+    (tmp_path / "tools").mkdir()
+    bazel = tmp_path / "tools" / "bazel"  # says what it was asked; 4: no test ran
+    bazel.write_text('#!/bin/sh\nprintf "%s\\n" "$@" > "$(dirname "$0")/argv.txt"\nexit 4\n')
+    bazel.chmod(0o755)
+    leg = plan_legs(plan_candidates(load_dispatch(pr_event)), discover_features(tmp_path))[0]
+    how = LegSettings(tmp_path, tmp_path / "out", "bazel", dict(os.environ), 60)
+    cards = DeviceSettings(("0", "2"), "error:2@5", tmp_path / "devices")
+    run_leg(leg, cards.pinned(how, "2"))
+    argv = (tmp_path / "tools" / "argv.txt").read_text().splitlines()
+    state = cards.env({}, "2")["SPYRE_STATE_DIR"]
+    assert argv[:2] == ["test", "//testing:config_spyre_op_consistency"]
+    assert argv[-6:] == [
+        "--test_env=SPYRE_DEVICE_COUNT=3",
+        "--test_env=SPYRE_VISIBLE_DEVICES=2",
+        f"--test_env=SPYRE_STATE_DIR={state}",
+        "--test_env=SPYRE_FAULTS=error:2@5",
+        f"--sandbox_writable_path={state}",
+        "--nocache_test_results",
+    ]
+    run_leg(leg, how)  # not pinned: as always
+    assert not any("SPYRE" in a for a in (tmp_path / "tools" / "argv.txt").read_text().splitlines())
+
+
 def test_core_config_plans_newest_backend_on_that_core(pr_event, ws):
     from crcr.dispatch.plan import check_core_configs
     from crcr.handler.runner import bazel_command

@@ -156,13 +156,23 @@ def test_device_trouble_is_read_from_each_failing_test(tmp_path):
         "<testcase classname='m.T' name='busy'><error message='spyre: device spyre:0 is busy: held by pid 7'/>"
         "</testcase>"
         "<testcase classname='m.T' name='plain'><failure message='AssertionError: 1 != 2'/></testcase>"
+        # a drained card's spoiled attempt (tools/shard/devices.py) is infra too
+        "<testcase classname='m.T' name='spoilt'><properties><property name='infra' value='infra: ran on "
+        "spyre:2 after its last good probe; spyre:2: wrong result'/></properties><error message='x'/></testcase>"
+        # a crash or a slow test on a healthy card is the test's own: judged as any failure
+        "<testcase classname='m.T' name='crash'><properties><property name='trouble' value='crash'/>"
+        "</properties><error message='worker crashed: signal 11 (SIGSEGV)'/></testcase>"
+        "<testcase classname='m.T' name='slow'><properties><property name='trouble' value='slow'/>"
+        "</properties><error message='worker crashed: slow: still making progress past its 3s budget'/>"
+        "</testcase>"
         "</testsuite>"
     )
     report = read_report([junit])
-    result = LegResult("failure", 1, Counts(0, 4, 0), 1.0, report.files, report=report)
-    names = ["m.py::T::hung", "m.py::T::fault", "m.py::T::busy", "m.py::T::plain"]
+    result = LegResult("failure", 1, Counts(0, 7, 0), 1.0, report.files, report=report)
+    names = [f"m.py::T::{n}" for n in ("hung", "fault", "busy", "plain", "spoilt", "crash", "slow")]
     assert troubles(result, names) == {
         "m.py::T::hung": "hang",
         "m.py::T::fault": "device fault",
         "m.py::T::busy": "device busy",
+        "m.py::T::spoilt": "infra",
     }

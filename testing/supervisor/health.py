@@ -97,6 +97,28 @@ def probe(
     return _judge(device, subprocess.CompletedProcess(proc.args, proc.returncode, out, said), node)
 
 
+def check(device: str, module: Optional[str] = None) -> Health:
+    """The probe's kernel in this very process: run by a test process after each of its
+    tests (tools/shard/cardcheck.py), so a pool knows which results came before the card
+    went wrong. Cheap (no interpreter to start), but it trusts the process: a failure is
+    confirmed by a fresh-interpreter ``probe``."""
+    try:
+        import importlib
+
+        import torch
+
+        if module:
+            importlib.import_module(module)
+        x = torch.arange(64, dtype=torch.float32, device=device)  # the same kernel as _KERNEL's
+        got = float((x * 2 + 1).sum().item())
+    except Exception as err:  # whatever the runtime raises is the device's fault here
+        said = (str(err).strip().splitlines() or [type(err).__name__])[-1]
+        return Health(device, BUSY if "busy" in said else FAULT, said)
+    if got != EXPECTED:
+        return Health(device, WRONG, f"got {got:g}, expected {EXPECTED:g}")
+    return Health(device, HEALTHY)
+
+
 def _wait(proc: subprocess.Popen, timeout: float) -> tuple[str, str]:
     """Follow the probe to its end: (why it hung, or "" when it ended; its output). ``timeout`` bounds the
     kernel, not the interpreter's start: the child says "ready" once torch is imported."""

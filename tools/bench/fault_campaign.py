@@ -165,13 +165,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--probe-every", type=positive_int, default=3, help="tests between probes (default 3)"
     )
+    parser.add_argument(
+        "--max-minutes",
+        type=positive_float,
+        default=None,
+        help="start no leg after this many minutes; report the legs that ran (default: all legs)",
+    )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     console = Console(stderr=True)
     outcomes = []
     with tempfile.TemporaryDirectory(prefix="fault-campaign-") as tmp:
         suite = Path(tmp) / "test_campaign.py"
         suite.write_text(SUITE.format(n=args.tests))
+        stop = None if args.max_minutes is None else time.monotonic() + 60 * args.max_minutes
         for i, leg in enumerate(draw(random.Random(args.seed), args.legs, args.probe_every), 1):
+            if stop is not None and time.monotonic() > stop:
+                console.print(
+                    f"--max-minutes {args.max_minutes:g}: stopped after {i - 1} of {args.legs} legs"
+                )
+                break
             outcomes.append(run_leg(leg, suite, args.window, args.probe_every))
             o = outcomes[-1]
             console.print(

@@ -4,15 +4,18 @@
         [--device-env SPYRE_VISIBLE_DEVICES] [--device-node '$SPYRE_STATE_DIR/spyre{i}.lock']
         [--probe-every 50] [--hang-window 300] -- <pytest args>
 
-The shard's tests are collected once and queued. Each device has a worker (a thread) that
-takes the next batch of ``probe_every`` tests and runs it in a pytest child pinned to its
-card (``device_env`` = the card's number, as CUDA_VISIBLE_DEVICES pins one), then probes the
-card (testing/supervisor/health.py). A crash or a hang stops the batch early and is
-probed at once. A card that fails its probe is **poisoned**: its worker stops, everything
-it ran since its last good probe is marked ``infra`` and goes back to the front of the queue
-for the healthy cards, so the test that was running is re-run on a healthy device. Before
-a probe, whatever still holds the card (a grandchild that escaped the killed test's group)
-is killed; a card still held then is ``device busy`` with the holder's pid. A shard that
+The shard's tests are collected once and queued, while each card's first probe runs
+(testing/supervisor/health.py: a known kernel in a fresh interpreter). Each device has a
+worker (a thread) that takes the next batch of ``probe_every`` tests and runs it in a pytest
+child pinned to its card (``device_env`` = the card's number, as CUDA_VISIBLE_DEVICES pins
+one); after each test the same kernel runs in the test's own process (cardcheck.py), so a
+test whose check passed is proven good, and a batch whose checks all passed needs no fresh
+probe. A crash or a hang stops the batch early and is probed at once. A card that fails a
+check or a probe is **poisoned**: its worker stops, what it ran after its last good check or
+probe is marked ``infra`` and goes back to the front of the queue for the healthy cards, so
+the test that was running is re-run on a healthy device (not the whole batch). Before a
+probe, whatever still holds the card (a grandchild that escaped the killed test's group) is
+killed; a card still held then is ``device busy`` with the holder's pid. A shard that
 loses every card reports its remaining tests as not run with the cards' states: ``infra``,
 never a failure of the backend.
 """
@@ -32,6 +35,7 @@ from testing.config import runs
 from testing.supervisor import health, supervisor
 from testing.supervisor.events import Crashed, End
 from testing.supervisor.supervisor import supervise
+from tools.shard import cardcheck
 from tools.shard.merge_junit import Attempt
 from tools.shard.shardrun import ShardRun, Workspace
 
@@ -117,6 +121,16 @@ def collect(pytest_args: list[str], scratch: Path) -> list[str]:
     return journal.read(path).selected if path.exists() else []
 
 
+def _proven(ran: dict[str, Attempt], checks: dict[str, dict]) -> list[str]:
+    """The tests ``ran`` (in the order they ran) up to the card's last good check."""
+    proven = []
+    for key in ran:
+        if checks.get(key, {}).get("state") != health.HEALTHY:
+            break
+        proven.append(key)
+    return proven
+
+
 class Pool:
     """The queue of tests and one worker per card; ``run`` returns attempts per test."""
 
@@ -128,6 +142,23 @@ class Pool:
         self.busy = 0  # workers running a batch: they may yet give tests back
         self.attempts: dict[str, list[Attempt]] = {}
         self.workspaces: list = []
+        self.ahead: dict[str, threading.Thread] = {}  # each card's first probe, when started early
+
+    def probe_ahead(self) -> None:
+        """Each card's first probe, in parallel with what the caller does next (the shard's
+        collection): a leg waits for one interpreter's start there, not two in a row."""
+        for card in self.cards:
+            self.ahead[card.number] = threading.Thread(
+                target=self._probe, args=(card, "at start"), daemon=True
+            )
+            self.ahead[card.number].start()
+
+    def _first_probe(self, card: Card) -> bool:
+        ahead = self.ahead.pop(card.number, None)
+        if ahead is None:
+            return card.state != "poisoned" and self._probe(card, "at start")
+        ahead.join()
+        return card.state != "poisoned"
 
     def run(self, tests: list[str]) -> dict[str, list[Attempt]]:
         """Run ``tests`` on the cards not yet poisoned (a rerun round calls it again)."""
@@ -142,12 +173,14 @@ class Pool:
         return self.attempts
 
     def report(self) -> list[dict]:
+        for ahead in self.ahead.values():  # a shard without tests: its probes still count
+            ahead.join()
         return [card.report(self.plan.device_type) for card in self.cards]
 
     # ------------------------------------------------------------ one card's worker
 
     def _work(self, card: Card) -> None:
-        if card.state == "poisoned" or not self._probe(card, "at start"):
+        if not self._first_probe(card):
             return
         while True:
             batch = self._take()
@@ -168,19 +201,33 @@ class Pool:
 
     def _batch(self, card: Card, batch: list[str]) -> None:
         """Run one batch on the card, then judge the card and what it ran."""
-        ran, unfinished = self._run_batch(card, batch)
+        ran, unfinished, checks = self._run_batch(card, batch)
         escaped = self._end_escaped(card)
-        if not self._probe(card, "after a crash or hang" if unfinished else f"after {len(ran)} tests"):
-            self._spoil(card, ran, batch)
-            return
         if escaped:  # the card was held behind the tests' backs: what they did is not theirs
+            healthy = self._probe(card, "after a process escaped with it")
             card.escapes += 1
             self._spoil(card, ran, batch)
-            if card.escapes >= MAX_ESCAPES:
+            if healthy and card.escapes >= MAX_ESCAPES:
                 self._drain(card, health.Health(self._name(card), health.BUSY, ESCAPED, escaped))
             return
         card.escapes = 0
-        self._accept(card, ran, unfinished)
+        proven = _proven(ran, checks)
+        doubtful = {key: attempt for key, attempt in ran.items() if key not in proven}
+        self._accept(card, {key: ran[key] for key in proven}, unfinished)  # the others take these at once
+        if not doubtful and not unfinished:  # each test's check was this batch's probe
+            card.probe = (
+                f"{self._name(card)}: {health.HEALTHY} (checked after each of its last {len(proven)} tests)"
+            )
+            return
+        failed = [checks[key] for key in doubtful if key in checks]
+        if failed:  # the card went wrong in its tests' own process: what ran after is spoiled
+            card.probe = health.Health(self._name(card), failed[0]["state"], failed[0]["detail"]).line()
+            self._spoil(card, doubtful, list(doubtful))
+            self._probe(card, "after a failed check")
+        elif self._probe(card, "after a crash or hang"):
+            self._accept(card, doubtful, [])  # a healthy card: the crash or hang was the test's own
+        else:
+            self._spoil(card, doubtful, list(doubtful))
 
     def _take(self) -> list[str]:
         """The next batch; waits while the queue is empty but a busy card may give work back."""
@@ -191,13 +238,17 @@ class Pool:
             self.busy += bool(batch)
             return batch
 
-    def _run_batch(self, card: Card, batch: list[str]) -> tuple[dict[str, Attempt], list[str]]:
-        """Run ``batch`` pinned to the card until done or the first crash/hang."""
+    def _run_batch(self, card: Card, batch: list[str]) -> tuple[dict[str, Attempt], list[str], dict]:
+        """Run ``batch`` pinned to the card until done or the first crash/hang; also each
+        test's device check (cardcheck.py)."""
         ws = Workspace(self.root / f"card-{card.number}-{len(self.workspaces)}")
         ws.root.mkdir(parents=True)
         with self.lock:
             self.workspaces.append(ws)
-        run = ShardRun(self.pytest_args, batch, ws, env=self.plan.env(card.number))
+        checked = ws.root / "checks.jsonl"
+        run = ShardRun(
+            self.pytest_args + self._check_args(checked), batch, ws, env=self.plan.env(card.number)
+        )
         troubled: list[Crashed] = []
 
         def sink(event) -> None:
@@ -214,7 +265,12 @@ class Pool:
         unfinished = [key for key in batch if key not in ran]
         for line in troubled:
             self.log(f"{self.plan.device_type}:{card.number}: {line}")
-        return ran, unfinished
+        return ran, unfinished, cardcheck.read(checked)
+
+    def _check_args(self, path: Path) -> list[str]:
+        module = [f"--card-check-module={self.plan.device_module}"] if self.plan.device_module else []
+        device = f"{self.plan.device_type}:0"  # pinned: the card is the child's device 0
+        return ["-p", cardcheck.PLUGIN, f"--card-check={path}", f"--card-check-device={device}", *module]
 
     def _name(self, card: Card) -> str:
         return f"{self.plan.device_type}:{card.number}"
@@ -249,14 +305,14 @@ class Pool:
             self.queue.extendleft(reversed(unfinished))
             card.tests_run += len(ran)
 
-    def _spoil(self, card: Card, ran: dict[str, Attempt], batch: list[str]) -> None:
-        """Everything since the card's last good probe is infra, and runs again."""
+    def _spoil(self, card: Card, ran: dict[str, Attempt], again: list[str]) -> None:
+        """What ``ran`` since the card's last good probe or check is infra; ``again`` runs again."""
         why = f"{INFRA}: ran on {self._name(card)} after its last good probe; {card.probe}"
         with self.lock:
             for key, attempt in ran.items():
                 spoilt = Attempt("error", attempt.seconds, None, why, self._name(card))
                 self.attempts.setdefault(key, []).append(spoilt)
-            self.queue.extendleft(reversed(batch))
+            self.queue.extendleft(reversed(again))
             card.spoiled += len(ran)
 
     def _left_over(self) -> None:

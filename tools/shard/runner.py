@@ -77,6 +77,7 @@ def run_shard(
         rerun = lambda again: {k: [a] for k, a in run_until_done(pytest_args, again, ws)[0].items()}  # noqa: E731
     else:
         pool = Pool(plan, pytest_args, ws.root / "devices", log)
+        pool.probe_ahead()  # while the shard's tests are collected
         tests = collect(pytest_args, ws.root / "devices")
         history, status = (pool.run(tests), None) if tests else ({}, NO_TESTS)
         rerun = pool.run
@@ -187,7 +188,10 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
         "its holders are ended before a probe, and a card still held is 'device busy'",
     )
     cards.add_argument(
-        "--probe-every", type=positive_int, default=50, help="probe each card every N tests (default 50)"
+        "--probe-every",
+        type=positive_int,
+        default=50,
+        help="tests per batch on a card, each checked after it in its process (default 50)",
     )
     cards.add_argument(
         "--probe-timeout", type=positive_float, default=60.0, help="a probe longer than this is a hang (60)"
