@@ -44,6 +44,7 @@ def checked(data: object) -> dict:
             raise ValueError(f"{name} must be >= 0")
     return dict(data, rate=rate, latency=latency, kinds=tuple(kinds), script=tuple(script), **timing)
 
+
 @dataclass
 class FaultPlan:
     rate: float = 0.0

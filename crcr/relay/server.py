@@ -277,7 +277,11 @@ class RelayEmulator:
         data = faults.checked(data)
         self.faults.configure(data["rate"], data["kinds"], data["latency"], data.get("seed"), data["script"])
         link = self.relay.hud_link
-        for name, attr in (("hud_retries", "retries"), ("hud_backoff", "backoff"), ("hud_latency", "slow_attempt")):
+        for name, attr in (
+            ("hud_retries", "retries"),
+            ("hud_backoff", "backoff"),
+            ("hud_latency", "slow_attempt"),
+        ):
             if name in data:
                 setattr(link, attr, data[name])
 
