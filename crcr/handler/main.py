@@ -323,8 +323,9 @@ def make_hooks(
 
 
 def make_reuse(options: Options):
-    """Stored green legs this run may reuse (None: --no-reuse)."""
-    if not options.reuse:
+    """Stored green legs this run may reuse (None: --no-reuse, or a fault is injected: a run
+    with --inject-fault exists to run its legs on their cards, so none is answered from the store)."""
+    if not options.reuse or (options.devices is not None and options.devices.fault):
         return None
     from crcr.handler.record import core_version
     from crcr.handler.reuse import Reuse

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Optional
 
@@ -145,8 +145,7 @@ def run_or_reuse(leg: Leg, how: LegSettings, hooks, selection, core, run) -> Leg
     inputs = leg_inputs(leg, how, hooks, selection, reuse.pinned, core)
     source = reuse.find(inputs)
     if source is not None:
-        return reuse.reused_result(inputs.key(), source)
+        result = replace(reuse.reused_result(inputs.key(), source), core=core)
+        return hooks.reused(leg, result)
     reuse.ran += 1
-    from dataclasses import replace
-
     return replace(run(), reuse_key=inputs.key() or "")

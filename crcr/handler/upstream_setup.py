@@ -295,6 +295,11 @@ def open_store(options: "Options") -> GreenStore:
     return GreenStore(options.green_store_path)
 
 
+def store_key(setup: UpstreamSetup) -> str:
+    """The last-green store's key of this upstream (its URL)."""
+    return setup.url or "none"
+
+
 def after_leg(
     setup: UpstreamSetup,
     store: GreenStore,
@@ -310,7 +315,7 @@ def after_leg(
     are such tests is not red (never a regression), and is not recorded green either, so
     they stay new in scope until a config buckets them."""
     found = None
-    key = setup.url or "none"
+    key = store_key(setup)
     now = setup.inputs(leg, backend)
     scope = leg_new_in_scope(
         setup, store.last_green(key, leg.job_name), result, options.workspace, leg.configs
@@ -503,6 +508,13 @@ class LegHooks:
             return full_leg(leg.feature, "a --test-command template runs whole legs"), None
         sel = self.changes.for_leg(leg, how.ws, upstream)
         return sel, only_file(sel, how.out, leg.job_name, how.ws, upstream)
+
+    def reused(self, leg: Leg, result: LegResult) -> LegResult:
+        """A leg reused green (handler/reuse.py) was green at this SHA's inputs: it moves the
+        job's last green as a run would, so the next red leg's range starts here."""
+        if self.store is not None and result.conclusion == "success":
+            self.store.record_green(store_key(self.setup), leg.job_name, self.setup.inputs(leg, self.backend))
+        return result
 
     def finish(self, leg: Leg, result: LegResult) -> LegResult:
         if self.store is None:

@@ -10,6 +10,7 @@ from crcr.dispatch.plan import Feature, auto_shards, discover_features, matrix, 
 from crcr.handler import main as handler
 from crcr.handler.options import choose_runner
 from crcr.handler.runner import conclusion_for, template_command
+from crcr.upstream.attribution import GreenStore
 from testing.config import runs
 
 
@@ -586,8 +587,13 @@ def test_a_green_leg_with_the_same_inputs_is_reused_not_run_again(ws, tmp_path, 
     assert _cycle(ws, tmp_path, script) == 1  # the modules leg fails its tests
     assert ran() == ["test-modules", "test-ops"]
     assert "reuse: 2 legs run, 0 reused, 0.0 device-minutes saved" in capsys.readouterr().err
+    (tmp_path / "state" / "last_green.sqlite").unlink()  # a fresh state beside the same warehouse
     assert _cycle(ws, tmp_path, script) == 1
     assert ran() == ["test-modules"]  # the green ops leg was reused
+    green = GreenStore(tmp_path / "state" / "last_green.sqlite")
+    assert green.last_green("none", "test-ops") is not None  # reused green moves the job's last green
+    assert green.last_green("none", "test-modules") is None
+    green.db.close()
     err = capsys.readouterr().err
     assert "reuse: 1 legs run, 1 reused" in err and "test-ops: reused: green in run " in err
     rows = {r["job_name"]: r for r in json.loads((out / "hud.json").read_text())}
@@ -601,6 +607,10 @@ def test_a_green_leg_with_the_same_inputs_is_reused_not_run_again(ws, tmp_path, 
     assert ran() == ["test-modules", "test-ops"]  # a changed config: its leg runs again
     for argv, env in ((["--no-reuse"], {}), ([], {"CRCR_REUSE": "off"})):  # every leg runs
         assert not handler.parse_options(["plan", *argv], env).reuse
+    state = {"CRCR_STATE_DIR": str(tmp_path / "state")}
+    assert handler.make_reuse(handler.parse_options(["plan", "--devices", "0,1"], state)) is not None
+    faulty = handler.parse_options(["plan", "--inject-fault", "corrupt"], state)
+    assert handler.make_reuse(faulty) is None  # an injected fault: its legs run on their cards
 
 
 def test_reuse_fails_open_on_a_warehouse_error(ws, tmp_path, capsys):
