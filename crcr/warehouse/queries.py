@@ -170,7 +170,7 @@ def _rate_query(wh: Backend, key: str, where: str, since: str = "") -> list[tupl
     `since`: the window on started_at that `where` holds, if any (schema.live)."""
     return wh.query(
         f"""SELECT feature, {key} AS x, toUnixTimestamp(min(started_at)) AS at, sum(passed), sum(failed), simulated
-        FROM {wh.db}.legs WHERE {live(wh.db, since)} AND passed + failed > 0 AND {where}
+        FROM {wh.db}.legs WHERE {live(wh.db, since)} AND passed + failed > 0 AND NOT {INFRA_VERDICT} AND {where}
         GROUP BY feature, x, simulated ORDER BY at"""
     )
 
@@ -295,7 +295,14 @@ def _of_tests(wh: Backend, where: str, rare: str, since: str = "") -> str:
     `rare` may name rare_results' columns; no liveness filter there: a superset of keys is
     harmless. `since`: the window on started_at that `where` holds, if any (schema.live)."""
     keys = f"SELECT test_key FROM {wh.db}.rare_results WHERE {rare} GROUP BY test_key"
-    return f"test_key IN ({keys}) AND {live(wh.db, since)} AND {where}"
+    return f"test_key IN ({keys}) AND {live(wh.db, since)} AND {where} AND {_not_infra(wh)}"
+
+
+def _not_infra(wh: Backend) -> str:
+    """Rows of legs whose verdict is not `infra`: a leg that lost its card (a hang, a device
+    fault) ran its tests on a sick device, so its failures are the card's, not the tests'
+    (the device-health panel shows them; the per-test questions leave them out)."""
+    return f"ingest_id NOT IN (SELECT ingest_id FROM {wh.db}.legs WHERE {INFRA_VERDICT})"
 
 
 def _per_test(wh: Backend, columns: str, select: str) -> str:

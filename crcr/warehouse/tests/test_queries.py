@@ -222,3 +222,28 @@ def test_device_health_per_card_and_day_with_infra_verdicts(wh):
     ]
     assert [(d.device, d.day) for d in queries.device_health(wh)][-1] == ("spyre:1", d1)
     assert len(queries.device_health(wh)) == 3  # unbounded: the old day too
+
+
+def test_a_leg_that_lost_its_card_counts_for_the_card_not_for_its_tests(wh):
+    """Issue 41: the failures of a leg judged `infra` (its card hung, faulted or went wrong)
+    are the card's: the device-health panel shows them, while flaky, failing tests and the
+    pass rate leave them out (an injected corruption once listed a steady test as flaky)."""
+    from dataclasses import replace
+
+    infra = {
+        "schema_version": 1,
+        "category": "infra",
+        "confidence": "high",
+        "summary": "spyre:0: wrong result",
+    }
+    tests = lambda outcome: [replace(case("test_t", outcome), device="spyre:0")]  # noqa: E731
+    ingest(wh, leg(0, tests("passed"), started=NOW - DAY, upstream="a" * 40))
+    sick = leg(1, tests("failed"), started=NOW - DAY + 600, upstream="a" * 40)
+    ingest(wh, replace(sick, conclusion="failure", triage_verdict=infra))
+    assert queries.flaky(wh, NOW) == []
+    assert queries.failing_tests(wh) == []
+    assert [(p.passed, p.failed) for p in queries.pass_rate_over_commits(wh)] == [(1, 0)]
+    assert [(d.device, d.failed) for d in queries.device_health(wh)] == [("spyre:0", 1)]
+    ingest(wh, leg(2, tests("failed"), started=NOW - DAY + 1200, upstream="a" * 40))  # a real failure
+    assert [f.reason for f in queries.flaky(wh, NOW)] == ["same SHAs"]
+    assert len(queries.failing_tests(wh)) == 1
