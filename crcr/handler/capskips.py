@@ -9,21 +9,17 @@ the results JSON and the HUD say why those tests did not run without reading the
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import replace
 
-from crcr.handler.runner import LegResult, summary_path
+from crcr.handler.runner import LegResult, read_summary
 
 
 def capability_skipped(result: LegResult) -> dict[str, int]:
     """capability -> tests skipped for it, over the leg's summaries (one per JUnit)."""
     found: Counter = Counter()
     for junit in result.junit:
-        try:
-            found.update(json.loads(summary_path(junit).read_text()).get("capability_skipped", {}))
-        except (OSError, ValueError):
-            continue
+        found.update(read_summary(junit).get("capability_skipped", {}))
     return dict(sorted(found.items()))
 
 

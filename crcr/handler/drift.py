@@ -9,7 +9,6 @@ knows one, the nearest nightly whose harness has the name (the core to run it on
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import replace
 from typing import Optional
@@ -17,7 +16,7 @@ from typing import Optional
 from packaging.version import InvalidVersion, Version
 
 from crcr.handler.core_base import CoreResolver
-from crcr.handler.runner import LegResult, summary_path
+from crcr.handler.runner import LegResult, read_summary
 from crcr.upstream.gitcmd import UpstreamError
 from crcr.upstream.nightly import NoNightly
 
@@ -26,13 +25,7 @@ MAX_LOOKUPS = 20  # nightlies whose harness file is read for one name
 
 def drift_of(result: LegResult) -> list[dict]:
     """The plugin's harness-drift entries of the leg (its summaries beside each JUnit)."""
-    found = []
-    for junit in result.junit:
-        try:
-            found += json.loads(summary_path(junit).read_text()).get("harness_drift", [])
-        except (OSError, ValueError):
-            continue
-    return found
+    return [d for junit in result.junit for d in read_summary(junit).get("harness_drift", [])]
 
 
 def defines(text: str, name: str) -> bool:

@@ -189,12 +189,17 @@ def summary_path(junit: Path) -> Path:
     return junit.with_name(junit.stem + ".summary.json")
 
 
+def read_summary(junit: Path) -> dict:
+    """The plugin's summary beside `junit`; {} when it wrote none or it cannot be read."""
+    try:
+        return json.loads(summary_path(junit).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
 def adapter_note(junit: Path) -> Optional[str]:
     """'adapter: native (rules: 30 native, 12 patched)' from the plugin's summary, if it wrote one."""
-    try:
-        adapter = json.loads(summary_path(junit).read_text()).get("adapter")
-    except (OSError, ValueError):
-        return None
+    adapter = read_summary(junit).get("adapter")
     if not adapter:
         return None
     c = adapter["counts"]

@@ -112,11 +112,8 @@ def check(device: str, module: Optional[str] = None) -> Health:
         x = torch.arange(64, dtype=torch.float32, device=device)  # the same kernel as _KERNEL's
         got = float((x * 2 + 1).sum().item())
     except Exception as err:  # whatever the runtime raises is the device's fault here
-        said = (str(err).strip().splitlines() or [type(err).__name__])[-1]
-        return Health(device, BUSY if "busy" in said else FAULT, said)
-    if got != EXPECTED:
-        return Health(device, WRONG, f"got {got:g}, expected {EXPECTED:g}")
-    return Health(device, HEALTHY)
+        return _raised(device, (str(err).strip().splitlines() or [type(err).__name__])[-1])
+    return _computed(device, got)
 
 
 def _wait(proc: subprocess.Popen, timeout: float) -> tuple[str, str]:
@@ -143,12 +140,21 @@ def _wait(proc: subprocess.Popen, timeout: float) -> tuple[str, str]:
 def _judge(device: str, done: subprocess.CompletedProcess, node: Optional[Path]) -> Health:
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
-        state = BUSY if "busy" in last else FAULT
-        return Health(device, state, last, holders(node) if node is not None else ())
+        return _raised(device, last, holders(node) if node is not None else ())
     try:
         got = json.loads(done.stdout.strip().splitlines()[-1])["got"]
     except (IndexError, ValueError, KeyError, TypeError):
         return Health(device, FAULT, f"the probe printed no result: {done.stdout.strip()[-200:]!r}")
+    return _computed(device, got)
+
+
+def _raised(device: str, said: str, held: tuple[int, ...] = ()) -> Health:
+    """The kernel raised (``said``: the runtime's last line): busy when the runtime says so."""
+    return Health(device, BUSY if "busy" in said else FAULT, said, held)
+
+
+def _computed(device: str, got: float) -> Health:
+    """The kernel returned ``got``: healthy only when exactly right."""
     if got != EXPECTED:
         return Health(device, WRONG, f"got {got:g}, expected {EXPECTED:g}")
     return Health(device, HEALTHY)
