@@ -165,12 +165,13 @@ LAYOUT = "overlay-2"  # bumped when the tree's layout changes (2: bytecode kept 
 
 
 def overlay_key(torch_dir: Path, checkout: Path, delta: CoreDelta) -> str:
+    """The overlay tree's cache key: the layout, the base wheel, and what is laid over it."""
+    content = overlay_content(checkout, delta)
+    if not content:
+        raise FileNotFoundError(f"{checkout} lacks a Python file of the core's change")
     h = hashlib.sha256(f"{LAYOUT}\0{torch_dir.resolve()}".encode())
     h.update((torch_dir / "version.py").read_bytes() if (torch_dir / "version.py").exists() else b"")
-    for status, path in delta.python:
-        h.update(f"\0{status}\0{path}\0".encode())
-        if status != "D":
-            h.update(hashlib.sha256((checkout / path).read_bytes()).digest())
+    h.update(content.encode())
     return h.hexdigest()[:32]
 
 
