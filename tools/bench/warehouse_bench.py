@@ -104,6 +104,7 @@ def leg_columns(part: list[tuple[int, int]], n_dispatch: int, counts: np.ndarray
             "device": "",
             "reuse_key": "",  # schema 5 (issue 43): never reusable, never reused
             "reused_from": "",
+            "capability_skipped": 0,  # schema 6 (issue 42): no capability-gated skips
         }
         for k, v in values.items():
             out[k].append(v)
@@ -167,6 +168,7 @@ def chunks(n_dispatch: int, chunk_legs: int, days: int):
                 "message": np.where(outcome == 1, "AssertionError: mismatch", "").astype(object),
                 "rule": np.where((t >= 60) & (t < 70), "configs/x.yaml:5", "").astype(object),
                 "device": np.full(len(t), "", dtype=object),
+                "capability": np.full(len(t), "", dtype=object),
             },
         )
 
@@ -253,6 +255,21 @@ KEPT = "bench-plan"  # --keep: the rows and days a kept warehouse was generated 
 
 def plan_line(args) -> str:
     return f"rows {args.rows} days {args.days} chunk {args.chunk}\n"
+
+
+def kept_problem(keep: Path, args) -> str | None:
+    """Why DIR cannot be kept for this run: it holds something other than a warehouse of the
+    same plan (checked before any child starts, so the error is one line)."""
+    if not keep.exists() or not any(keep.iterdir()):
+        return None
+    mark = keep / KEPT
+    if not mark.exists():
+        return (
+            "holds something other than a kept warehouse (or a cut-short ingest): remove it or name another"
+        )
+    if mark.read_text() != plan_line(args):
+        return f"holds a warehouse of another plan ({mark.read_text().strip()}): remove it or name another"
+    return None
 
 
 class Held:
@@ -587,6 +604,8 @@ def main(argv=None) -> int:
         p.error(
             f"--rows >= {TESTS_PER_LEG * len(FEATURES)}, --chunk >= {TESTS_PER_LEG}, --repeat >= 1, --days >= 1"
         )
+    if args.keep and (problem := kept_problem(Path(args.keep), args)):
+        p.error(f"--keep {args.keep}: {problem}")
     if args.engine:
         out = channel()
         serve(out, *(run_chdb if args.engine == "chdb" else run_sqlite)(args))
