@@ -533,9 +533,11 @@ def _render(wh: Backend, ctx: PageContext) -> str:
         out.append(
             f'<section id="panel-{p.key}"><h2>{esc(p.title)}</h2><p class="meaning">{esc(p.meaning)}</p>{p.render(wh, ctx)}</section>'
         )
-    simulated = wh.query(f"SELECT count() FROM {wh.db}.legs WHERE simulated = 1")[0][0]
+    simulated = wh.query(
+        f"SELECT count() FROM {wh.db}.legs WHERE simulated = 1 AND {queries.started_after(ctx.since)}"
+    )[0][0]
     banner = (
-        f'<p class="sim-banner">{SIM} This warehouse holds simulated history (--simulate-days): '
+        f'<p class="sim-banner">{SIM} The legs below include simulated history (--simulate-days): '
         "rows marked SIMULATED are made up for illustration and never count in real L3 numbers.</p>"
         if simulated
         else ""

@@ -154,6 +154,7 @@ class Embedded:
         self.path, self.db, self.where = path.resolve(), db, str(path)
         self._session = None
         self._depth = 0
+        self.last_read = (0, 0)  # the last query's rows and bytes read, as the engine counted them
 
     @contextlib.contextmanager
     def exclusive(self) -> Iterator[None]:
@@ -210,6 +211,8 @@ class Embedded:
         if not raw.strip():
             return []
         doc = json.loads(raw)
+        read = doc.get("statistics", {})
+        self.last_read = (read.get("rows_read", 0), read.get("bytes_read", 0))
         # JSONCompact quotes 64-bit integers; the column types say which
         ints = [bool(_INTS.match(m["type"])) for m in doc["meta"]]
         return [

@@ -295,14 +295,15 @@ def _of_tests(wh: Backend, where: str, rare: str, since: str = "") -> str:
     `rare` may name rare_results' columns; no liveness filter there: a superset of keys is
     harmless. `since`: the window on started_at that `where` holds, if any (schema.live)."""
     keys = f"SELECT test_key FROM {wh.db}.rare_results WHERE {rare} GROUP BY test_key"
-    return f"test_key IN ({keys}) AND {live(wh.db, since)} AND {where} AND {_not_infra(wh)}"
+    return f"test_key IN ({keys}) AND {live(wh.db, since)} AND {where} AND {_not_infra(wh, since)}"
 
 
-def _not_infra(wh: Backend) -> str:
+def _not_infra(wh: Backend, since: str = "") -> str:
     """Rows of legs whose verdict is not `infra`: a leg that lost its card (a hang, a device
     fault) ran its tests on a sick device, so its failures are the card's, not the tests'
-    (the device-health panel shows them; the per-test questions leave them out)."""
-    return f"ingest_id NOT IN (SELECT ingest_id FROM {wh.db}.legs WHERE {INFRA_VERDICT})"
+    (the device-health panel shows them; the per-test questions leave them out). `since`:
+    the window the caller's rows are in (a leg's rows carry its start): only its legs are read."""
+    return f"ingest_id NOT IN (SELECT ingest_id FROM {wh.db}.legs WHERE {INFRA_VERDICT}{_and(since)})"
 
 
 def _per_test(wh: Backend, columns: str, select: str) -> str:
@@ -330,7 +331,7 @@ def flaky(
     the flips between neighbours, the pairs seen both good and bad."""
     since = f"started_at > {ts(now - days * DAY)}"
     window = f"{since} AND outcome IN {quote_list(BAD_VALUES + PASSING)}"
-    pairs = f"SELECT ingest_id, cityHash64(upstream_sha, backend_sha) AS pair FROM {wh.db}.legs"
+    pairs = f"SELECT ingest_id, cityHash64(upstream_sha, backend_sha) AS pair FROM {wh.db}.legs WHERE {since}"
     rows = wh.query(
         _per_test(
             wh,
@@ -349,7 +350,7 @@ def flaky(
             HAVING notEmpty(same) OR (flips >= 2 AND flips / (runs - 1) >= {float(min_flip_rate)})""",
         )
     )
-    legs = _legs_of(wh, {run[1] for r in rows for run in r[4]})
+    legs = _legs_of(wh, {run[1] for r in rows for run in r[4]}, since)
     found = [
         Flake(
             test_id,
@@ -368,15 +369,16 @@ def flaky(
 _NAMES = {code: value for value, code in OUTCOME_CODES.items()}
 
 
-def _legs_of(wh: Backend, ingest_ids: set[int]) -> dict[int, tuple[str, str, str]]:
-    """ingest id -> (upstream, backend, job) of those legs (a leg's rows share them)."""
+def _legs_of(wh: Backend, ingest_ids: set[int], cond: str = "") -> dict[int, tuple[str, str, str]]:
+    """ingest id -> (upstream, backend, job) of those legs (a leg's rows share them). `cond`:
+    the window they started in (legs are ordered by start, not by ingest id)."""
     if not ingest_ids:
         return {}
     ids = ", ".join(str(int(i)) for i in sorted(ingest_ids))
     return {
         r[0]: tuple(r[1:])
         for r in wh.query(
-            f"SELECT ingest_id, upstream_sha, backend_sha, job_name FROM {wh.db}.legs WHERE ingest_id IN ({ids})"
+            f"SELECT ingest_id, upstream_sha, backend_sha, job_name FROM {wh.db}.legs WHERE ingest_id IN ({ids}){_and(cond)}"
         )
     }
 
@@ -428,7 +430,7 @@ def promotion_candidates(
         for key, test_id, last in cands
         if key in recent and all(code in codes or (t, i) < since[key] for t, i, code in recent[key][2])
     ]
-    legs = _legs_of(wh, {run[1] for _, last, _ in kept for run in last})
+    legs = _legs_of(wh, {run[1] for _, last, _ in kept for run in last}, cond)
     found = [
         Promotion(test_id, rule, tuple((t, legs[i][0], _NAMES[code]) for t, i, code in last), bool(sim))
         for test_id, last, (rule, sim, _) in kept
@@ -477,8 +479,8 @@ def failing_tests(wh: Backend, limit: int = 200, since: Optional[float] = None) 
         )
     )
     rows = sorted(rows, key=lambda r: r[-1])[: int(limit)]
-    legs = _legs_of(wh, {i for r in rows for i in (r[4], r[5]) if i})
-    green = _green_legs(wh, {r[5] for r in rows})
+    legs = _legs_of(wh, {i for r in rows for i in (r[4], r[5]) if i}, cond)
+    green = _green_legs(wh, {r[5] for r in rows}, cond)
     return [
         Failing(
             t, o, first, ff, lp or None, legs[lpi][0] if lpi else "", legs[li][0], msg, bool(sim), li in green
@@ -487,15 +489,15 @@ def failing_tests(wh: Backend, limit: int = 200, since: Optional[float] = None) 
     ]
 
 
-def _green_legs(wh: Backend, ingest_ids: set[int]) -> set[int]:
-    """Those of the ingests whose leg concluded success."""
+def _green_legs(wh: Backend, ingest_ids: set[int], cond: str = "") -> set[int]:
+    """Those of the ingests whose leg concluded success (`cond`: as _legs_of)."""
     if not ingest_ids:
         return set()
     ids = ", ".join(str(int(i)) for i in sorted(ingest_ids))
     return {
         r[0]
         for r in wh.query(
-            f"SELECT ingest_id FROM {wh.db}.legs WHERE ingest_id IN ({ids}) AND conclusion = 'success'"
+            f"SELECT ingest_id FROM {wh.db}.legs WHERE ingest_id IN ({ids}) AND conclusion = 'success'{_and(cond)}"
         )
     }
 

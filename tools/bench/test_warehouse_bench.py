@@ -12,7 +12,9 @@ TINY = ["--rows", "20000", "--chunk", "10000", "--days", "1", "--repeat", "1"]
 def test_both_engines_answer_every_page_question_alike(capsys):
     assert warehouse_bench.main(TINY) == 0
     out = capsys.readouterr().out
-    asked = [line for line in out.splitlines() if line.split()[:1] and line.split()[0] in warehouse_bench.PAGE]
+    asked = [
+        line for line in out.splitlines() if line.split()[:1] and line.split()[0] in warehouse_bench.PAGE
+    ]
     assert len(asked) == len(warehouse_bench.PAGE), out
     assert all(" yes" in line for line in asked), out
 

@@ -197,3 +197,37 @@ def test_red_lines_from_an_older_dispatch_say_which(history_dir):
     newest, older = story.split('<p class="dispatch red-dispatch">')
     assert "/pull/90100" in newest and "no red leg in this dispatch" in newest and "red-line" not in newest
     assert f"{2:040x}"[:10] in older and '<li class="red-line" data-job="test-ops">' in older
+
+
+OLD_LEGS = 100_000  # legs older than the page's horizon: a year and more of them
+
+
+def test_the_page_never_reads_every_leg_ever_stored(history_dir):
+    """Issue 43: the page's cost is its horizon's, not the warehouse's age. Beside the history,
+    OLD_LEGS committed legs started before the horizon; no query of the page reads that many
+    rows (chdb's own count of the rows each query read)."""
+    from crcr.relay.panels import PageContext, warehouse_page
+
+    wh = open_warehouse(str(history_dir), {})
+    before = int(NOW - 200 * DAY)
+    wh.query(
+        f"""INSERT INTO {wh.db}.legs (ingest_id, leg_key, repo, delivery_id, run_id, run_attempt, job_name,
+        started_at, finished_at, conclusion, status, passed, simulated)
+        SELECT 10000000 + number, concat('old/', toString(number)), 'acme/oot-ci', concat('old-', toString(number)),
+        toString(number), 1, 'test-ops', toDateTime({before} + number), toDateTime({before} + number + 600),
+        'success', 'completed', 5, number % 2 FROM numbers({OLD_LEGS})"""
+    )
+    reads = []
+    query = wh.query
+
+    def counted(sql):
+        rows = query(sql)
+        reads.append((wh.last_read[0], sql.split("FROM", 1)[0][:80]))
+        return rows
+
+    wh.query = counted
+    page = warehouse_page(wh, PageContext(NOW))
+    assert "test-ops" in page
+    assert '<p class="sim-banner">' not in page  # the old simulated legs are not the page's
+    assert len(reads) > 10
+    assert max(reads)[0] < OLD_LEGS, max(reads)
