@@ -93,8 +93,24 @@ def composition(o) -> str:
     return ", ".join(f"{k} {v / total:.0%}" for k, v in sorted(by.items(), key=lambda x: -x[1]))
 
 
+def frozen_workspace(ws: Path, tmp: Path) -> Path:
+    """A clone of the workspace's HEAD for the three cycles: the reuse key holds the backend's
+    commit (and a hash of uncommitted edits), so a commit or an edit in the workspace between
+    the cycles would leave nothing to reuse. Not a git checkout: the workspace itself."""
+    clone = tmp / "workspace"
+    made = subprocess.run(["git", "clone", "-q", "--local", str(ws), str(clone)], capture_output=True)
+    if made.returncode:
+        return ws
+    head = subprocess.run(
+        ["git", "-C", str(clone), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
+    print(f"  on a clone of the workspace at {head.stdout.strip()} (uncommitted edits left out)")
+    return clone
+
+
 def rerun_check(ws: Path, tmp: Path, sample: int, shards: int) -> tuple[int, int]:
     """(legs compared, legs whose reused result differs from the re-run's)."""
+    ws = frozen_workspace(ws, tmp)
     wh = tmp / "rerun-warehouse"
     env = {**os.environ, "CRCR_STATE_DIR": str(tmp / "state"), "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
     base = [sys.executable, "-m", "crcr.handler.main", "--workspace", str(ws), "--upstream", "none"]
@@ -192,6 +208,9 @@ def main(argv=None) -> int:
         if args.rerun_sample:
             print("\n2. reused vs re-run (real legs, the handler's local cycle):")
             compared, differ = rerun_check(ws, Path(tmp), args.rerun_sample, args.rerun_shards)
+            if not compared:  # nothing compared is not "0 differ"
+                print("  no leg was reused (no green leg of the record cycle): re-run check NOT done")
+                return 1
             print(f"  {compared} reused legs re-run: {differ} differ (goal 0)")
     return 0
 
