@@ -265,6 +265,25 @@ def excerpts(result: LegResult, names: Sequence[str]) -> dict[str, str]:
     return {n: first.get(n.rsplit("::", 1)[-1], "") for n in names}
 
 
+def upstream_moved(found: Optional[Attribution]) -> bool:
+    """Whether upstream (its tests or its core) differs from the job's last green. A range
+    to search says so; a `backend_moved` attribution keeps none (nothing is bisected when
+    the backend moved too), so its two ends are compared: a last green recorded at another
+    backend commit and another upstream SHA (a state dir shared with another checkout) is
+    `both moved`, never `backend ... upstream did not`."""
+    if found is None:
+        return False
+    if found.range:
+        return True
+    last, now = found.last_green, found.now
+    return (
+        found.verdict == "backend_moved"
+        and last is not None
+        and now is not None
+        and (last.suite, last.core) != (now.suite, now.core)
+    )
+
+
 def investigate(
     leg: Leg,
     result: LegResult,
@@ -285,7 +304,7 @@ def investigate(
         certain,
         has_last_green=found is not None and found.verdict != "no_green",
         backend_moved=found is not None and found.verdict == "backend_moved",
-        upstream_moved=bool(found and found.range),
+        upstream_moved=upstream_moved(found),
         upstream_range="..".join(s[:12] for s in found.range) if found and found.range else "",
         log_url=log_url,
         drained=result.drained,

@@ -176,3 +176,39 @@ def test_device_trouble_is_read_from_each_failing_test(tmp_path):
         "m.py::T::busy": "device busy",
         "m.py::T::spoilt": "infra",
     }
+
+
+def test_a_last_green_at_another_backend_and_upstream_is_both_moved(tmp_path):
+    """A last green recorded by another checkout (the default state dir is the user's, shared):
+    the backend moved and so did upstream. The verdict is unknown/low `both moved`, never
+    backend/high `upstream did not` (the attribution keeps no range when the backend moved)."""
+    from crcr.callback_client.junit import read_report
+    from crcr.dispatch.plan import Candidate, Leg
+    from crcr.handler.investigate import investigate, upstream_moved
+    from crcr.handler.runner import LegResult
+    from crcr.upstream.attribution import Inputs, attribute
+    from crcr.upstream.bisect import DEFAULT_LIMITS
+
+    junit = tmp_path / "leg.xml"
+    junit.write_text(
+        "<testsuite><testcase classname='test.nn.T' name='t'>"
+        "<failure message='AssertionError'>AssertionError</failure></testcase></testsuite>"
+    )
+    report = read_report([junit])
+    red = LegResult(
+        "failure", 1, report.counts, 1.0, (junit,), report=report, failing_tests=("test/nn.py::T::t",)
+    )
+    leg = Leg(0, Candidate("primary", "HEAD", "b" * 40, "b" * 40, True), "nn", (), 0, 1, "test-nn")
+    last = Inputs("old-backend", "a" * 40, "a" * 40)
+    both = attribute("test-nn", Inputs("new-backend", "b" * 40, "b" * 40), last)
+    assert both.verdict == "backend_moved" and both.range is None and upstream_moved(both)
+    e = investigate(leg, red, both, None, "b" * 40, DEFAULT_LIMITS)
+    v = check(e)
+    assert (v["category"], v["confidence"]) == ("unknown", "low")
+    assert "both the backend and upstream moved" in v["summary"]
+    # only the backend moved (upstream at the last green's SHAs): backend/high, as before
+    only = attribute("test-nn", Inputs("new-backend", "a" * 40, "a" * 40), last)
+    assert not upstream_moved(only)
+    v = check(investigate(leg, red, only, None, "a" * 40, DEFAULT_LIMITS))
+    assert (v["category"], v["confidence"]) == ("backend", "high")
+    assert not upstream_moved(None)
