@@ -68,7 +68,9 @@ def recorded_timings(wh) -> Recorded:
         )
         if rows:
             return Recorded(
-                {f: tuple(float(x) for x in ds) for f, ds, _ in rows}, {f: float(r) for f, _, r in rows}
+                # sorted: groupArray's order follows the engine's reads, and the draws must not
+                {f: tuple(sorted(float(x) for x in ds)) for f, ds, _ in sorted(rows)},
+                {f: float(r) for f, _, r in rows},
             )
     raise ConfigError(
         f"no recorded leg timings in {wh.where}: run the handler against it, or add --simulate-days N"

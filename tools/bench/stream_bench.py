@@ -149,8 +149,9 @@ def main(argv=None) -> int:
     args = _args(argv)
     ws = Path(os.environ.get("BUILD_WORKSPACE_DIRECTORY") or ".").resolve()
     features = discover_features(ws, [FIXTURE_CONFIGS])
-    now = time.time()
-    stream = parse_stream(generate(args.days, (now // DAY - args.days) * DAY, args.seed), "synthetic")
+    # both anchored to the start of today (UTC): two runs on one day give the same figures
+    today = time.time() // DAY * DAY
+    stream = parse_stream(generate(args.days, today - args.days * DAY, args.seed), "synthetic")
     arrivals = stream.arrivals()
     print(
         f"stream: {len(arrivals)} dispatches ({stream.pr_events} PR) over {args.days} days: {Rates().describe()}"
@@ -159,7 +160,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="stream-bench-") as tmp:
         history = open_warehouse(str(Path(tmp) / "history"), {})
         try:
-            write_history(history, HISTORY_DAYS, now, args.seed, ws)
+            write_history(history, HISTORY_DAYS, today, args.seed, ws)
             rec = recorded_timings(history)
         finally:
             history.close()

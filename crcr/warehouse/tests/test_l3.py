@@ -293,3 +293,20 @@ def replace_sha(d, sha: str, action: str = "synchronize"):
         delivery_id=f"{d.delivery_id}-{sha[:6]}-{action}",
         landed=action == "closed",
     )
+
+
+def test_recorded_timings_do_not_depend_on_the_order_legs_were_stored(wh):
+    """The simulator draws leg times from these: in the engine's read order they made two
+    stream-bench runs of one day differ (issue 43's figures must repeat)."""
+    from crcr.warehouse.capacity import recorded_timings
+
+    times = [(600.0, "test-b"), (300.0, "test-a"), (900.0, "test-b"), (120.0, "test-a")]
+    for run, (secs, job) in enumerate(times):
+        ingest(wh, leg(run, job=job, exec_s=secs, started=NOW - DAY + run))
+    first = recorded_timings(wh)
+    for run, (secs, job) in enumerate(reversed(times)):
+        ingest(wh, leg(run + 10, job=job, exec_s=secs, started=NOW - DAY + 100 - run))
+    again = recorded_timings(wh)
+    assert first.durations == {"a": (120.0, 300.0), "b": (600.0, 900.0)}
+    assert again.durations == {"a": (120.0, 120.0, 300.0, 300.0), "b": (600.0, 600.0, 900.0, 900.0)}
+    assert list(again.durations) == ["a", "b"]
