@@ -15,7 +15,8 @@ check or a probe is **poisoned**: its worker stops, what it ran after its last g
 probe is marked ``infra`` and goes back to the front of the queue for the healthy cards, so
 the test that was running is re-run on a healthy device (not the whole batch). Before a
 probe, whatever still holds the card (a grandchild that escaped the killed test's group) is
-killed; a card still held then is ``device busy`` with the holder's pid. A shard that
+killed; a card still held then, or held again by a holder the probe's own process left (the
+runtime leaks it, not a test: health.py), is ``device busy`` with the holder's pid. A shard that
 loses every card reports its remaining tests as not run with the cards' states: ``infra``,
 never a failure of the backend.
 """
