@@ -21,7 +21,10 @@ def test_a_leg_runs_the_in_tree_suites_as_their_generated_target_does():
     root = fc.workspace()
     args = fc.in_tree_args(root, ["tensor_basics"])
     configs = [a.split("=", 1)[1] for a in args if a.startswith("--config=")]
-    assert [c.rsplit("/", 2)[-2:] for c in configs] == [["spyre", "device.yaml"], ["spyre", "tensor_basics.yaml"]]
+    assert [c.rsplit("/", 2)[-2:] for c in configs] == [
+        ["spyre", "device.yaml"],
+        ["spyre", "tensor_basics.yaml"],
+    ]
     assert args[:3] == ["-p", "testing.plugin", f"--rootdir={root}"]
     assert args[-1] == str(root / "testing/suites/test_tensor_basics.py")
     assert "tensor_basics" in fc.suite_names(root) and "device" not in fc.suite_names(root)
