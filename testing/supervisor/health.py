@@ -37,13 +37,22 @@ LEFT_HELD = "the probe's own process left it held"  # a card whose every user le
 
 STARTUP_LIMIT = 300.0  # importing torch on a loaded host is slow, not a device hang
 
+# The kernel leaves with os._exit: an interpreter's teardown with torch loaded takes 0.5 s of
+# CPU, 3 s on a loaded host, all of it inside the kernel's bound (four probes at a leg's start
+# were once called hung at 2 s while their kernels had returned in 0.03 s).
 _KERNEL = """
-import importlib, json, sys, torch
+import importlib, json, os, sys, traceback, torch
 for module in sys.argv[2:]:
     importlib.import_module(module)  # the backend, where no entry point autoloads it
 print("ready", flush=True)
-x = torch.arange(64, dtype=torch.float32, device=sys.argv[1])
-print(json.dumps({"got": float((x * 2 + 1).sum().item())}), flush=True)
+try:
+    x = torch.arange(64, dtype=torch.float32, device=sys.argv[1])
+    print(json.dumps({"got": float((x * 2 + 1).sum().item())}), flush=True)
+except BaseException:
+    traceback.print_exc()
+    sys.stderr.flush()
+    os._exit(1)
+os._exit(0)
 """
 
 

@@ -36,7 +36,7 @@ from testing.config import runs
 from testing.supervisor import health, supervisor
 from testing.supervisor.events import Crashed, End
 from testing.supervisor.supervisor import supervise
-from tools.shard import cardcheck
+from tools.shard import cardcheck, child
 from tools.shard.merge_junit import Attempt
 from tools.shard.shardrun import ShardRun, Workspace
 
@@ -118,7 +118,8 @@ def collect(pytest_args: list[str], scratch: Path) -> list[str]:
         collect_only=True,
         extra=[f"--shard-journal={path}"],
     ).argv()
-    subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ))
+    # as the runner's child, which skips the interpreter's teardown: the cards wait for this one
+    subprocess.run(child.as_child(argv), capture_output=True, text=True, env=dict(os.environ))
     return journal.read(path).selected if path.exists() else []
 
 
@@ -305,6 +306,7 @@ class Pool:
                 self.attempts.setdefault(key, []).append(replace(attempt, device=self._name(card)))
             self.queue.extendleft(reversed(unfinished))
             card.tests_run += len(ran)
+            self.lock.notify_all()  # a card waiting for work takes it now, not after our probe
 
     def _spoil(self, card: Card, ran: dict[str, Attempt], again: list[str]) -> None:
         """What ``ran`` since the card's last good probe or check is infra; ``again`` runs again."""
@@ -315,6 +317,7 @@ class Pool:
                 self.attempts.setdefault(key, []).append(spoilt)
             self.queue.extendleft(reversed(again))
             card.spoiled += len(ran)
+            self.lock.notify_all()  # re-run at once (README: before the confirming probe)
 
     def _left_over(self) -> None:
         if not self.queue:
