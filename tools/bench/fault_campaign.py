@@ -85,6 +85,7 @@ class Outcome:
     blamed: bool  # a test charged with a failure on the faulty card
     own: int  # tests failing on a healthy card: the suite's own, not the fault's
     hang_ratio: float | None
+    why: str = ""  # a wrong leg's drained cards and bad counts, so a wrong verdict can be read
 
 
 def workspace() -> Path:
@@ -174,7 +175,13 @@ def judge(leg: Leg, summary: dict, cases: list[junit.Case], log: str, wall: floa
     own = sum(device not in on_faulty for device in bad)
     hang = HANG_LINE.search(log)
     ratio = int(hang[1]) / float(hang[2]) if hang else None
-    return Outcome(leg, wall, named and others_healthy and not blamed, blamed, own, ratio)
+    right = named and others_healthy and not blamed
+    return Outcome(leg, wall, right, blamed, own, ratio, "" if right else _why(cards, bad))
+
+
+def _why(cards: dict[int, dict], bad: list[str]) -> str:
+    drained = [c["probe"] for c in cards.values() if c["state"] != "healthy"]
+    return "; ".join(drained + ([f"{len(bad)} bad tests"] if bad else [])) or "every card healthy"
 
 
 def _walls(outcomes: list[Outcome], kinds: tuple[str, ...]) -> list[float]:
@@ -274,7 +281,7 @@ def campaign(
             break
         outcomes.append(run_leg(leg, settings))
         o = outcomes[-1]
-        verdict = "right" if o.right else "WRONG"
+        verdict = "right" if o.right else f"WRONG ({o.why})"
         console.print(f"leg {i}/{len(legs)}: {leg.faults() or 'no fault'}: {verdict} ({o.wall:.1f} s)")
     return outcomes
 
