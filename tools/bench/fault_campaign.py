@@ -8,7 +8,8 @@ default tensor_basics: //testing:config_spyre_tensor_basics, as its generated ta
 adaptation plugin, the device-wide configs, then the feature's) through the shard runner on four
 cards (`python -m tools.shard.runner --devices 0,1,2,3`, tools/shard/README.md "Several devices
 per host"), with one fault drawn (seeded) from: none, hang, corrupt, error, held, on a random card
-after a random number of ops (SPYRE_FAULTS, backend/README.md). `--generated N` runs a generated
+after a random number of ops (SPYRE_FAULTS, backend/README.md; `held` ignores the count: every
+user of the card leaves a holder, its first probe included). `--generated N` runs a generated
 file of N tiny tests instead (start-up dominates: the harshest case for the overheads). Printed:
 
 - the share of legs whose report names the right kind of trouble: the faulty card drained
@@ -50,7 +51,7 @@ CARDS = 4
 PROBE_OPS = 4  # the probe kernel's emulated ops, also run after each test by the card check
 HANG_LINE = re.compile(r"hang: no progress for (\d+)s \(window (\d+(?:\.\d+)?)s")
 DEVICE = "spyre"
-DEFAULT_SUITES = ("tensor_basics",)  # 41 tests on spyre: a batch of 11 a card, ~40 s a leg
+DEFAULT_SUITES = ("tensor_basics",)  # 41 tests on spyre: a batch of 11 a card, ~30 s a leg
 # The probe kernel returns within 0.03 s of its interpreter's start-up with four probes at once
 # on a loaded 2-core host (load 7): 2 s tells a hung card from a slow one with room to spare,
 # where a bound as long as the window (5 s) kept a hung test from its re-run for 3 s more.
