@@ -8,7 +8,9 @@ that computes at all must return it exactly; anything else is silent corruption.
 
 Who holds a device is read from /proc (every process with the device's node or lock file
 open), the way ``fuser`` does, so a grandchild that escaped a killed test is found by
-what it holds, not by its ancestry.
+what it holds, not by its ancestry. A probe finds the card free before it starts (else it is
+busy at once); held after the probe ended, it is busy too: the probe's kernel starts no
+process, so the holder was left by the device's runtime (a leaked helper), not by a test.
 
 PYTEST_DONT_REWRITE (plugin code, not tests: testing/README.md "Start-up cost")
 """
@@ -31,15 +33,26 @@ HEALTHY, HANG, FAULT, WRONG, BUSY = "healthy", "hang", "device fault", "wrong re
 EXPECTED = 4096.0
 DEFAULT_TIMEOUT = 60.0
 
+LEFT_HELD = "the probe's own process left it held"  # a card whose every user leaves a holder
+
 STARTUP_LIMIT = 300.0  # importing torch on a loaded host is slow, not a device hang
 
+# The kernel leaves with os._exit: an interpreter's teardown with torch loaded takes 0.5 s of
+# CPU, 3 s on a loaded host, all of it inside the kernel's bound (four probes at a leg's start
+# were once called hung at 2 s while their kernels had returned in 0.03 s).
 _KERNEL = """
-import importlib, json, sys, torch
+import importlib, json, os, sys, traceback, torch
 for module in sys.argv[2:]:
     importlib.import_module(module)  # the backend, where no entry point autoloads it
 print("ready", flush=True)
-x = torch.arange(64, dtype=torch.float32, device=sys.argv[1])
-print(json.dumps({"got": float((x * 2 + 1).sum().item())}), flush=True)
+try:
+    x = torch.arange(64, dtype=torch.float32, device=sys.argv[1])
+    print(json.dumps({"got": float((x * 2 + 1).sum().item())}), flush=True)
+except BaseException:
+    traceback.print_exc()
+    sys.stderr.flush()
+    os._exit(1)
+os._exit(0)
 """
 
 
@@ -94,6 +107,9 @@ def probe(
             return Health(device, HANG, hung)
         err.seek(0)
         said = err.read().decode(errors="replace")
+    left = holders(node) if node is not None else ()
+    if left:  # free before the probe, held after it: our kernel leaks nothing, the runtime did
+        return Health(device, BUSY, LEFT_HELD, left)
     return _judge(device, subprocess.CompletedProcess(proc.args, proc.returncode, out, said), node)
 
 

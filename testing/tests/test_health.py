@@ -77,6 +77,21 @@ def test_a_grandchild_that_escaped_with_the_card_is_busy_until_it_is_ended(tmp_p
     assert _probe("spyre:0", _env(SPYRE_STATE_DIR=str(tmp_path)), node=node).ok
 
 
+def test_a_probe_that_leaves_the_card_held_finds_it_busy(tmp_path):
+    """Free before the probe, held after it: the runtime leaves a holder behind whoever uses the
+    card (the `held` fault trips in the probe's own process), so the card is busy at once, not
+    after the tests of two batches were spoiled by it."""
+    node = tmp_path / "spyre0.lock"
+    env = _env(SPYRE_STATE_DIR=str(tmp_path), SPYRE_FAULTS="held:0")
+    found = _probe("spyre:0", env, node=node)
+    try:
+        assert (found.state, found.detail) == (health.BUSY, health.LEFT_HELD)
+        assert found.holders and found.holders == health.holders(node)
+    finally:
+        health.end_holders(node, lambda line: None)
+    assert _probe("spyre:1", env, node=tmp_path / "spyre1.lock").ok  # only its own card
+
+
 def test_a_probe_timeout_that_is_not_positive_is_refused():
     with pytest.raises(ValueError, match="probe timeout must be positive"):
         _probe("spyre:0", _env(), timeout=0)

@@ -15,7 +15,8 @@ check or a probe is **poisoned**: its worker stops, what it ran after its last g
 probe is marked ``infra`` and goes back to the front of the queue for the healthy cards, so
 the test that was running is re-run on a healthy device (not the whole batch). Before a
 probe, whatever still holds the card (a grandchild that escaped the killed test's group) is
-killed; a card still held then is ``device busy`` with the holder's pid. A shard that
+killed; a card still held then, or held again by a holder the probe's own process left (the
+runtime leaks it, not a test: health.py), is ``device busy`` with the holder's pid. A shard that
 loses every card reports its remaining tests as not run with the cards' states: ``infra``,
 never a failure of the backend.
 """
@@ -35,7 +36,7 @@ from testing.config import runs
 from testing.supervisor import health, supervisor
 from testing.supervisor.events import Crashed, End
 from testing.supervisor.supervisor import supervise
-from tools.shard import cardcheck
+from tools.shard import cardcheck, child
 from tools.shard.merge_junit import Attempt
 from tools.shard.shardrun import ShardRun, Workspace
 
@@ -117,7 +118,8 @@ def collect(pytest_args: list[str], scratch: Path) -> list[str]:
         collect_only=True,
         extra=[f"--shard-journal={path}"],
     ).argv()
-    subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ))
+    # as the runner's child, which skips the interpreter's teardown: the cards wait for this one
+    subprocess.run(child.as_child(argv), capture_output=True, text=True, env=dict(os.environ))
     return journal.read(path).selected if path.exists() else []
 
 
@@ -304,6 +306,7 @@ class Pool:
                 self.attempts.setdefault(key, []).append(replace(attempt, device=self._name(card)))
             self.queue.extendleft(reversed(unfinished))
             card.tests_run += len(ran)
+            self.lock.notify_all()  # a card waiting for work takes it now, not after our probe
 
     def _spoil(self, card: Card, ran: dict[str, Attempt], again: list[str]) -> None:
         """What ``ran`` since the card's last good probe or check is infra; ``again`` runs again."""
@@ -314,6 +317,7 @@ class Pool:
                 self.attempts.setdefault(key, []).append(spoilt)
             self.queue.extendleft(reversed(again))
             card.spoiled += len(ran)
+            self.lock.notify_all()  # re-run at once (README: before the confirming probe)
 
     def _left_over(self) -> None:
         if not self.queue:

@@ -13,6 +13,7 @@ from testing.supervisor.children import Spawned
 from testing.supervisor.events import Crashed, End, NotRun
 from testing.supervisor.supervisor import Progress, describe_exit
 from tools.shard import plugin as journal_plugin
+from tools.shard.child import as_child
 from tools.shard.merge_junit import Attempt, case_for, index_cases
 
 
@@ -46,7 +47,7 @@ class PytestChild(Spawned):
             # file and line (node ids for the timings); after the user's own args, so ours wins
             extra=["-o", "junit_family=xunit1"] + ([] if only is None else [f"--shard-only={only_path}"]),
         ).argv()
-        cmd[1:3] = ["-m", "tools.shard.child"]  # pytest, as the runner's child (child.py says why)
+        cmd = as_child(cmd)  # pytest, as the runner's child (child.py says why)
         # the journal is the pipe the supervisor follows
         environ = dict(os.environ if env is None else env)
         super().__init__(lambda fd: cmd + [f"--shard-journal=/dev/fd/{fd}"], environ, None, None)

@@ -83,15 +83,15 @@ def test_a_leg_that_loses_every_card_is_infra_not_a_failure(tmp_path):
     assert "12 tests not run: every device was drained" in proc.stderr
 
 
-def test_a_grandchild_that_escaped_with_the_card_is_ended_before_the_probe(tmp_path):
+def test_a_card_that_every_user_leaves_held_is_busy_at_its_first_probe(tmp_path):
     proc, summary, cards = _run(tmp_path, SPYRE_FAULTS="held:3")
     assert proc.returncode == 0, proc.stderr
     assert summary["counts"] == {"passed": 12}
-    assert "which still held spyre3.lock after its test" in proc.stderr
-    # every run on it leaves a holder behind: its work is re-run elsewhere, then it is drained
+    # its first probe left a holder behind: drained before any test ran on it
     assert cards["spyre:3"]["state"] == "poisoned"
     assert cards["spyre:3"]["probe"].startswith("spyre:3: device busy (held by pid ")
-    assert cards["spyre:3"]["infra_attempts"] >= 1
+    assert "the probe's own process left it held" in cards["spyre:3"]["probe"]
+    assert (cards["spyre:3"]["tests_run"], cards["spyre:3"]["infra_attempts"]) == (0, 0)
 
 
 @pytest.mark.parametrize(
