@@ -11,8 +11,9 @@ is then the leg's `spyre:0`; `SPYRE_DEVICE_COUNT`, a `SPYRE_STATE_DIR` of the ru
 it, whatever still holds the card (an escaped grandchild) ended first. A card that fails a
 probe is drained: what the leg ran on it since its last good probe is infra, not the backend's,
 and the leg runs again, whole and in a fresh process, on the next healthy card. A card held
-behind the leg's back is ended and the leg re-run on it once; held again, it is drained as
-`device busy`. A leg that loses every card ends `failure` with every card's probe line: its
+behind the leg's back (an escaped grandchild) is ended and the leg re-run on it once; held
+again, it is drained as `device busy`. A card the probe's own process leaves held (the
+runtime leaks a holder: the injected `held`) fails that probe at once, `device busy`. A leg that loses every card ends `failure` with every card's probe line: its
 verdict is `infra` with the device ids in its evidence (triage.py), never upstream or backend.
 
 This is the leg-level form of tools/shard's device pool, which re-balances batches of tests over
